@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+// ofj: OpenFoodJournal for the terminal. Module graph: see ARCHITECTURE.md (dependencies point down).
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "ofj",
+    platforms: [.macOS(.v15)],
+    products: [.executable(name: "ofj", targets: ["ofj"])],
+    targets: [
+        // C libraries from Debian, with static-inline shims for what Swift cannot call directly.
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CEditLine", path: "Sources/CEditLine", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
+
+        .target(name: "SQLiteKit", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        .target(name: "Nutrition", swiftSettings: swiftSettings),
+        .target(name: "Journal", dependencies: ["SQLiteKit", "Nutrition"],
+                resources: [.copy("Resources/reference")], swiftSettings: swiftSettings),
+        .target(name: "Agent", dependencies: ["SQLiteKit"], swiftSettings: swiftSettings),
+        .target(name: "HTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        .target(name: "Providers", dependencies: ["Agent", "HTTP"], swiftSettings: swiftSettings),
+        .target(name: "Diagnostics", dependencies: ["SQLiteKit", "Agent", "HTTP"], swiftSettings: swiftSettings),
+        .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition"], swiftSettings: swiftSettings),
+        .target(name: "REPL", dependencies: ["CEditLine", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics"],
+                swiftSettings: swiftSettings),
+        .target(name: "Transcripts", dependencies: ["REPL", "Agent", "Providers", "Journal", "NutritionTools", "Diagnostics", "SQLiteKit"],
+                swiftSettings: swiftSettings),
+        .executableTarget(name: "ofj", dependencies: ["REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools"],
+                          swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["SQLiteKit", "Agent", "HTTP"], path: "Sources/TestSupport",
+                swiftSettings: swiftSettings),
+
+        .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NutritionTests", dependencies: ["Nutrition"], swiftSettings: swiftSettings),
+        .testTarget(name: "JournalTests", dependencies: ["Journal", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AgentTests", dependencies: ["Agent", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NutritionToolsTests", dependencies: ["NutritionTools", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,336 @@
+// A JSON value with its own strict parser and a deterministic (sorted-key) serializer.
+// Shared by tools, providers, transcripts and diagnostics; no Foundation bridging quirks.
+
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    // MARK: - Accessors
+
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let o) = self { return o[key] }
+        return nil
+    }
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let a) = self, a.indices.contains(index) { return a[index] }
+        return nil
+    }
+    public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
+    public var doubleValue: Double? { if case .number(let n) = self { return n } else { return nil } }
+    public var intValue: Int? {
+        if case .number(let n) = self, n.rounded() == n, abs(n) < 9e15 { return Int(n) }
+        return nil
+    }
+    public var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
+    public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
+    public var objectValue: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
+    public var isNull: Bool { self == .null }
+
+    /// The JSON type name as JSON Schema spells it.
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .number(let n): return n.rounded() == n ? "integer" : "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+
+    // MARK: - Serialization
+
+    /// Compact JSON with object keys sorted, so equal values serialize to equal bytes.
+    public var serialized: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    public func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .number(let n): out += JSONValue.format(n)
+        case .string(let s): JSONValue.writeString(s, to: &out)
+        case .array(let a):
+            out += "["
+            for (i, v) in a.enumerated() {
+                if i > 0 { out += "," }
+                v.write(to: &out)
+            }
+            out += "]"
+        case .object(let o):
+            out += "{"
+            for (i, k) in o.keys.sorted().enumerated() {
+                if i > 0 { out += "," }
+                JSONValue.writeString(k, to: &out)
+                out += ":"
+                o[k]!.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    /// Integers print without a fraction; other finite numbers use Swift's shortest round-trip form.
+    public static func format(_ n: Double) -> String {
+        guard n.isFinite else { return "null" }
+        if n.rounded() == n && abs(n) < 1e15 { return String(Int64(n)) }
+        return "\(n)"
+    }
+
+    public static func writeString(_ s: String, to out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || (0x2028...0x2029).contains(scalar.value) {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+
+    // MARK: - Parsing
+
+    public struct ParseError: Error, CustomStringConvertible, Sendable {
+        public let offset: Int
+        public let reason: String
+        public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+    }
+
+    /// Parses one JSON document (surrounding whitespace allowed, nothing else).
+    public static func parse(_ text: String) throws -> JSONValue {
+        var text = text
+        return try text.withUTF8 { try parse(bytes: $0) }
+    }
+
+    public static func parse(bytes: some Collection<UInt8>) throws -> JSONValue {
+        if let contiguous = try bytes.withContiguousStorageIfAvailable({ try parse(buffer: $0) }) {
+            return contiguous
+        }
+        let array = Array(bytes)
+        return try array.withUnsafeBufferPointer { try parse(buffer: $0) }
+    }
+
+    public static func parse(buffer: UnsafeBufferPointer<UInt8>) throws -> JSONValue {
+        var p = Parser(bytes: buffer)
+        p.skipWhitespace()
+        let v = try p.parseValue(depth: 0)
+        p.skipWhitespace()
+        guard p.index == buffer.count else { throw p.error("unexpected trailing characters") }
+        return v
+    }
+
+    struct Parser {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+        static let maxDepth = 512
+
+        func error(_ reason: String) -> ParseError { ParseError(offset: index, reason: reason) }
+
+        mutating func skipWhitespace() {
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x0A, 0x0D, 0x09: index += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func parseValue(depth: Int) throws -> JSONValue {
+            guard depth < Parser.maxDepth else { throw error("nesting too deep") }
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            switch bytes[index] {
+            case UInt8(ascii: "{"): return try parseObject(depth: depth)
+            case UInt8(ascii: "["): return try parseArray(depth: depth)
+            case UInt8(ascii: "\""): return .string(try parseString())
+            case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+            case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+            case UInt8(ascii: "n"): try expect("null"); return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+            default: throw error("unexpected character")
+            }
+        }
+
+        mutating func expect(_ word: StaticString) throws {
+            let n = word.utf8CodeUnitCount
+            guard index + n <= bytes.count else { throw error("unexpected end of input") }
+            for i in 0..<n where bytes[index + i] != word.utf8Start[i] { throw error("invalid literal") }
+            index += n
+        }
+
+        mutating func parseObject(depth: Int) throws -> JSONValue {
+            index += 1
+            var dict: [String: JSONValue] = [:]
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(dict) }
+            while true {
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
+                let key = try parseString()
+                skipWhitespace()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+                index += 1
+                skipWhitespace()
+                dict[key] = try parseValue(depth: depth + 1)
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of input") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(dict) }
+                throw error("expected ',' or '}'")
+            }
+        }
+
+        mutating func parseArray(depth: Int) throws -> JSONValue {
+            index += 1
+            var items: [JSONValue] = []
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            while true {
+                skipWhitespace()
+                items.append(try parseValue(depth: depth + 1))
+                skipWhitespace()
+                guard index < bytes.count else { throw error("unexpected end of input") }
+                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+                if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+                throw error("expected ',' or ']'")
+            }
+        }
+
+        mutating func parseNumber() throws -> Double {
+            let start = index
+            if bytes[index] == UInt8(ascii: "-") { index += 1 }
+            func digits() -> Int {
+                let s = index
+                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+                return index - s
+            }
+            guard index < bytes.count else { throw error("invalid number") }
+            if bytes[index] == UInt8(ascii: "0") { index += 1 } else if digits() == 0 { throw error("invalid number") }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                if digits() == 0 { throw error("invalid number") }
+            }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if digits() == 0 { throw error("invalid number") }
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            guard let value = Double(text), value.isFinite else { throw error("number out of range") }
+            return value
+        }
+
+        mutating func parseHex4() throws -> UInt32 {
+            guard index + 4 <= bytes.count else { throw error("invalid \\u escape") }
+            var v: UInt32 = 0
+            for _ in 0..<4 {
+                let c = bytes[index]
+                let d: UInt32
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): d = UInt32(c - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): d = UInt32(c - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): d = UInt32(c - UInt8(ascii: "A") + 10)
+                default: throw error("invalid \\u escape")
+                }
+                v = v * 16 + d
+                index += 1
+            }
+            return v
+        }
+
+        mutating func parseString() throws -> String {
+            index += 1 // opening quote
+            let start = index
+            // Fast path: no escapes.
+            while index < bytes.count {
+                let c = bytes[index]
+                if c == UInt8(ascii: "\"") {
+                    let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                    index += 1
+                    guard let s = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8 in string") }
+                    return s
+                }
+                if c == UInt8(ascii: "\\") { break }
+                if c < 0x20 { throw error("control character in string") }
+                index += 1
+            }
+            var out = [UInt8](UnsafeBufferPointer(rebasing: bytes[start..<index]))
+            while index < bytes.count {
+                let c = bytes[index]
+                if c == UInt8(ascii: "\"") {
+                    index += 1
+                    guard let s = String(validating: out, as: UTF8.self) else { throw error("invalid UTF-8 in string") }
+                    return s
+                }
+                if c < 0x20 { throw error("control character in string") }
+                if c != UInt8(ascii: "\\") { out.append(c); index += 1; continue }
+                index += 1
+                guard index < bytes.count else { break }
+                let e = bytes[index]
+                index += 1
+                switch e {
+                case UInt8(ascii: "\""): out.append(0x22)
+                case UInt8(ascii: "\\"): out.append(0x5C)
+                case UInt8(ascii: "/"): out.append(0x2F)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"):
+                    var code = try parseHex4()
+                    if (0xD800...0xDBFF).contains(code) {
+                        if index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                            index += 2
+                            let low = try parseHex4()
+                            guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid surrogate pair") }
+                            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        } else {
+                            code = 0xFFFD // lone surrogate: replace rather than fail
+                        }
+                    } else if (0xDC00...0xDFFF).contains(code) {
+                        code = 0xFFFD
+                    }
+                    let scalar = Unicode.Scalar(code) ?? "\u{FFFD}"
+                    out.append(contentsOf: Array(String(Character(scalar)).utf8))
+                default: throw error("invalid escape")
+                }
+            }
+            throw error("unterminated string")
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension JSONValue: CustomStringConvertible {
+    public var description: String { serialized }
+}

@@ -1,0 +1,89 @@
+// The other ports the runner depends on: approvals, clock, ids, diagnostics.
+
+/// An approval request shown to the person before a write.
+public struct ApprovalRequest: Sendable, Hashable {
+    public var threadID: String
+    public var runID: String
+    public var callID: String
+    public var toolName: String
+    /// Human-readable preview of exactly what will change.
+    public var preview: String
+    public init(threadID: String, runID: String, callID: String, toolName: String, preview: String) {
+        self.threadID = threadID
+        self.runID = runID
+        self.callID = callID
+        self.toolName = toolName
+        self.preview = preview
+    }
+}
+
+public enum ApprovalDecision: String, Sendable, Hashable {
+    case allowOnce = "allow_once"
+    case deny
+    case alwaysAllow = "always_allow"
+}
+
+/// Asks the person. Time spent here does not count against deadlines. Cancellation means deny.
+public protocol ApprovalGate: Sendable {
+    func decide(_ request: ApprovalRequest) async -> ApprovalDecision
+}
+
+/// Time source: wall time for records, monotonic time and sleeping for deadlines.
+public protocol AgentClock: Sendable {
+    /// Seconds since 1970.
+    func now() -> Double
+    /// Monotonic seconds (any origin).
+    func monotonic() -> Double
+    /// Sleeps (cancellable).
+    func sleep(seconds: Double) async throws
+}
+
+/// Source of ids (UUID strings in production, counters in tests).
+public protocol IDSource: Sendable {
+    func next() -> String
+}
+
+/// Where diagnostic events go. The Diagnostics module implements it; the agent only reports
+/// structured, content-free facts through `AgentDiagnostic`.
+public protocol DiagnosticsRecorder: Sendable {
+    func record(_ event: AgentDiagnostic)
+}
+
+/// A content-free fact about what the agent did. Never carries prompts, answers, arguments,
+/// results or journal values.
+public struct AgentDiagnostic: Sendable, Hashable {
+    public enum Operation: String, Sendable, Hashable {
+        case modelRound = "model_round", toolExecution = "tool_execution", approval, compaction, retry, timeout, failure, run
+    }
+    public var operation: Operation
+    public var status: String
+    public var threadID: String?
+    public var runID: String?
+    public var turn: Int?
+    public var callID: String?
+    public var providerRequestID: String?
+    public var provider: String?
+    public var model: String?
+    public var toolName: String?
+    public var errorClass: String?
+    public var errorCode: String?
+    public var errorMessage: String?
+    public var httpStatus: Int?
+    public var startedAt: Double?
+    public var firstEventMs: Double?
+    public var totalMs: Double?
+    public var usage: Usage?
+    public var costUSD: Double?
+    public var retryCount: Int?
+    public var resultCount: Int?
+    public var sizeBytes: Int?
+    public init(operation: Operation, status: String) {
+        self.operation = operation
+        self.status = status
+    }
+}
+
+public struct NoDiagnostics: DiagnosticsRecorder {
+    public init() {}
+    public func record(_ event: AgentDiagnostic) {}
+}

@@ -1,0 +1,1 @@
+// Placeholder: the Diagnostics module is built in its own issue.

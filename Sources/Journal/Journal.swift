@@ -1,0 +1,1 @@
+// Placeholder: the Journal module is built in its own issue.

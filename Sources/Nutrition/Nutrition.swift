@@ -1,0 +1,1 @@
+// Placeholder: the Nutrition module is built in its own issue.

@@ -1,0 +1,1 @@
+// Placeholder: the NutritionTools module is built in its own issue.

@@ -1,0 +1,1 @@
+// Placeholder: the Providers module is built in its own issue.

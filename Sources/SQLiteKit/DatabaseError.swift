@@ -1,0 +1,35 @@
+// Errors from SQLite. The description never shows bound arguments: they may be health data.
+import CSQLite
+
+public struct DatabaseError: Error, CustomStringConvertible, Sendable {
+    /// The primary SQLite result code (SQLITE_BUSY, SQLITE_CONSTRAINT, ...).
+    public let code: Int32
+    /// The extended result code when SQLite gave one.
+    public let extendedCode: Int32
+    public let message: String
+    public let sql: String?
+    /// Kept for `expandedDescription` only, never for `description`.
+    let arguments: [DatabaseValue]
+
+    public init(code: Int32, extendedCode: Int32? = nil, message: String, sql: String? = nil, arguments: [DatabaseValue] = []) {
+        self.code = code & 0xff
+        self.extendedCode = extendedCode ?? code
+        self.message = message
+        self.sql = sql
+        self.arguments = arguments
+    }
+
+    public var description: String {
+        var s = "SQLite error \(code): \(message)"
+        if let sql { s += " - while executing `\(sql)`" }
+        return s
+    }
+
+    /// For local debugging only: includes the bound arguments.
+    public var expandedDescription: String {
+        description + (arguments.isEmpty ? "" : " with arguments \(arguments)")
+    }
+
+    public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+    public var isConstraint: Bool { code == SQLITE_CONSTRAINT }
+}

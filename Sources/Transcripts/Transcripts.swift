@@ -1,0 +1,1 @@
+// Placeholder: the Transcripts module is built in its own issue.

@@ -1,0 +1,2 @@
+// Placeholder until the Journal module lands; replaced by real tests.
+import Testing

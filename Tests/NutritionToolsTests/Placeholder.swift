@@ -1,0 +1,2 @@
+// Placeholder until the NutritionTools module lands; replaced by real tests.
+import Testing

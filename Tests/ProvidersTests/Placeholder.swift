@@ -1,0 +1,2 @@
+// Placeholder until the Providers module lands; replaced by real tests.
+import Testing

@@ -1,0 +1,2 @@
+// Placeholder until the REPL module lands; replaced by real tests.
+import Testing

@@ -1,0 +1,125 @@
+import Testing
+import CSQLite
+@testable import SQLiteKit
+import TestSupport
+import Foundation
+
+@Suite struct DatabaseTests {
+    @Test func roundTripsEveryValueType() throws {
+        let db = try Database(path: ":memory:")
+        try db.execute("CREATE TABLE t (a, b, c, d, e)")
+        try db.execute("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [DatabaseValue.null, 42, 2.5, "héllo", [UInt8]([0, 1, 255])])
+        let row = try #require(try db.row("SELECT a, b, c, d, e FROM t"))
+        #expect(row[0] == .null)
+        #expect(row["b"] == .integer(42))
+        #expect(row[2] == .real(2.5))
+        #expect(row[3] == .text("héllo"))
+        #expect(row[4] == .blob([0, 1, 255]))
+        db.clearStatementCache()
+        #expect(db.unfinalizedStatementCount == 0)
+    }
+
+    @Test func fileDatabaseUsesWALAndForeignKeys() throws {
+        let dir = TempDirectory()
+        let db = try Database(path: dir.file("x.sqlite"))
+        #expect(try db.scalar("PRAGMA journal_mode").string == "wal")
+        #expect(try db.scalar("PRAGMA foreign_keys").int == 1)
+        #expect(try db.scalar("PRAGMA synchronous").int == 1) // NORMAL
+    }
+
+    @Test func errorDescriptionHidesArguments() throws {
+        let db = try Database(path: ":memory:")
+        try db.execute("CREATE TABLE t (x TEXT NOT NULL UNIQUE)")
+        try db.execute("INSERT INTO t VALUES (?)", ["secret-oatmeal"])
+        do {
+            try db.execute("INSERT INTO t VALUES (?)", ["secret-oatmeal"])
+            Issue.record("expected a constraint error")
+        } catch let error as DatabaseError {
+            #expect(error.isConstraint)
+            #expect(!error.description.contains("secret-oatmeal"))
+            #expect(error.description.contains("INSERT INTO t"))
+            #expect(error.expandedDescription.contains("secret-oatmeal"))
+        }
+    }
+
+    @Test func transactionRollsBackAndRethrowsFirstError() throws {
+        struct Boom: Error {}
+        let db = try Database(path: ":memory:")
+        try db.execute("CREATE TABLE t (x)")
+        #expect(throws: Boom.self) {
+            try db.transaction { db in
+                try db.execute("INSERT INTO t VALUES (1)")
+                throw Boom()
+            }
+        }
+        #expect(try db.scalar("SELECT count(*) FROM t").int == 0)
+        #expect(!db.isInTransaction)
+        try db.transaction { db in
+            try db.execute("INSERT INTO t VALUES (1)")
+            // A nested failure rolls back only its savepoint.
+            _ = try? db.transaction { db -> Void in
+                try db.execute("INSERT INTO t VALUES (2)")
+                throw Boom()
+            }
+        }
+        #expect(try db.scalar("SELECT count(*) FROM t").int == 1)
+    }
+
+    @Test func notADatabaseFails() throws {
+        let dir = TempDirectory()
+        let path = dir.file("junk.sqlite")
+        try "this is not sqlite, just text that is long enough to be a header...........".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: DatabaseError.self) { try Database(path: path) }
+    }
+
+    @Test func multipleStatementsInPrepareAreRejected() throws {
+        let db = try Database(path: ":memory:")
+        db.clearStatementCache()
+        #expect(throws: DatabaseError.self) { _ = try db.prepare("SELECT 1; SELECT 2") }
+        #expect(db.unfinalizedStatementCount == 0)
+    }
+
+    @Test func wrongArgumentCountIsAnError() throws {
+        let db = try Database(path: ":memory:")
+        #expect(throws: DatabaseError.self) { try db.execute("SELECT ?", []) }
+    }
+
+    @Test func busyIsReportedBetweenConnections() throws {
+        let dir = TempDirectory()
+        let a = try Database(path: dir.file("b.sqlite"))
+        let b = try Database(path: dir.file("b.sqlite"), options: .init(busyTimeoutMilliseconds: 10))
+        try a.execute("CREATE TABLE t (x)")
+        try a.execute(batch: "BEGIN IMMEDIATE")
+        do {
+            try b.execute(batch: "BEGIN IMMEDIATE")
+            Issue.record("expected busy")
+        } catch let e as DatabaseError {
+            #expect(e.isBusy)
+        }
+        try a.execute(batch: "ROLLBACK")
+    }
+}
+
+@Suite struct MigratorTests {
+    @Test func appliesOnceAndRefusesNewerSchema() throws {
+        let db = try Database(path: ":memory:")
+        var m = Migrator()
+        m.register("v1", sql: "CREATE TABLE a (x)")
+        try m.migrate(db)
+        try m.migrate(db)
+        #expect(try m.appliedIdentifiers(db) == ["v1"])
+        var newer = m
+        newer.register("v2", sql: "CREATE TABLE b (x)")
+        try newer.migrate(db)
+        #expect(throws: Migrator.MigrationError.self) { try m.migrate(db) }
+    }
+
+    @Test func failingMigrationLeavesNothing() throws {
+        let db = try Database(path: ":memory:")
+        var m = Migrator()
+        m.register("v1", sql: "CREATE TABLE a (x); CREATE TABLE a (y)")
+        #expect(throws: DatabaseError.self) { try m.migrate(db) }
+        #expect(try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'a'").int == 0)
+        #expect(try m.appliedIdentifiers(db).isEmpty)
+    }
+}
