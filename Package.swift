@@ -16,8 +16,8 @@ let package = Package(
 
         .target(name: "SQLiteKit", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
         .target(name: "Nutrition", swiftSettings: swiftSettings),
-        .target(name: "Journal", dependencies: ["SQLiteKit", "Nutrition"],
-                resources: [.copy("Resources/reference")], swiftSettings: swiftSettings),
+        .target(name: "ReferenceFoods", resources: [.copy("Resources")], swiftSettings: swiftSettings),
+        .target(name: "Journal", dependencies: ["SQLiteKit", "Nutrition", "ReferenceFoods"], swiftSettings: swiftSettings),
         .target(name: "Agent", dependencies: ["SQLiteKit"], swiftSettings: swiftSettings),
         .target(name: "HTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "Providers", dependencies: ["Agent", "HTTP"], swiftSettings: swiftSettings),
@@ -34,6 +34,7 @@ let package = Package(
 
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionTests", dependencies: ["Nutrition"], swiftSettings: swiftSettings),
+        .testTarget(name: "ReferenceFoodsTests", dependencies: ["ReferenceFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),

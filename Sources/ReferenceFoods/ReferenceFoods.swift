@@ -1,0 +1,1 @@
+// Placeholder: the ReferenceFoods module is built in the Foundation issue.

@@ -1,0 +1,2 @@
+// Placeholder until the ReferenceFoods module lands.
+import Testing
