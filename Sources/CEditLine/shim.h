@@ -21,3 +21,8 @@ static inline int cedit_history_setunique(History *h, HistEvent *ev, int on) { r
 static inline int cedit_history_enter(History *h, HistEvent *ev, const char *line) { return history(h, ev, H_ENTER, line); }
 static inline int cedit_history_load(History *h, HistEvent *ev, const char *path) { return history(h, ev, H_LOAD, path); }
 static inline int cedit_history_save(History *h, HistEvent *ev, const char *path) { return history(h, ev, H_SAVE, path); }
+
+// Swift 6 treats the C globals stdin/stdout/stderr as unsafe shared state; these return them.
+static inline FILE *cedit_stdin(void) { return stdin; }
+static inline FILE *cedit_stdout(void) { return stdout; }
+static inline FILE *cedit_stderr(void) { return stderr; }
