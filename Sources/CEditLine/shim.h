@@ -26,3 +26,15 @@ static inline int cedit_history_save(History *h, HistEvent *ev, const char *path
 static inline FILE *cedit_stdin(void) { return stdin; }
 static inline FILE *cedit_stdout(void) { return stdout; }
 static inline FILE *cedit_stderr(void) { return stderr; }
+
+// Pseudo-terminal calls (hidden behind _XOPEN_SOURCE in glibc's headers), for the REPL's
+// terminal tests.
+extern int posix_openpt(int flags);
+extern int grantpt(int fd);
+extern int unlockpt(int fd);
+extern char *ptsname(int fd);
+static inline int cedit_openpt(int flags) { return posix_openpt(flags); }
+static inline int cedit_grantpt(int fd) { return grantpt(fd); }
+static inline int cedit_unlockpt(int fd) { return unlockpt(fd); }
+static inline char *cedit_ptsname(int fd) { return ptsname(fd); }
+static inline short cedit_spawn_setsid(void) { return 0x80; } /* POSIX_SPAWN_SETSID (glibc) */
