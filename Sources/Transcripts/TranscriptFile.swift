@@ -11,6 +11,8 @@ public enum ScriptedEvent: Sendable, Hashable {
     case error(kind: String, retryAfter: Double?, message: String)
     /// The person presses Ctrl-C at this point of the stream.
     case interrupt
+    /// The process dies at this point (no clean-up); a later `restart` recovers.
+    case crash
 }
 
 /// One directive of a transcript, with the line it came from.
@@ -130,6 +132,7 @@ public struct TranscriptFile: Sendable {
                     pendingTurn.append(event)
                     if case .error = event { flushTurn() }
                     if case .interrupt = event { flushTurn() }
+                    if case .crash = event { flushTurn() }
                 }
                 index += 1
                 continue
@@ -216,8 +219,10 @@ public struct TranscriptFile: Sendable {
             return .error(kind: String(k), retryAfter: retryAfter, message: message)
         case "interrupt":
             return .interrupt
+        case "crash":
+            return .crash
         default:
-            throw fail("unknown model event '\(kind)'; expected text, call, continuation, usage, delay, error, interrupt or end")
+            throw fail("unknown model event '\(kind)'; expected text, call, continuation, usage, delay, error, interrupt, crash or end")
         }
     }
 
