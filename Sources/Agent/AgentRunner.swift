@@ -176,6 +176,7 @@ public final class AgentRunner: Sendable {
                 return outcome
             }
             s.active[handle.runID] = Active(threadID: handle.threadID, task: task, stop: stop)
+            s.finished[handle.runID] = nil
         }
     }
 
@@ -215,9 +216,10 @@ public final class AgentRunner: Sendable {
 
     /// Waits for a run of this runner to end; nil for a run it does not know.
     public func outcome(of runID: String) async -> RunOutcome? {
+        // A continued run reuses its id: the active task, if any, is the one to wait for.
         let (task, done) = state.withLock { ($0.active[runID]?.task, $0.finished[runID]) }
-        if let done { return done }
-        return await task?.value
+        if let task { return await task.value }
+        return done
     }
 
     /// Whether this runner is working on the thread right now.
