@@ -27,6 +27,19 @@ public struct Goals: Sendable, Hashable, Codable {
 
     init(trusted: [String: Double]) { values = trusted }
 
+    /// Coded as a plain object of id -> amount.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        do { try self.init(try c.decode([String: Double].self)) } catch let e as NutritionError {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: e.description)
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(values)
+    }
+
     public subscript(_ id: String) -> Double? { values[id] }
 
     /// Goal ids in display order.
@@ -67,6 +80,10 @@ public struct GoalProgress: Sendable, Hashable, Codable {
     public let direction: GoalDirection
     /// Entries in the total that did not report this nutrient.
     public let notReportedCount: Int
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, unit, goal, consumed, remaining, fraction, direction, notReportedCount = "not_reported_count"
+    }
 
     public static func make(goals: Goals, totals: NutrientTotals) -> [GoalProgress] {
         goals.ids.compactMap { id in

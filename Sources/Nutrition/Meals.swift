@@ -66,6 +66,10 @@ public struct MealSchedule: Sendable, Hashable, Codable {
     public var lunchStart: TimeOfDay
     public var dinnerStart: TimeOfDay
 
+    enum CodingKeys: String, CodingKey {
+        case breakfastStart = "breakfast_start", lunchStart = "lunch_start", dinnerStart = "dinner_start"
+    }
+
     /// Breakfast 02:00–12:00, lunch 12:00–18:00, dinner 18:00–02:00.
     public static let standard = MealSchedule(uncheckedBreakfast: 120, lunch: 720, dinner: 1080)
 

@@ -92,6 +92,10 @@ public struct NutrientTotals: Sendable, Hashable, Codable {
 
     public init() { amounts = [:]; reportedCounts = [:]; entryCount = 0 }
 
+    enum CodingKeys: String, CodingKey {
+        case amounts, reportedCounts = "reported_counts", entryCount = "entry_count"
+    }
+
     public init(amounts: [String: Double], reportedCounts: [String: Int], entryCount: Int) {
         self.amounts = amounts; self.reportedCounts = reportedCounts; self.entryCount = entryCount
     }

@@ -23,6 +23,10 @@ public struct IngredientSnapshot: Sendable, Hashable, Codable {
         self.nutrients = nutrients; self.sourceFoodID = sourceFoodID
     }
 
+    enum CodingKeys: String, CodingKey {
+        case name, brand, quantity, unit, nutrients, sourceFoodID = "source_food_id"
+    }
+
     /// Snapshots `quantity` `unit` of a saved food, scaling its per-serving nutrients.
     public static func from(_ food: SavedFood, quantity: Double, unit: ServingUnit) throws -> IngredientSnapshot {
         let servings = try food.measures.servings(quantity, unit)
@@ -91,6 +95,13 @@ public struct SavedFood: Sendable, Hashable, Codable, Identifiable {
         self.isOnShelf = isOnShelf; self.isManuallyArchived = isManuallyArchived
         self.lastUsedAt = lastUsedAt; self.createdAt = createdAt; self.updatedAt = updatedAt ?? createdAt
         if kind == .composite { self.nutrients = SavedFood.compositeNutrients(ingredients, recipeServings: recipeServings) }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, name, brand, serving, mappings, nutrients, ingredients
+        case recipeServings = "recipe_servings", calculatorIngredients = "calculator_ingredients"
+        case isOnShelf = "is_on_shelf", isManuallyArchived = "is_manually_archived"
+        case lastUsedAt = "last_used_at", createdAt = "created_at", updatedAt = "updated_at"
     }
 
     public var measures: FoodMeasures { FoodMeasures(serving: serving, mappings: mappings) }

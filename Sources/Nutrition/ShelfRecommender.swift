@@ -18,6 +18,10 @@ public struct ShelfRecommendation: Sendable, Hashable, Codable {
     public let nutrients: NutrientAmounts
     public let score: Double
     public let reason: String
+
+    enum CodingKeys: String, CodingKey {
+        case foodID = "food_id", name, brand, servings, servingLabel = "serving_label", nutrients, score, reason
+    }
 }
 
 public enum ShelfRecommender {

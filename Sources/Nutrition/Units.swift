@@ -154,6 +154,8 @@ public struct UnitMapping: Sendable, Hashable, Codable {
         self.quantity = quantity; self.unit = unit; self.grams = grams; self.milliliters = milliliters
     }
 
+    enum CodingKeys: String, CodingKey { case quantity, unit, grams, milliliters = "ml" }
+
     /// Checks quantities are positive and finite and that the mapping says something.
     public func validate(field: String = "mapping") throws {
         try Validate.positive(quantity, field: "\(field) quantity")
@@ -178,6 +180,8 @@ public struct ServingSize: Sendable, Hashable, Codable {
         if case .mass(let u) = unit, self.grams == nil { self.grams = quantity * u.grams }
         if case .volume(let u) = unit, self.milliliters == nil { self.milliliters = quantity * u.milliliters }
     }
+
+    enum CodingKeys: String, CodingKey { case quantity, unit, grams, milliliters = "ml" }
 
     public func validate(field: String = "serving") throws {
         try Validate.positive(quantity, field: "\(field) quantity")
