@@ -112,6 +112,14 @@ public enum ServingUnit: Sendable, Hashable, Codable, CustomStringConvertible {
 
     public var description: String { symbol }
 
+    /// Same unit, counting "slices" and "Slice" as the same count.
+    public func matches(_ other: ServingUnit) -> Bool {
+        if self == other { return true }
+        guard case .count(let a) = self, case .count(let b) = other else { return false }
+        let sa = Set(ServingUnit.singularCandidates(ServingUnit.normalizeWord(a)))
+        return !sa.isDisjoint(with: ServingUnit.singularCandidates(ServingUnit.normalizeWord(b)))
+    }
+
     public var isMass: Bool { if case .mass = self { return true } else { return false } }
     public var isVolume: Bool { if case .volume = self { return true } else { return false } }
 
@@ -136,7 +144,7 @@ public enum UnitConverter {
         switch (from, to) {
         case let (.mass(a), .mass(b)): return quantity * a.grams / b.grams
         case let (.volume(a), .volume(b)): return quantity * a.milliliters / b.milliliters
-        case let (.count(a), .count(b)) where a == b: return quantity
+        case (.count, .count) where from.matches(to): return quantity
         default: throw NutritionError.impossibleConversion(from: from.symbol, to: to.symbol)
         }
     }
@@ -259,7 +267,7 @@ public struct FoodMeasures: Sendable, Hashable {
     /// another volume unit converted first).
     private func directMeasure(_ quantity: Double, _ unit: ServingUnit, _ key: KeyPath<UnitMapping, Double?>) -> Double? {
         let all = [UnitMapping(quantity: serving.quantity, unit: serving.unit, grams: serving.grams, milliliters: serving.milliliters)] + mappings
-        for m in all where m.unit == unit {
+        for m in all where m.unit.matches(unit) {
             if let v = m[keyPath: key], m.quantity > 0 { return quantity / m.quantity * v }
         }
         return nil
