@@ -47,6 +47,8 @@ public enum JournalViews {
     }
 
     static func safe(_ s: String) -> String { Terminal.sanitize(s, keepNewlines: false) }
+    /// A user- or model-supplied name made safe for one line of terminal output.
+    public static func safeName(_ s: String) -> String { safe(s) }
 
     public static func entryLine(_ e: Entry) -> String {
         let brand = e.brand.map { " (\(safe($0)))" } ?? ""
