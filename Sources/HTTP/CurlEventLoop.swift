@@ -46,6 +46,7 @@ final class CurlEventLoop: @unchecked Sendable {
     // MARK: - Loop thread
 
     private func run() {
+        nameCurrentThread("ofj-curl")
         while true {
             adoptIncoming()
             for transfer in Array(active.values) where transfer.cancelRequested.load(ordering: .acquiring) {
@@ -118,4 +119,15 @@ final class CurlEventLoop: @unchecked Sendable {
         }
         transfer.finish(error)
     }
+}
+
+/// Names the calling OS thread (shown by ps, gdb and /proc). glibc's pthread_setname_np is not
+/// visible to Swift without _GNU_SOURCE, so it is looked up at run time; naming is best-effort.
+private func nameCurrentThread(_ name: String) {
+    #if os(Linux)
+    typealias SetName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+    guard let symbol = dlsym(nil, "pthread_setname_np") else { return }
+    let setName = unsafeBitCast(symbol, to: SetName.self)
+    _ = setName(pthread_self(), String(name.prefix(15)))
+    #endif
 }

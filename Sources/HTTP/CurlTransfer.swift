@@ -259,6 +259,8 @@ final class CurlTransfer: @unchecked Sendable {
         easy = nil
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
+        // Count the transfer as done before anyone waiting on it resumes.
+        onFinish()
         if let error {
             headContinuation?.resume(throwing: error)
             headContinuation = nil
@@ -266,7 +268,6 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             body.finish()
         }
-        onFinish()
     }
 
     /// Safe from any thread; the loop notices within one wake-up.
