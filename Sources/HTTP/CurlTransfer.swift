@@ -96,6 +96,23 @@ final class CurlTransfer: @unchecked Sendable {
             && !header.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
     }
 
+    /// The host part of an http(s) URL, without userinfo, port or IPv6 brackets; lowercased.
+    static func host(of url: String) -> String {
+        guard let scheme = url.firstRange(of: "://") else { return "" }
+        var authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<close]).lowercased()
+        }
+        return String(authority.prefix { $0 != ":" }).lowercased()
+    }
+
+    static func isLoopback(host: String) -> Bool {
+        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false).map { UInt8($0) }
+        return octets.count == 4 && octets.allSatisfy { $0 != nil } && octets[0] == 127
+    }
+
     // MARK: - Easy handle set-up
 
     private func configure(_ easy: UnsafeMutableRawPointer, _ request: HTTPRequest) throws(HTTPError) {
@@ -112,6 +129,11 @@ final class CurlTransfer: @unchecked Sendable {
         set(ccurl_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2))
         // Proxies: CURLOPT_PROXY is deliberately left unset so libcurl honours http_proxy,
         // https_proxy, all_proxy and no_proxy from the environment.
+        // The one exception, as in Go's ProxyFromEnvironment: loopback hosts (a local Ollama or
+        // llama.cpp, the test servers) are never sent through a proxy.
+        if Self.isLoopback(host: Self.host(of: request.url)) {
+            set(ccurl_setopt_string(easy, CURLOPT_NOPROXY, "*"))
+        }
         set(ccurl_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
         if let connect = nanos(request.timeouts.connect) {
             set(ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(connect / 1_000_000))))
