@@ -85,6 +85,48 @@ struct CurlTransportTests {
         #expect(server.requests.allSatisfy { $0.body.isEmpty })
     }
 
+    @Test func requestHeadersAreSentAsGivenAndNothingIsInvented() async throws {
+        let server = try LoopbackHTTPServer()
+        server.enqueue(contentsOf: [.text("a"), .text("b")])
+        _ = try await transport.send(request(server)).collect()
+        _ = try await transport.send(request(server, headers: [
+            HTTPHeader("Content-Type", "application/json"), HTTPHeader("User-Agent", "custom/1"),
+            HTTPHeader("X-Empty", ""), HTTPHeader("X-Title", "ofj test"),
+        ])).collect()
+        let (plain, custom) = (server.requests[0], server.requests[1])
+        #expect(plain.header("content-type") == nil)  // libcurl would otherwise claim form encoding
+        #expect(plain.header("user-agent") == "ofj")
+        #expect(plain.header("content-length") == "17")
+        #expect(custom.header("content-type") == "application/json")
+        #expect(custom.header("user-agent") == "custom/1")
+        #expect(custom.header("x-empty") == "")
+        #expect(custom.header("x-title") == "ofj test")
+    }
+
+    @Test func malformedRequestHeadersAreRejectedBeforeSending() async throws {
+        let server = try LoopbackHTTPServer()
+        for header in [HTTPHeader("X-Bad", "a\r\nInjected: yes"), HTTPHeader("Bad Name", "v"), HTTPHeader("", "v")] {
+            await #expect(throws: HTTPError.self) {
+                _ = try await transport.send(request(server, headers: [header]))
+            }
+        }
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func alreadyCancelledTaskDoesNotSend() async throws {
+        let server = try LoopbackHTTPServer()
+        let transport = self.transport
+        let req = request(server)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await transport.send(req)
+        }
+        await #expect(throws: HTTPError.cancelled) { try await task.value }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(server.requests.isEmpty)
+        #expect(transport.activeTransfers == 0)
+    }
+
     // MARK: - Failures
 
     @Test(arguments: [(LoopbackHTTPServer.Response.Framing.contentLength, true),
