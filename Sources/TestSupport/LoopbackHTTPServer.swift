@@ -344,6 +344,12 @@ final class LoopbackServerCore: Sendable {
             if n < 0 && (errno == EAGAIN || errno == EINTR) { continue }
             if n <= 0 { return nil }
             buffer.append(contentsOf: chunk[..<n])
+            if buffer.first == 0x16 {
+                // A TLS ClientHello: answer in plain HTTP, as real servers do, so the client's TLS
+                // layer fails fast instead of waiting for a ServerHello.
+                _ = sendAll(Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8), fd)
+                return nil
+            }
         }
     }
 

@@ -208,6 +208,21 @@ struct CurlTransportTests {
         withExtendedLifetime(blackhole) {}
     }
 
+    @Test func httpsToAPlaintextServerIsATLSError() async throws {
+        let server = try LoopbackHTTPServer()
+        let url = "https://127.0.0.1:\(server.port)/v1"
+        do {
+            _ = try await transport.send(HTTPRequest(url: url, timeouts: HTTPTimeouts(connect: 5, firstByte: 5, idle: 5)))
+            Issue.record("expected a TLS failure")
+        } catch let error as HTTPError {
+            guard case .tls = error else {
+                Issue.record("expected tls, got \(error)")
+                return
+            }
+        }
+        #expect(server.requests.isEmpty)
+    }
+
     @Test func invalidURLsAreRejected() async throws {
         for url in ["ftp://127.0.0.1/x", "file:///etc/passwd", "127.0.0.1:80/x", "http://exa mple.com/"] {
             await #expect(throws: HTTPError.invalidURL) {
