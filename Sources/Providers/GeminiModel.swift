@@ -162,7 +162,7 @@ public struct GeminiModel: ChatModel {
 
     /// JSON Schema → Gemini's OpenAPI-subset Schema: upper-case types, `type:[x,"null"]` as
     /// `nullable`, unsupported keywords dropped.
-    static func schema(_ value: JSONValue) -> JSONValue {
+    public static func schema(_ value: JSONValue) -> JSONValue {
         guard case .object(let o) = value else { return value }
         let allowed: Set<String> = ["type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems",
                                     "properties", "required", "minProperties", "maxProperties", "minLength", "maxLength",
