@@ -1,5 +1,13 @@
 // Incremental parser for the text/event-stream (server-sent events) grammar, working on raw bytes.
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One dispatched server-sent event.
 public struct SSEEvent: Sendable, Hashable {
     /// The `event:` name, or "message" when the event had none (as the spec says).
@@ -109,20 +117,26 @@ public struct SSEParser: Sendable {
             pendingCR = false
             if n > 0 && buf[0] == Self.lf { i = 1 }
         }
+        guard let base = buf.baseAddress else { return }
+        let raw = UnsafeRawPointer(base)
         var lineStart = i
         while i < n {
+            // memchr is vectorised: find the next LF, then any CR before it.
+            let lfAt = memchr(raw + i, Int32(Self.lf), n - i).map { raw.distance(to: UnsafeRawPointer($0)) } ?? n
+            let end = memchr(raw + i, Int32(Self.cr), lfAt - i).map { raw.distance(to: UnsafeRawPointer($0)) } ?? lfAt
+            if end == n { break }
+            i = end
             let c = buf[i]
-            if c != Self.lf && c != Self.cr {
-                i += 1
-                continue
-            }
             if partialLine.isEmpty {
                 processLine(UnsafeBufferPointer(rebasing: buf[lineStart..<i]))
             } else {
                 partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: buf[lineStart..<i]))
-                let line = partialLine
-                partialLine = []
+                // Move the buffer out (no copy), process it, and hand its capacity back.
+                var line: [UInt8] = []
+                swap(&line, &partialLine)
                 line.withUnsafeBufferPointer { processLine($0) }
+                line.removeAll(keepingCapacity: true)
+                swap(&line, &partialLine)
             }
             if c == Self.cr {
                 if i + 1 < n {
@@ -146,9 +160,8 @@ public struct SSEParser: Sendable {
         }
         if line[0] == Self.colon { return } // comment
         var colonAt = line.count
-        for j in 0..<line.count where line[j] == Self.colon {
-            colonAt = j
-            break
+        if let base = line.baseAddress, let hit = memchr(base, Int32(Self.colon), line.count) {
+            colonAt = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))
         }
         let field = UnsafeBufferPointer(rebasing: line[0..<colonAt])
         var valueStart = colonAt + 1
