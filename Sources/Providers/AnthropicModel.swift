@@ -135,6 +135,10 @@ struct AnthropicDecoder: WireDecoder {
         let e = try parseEventJSON(event)
         let type = e["type"]?.stringValue ?? event.event
         var out: [ChatEvent] = []
+        // Any payload with a top-level "error" is an error, whatever its framing (proxies, gateways).
+        if e["error"] != nil && e["type"]?.stringValue != "response.failed", let err = ProviderErrorBody.parse(e) {
+            throw ProviderStreamError.provider(err)
+        }
         switch type {
         case "error":
             throw ProviderStreamError.provider(ProviderErrorBody.parse(e) ?? ProviderErrorBody(message: nil, code: nil))

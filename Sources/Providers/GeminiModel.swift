@@ -46,7 +46,7 @@ public struct GeminiModel: ChatModel {
     }
 
     public func requestBody(_ request: ChatRequest) -> JSONValue {
-        var body: [String: JSONValue] = ["contents": .array(Self.contents(request.messages))]
+        var body: [String: JSONValue] = ["contents": .array(Self.contents(request.messages, model: config.model))]
         if !request.system.isEmpty {
             body["systemInstruction"] = ["parts": [["text": .string(request.system)]], "role": "user"]
         }
@@ -67,7 +67,11 @@ public struct GeminiModel: ChatModel {
 
     // MARK: - Transcript → contents
 
-    static func contents(_ messages: [Message]) -> [JSONValue] {
+    /// Google's documented placeholder for function calls whose signature is unknown (history
+    /// written by another provider); Gemini 3 rejects such calls without one.
+    public static let foreignHistorySignature = "skip_thought_signature_validator"
+
+    static func contents(_ messages: [Message], model: String = "") -> [JSONValue] {
         // Ids made up locally (the model sent none) are not sent back, on calls or responses.
         var synthesized = Set<String>()
         for m in messages where m.role == .assistant {
@@ -101,14 +105,16 @@ public struct GeminiModel: ChatModel {
             case .tool:
                 append("user", message.toolResults.map { functionResponse($0, synthesized: synthesized) })
             case .assistant:
-                append("model", modelParts(message))
+                append("model", modelParts(message, model: model))
             }
         }
         return out.map { ["role": .string($0.role), "parts": .array($0.parts)] }
     }
 
-    static func modelParts(_ message: Message) -> [JSONValue] {
+    static func modelParts(_ message: Message, model: String = "") -> [JSONValue] {
         var callInfo: [String: JSONValue] = [:]
+        let hasGeminiData = message.parts.contains { if case .continuation(let c) = $0 { return c.provider == "gemini" } else { return false } }
+        var needsPlaceholder = !hasGeminiData && model.contains("gemini-3")
         for case .continuation(let item) in message.parts where item.provider == "gemini" && item.kind == "function_call" {
             if let p = try? JSONValue.parse(item.payload), let id = p["callID"]?.stringValue { callInfo[id] = p }
         }
@@ -128,7 +134,12 @@ public struct GeminiModel: ChatModel {
                 var fc: [String: JSONValue] = ["name": .string(call.name), "args": WireJSON.argumentsObject(call)]
                 if info?["synthesizedID"]?.boolValue != true { fc["id"] = .string(call.id) }
                 var p: [String: JSONValue] = ["functionCall": .object(fc)]
-                if let sig = info?["thoughtSignature"]?.stringValue { p["thoughtSignature"] = .string(sig) }
+                if let sig = info?["thoughtSignature"]?.stringValue {
+                    p["thoughtSignature"] = .string(sig)
+                } else if needsPlaceholder {
+                    p["thoughtSignature"] = .string(foreignHistorySignature)
+                    needsPlaceholder = false // only the first call of a step needs one
+                }
                 parts.append(.object(p))
             case .continuation(let item) where item.provider == "gemini" && item.kind == "signed_part":
                 guard let signed = try? JSONValue.parse(item.payload) else { continue }

@@ -33,14 +33,16 @@ public struct ResponsesModel: ChatModel {
         let hasReasoning = Self.hasReasoningItems(request.messages, family: continuationFamily)
         let fallback = hasReasoning ? httpRequest(request, includeReasoning: false) : nil
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 })
+        let family = continuationFamily
+        let declared = Set(request.tools.map(\.name))
         return makeEventStream { out in
             do {
-                try await driver.run(first, decoder: ResponsesDecoder(family: continuationFamily), out: out)
+                try await driver.run(first, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
             } catch let error as ChatError {
                 // A stored reasoning item the server cannot verify or find: retry once without them.
                 guard let fallback, let status = error.httpStatus, status == 400 || status == 404,
                       error.message.contains("rs_") || error.code == "invalid_encrypted_content" else { throw error }
-                try await driver.run(fallback, decoder: ResponsesDecoder(family: continuationFamily), out: out)
+                try await driver.run(fallback, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
             }
         }
     }
@@ -132,6 +134,8 @@ public struct ResponsesModel: ChatModel {
 /// Decodes Responses API stream events.
 struct ResponsesDecoder: WireDecoder {
     var family: String
+    /// Tools the request declared; a call to an undeclared "parallel" is Azure's wrapper.
+    var declaredTools: Set<String>
     var completed = false
     var status: String?
     var incompleteReason: String?
@@ -141,13 +145,20 @@ struct ResponsesDecoder: WireDecoder {
     /// Text already streamed per item, to fill in from `output_text.done` if deltas were missing.
     var streamedText: [String: String] = [:]
 
-    init(family: String) { self.family = family }
+    init(family: String, declaredTools: Set<String> = []) {
+        self.family = family
+        self.declaredTools = declaredTools
+    }
 
     mutating func decode(_ event: SSEEvent) throws -> [ChatEvent] {
         if completed { return [] }
         let e = try parseEventJSON(event)
         let type = e["type"]?.stringValue ?? event.event
         var out: [ChatEvent] = []
+        // Any payload with a top-level "error" is an error, whatever its framing (proxies, gateways).
+        if e["error"] != nil && e["type"]?.stringValue != "response.failed", let err = ProviderErrorBody.parse(e) {
+            throw ProviderStreamError.provider(err)
+        }
         switch type {
         case "error":
             throw ProviderStreamError.provider(ProviderErrorBody.parse(e) ?? ProviderErrorBody(message: e["message"]?.stringValue, code: e["code"]?.stringValue))
@@ -183,9 +194,10 @@ struct ResponsesDecoder: WireDecoder {
                 }
             case "function_call":
                 sawCall = true
-                out.append(.toolCall(ToolCall(id: item["call_id"]?.stringValue ?? item["id"]?.stringValue ?? "",
-                                              name: item["name"]?.stringValue ?? "",
-                                              arguments: item["arguments"]?.stringValue ?? "")))
+                let call = ToolCall(id: item["call_id"]?.stringValue ?? item["id"]?.stringValue ?? "",
+                                    name: item["name"]?.stringValue ?? "",
+                                    arguments: item["arguments"]?.stringValue ?? "")
+                out += expandParallelWrapper(call).map { .toolCall($0) }
             default:
                 break
             }
@@ -204,6 +216,23 @@ struct ResponsesDecoder: WireDecoder {
             break
         }
         return out
+    }
+
+    /// Azure gpt-5.4 sometimes wraps parallel calls in one call named "parallel" with
+    /// `{"tool_uses":[{"recipient_name":"functions.x","parameters":{…}}]}`. Unless the app really
+    /// declared a tool of that name, expand it into the calls it stands for, with ids derived from
+    /// the wrapper's call_id (the API is stateless, so they are replayed as ordinary calls).
+    func expandParallelWrapper(_ call: ToolCall) -> [ToolCall] {
+        guard call.name == "parallel", !declaredTools.contains("parallel"),
+              let uses = (try? call.parsedArguments())?["tool_uses"]?.arrayValue, !uses.isEmpty else { return [call] }
+        var calls: [ToolCall] = []
+        for (n, use) in uses.enumerated() {
+            guard var name = use["recipient_name"]?.stringValue else { return [call] }
+            if name.hasPrefix("functions.") { name.removeFirst("functions.".count) }
+            let args = use["parameters"] ?? .object([:])
+            calls.append(ToolCall(id: "\(call.id)_\(n + 1)", name: name, arguments: args.serialized))
+        }
+        return calls
     }
 
     mutating func finish() throws -> [ChatEvent] {

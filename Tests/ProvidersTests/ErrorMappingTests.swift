@@ -236,4 +236,30 @@ enum AdapterKind: String, CaseIterable, Sendable {
         f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         return f.string(from: Date(timeIntervalSince1970: seconds))
     }
+
+    @Test(arguments: AdapterKind.allCases)
+    func keyNeverAppearsInAnyErrorText(kind: AdapterKind) async {
+        let bodyWithKey = "{\"error\":{\"message\":\"bad request for key \(testKey)\",\"code\":\"x\"}}"
+        var errors: [ChatError?] = []
+        for status in [400, 401, 403, 404, 408, 413, 429, 500, 503] {
+            errors.append(await fail(kind, status: status, body: bodyWithKey, headers: [HTTPHeader("Retry-After", testKey)]))
+        }
+        for failure: HTTPError in [.connectFailed("proxy said \(testKey)"), .tls("cert for \(testKey)"), .other("x-api-key: \(testKey)")] {
+            errors.append(await runTurn(kind.make(FakeHTTPTransport(.failing(failure))), request).error)
+            let late = FakeHTTPTransport(FakeHTTPTransport.Reply(body: Array(kind.textStream.utf8), maxChunk: 3, failure: failure))
+            errors.append(await runTurn(kind.make(late), request).error)
+        }
+        let text = kind.textStream
+        let separator = kind == .gemini ? "\r\n\r\n" : "\n\n"
+        if let hello = text.range(of: "Hello there"), let end = text.range(of: separator, range: hello.upperBound..<text.endIndex) {
+            let midStream = String(text[..<end.upperBound]) + "data: {\"error\":{\"message\":\"leak \(testKey)\"}}" + separator
+            errors.append(await runTurn(kind.make(transport(midStream)), request).error)
+        }
+        #expect(errors.allSatisfy { $0 != nil })
+        for error in errors.compactMap({ $0 }) {
+            #expect(!error.message.contains(testKey), "\(error.message)")
+            #expect(!error.description.contains(testKey))
+            #expect(!error.message.contains("SECRETKEY"))
+        }
+    }
 }

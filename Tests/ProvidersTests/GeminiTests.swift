@@ -249,4 +249,22 @@ import TestSupport
         let turn = await runTurn(gemini(transport(body)), ChatRequest(system: "", messages: [.user("x")], tools: []))
         #expect(turn.error?.kind == .retryable)
     }
+
+    @Test func foreignHistoryGetsThePlaceholderSignatureOnGemini3Only() {
+        let call1 = ToolCall(id: "toolu_1", name: "add", arguments: "{\"a\":1}")
+        let call2 = ToolCall(id: "toolu_2", name: "mul", arguments: "{\"a\":1}")
+        let history = [Message.user("x"), Message(role: .assistant, parts: [.toolCall(call1), .toolCall(call2)]),
+                       Message(role: .tool, parts: [.toolResult(ToolResult(callID: "toolu_1", name: "add", content: "1")),
+                                                    .toolResult(ToolResult(callID: "toolu_2", name: "mul", content: "2"))])]
+        let request = ChatRequest(system: "", messages: history, tools: [])
+        let g3 = gemini(transport(""), model: "gemini-3-pro-preview").requestBody(request)["contents"]?[1]?["parts"]
+        #expect(g3?[0]?["thoughtSignature"] == .string(GeminiModel.foreignHistorySignature))
+        #expect(g3?[1]?["thoughtSignature"] == nil)
+        let g25 = gemini(transport(""), model: "gemini-2.5-flash").requestBody(request)["contents"]?[1]?["parts"]
+        #expect(g25?[0]?["thoughtSignature"] == nil)
+        // Results of parallel calls go back together in one user content, in call order.
+        let results = gemini(transport("")).requestBody(request)["contents"]?[2]
+        #expect(results?["role"] == "user")
+        #expect(results?["parts"]?.arrayValue?.compactMap { $0["functionResponse"]?["id"]?.stringValue } == ["toolu_1", "toolu_2"])
+    }
 }

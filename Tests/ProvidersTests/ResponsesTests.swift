@@ -220,4 +220,19 @@ import TestSupport
         let input = openAI(transport("")).requestBody(history)["input"]?.arrayValue ?? []
         #expect(input.filter { $0["type"] == "reasoning" }.map { $0["id"] } == ["rs_abc"])
     }
+
+    @Test func azureParallelWrapperIsExpandedUnlessDeclared() async throws {
+        let args = #"{\"tool_uses\":[{\"recipient_name\":\"functions.weather\",\"parameters\":{\"city\":\"Rome\"}},{\"recipient_name\":\"functions.time\",\"parameters\":{}}]}"#
+        let body = "event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"item\":{\"id\":\"fc_1\",\"type\":\"function_call\",\"call_id\":\"call_P\",\"name\":\"parallel\",\"arguments\":\"\(args)\"}}\n\n"
+            + "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\"}}\n\n"
+        let tools = [ToolSpec(name: "weather", description: "", parameters: [:]), ToolSpec(name: "time", description: "", parameters: [:])]
+        let turn = await runTurn(azure(transport(body)), ChatRequest(system: "", messages: [.user("x")], tools: tools))
+        #expect(turn.error == nil)
+        #expect(turn.toolCalls == [ToolCall(id: "call_P_1", name: "weather", arguments: "{\"city\":\"Rome\"}"),
+                                   ToolCall(id: "call_P_2", name: "time", arguments: "{}")])
+        #expect(turn.finish == .toolCalls)
+        let declared = tools + [ToolSpec(name: "parallel", description: "", parameters: [:])]
+        let kept = await runTurn(azure(transport(body)), ChatRequest(system: "", messages: [.user("x")], tools: declared))
+        #expect(kept.toolCalls.map(\.name) == ["parallel"])
+    }
 }
