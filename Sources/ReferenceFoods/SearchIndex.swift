@@ -16,6 +16,10 @@
 struct SearchIndex: Sendable {
     /// Sorted, unique stemmed terms; a term id is its position, so prefix matches form a range.
     let vocabulary: [String]
+    /// Every food's tokens back to back (one flat array keeps the search loop free of
+    /// reference counting); food i owns tokens[tokenStart[i]..<tokenStart[i + 1]].
+    let tokens: [Token]
+    let tokenStart: [Int32]
     let foods: [IndexedFood]
 
     struct Token: Sendable {
@@ -25,7 +29,6 @@ struct SearchIndex: Sendable {
     }
 
     struct IndexedFood: Sendable {
-        let tokens: [Token]
         let headTerms: [Int32]
         let commonNameSegments: [[Int32]]
         let prior: Int32
@@ -78,119 +81,178 @@ struct SearchIndex: Sendable {
 
     // MARK: - Building
 
-    init(foods: [ReferenceFood]) {
-        struct Draft {
-            var tokens: [(term: String, weight: Int32, extra: Bool)] = []
-            var head: [String] = []
-            var common: [[String]] = []
-            var prior: Int32 = 0
-        }
-        var drafts: [Draft] = []
-        drafts.reserveCapacity(foods.count)
-        var termSet = Set<String>()
-        for food in foods {
-            var draft = Draft()
-            let segments = SearchText.segments(food.description)
-            let skipsCategory = segments.count > 1
-                && SearchIndex.categoryPrefixes.contains(String(decoding: SearchText.fold(String(segments[0])), as: UTF8.self))
-            let headEnd = skipsCategory ? 2 : 1
-            var quality = Set<String>()
-            for (index, segment) in segments.enumerated() {
-                let weight = index < headEnd ? SearchIndex.headWeight
-                    : (index == headEnd ? SearchIndex.nextSegmentWeight : SearchIndex.laterSegmentWeight)
-                let folded = SearchText.fold(String(segment))
-                let isDetail = folded.starts(with: Array("with added".utf8)) || folded.starts(with: Array("without added".utf8))
-                let isCategory = skipsCategory && index == 0
-                for part in SearchIndex.parenthesisParts(folded) {
-                    var negated = false
-                    for term in SearchText.words(folded: part.bytes).map(SearchText.stem) {
-                        let isStop = SearchIndex.stopWords.contains(term)
-                        let startsWithDigit = term.utf8.first.map { $0 >= 0x30 && $0 <= 0x39 } ?? false
-                        let extra = !isDetail && !part.inParentheses && !isStop && !startsWithDigit && !isCategory
-                        draft.tokens.append((term, part.inParentheses ? SearchIndex.parentheticalWeight : weight, extra))
-                        if !negated && !isDetail && !part.inParentheses { quality.insert(term) }
-                        if index < headEnd && !isCategory && !part.inParentheses && !isStop { draft.head.append(term) }
-                        termSet.insert(term)
-                        negated = SearchIndex.negations.contains(term)
-                    }
-                }
-            }
-            if let common = food.commonName {
-                for segment in SearchText.segments(common) {
-                    let terms = SearchText.terms(String(segment))
-                    for term in terms {
-                        draft.tokens.append((term, SearchIndex.commonNameWeight, false))
-                        termSet.insert(term)
-                    }
-                    let meaningful = terms.filter { !SearchIndex.stopWords.contains($0) }
-                    if !meaningful.isEmpty { draft.common.append(meaningful) }
-                }
-            }
-            var prior: Int32 = 0
-            for word in quality {
-                prior += SearchIndex.plainWords[word] ?? 0
-                prior -= SearchIndex.processedWords[word] ?? 0
-            }
-            prior -= SearchIndex.groupPenalties[food.group] ?? 0
-            if SearchIndex.looksBranded(food.description) { prior -= SearchIndex.brandPenalty }
-            prior += SearchIndex.portionBonus * Int32(min(food.portions.count, SearchIndex.portionBonusCap))
-            draft.prior = prior
-            drafts.append(draft)
-        }
-        let vocabulary = termSet.sorted()
+    /// One word of a description or common name before term ids are final.
+    private struct RawToken {
+        var term: Int32          // provisional id (first-seen order)
+        var weight: Int32
+        var inParentheses: Bool
+        var isDetail: Bool       // in a "with added vitamin …" segment
+        var isCategory: Bool     // in a leading "Fish," / "Nuts," segment
+        var isHead: Bool
+        var negated: Bool        // follows "not" / "without" / "no"
+        var isCommonName: Bool
+    }
+
+    /// Provisional term ids in first-seen order.
+    private struct Interner {
         var ids: [String: Int32] = [:]
-        ids.reserveCapacity(vocabulary.count)
-        for (index, term) in vocabulary.enumerated() { ids[term] = Int32(index) }
-        func id(_ term: String) -> Int32 { ids[term] ?? -1 }  // every term was inserted above
-        self.vocabulary = vocabulary
-        self.foods = zip(foods, drafts).map { food, draft in
-            IndexedFood(tokens: draft.tokens.map { Token(term: id($0.term), weight: $0.weight, countsAsExtra: $0.extra) },
-                        headTerms: draft.head.map(id),
-                        commonNameSegments: draft.common.map { $0.map(id) },
-                        prior: draft.prior,
-                        extraCount: Int32(draft.tokens.filter(\.extra).count),
-                        descriptionLength: food.description.utf8.count)
+        var terms: [String] = []
+
+        mutating func intern(_ term: String) -> Int32 {
+            if let id = ids[term] { return id }
+            let id = Int32(terms.count)
+            ids[term] = id
+            terms.append(term)
+            return id
         }
     }
 
-    /// Splits folded bytes into the text outside and inside parentheses.
-    static func parenthesisParts(_ bytes: [UInt8]) -> [(bytes: [UInt8], inParentheses: Bool)] {
-        var parts: [(bytes: [UInt8], inParentheses: Bool)] = []
-        var current: [UInt8] = []
-        var depth = 0
-        for byte in bytes {
-            if byte == UInt8(ascii: "(") || byte == UInt8(ascii: ")") {
-                parts.append((current, depth > 0))
-                current = []
-                depth = byte == UInt8(ascii: "(") ? depth + 1 : max(0, depth - 1)
-            } else {
-                current.append(byte)
+    init(foods: [ReferenceFood]) {
+        // Stop words and negations are interned first so they can be recognised by id alone.
+        var interner = Interner()
+        interner.ids.reserveCapacity(16_384)
+        let negationIDs = SearchIndex.negations.sorted().map { interner.intern($0) }
+        for word in SearchIndex.stopWords.sorted() { _ = interner.intern(word) }
+        let stopCount = Int32(interner.terms.count)
+        let withAdded = Array("with added".utf8)
+        let withoutAdded = Array("without added".utf8)
+
+        var rawFoods: [[RawToken]] = []
+        var commonSegments: [[[Int32]]] = []
+        rawFoods.reserveCapacity(foods.count)
+        commonSegments.reserveCapacity(foods.count)
+        for food in foods {
+            var tokens: [RawToken] = []
+            tokens.reserveCapacity(24)
+            let bytes = SearchText.fold(food.description)
+            let segments = SearchText.segmentRanges(bytes)
+            let skipsCategory = segments.count > 1
+                && SearchIndex.categoryPrefixes.contains(String(decoding: bytes[segments[0]], as: UTF8.self))
+            let headEnd = skipsCategory ? 2 : 1
+            for (index, segment) in segments.enumerated() {
+                let weight = index < headEnd ? SearchIndex.headWeight
+                    : (index == headEnd ? SearchIndex.nextSegmentWeight : SearchIndex.laterSegmentWeight)
+                let isDetail = bytes[segment].starts(with: withAdded) || bytes[segment].starts(with: withoutAdded)
+                let isCategory = skipsCategory && index == 0
+                var depth = 0
+                var partStart = segment.lowerBound
+                var position = segment.lowerBound
+                while partStart <= segment.upperBound {
+                    // A part ends at a parenthesis or at the end of the segment.
+                    while position < segment.upperBound && bytes[position] != UInt8(ascii: "(") && bytes[position] != UInt8(ascii: ")") {
+                        position += 1
+                    }
+                    let inParentheses = depth > 0
+                    var negated = false
+                    for word in SearchText.stemmedWords(bytes, partStart..<position) {
+                        let term = interner.intern(word)
+                        tokens.append(RawToken(term: term, weight: inParentheses ? SearchIndex.parentheticalWeight : weight,
+                                               inParentheses: inParentheses, isDetail: isDetail, isCategory: isCategory,
+                                               isHead: index < headEnd && !isCategory && !inParentheses,
+                                               negated: negated, isCommonName: false))
+                        negated = negationIDs.contains(term)
+                    }
+                    if position < segment.upperBound {
+                        depth = bytes[position] == UInt8(ascii: "(") ? depth + 1 : max(0, depth - 1)
+                    }
+                    position += 1
+                    partStart = position
+                }
             }
+            var common: [[Int32]] = []
+            if let name = food.commonName {
+                let nameBytes = SearchText.fold(name)
+                for segment in SearchText.segmentRanges(nameBytes) {
+                    var meaningful: [Int32] = []
+                    for word in SearchText.stemmedWords(nameBytes, segment) {
+                        let term = interner.intern(word)
+                        tokens.append(RawToken(term: term, weight: SearchIndex.commonNameWeight, inParentheses: false, isDetail: false,
+                                               isCategory: false, isHead: false, negated: false, isCommonName: true))
+                        if term >= stopCount { meaningful.append(term) }
+                    }
+                    if !meaningful.isEmpty { common.append(meaningful) }
+                }
+            }
+            rawFoods.append(tokens)
+            commonSegments.append(common)
         }
-        parts.append((current, depth > 0))
-        return parts.filter { !$0.bytes.isEmpty }
+
+        // Final ids: position in the sorted vocabulary, so a prefix's matches are one id range.
+        let terms = interner.terms
+        let order = terms.indices.sorted { terms[$0] < terms[$1] }
+        var finalID = [Int32](repeating: 0, count: terms.count)
+        for (position, provisionalID) in order.enumerated() { finalID[provisionalID] = Int32(position) }
+        vocabulary = order.map { terms[$0] }
+        var plainPoints = [Int32](repeating: 0, count: terms.count)
+        for (word, points) in SearchIndex.plainWords { if let id = interner.ids[word] { plainPoints[Int(id)] += points } }
+        for (word, points) in SearchIndex.processedWords { if let id = interner.ids[word] { plainPoints[Int(id)] -= points } }
+        let startsWithDigit = terms.map { $0.utf8.first.map(SearchText.isDigit) ?? false }
+
+        var indexed: [IndexedFood] = []
+        indexed.reserveCapacity(foods.count)
+        var allTokens: [Token] = []
+        allTokens.reserveCapacity(rawFoods.reduce(0) { $0 + $1.count })
+        var tokenStart: [Int32] = [0]
+        tokenStart.reserveCapacity(foods.count + 1)
+        for (foodIndex, food) in foods.enumerated() {
+            let raw = rawFoods[foodIndex]
+            var head: [Int32] = []
+            var quality: [Int32] = []
+            var extraCount: Int32 = 0
+            for token in raw {
+                let isStop = token.term < stopCount
+                let extra = !token.isCommonName && !token.isDetail && !token.inParentheses && !isStop
+                    && !startsWithDigit[Int(token.term)] && !token.isCategory
+                if extra { extraCount += 1 }
+                allTokens.append(Token(term: finalID[Int(token.term)], weight: token.weight, countsAsExtra: extra))
+                if token.isHead && !isStop { head.append(finalID[Int(token.term)]) }
+                if !token.isCommonName && !token.negated && !token.isDetail && !token.inParentheses && !quality.contains(token.term) {
+                    quality.append(token.term)
+                }
+            }
+            var prior: Int32 = quality.reduce(0) { $0 + plainPoints[Int($1)] }
+            prior -= SearchIndex.groupPenalties[food.group] ?? 0
+            if SearchIndex.looksBranded(food.description) { prior -= SearchIndex.brandPenalty }
+            prior += SearchIndex.portionBonus * Int32(min(food.portions.count, SearchIndex.portionBonusCap))
+            tokenStart.append(Int32(allTokens.count))
+            indexed.append(IndexedFood(headTerms: head,
+                                       commonNameSegments: commonSegments[foodIndex].map { $0.map { finalID[Int($0)] } },
+                                       prior: prior, extraCount: extraCount, descriptionLength: food.description.utf8.count))
+        }
+        self.foods = indexed
+        self.tokens = allTokens
+        self.tokenStart = tokenStart
     }
 
     /// True when the description has an all-capitals word of 3+ letters that is not a known
     /// abbreviation ("CHEERIOS", "KELLOGG'S"): USDA writes brand names that way.
     static func looksBranded(_ description: String) -> Bool {
-        var run: [UInt8] = []
-        func check() -> Bool {
-            defer { run.removeAll(keepingCapacity: true) }
-            let letters = run.filter { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }
-            guard letters.count >= 3, let first = run.first, first >= 0x41 && first <= 0x5A,
-                  letters.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else { return false }
-            return !notBrands.contains(String(decoding: run, as: UTF8.self))
-        }
-        for byte in description.utf8 {
-            let isLetter = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-            if isLetter || byte == UInt8(ascii: "'") || byte == UInt8(ascii: "&") || byte == UInt8(ascii: "-") {
-                run.append(byte)
-            } else if !run.isEmpty, check() {
-                return true
+        let bytes = Array(description.utf8)
+        var index = 0
+        while index < bytes.count {
+            let start = index
+            var letters = 0
+            var allUpper = true
+            while index < bytes.count {
+                let byte = bytes[index]
+                let upper = byte >= 0x41 && byte <= 0x5A
+                let lower = byte >= 0x61 && byte <= 0x7A
+                guard upper || lower || byte == UInt8(ascii: "'") || byte == UInt8(ascii: "&") || byte == UInt8(ascii: "-") else { break }
+                if upper || lower { letters += 1 }
+                if lower { allUpper = false }
+                index += 1
+            }
+            if index > start {
+                let first = bytes[start]
+                if allUpper, letters >= 3, first >= 0x41 && first <= 0x5A,
+                   !notBrands.contains(String(decoding: bytes[start..<index], as: UTF8.self)) {
+                    return true
+                }
+            } else {
+                index += 1
             }
         }
-        return !run.isEmpty && check()
+        return false
     }
 
     // MARK: - Querying
@@ -247,55 +309,66 @@ struct SearchIndex: Sendable {
         return low
     }
 
-    /// Score of one food, or nil when some query word does not match it.
-    func score(_ food: IndexedFood, _ words: [[Alternative]]) -> Int32? {
-        var total: Int32 = 0
-        var matched: [Int32] = []
-        matched.reserveCapacity(words.count)
-        for alternatives in words {
-            var best: Int32 = 0
-            var bestTerm: Int32 = -1
-            for token in food.tokens {
-                for alternative in alternatives {
-                    let points: Int32
-                    if token.term == alternative.exact {
-                        points = token.weight
-                    } else if alternative.prefixRange.contains(token.term) {
-                        points = token.weight * SearchIndex.prefixPercent / 100
-                    } else {
-                        continue
-                    }
-                    if points > best {
-                        best = points
-                        bestTerm = token.term
-                    }
-                }
-            }
-            if best == 0 { return nil }
-            total += best
-            matched.append(bestTerm)
-        }
-        func isQueryTerm(_ term: Int32) -> Bool {
-            words.contains { $0.contains { $0.exact == term } }
-        }
-        let headIsQuery = !food.headTerms.isEmpty && food.headTerms.allSatisfy(isQueryTerm)
-        if headIsQuery || food.commonNameSegments.contains(where: { $0.allSatisfy(isQueryTerm) }) {
-            total += SearchIndex.pureHeadBonus
-        }
-        var unmatchedExtras = food.extraCount
-        for token in food.tokens where token.countsAsExtra && matched.contains(token.term) {
-            unmatchedExtras -= 1
-        }
-        total -= SearchIndex.extraWordPenalty * unmatchedExtras
-        return total + food.prior
-    }
-
     /// Indices of the best `limit` foods, best first.
     func search(_ query: String, limit: Int) -> [Int] {
         guard limit > 0, let words = queryWords(query) else { return [] }
+        // Alternatives flattened: word w owns alternatives[wordStart[w]..<wordStart[w + 1]].
+        let alternatives = words.flatMap { $0 }
+        var wordStart = [0]
+        for word in words { wordStart.append(wordStart[wordStart.count - 1] + word.count) }
+        let queryTerms = alternatives.map(\.exact).filter { $0 >= 0 }
+        var matched = [Int32](repeating: -1, count: words.count)
         var hits: [(score: Int32, length: Int, index: Int)] = []
-        for (index, food) in foods.enumerated() {
-            if let score = score(food, words) { hits.append((score, food.descriptionLength, index)) }
+
+        tokens.withUnsafeBufferPointer { tokens in
+            alternatives.withUnsafeBufferPointer { alternatives in
+                for foodIndex in 0..<foods.count {
+                    let range = Int(tokenStart[foodIndex])..<Int(tokenStart[foodIndex + 1])
+                    var total: Int32 = 0
+                    var allMatched = true
+                    for word in 0..<words.count {
+                        var best: Int32 = 0
+                        var bestTerm: Int32 = -1
+                        for position in range {
+                            let token = tokens[position]
+                            for alternativeIndex in wordStart[word]..<wordStart[word + 1] {
+                                let alternative = alternatives[alternativeIndex]
+                                let points: Int32
+                                if token.term == alternative.exact {
+                                    points = token.weight
+                                } else if alternative.prefixRange.contains(token.term) {
+                                    points = token.weight * SearchIndex.prefixPercent / 100
+                                } else {
+                                    continue
+                                }
+                                if points > best {
+                                    best = points
+                                    bestTerm = token.term
+                                }
+                            }
+                        }
+                        if best == 0 {
+                            allMatched = false
+                            break
+                        }
+                        total += best
+                        matched[word] = bestTerm
+                    }
+                    guard allMatched else { continue }
+                    let food = foods[foodIndex]
+                    // The food's main noun (or one of its common names) is exactly the query.
+                    let headIsQuery = !food.headTerms.isEmpty && food.headTerms.allSatisfy(queryTerms.contains)
+                    if headIsQuery || food.commonNameSegments.contains(where: { $0.allSatisfy(queryTerms.contains) }) {
+                        total += SearchIndex.pureHeadBonus
+                    }
+                    var unmatchedExtras = food.extraCount
+                    for position in range where tokens[position].countsAsExtra && matched.contains(tokens[position].term) {
+                        unmatchedExtras -= 1
+                    }
+                    total -= SearchIndex.extraWordPenalty * unmatchedExtras
+                    hits.append((total + food.prior, food.descriptionLength, foodIndex))
+                }
+            }
         }
         // Foods are stored in NDB-number order, so the index is the final tie-break.
         hits.sort { lhs, rhs in
