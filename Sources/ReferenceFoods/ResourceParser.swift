@@ -89,7 +89,9 @@ enum ResourceParser {
                 guard let number = Int(reader.text(1)) else { throw reader.damaged("fdc_id is not a number") }
                 fdc = number
             }
-            rows.append((id, fdc, reader.text(2), reader.text(3), reader.isEmpty(4) ? nil : reader.text(4)))
+            // Rows of one group are adjacent: reuse the previous group's string instead of a new one per food.
+            let group = rows.last.flatMap { reader.equals(2, $0.group) ? $0.group : nil } ?? reader.text(2)
+            rows.append((id, fdc, group, reader.text(3), reader.isEmpty(4) ? nil : reader.text(4)))
             for index in 0..<nutrientCount {
                 if reader.isEmpty(5 + index) {
                     values.append(.nan)
@@ -142,6 +144,7 @@ enum ResourceParser {
 
         func text(_ field: Int) -> String { String(decoding: bytes[fields[field]], as: UTF8.self) }
         func isEmpty(_ field: Int) -> Bool { fields[field].isEmpty }
+        func equals(_ field: Int, _ text: String) -> Bool { bytes[fields[field]].elementsEqual(text.utf8) }
         func number(_ field: Int) -> Double? { ResourceParser.parseNumber(bytes, fields[field]) }
         func damaged(_ problem: String) -> ReferenceDatabaseError {
             .malformed(file: file, line: line, problem: problem)

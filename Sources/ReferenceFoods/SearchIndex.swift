@@ -117,13 +117,16 @@ struct SearchIndex: Sendable {
         let withAdded = Array("with added".utf8)
         let withoutAdded = Array("without added".utf8)
 
-        var rawFoods: [[RawToken]] = []
+        // Every food's raw tokens back to back; food i owns rawTokens[rawStart[i]..<rawStart[i + 1]].
+        var tokens: [RawToken] = []
+        tokens.reserveCapacity(foods.count * 16)
+        var rawStart: [Int] = [0]
+        rawStart.reserveCapacity(foods.count + 1)
         var commonSegments: [[[Int32]]] = []
-        rawFoods.reserveCapacity(foods.count)
         commonSegments.reserveCapacity(foods.count)
+        var words: [String] = []
+        words.reserveCapacity(32)
         for food in foods {
-            var tokens: [RawToken] = []
-            tokens.reserveCapacity(24)
             let bytes = SearchText.fold(food.description)
             let segments = SearchText.segmentRanges(bytes)
             let skipsCategory = segments.count > 1
@@ -144,7 +147,8 @@ struct SearchIndex: Sendable {
                     }
                     let inParentheses = depth > 0
                     var negated = false
-                    for word in SearchText.stemmedWords(bytes, partStart..<position) {
+                    SearchText.stemmedWords(bytes, partStart..<position, into: &words)
+                    for word in words {
                         let term = interner.intern(word)
                         tokens.append(RawToken(term: term, weight: inParentheses ? SearchIndex.parentheticalWeight : weight,
                                                inParentheses: inParentheses, isDetail: isDetail, isCategory: isCategory,
@@ -164,7 +168,8 @@ struct SearchIndex: Sendable {
                 let nameBytes = SearchText.fold(name)
                 for segment in SearchText.segmentRanges(nameBytes) {
                     var meaningful: [Int32] = []
-                    for word in SearchText.stemmedWords(nameBytes, segment) {
+                    SearchText.stemmedWords(nameBytes, segment, into: &words)
+                    for word in words {
                         let term = interner.intern(word)
                         tokens.append(RawToken(term: term, weight: SearchIndex.commonNameWeight, inParentheses: false, isDetail: false,
                                                isCategory: false, isHead: false, negated: false, isCommonName: true))
@@ -173,7 +178,7 @@ struct SearchIndex: Sendable {
                     if !meaningful.isEmpty { common.append(meaningful) }
                 }
             }
-            rawFoods.append(tokens)
+            rawStart.append(tokens.count)
             commonSegments.append(common)
         }
 
@@ -190,16 +195,16 @@ struct SearchIndex: Sendable {
 
         var indexed: [IndexedFood] = []
         indexed.reserveCapacity(foods.count)
+        var quality: [Int32] = []
         var allTokens: [Token] = []
-        allTokens.reserveCapacity(rawFoods.reduce(0) { $0 + $1.count })
+        allTokens.reserveCapacity(tokens.count)
         var tokenStart: [Int32] = [0]
         tokenStart.reserveCapacity(foods.count + 1)
         for (foodIndex, food) in foods.enumerated() {
-            let raw = rawFoods[foodIndex]
             var head: [Int32] = []
-            var quality: [Int32] = []
+            quality.removeAll(keepingCapacity: true)
             var extraCount: Int32 = 0
-            for token in raw {
+            for token in tokens[rawStart[foodIndex]..<rawStart[foodIndex + 1]] {
                 let isStop = token.term < stopCount
                 let extra = !token.isCommonName && !token.isDetail && !token.inParentheses && !isStop
                     && !startsWithDigit[Int(token.term)] && !token.isCategory

@@ -72,11 +72,10 @@ enum SearchText {
         if !pending.isEmpty { body(pending) }
     }
 
-    /// Stemmed words of folded bytes in `range`.
-    static func stemmedWords(_ bytes: [UInt8], _ range: Range<Int>) -> [String] {
-        var result: [String] = []
+    /// Stemmed words of folded bytes in `range`, written into `result` (reused to save allocations).
+    static func stemmedWords(_ bytes: [UInt8], _ range: Range<Int>, into result: inout [String]) {
+        result.removeAll(keepingCapacity: true)
         scanWords(bytes, range) { result.append(stem($0)) }
-        return result
     }
 
     /// Words of already folded text, not stemmed.
