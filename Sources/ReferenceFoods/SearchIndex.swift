@@ -52,24 +52,25 @@ struct SearchIndex: Sendable {
     static let maximumQueryTerms = 24
 
     static let stopWords: Set<String> = ["and", "or", "with", "without", "not", "no", "in", "of", "to", "from", "by", "on", "the", "a", "an"]
-    static let negations: Set<String> = ["not", "without", "no"]
+    static let negations: Set<String> = ["not", "without", "no", "non"]
     /// Leading segments that name a category rather than the food ("Fish, salmon").
     static let categoryPrefixes: Set<String> = ["fish", "nuts", "seeds", "cereals", "cereals ready-to-eat", "beverages", "spices",
                                                 "babyfood", "candies", "snacks", "crustaceans", "mollusks", "game meat",
-                                                "alcoholic beverage", "fast foods", "restaurant", "vegetables", "fruit"]
+                                                "alcoholic beverage", "fast foods", "restaurant", "vegetables", "fruit",
+                                                "salad dressing"]
     /// Words that mark the plain, default form of a food.
     static let plainWords: [String: Int32] = ["raw": 40, "fresh": 30, "whole": 30, "plain": 30, "unprepared": 30, "white": 15,
                                               "regular": 10, "skinless": 15, "boneless": 15, "all": 10, "variety": 10,
-                                              "commercial": 10, "smooth": 10, "original": 10]
+                                              "commercial": 10, "smooth": 10, "original": 10, "average": 30]
     /// Words that mark a processed, prepared or stand-in form.
-    static let processedWords: [String: Int32] = ["substitute": 100, "imitation": 100, "mix": 50, "evaporated": 50, "condensed": 50,
-                                                  "breaded": 40, "prepared": 30, "recipe": 30, "flavored": 30, "sliced": 30,
+    static let processedWords: [String: Int32] = ["substitute": 100, "imitation": 100, "meatless": 100, "mix": 50, "evaporated": 50, "condensed": 50,
+                                                  "breaded": 40, "prepared": 30, "recipe": 30, "flavored": 30, "sliced": 30, "deli": 30,
                                                   "solution": 30, "fortified": 20, "reduced": 20, "canned": 20, "sweetened": 20,
                                                   "dehydrated": 20, "powder": 20, "cooked": 20, "roasted": 20, "fried": 20,
                                                   "grilled": 20, "baked": 20, "stewed": 20, "braised": 20, "broiled": 20,
                                                   "microwaved": 20, "heated": 20, "frozen": 10, "dry": 10, "dried": 10]
     static let groupPenalties: [String: Int32] = ["Baby Foods": 200, "Fast Foods": 150, "Restaurant Foods": 150,
-                                                  "Sausages and Luncheon Meats": 150, "Meals, Entrees, and Side Dishes": 100,
+                                                  "Sausages and Luncheon Meats": 60, "Meals, Entrees, and Side Dishes": 100,
                                                   "American Indian/Alaska Native Foods": 100, "Soups, Sauces, and Gravies": 50,
                                                   "Sweets": 50, "Snacks": 50]
     /// Upper-case words that are abbreviations, not brands.
@@ -111,9 +112,9 @@ struct SearchIndex: Sendable {
         // Stop words and negations are interned first so they can be recognised by id alone.
         var interner = Interner()
         interner.ids.reserveCapacity(16_384)
-        let negationIDs = SearchIndex.negations.sorted().map { interner.intern($0) }
         for word in SearchIndex.stopWords.sorted() { _ = interner.intern(word) }
-        let stopCount = Int32(interner.terms.count)
+        let stopCount = Int32(interner.terms.count)  // ids below this are stop words
+        let negationIDs = SearchIndex.negations.sorted().map { interner.intern($0) }
         let withAdded = Array("with added".utf8)
         let withoutAdded = Array("without added".utf8)
 
@@ -135,7 +136,10 @@ struct SearchIndex: Sendable {
             for (index, segment) in segments.enumerated() {
                 let weight = index < headEnd ? SearchIndex.headWeight
                     : (index == headEnd ? SearchIndex.nextSegmentWeight : SearchIndex.laterSegmentWeight)
-                let isDetail = bytes[segment].starts(with: withAdded) || bytes[segment].starts(with: withoutAdded)
+                // "with added vitamin A and vitamin D" only says how a food is fortified; but "with
+                // added solution" (injected brine) is a different product, so it stays a real word.
+                let isDetail = (bytes[segment].starts(with: withAdded) || bytes[segment].starts(with: withoutAdded))
+                    && !String(decoding: bytes[segment], as: UTF8.self).contains("solution")
                 let isCategory = skipsCategory && index == 0
                 var depth = 0
                 var partStart = segment.lowerBound
@@ -267,29 +271,48 @@ struct SearchIndex: Sendable {
     struct Alternative {
         let exact: Int32
         let prefixRange: Range<Int32>
+        /// How many typed words this stands for: 2 for "soymilk" read from "soy milk", so the
+        /// joined reading scores like two matched words.
+        var span: Int32 = 1
     }
 
-    /// Query words as alternatives; nil when the query has no usable word or too many.
-    func queryWords(_ query: String) -> [[Alternative]]? {
-        var terms = SearchText.terms(query)
-        // "2 percent milk" → "2%", like "2% milk".
-        var merged: [String] = []
-        for term in terms {
-            if term == "percent", let last = merged.last, last.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-                merged[merged.count - 1] = last + "%"
+    /// Normalised query terms: folded, stemmed, "2 percent" → "2%", stop words dropped (unless
+    /// the query is nothing else), duplicates dropped. Nil when there is no usable word or too many.
+    func queryTerms(_ query: String) -> [String]? {
+        var terms: [String] = []
+        for term in SearchText.terms(query) {
+            if term == "percent", let last = terms.last, last.utf8.allSatisfy(SearchText.isDigit) {
+                terms[terms.count - 1] = last + "%"
             } else {
-                merged.append(term)
+                terms.append(term)
             }
         }
-        terms = merged
         let meaningful = terms.filter { !SearchIndex.stopWords.contains($0) }
         if !meaningful.isEmpty { terms = meaningful }
         var seen = Set<String>()
         terms = terms.filter { seen.insert($0).inserted }
         guard !terms.isEmpty, terms.count <= SearchIndex.maximumQueryTerms else { return nil }
-        return terms.map { term in
-            ([term] + (SearchIndex.synonyms[term] ?? [])).map(alternative)
+        return terms
+    }
+
+    /// The ways to read the query: as typed, and with two adjacent words joined when USDA writes
+    /// them as one ("soy milk" → "soymilk", "hot dog" → "hotdog", "oat meal" → "oatmeal").
+    func queryVariants(_ query: String) -> [[[Alternative]]]? {
+        guard let terms = queryTerms(query) else { return nil }
+        func words(_ terms: [String]) -> [[Alternative]] {
+            terms.map { term in ([term] + (SearchIndex.synonyms[term] ?? [])).map(alternative) }
         }
+        var variants = [words(terms)]
+        for index in terms.indices.dropLast() {
+            let joined = SearchText.stem(Array((terms[index] + terms[index + 1]).utf8))
+            guard alternative(joined).exact >= 0 else { continue }
+            var merged = terms
+            merged.replaceSubrange(index...index + 1, with: [joined])
+            var variant = words(merged)
+            for position in variant[index].indices { variant[index][position].span = 2 }
+            variants.append(variant)
+        }
+        return variants
     }
 
     private func alternative(_ term: String) -> Alternative {
@@ -316,15 +339,30 @@ struct SearchIndex: Sendable {
 
     /// Indices of the best `limit` foods, best first.
     func search(_ query: String, limit: Int) -> [Int] {
-        guard limit > 0, let words = queryWords(query) else { return [] }
+        guard limit > 0, let variants = queryVariants(query) else { return [] }
+        var best = [Int32](repeating: .min, count: foods.count)
+        for words in variants { score(words, into: &best) }
+        var hits: [(score: Int32, length: Int, index: Int)] = []
+        for (index, score) in best.enumerated() where score != .min {
+            hits.append((score, foods[index].descriptionLength, index))
+        }
+        // Foods are stored in NDB-number order, so the index is the final tie-break.
+        hits.sort { lhs, rhs in
+            if lhs.score != rhs.score { return lhs.score > rhs.score }
+            if lhs.length != rhs.length { return lhs.length < rhs.length }
+            return lhs.index < rhs.index
+        }
+        return hits.prefix(limit).map(\.index)
+    }
+
+    /// Scores every food that matches all `words`, keeping the higher score in `best`.
+    private func score(_ words: [[Alternative]], into best: inout [Int32]) {
         // Alternatives flattened: word w owns alternatives[wordStart[w]..<wordStart[w + 1]].
         let alternatives = words.flatMap { $0 }
         var wordStart = [0]
         for word in words { wordStart.append(wordStart[wordStart.count - 1] + word.count) }
         let queryTerms = alternatives.map(\.exact).filter { $0 >= 0 }
         var matched = [Int32](repeating: -1, count: words.count)
-        var hits: [(score: Int32, length: Int, index: Int)] = []
-
         tokens.withUnsafeBufferPointer { tokens in
             alternatives.withUnsafeBufferPointer { alternatives in
                 for foodIndex in 0..<foods.count {
@@ -332,7 +370,7 @@ struct SearchIndex: Sendable {
                     var total: Int32 = 0
                     var allMatched = true
                     for word in 0..<words.count {
-                        var best: Int32 = 0
+                        var bestPoints: Int32 = 0
                         var bestTerm: Int32 = -1
                         for position in range {
                             let token = tokens[position]
@@ -340,23 +378,23 @@ struct SearchIndex: Sendable {
                                 let alternative = alternatives[alternativeIndex]
                                 let points: Int32
                                 if token.term == alternative.exact {
-                                    points = token.weight
+                                    points = token.weight * alternative.span
                                 } else if alternative.prefixRange.contains(token.term) {
-                                    points = token.weight * SearchIndex.prefixPercent / 100
+                                    points = token.weight * alternative.span * SearchIndex.prefixPercent / 100
                                 } else {
                                     continue
                                 }
-                                if points > best {
-                                    best = points
+                                if points > bestPoints {
+                                    bestPoints = points
                                     bestTerm = token.term
                                 }
                             }
                         }
-                        if best == 0 {
+                        if bestPoints == 0 {
                             allMatched = false
                             break
                         }
-                        total += best
+                        total += bestPoints
                         matched[word] = bestTerm
                     }
                     guard allMatched else { continue }
@@ -371,16 +409,9 @@ struct SearchIndex: Sendable {
                         unmatchedExtras -= 1
                     }
                     total -= SearchIndex.extraWordPenalty * unmatchedExtras
-                    hits.append((total + food.prior, food.descriptionLength, foodIndex))
+                    best[foodIndex] = max(best[foodIndex], total + food.prior)
                 }
             }
         }
-        // Foods are stored in NDB-number order, so the index is the final tie-break.
-        hits.sort { lhs, rhs in
-            if lhs.score != rhs.score { return lhs.score > rhs.score }
-            if lhs.length != rhs.length { return lhs.length < rhs.length }
-            return lhs.index < rhs.index
-        }
-        return hits.prefix(limit).map(\.index)
     }
 }
