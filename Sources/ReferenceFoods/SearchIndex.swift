@@ -11,6 +11,9 @@
 // - a prior prefers the plain, common form: raw / whole / plain / unprepared over prepared,
 //   canned, substitute, branded, fast-food, restaurant, baby-food and deli items; foods with
 //   more household measures (a sign of everyday use) get a small bonus.
+// - a few spellings people use map to USDA's (yoghurt → yogurt, ketchup → catsup, skim →
+//   nonfat), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
+//   word ("soy milk" → "Soymilk", "low fat" → "lowfat"), scoring as two matched words.
 // Ties fall back to the shorter description, then the lower NDB number.
 
 struct SearchIndex: Sendable {
