@@ -8,6 +8,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The package normally generates Bundle.module; the benchmark reads the directory directly.
 printf 'import Foundation\nextension Foundation.Bundle { static let module = Bundle.main }\n' > "$work/bundle.swift"
-swiftc -O -wmo -parse-as-library -module-name ReferenceFoods -o "$work/reference-bench" \
-  Sources/ReferenceFoods/*.swift "$work/bundle.swift" tools/bench/reference-main.swift
+repo=$(pwd)
+# Compile inside the scratch directory so swiftc's module side files do not land in the repository.
+(cd "$work" && swiftc -O -wmo -parse-as-library -module-name ReferenceFoods -o "$work/reference-bench" \
+  "$repo"/Sources/ReferenceFoods/*.swift "$work/bundle.swift" "$repo/tools/bench/reference-main.swift")
 "$work/reference-bench" Sources/ReferenceFoods/Resources
