@@ -94,6 +94,9 @@ public final class AgentRunner: Sendable {
 
     // MARK: - Starting runs
 
+    /// A fresh thread id from the runner's id source (deterministic in tests and replay).
+    public func newThreadID() -> String { environment.ids.next() }
+
     /// Stores the user's message and a queued run in one transaction, then starts the run in the
     /// background. Creates the thread when it does not exist yet. Throws `AgentError.threadBusy`
     /// when a run on this thread is active (in this process or any other).
