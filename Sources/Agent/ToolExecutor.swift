@@ -162,6 +162,7 @@ struct ToolExecutor: Sendable {
     // MARK: - Writes
 
     private func executeWrite(_ item: (ordinal: Int, call: ToolCall), turn: Int, setPhase: (RunPhase) throws -> Void) async throws {
+        try Task.checkCancellation()
         let call = item.call
         let key = CallKey(runID: handle.runID, turn: turn, callID: call.id)
         let started = env.clock.monotonic()
