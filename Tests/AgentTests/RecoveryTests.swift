@@ -80,6 +80,40 @@ import TestSupport
         }
     }
 
+    struct StallingAssembler: RequestAssembler {
+        func assemble(_ context: RequestContext) async throws -> ChatRequest {
+            try await Task.sleep(for: .seconds(3600))
+            return try await FullTranscriptAssembler().assemble(context)
+        }
+    }
+
+    @Test func stoppingWhilePreparingTheRequest() async throws {
+        let h = try Harness(assembler: StallingAssembler())
+        let handle = try h.runner.submit(threadID: "t1", text: "hi")
+        try await h.waitFor("preparing") { $0.kind == .phase(.preparing) }
+        h.runner.interrupt(threadID: "t1")
+        #expect(await h.runner.outcome(of: handle.runID)?.phase == .suspended)
+        #expect(h.model.requests.isEmpty)
+    }
+
+    @Test func continueFromAnotherConnectionIsRefusedWhileBusy() async throws {
+        let dir = TempDirectory()
+        let path = dir.file("ofj.sqlite")
+        let h = try Harness(queue: try openDatabase(path))
+        h.model.enqueue(ScriptedTurn([.text("part"), .stall]), ScriptedTurn([.stall]))
+        let first = try h.runner.submit(threadID: "t1", text: "hi")
+        try await h.waitFor("delta") { $0.kind == .textDelta("part") }
+        h.runner.interrupt(threadID: "t1")
+        _ = await h.runner.outcome(of: first.runID)
+        try h.runner.continueRun(threadID: "t1")
+        try await h.waitFor("waiting again") { _ in h.events.filter { $0.kind == .phase(.waitingForProvider) }.count == 2 }
+        let other = try Harness(queue: try DatabaseQueue(path: path))
+        #expect { try other.runner.continueRun(threadID: "t1") } throws: { ($0 as? AgentError)?.kind == .threadBusy }
+        #expect { try other.runner.submit(threadID: "t1", text: "x") } throws: { ($0 as? AgentError)?.kind == .threadBusy }
+        h.runner.cancel(threadID: "t1")
+        #expect(await h.runner.outcome(of: first.runID)?.phase == .cancelled)
+    }
+
     @Test func continueIsRefusedWhenThereIsNothingToContinue() async throws {
         let h = try Harness()
         h.model.enqueue(.text("done"))
