@@ -72,8 +72,11 @@ public final class AgentRunner: Sendable {
     }
     private struct State {
         var active: [String: Active] = [:]
+        /// Outcomes of recent runs, for `outcome(of:)` after the fact (bounded, oldest dropped).
         var finished: [String: RunOutcome] = [:]
+        var finishedOrder: [String] = []
     }
+    private static let keptOutcomes = 256
     private let state = Mutex(State())
 
     public init(store: ConversationStore, model: any ChatModel, tools: ToolRegistry, approvals: any ApprovalGate,
@@ -187,6 +190,11 @@ public final class AgentRunner: Sendable {
         state.withLock { s in
             s.active[runID] = nil
             s.finished[runID] = outcome
+            s.finishedOrder.append(runID)
+            if s.finishedOrder.count > Self.keptOutcomes {
+                let dropped = s.finishedOrder.removeFirst()
+                if !s.finishedOrder.contains(dropped) { s.finished[dropped] = nil }
+            }
         }
     }
 

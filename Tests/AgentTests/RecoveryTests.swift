@@ -189,6 +189,11 @@ import TestSupport
         if [.afterWriteCommit, .beforeFinalize].contains(point) { #expect(gate.asked.isEmpty) }
         let transcript = try second.store.transcript(threadID: "t1").map(\.message)
         #expect(RequestNormalizer.violations(transcript).isEmpty, "\(transcript)")
+        if point == .afterFirstTextDelta {
+            // The text that arrived before the crash was saved and kept as a partial message.
+            let partial = try second.store.transcript(threadID: "t1").filter { $0.state == .partial }
+            #expect(partial.map(\.message) == [.assistant("Checking first. ")])
+        }
         #expect(try second.store.run(runID)?.phase == .completed)
     }
 
