@@ -197,6 +197,56 @@ import TestSupport
         #expect(try second.store.run(runID)?.phase == .completed)
     }
 
+    /// Crashes the n-th time a point is reached.
+    final class CrashOnNth: FaultInjector {
+        let point: FaultPoint
+        let seen = Counter()
+        let n: Int
+        init(_ point: FaultPoint, n: Int) { self.point = point; self.n = n }
+        func reached(_ p: FaultPoint, runID: String) throws {
+            guard p == point else { return }
+            seen.increment()
+            if seen.count == n { throw SimulatedCrash(point: p) }
+        }
+    }
+
+    @Test(arguments: [FaultPoint.insideWriteTransaction, .afterWriteCommit, .beforeApproval])
+    func aBatchResumesWithOnlyItsUnfinishedCalls(_ point: FaultPoint) async throws {
+        let dir = TempDirectory()
+        let path = dir.file("ofj.sqlite")
+        let clock = VirtualClock()
+        func model() -> ScriptedChatModel {
+            ScriptedChatModel(clock: clock) { request, _ in
+                if request.results["w2"] != nil { return .text("Both logged.") }
+                return .calls(("r1", "lookup", #"{"query":"egg"}"#), ("w1", "add_entry", #"{"item":"egg","grams":50}"#),
+                              ("r2", "lookup", #"{"query":"toast"}"#), ("w2", "add_entry", #"{"item":"toast","grams":30}"#))
+            }
+        }
+        let firstModel = model()
+        do {
+            let first = try Harness(queue: try openDatabase(path), model: firstModel, clock: clock, faults: CrashOnNth(point, n: 2),
+                                    ids: CountingIDSource(prefix: "a-"))
+            _ = try await first.ask("log breakfast")
+            #expect(try first.entries() == (point == .afterWriteCommit ? 2 : 1))
+        }
+        let secondModel = model()
+        let gate = ScriptedApprovalGate(fallback: .allowOnce)
+        let second = try Harness(queue: try openDatabase(path), model: secondModel, clock: clock, gate: gate, ids: CountingIDSource(prefix: "b-"))
+        try second.runner.recoverInterruptedRuns()
+        let handle = try second.runner.continueRun(threadID: "t1")
+        #expect(await second.runner.outcome(of: handle.runID)?.phase == .completed)
+        #expect(try second.entries() == 2)
+        #expect(try second.ledgerRows() == 2)
+        #expect(try count(second.queue, "SELECT COUNT(*) FROM test_entries WHERE item = 'egg'") == 1)
+        // Only w2 could still need a decision; w1 was committed before the crash.
+        #expect(gate.asked.map(\.callID) == (point == .afterWriteCommit ? [] : ["w2"]))
+        #expect(secondModel.requests.count == 1) // just the final answer
+        expectWellFormed(firstModel.requests + secondModel.requests)
+        let records = try second.store.toolRecords(runID: handle.runID)
+        #expect(records.map(\.callID) == ["r1", "w1", "r2", "w2"])
+        #expect(records.allSatisfy { $0.status == .succeeded })
+    }
+
     @Test func aCommittedWriteIsAnsweredFromTheLedger() async throws {
         let dir = TempDirectory()
         let path = dir.file("ofj.sqlite")
