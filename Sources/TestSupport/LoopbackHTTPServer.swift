@@ -62,6 +62,10 @@ public final class LoopbackHTTPServer: Sendable {
         /// client saw early bytes before the rest existed).
         public var holdAfterBodyBytes: Int?
         public var ending: Ending
+        /// 1xx statuses (e.g. 103 Early Hints) sent, each with a `Link` header, before the real head.
+        public var interimStatuses: [Int] = []
+        /// Trailer fields sent after the last chunk (chunked framing only).
+        public var trailers: [(String, String)] = []
 
         public init(status: Int = 200, reason: String? = nil, headers: [(String, String)] = [],
                     body: [UInt8] = [], framing: Framing = .contentLength, chunking: Chunking = .whole,
@@ -393,6 +397,8 @@ final class LoopbackServerCore: Sendable {
         }
         if !names.contains("connection") { head += "Connection: close\r\n" }
         head += "\r\n"
+        let interim = response.interimStatuses.map { "HTTP/1.1 \($0) Interim\r\nLink: </interim>; rel=preload\r\n\r\n" }
+        head = interim.joined() + head
         guard sendAll(Array(head.utf8), fd) else { return }
 
         let stopAt: Int
@@ -428,7 +434,10 @@ final class LoopbackServerCore: Sendable {
         }
         switch response.ending {
         case .complete:
-            if response.framing == .chunked { _ = sendAll(Array("0\r\n\r\n".utf8), fd) }
+            if response.framing == .chunked {
+                let trailers = response.trailers.map { "\($0.0): \($0.1)\r\n" }.joined()
+                _ = sendAll(Array("0\r\n\(trailers)\r\n".utf8), fd)
+            }
         case .reset(_, let hard):
             if hard {
                 var linger = linger(l_onoff: 1, l_linger: 0)

@@ -56,6 +56,21 @@ struct CurlTransportTests {
         #expect(try await response.collect() == Array("{}".utf8))
     }
 
+    @Test func interimResponsesAndTrailersStayOutOfTheHead() async throws {
+        let server = try LoopbackHTTPServer()
+        var response = LoopbackHTTPServer.Response(status: 200, headers: [("X-Final", "yes")], body: Array("body".utf8),
+                                                   framing: .chunked, chunking: .fixed(1))
+        response.interimStatuses = [103]
+        response.trailers = [("X-Trailer", "late")]
+        server.enqueue(response)
+        let received = try await transport.send(request(server))
+        #expect(received.head.status == 200)
+        #expect(received.head.header("x-final") == "yes")
+        #expect(received.head.header("link") == nil)
+        #expect(try await received.collect() == Array("body".utf8))
+        #expect(received.head.header("x-trailer") == nil)
+    }
+
     @Test func rateLimitedResponseCarriesRetryAfter() async throws {
         let server = try LoopbackHTTPServer()
         server.enqueue(.rateLimited(retryAfter: "7", headers: [("retry-after-ms", "7000")]))
