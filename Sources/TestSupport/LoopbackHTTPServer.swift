@@ -116,6 +116,8 @@ public final class LoopbackHTTPServer: Sendable {
         public var path: String
         public var headers: [HTTPHeader]
         public var body: [UInt8]
+        /// When the server finished reading it (server-side clock, independent of test scheduling).
+        public var receivedAt: ContinuousClock.Instant
         /// First header with this name, case-insensitively.
         public func header(_ name: String) -> String? {
             let lower = name.lowercased()
@@ -151,6 +153,8 @@ public final class LoopbackHTTPServer: Sendable {
     public var clientDisconnects: Int { core.state.withLock { $0.clientDisconnects } }
     /// When the most recent such disconnect was noticed.
     public var lastClientDisconnect: ContinuousClock.Instant? { core.state.withLock { $0.lastClientDisconnect } }
+    /// When the most recent `.stall` began (its last byte was written).
+    public var lastStallBegan: ContinuousClock.Instant? { core.state.withLock { $0.lastStallBegan } }
     /// Body bytes written to sockets so far, over all connections.
     public var bodyBytesSent: Int { core.state.withLock { $0.bodyBytesSent } }
 
@@ -197,6 +201,7 @@ struct LoopbackServerState {
     var openConnections = 0
     var clientDisconnects = 0
     var lastClientDisconnect: ContinuousClock.Instant?
+    var lastStallBegan: ContinuousClock.Instant?
     var bodyBytesSent = 0
     var stopped = false
 }
@@ -339,7 +344,8 @@ final class LoopbackServerCore: Sendable {
                     body = rest.count >= length ? Array(rest.prefix(length)) : nil
                 }
                 if let body {
-                    return .init(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: body)
+                    return .init(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers,
+                                 body: body, receivedAt: .now)
                 }
             }
             guard waitReadable(fd, timeout: -1) else { return nil }
@@ -444,6 +450,7 @@ final class LoopbackServerCore: Sendable {
                 setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
             }
         case .stall:
+            state.withLock { $0.lastStallBegan = .now }
             _ = waitForClientClose(fd)
         }
     }
