@@ -3,17 +3,19 @@ import Foundation
 import HTTP
 import Agent
 
-/// Deadline policy a provider defaults to (SPEC "Deadlines and retries").
-public enum DeadlinePolicy: String, Sendable, Hashable {
-    /// Hosted providers: first event 10 s, idle 8 s.
-    case fast
-    /// Local model servers: first event 120 s, idle 60 s.
-    case patient
+extension DeadlinePolicy {
+    /// Transport timeouts for this policy: first byte and idle follow the first-event and
+    /// stream-idle deadlines (the runner enforces the turn and run deadlines itself).
+    public var httpTimeouts: HTTPTimeouts {
+        HTTPTimeouts(connect: 10, firstByte: firstEvent, idle: streamIdle)
+    }
 
-    public var timeouts: HTTPTimeouts {
-        switch self {
-        case .fast: return HTTPTimeouts(connect: 10, firstByte: 10, idle: 8)
-        case .patient: return HTTPTimeouts(connect: 10, firstByte: 120, idle: 60)
+    /// "fast" or "patient" (config.json spelling).
+    public static func named(_ name: String) -> DeadlinePolicy? {
+        switch name.lowercased() {
+        case "fast": return .fast
+        case "patient": return .patient
+        default: return nil
         }
     }
 }
@@ -72,13 +74,13 @@ public struct ProviderFileConfig: Sendable {
         var out = ProviderFileConfig()
         out.provider = json["provider"]?.stringValue
         out.model = json["model"]?.stringValue
-        out.policy = json["policy"]?.stringValue.flatMap(DeadlinePolicy.init(rawValue:))
+        out.policy = json["policy"]?.stringValue.flatMap(DeadlinePolicy.named)
         for (name, v) in json["providers"]?.objectValue ?? [:] {
             var e = Entry()
             e.baseURL = v["base_url"]?.stringValue
             e.model = v["model"]?.stringValue
             e.wire = v["wire"]?.stringValue
-            e.policy = v["policy"]?.stringValue.flatMap(DeadlinePolicy.init(rawValue:))
+            e.policy = v["policy"]?.stringValue.flatMap(DeadlinePolicy.named)
             for (h, hv) in (v["headers"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
                 if let s = hv.stringValue { e.headers.append(HTTPHeader(h, s)) }
             }
@@ -194,11 +196,11 @@ public struct ResolvedProvider: Sendable, CustomStringConvertible {
     public var policy: DeadlinePolicy
     public var extraHeaders: [HTTPHeader]
 
-    public var description: String { "\(provider) \(model) via \(wire.rawValue) at \(baseURL) (\(policy.rawValue))" }
+    public var description: String { "\(provider) \(model) via \(wire.rawValue) at \(baseURL) (\(policy.name))" }
 
     public var adapterConfig: AdapterConfig {
         AdapterConfig(provider: provider, baseURL: baseURL, apiKey: apiKey, model: model, extraHeaders: extraHeaders,
-                      timeouts: policy.timeouts, keyVariable: keyVariable)
+                      timeouts: policy.httpTimeouts, keyVariable: keyVariable)
     }
 
     /// Builds the adapter. Returns nil for "offline" (the offline assistant is built elsewhere).
@@ -319,7 +321,7 @@ public enum ProviderDoctor {
             do {
                 let r = try ProviderResolver.resolve(flags: probe, environment: environment, file: file, credentials: credentials)
                 usable = true
-                notes.append("model \(r.model) at \(r.baseURL), \(r.policy.rawValue) deadlines")
+                notes.append("model \(r.model) at \(r.baseURL), \(r.policy.name) deadlines")
                 if ModelCatalog.localProviders.contains(spec.name) { notes.append("server not contacted") }
             } catch {
                 usable = false

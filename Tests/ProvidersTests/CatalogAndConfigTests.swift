@@ -41,6 +41,13 @@ import TestSupport
         #expect(ModelCatalog.cost(usage: Usage(inputTokens: 10, cachedInputTokens: 50, outputTokens: 1, reasoningTokens: 9), model: "gpt-5", provider: "openai") >= 0)
     }
 
+    @Test func costEstimatorForTheRunnerDeclinesUnknownHostedModels() {
+        let usage = Usage(inputTokens: 1000, outputTokens: 100)
+        #expect(ModelCatalog.costEstimator("openai", "gpt-5", usage) != nil)
+        #expect(ModelCatalog.costEstimator("openai", "mystery-model", usage) == nil)
+        #expect(ModelCatalog.costEstimator("ollama", "qwen3", usage) == 0)
+    }
+
     @Test func priceDateIsStatedAsAnEstimate() {
         #expect(ModelCatalog.pricesCheckedOn.contains("estimate"))
         #expect(ModelCatalog.known.allSatisfy { $0.contextWindow > $0.maxOutputTokens && $0.inputPrice >= $0.cachedInputPrice })
@@ -104,8 +111,9 @@ import TestSupport
         #expect(try ProviderResolver.resolve(flags: ProviderFlags(provider: "gemini"), environment: env).policy == .fast)
         let chosen = ProviderFileConfig(policy: .patient)
         #expect(try ProviderResolver.resolve(flags: ProviderFlags(provider: "gemini"), environment: env, file: chosen).policy == .patient)
-        #expect(DeadlinePolicy.patient.timeouts.firstByte == 120 && DeadlinePolicy.patient.timeouts.idle == 60)
-        #expect(DeadlinePolicy.fast.timeouts.firstByte == 10 && DeadlinePolicy.fast.timeouts.idle == 8)
+        #expect(DeadlinePolicy.patient.httpTimeouts.firstByte == 120 && DeadlinePolicy.patient.httpTimeouts.idle == 60)
+        #expect(DeadlinePolicy.fast.httpTimeouts.firstByte == 10 && DeadlinePolicy.fast.httpTimeouts.idle == 8)
+        #expect(try ProviderResolver.resolve(flags: ProviderFlags(provider: "ollama"), environment: [:]).adapterConfig.timeouts.idle == 60)
     }
 
     @Test func baseURLsFromTheEnvironment() throws {
