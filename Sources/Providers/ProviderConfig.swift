@@ -223,8 +223,11 @@ public enum ProviderResolver {
 
     /// Resolves provider and model: flags > environment > config.json; keys from the
     /// environment, then the credentials file. No provider anywhere means "offline".
+    /// `credentialsProblem` is the message from a refused credentials file: when the key is
+    /// missing it is the more useful thing to say.
     public static func resolve(flags: ProviderFlags = ProviderFlags(), environment: [String: String],
-                               file: ProviderFileConfig? = nil, credentials: [String: String] = [:]) throws -> ResolvedProvider {
+                               file: ProviderFileConfig? = nil, credentials: [String: String] = [:],
+                               credentialsProblem: String? = nil) throws -> ResolvedProvider {
         let env = environment.filter { !$0.value.isEmpty }
         let chosen = flags.provider ?? env["OFJ_PROVIDER"] ?? file?.provider ?? "offline"
         if chosen.lowercased() == "offline" {
@@ -264,6 +267,7 @@ public enum ProviderResolver {
         var key: String?
         if let variable = spec.keyVariable {
             key = env[variable] ?? credentials[variable].flatMap { $0.isEmpty ? nil : $0 }
+            if key == nil, let credentialsProblem { throw ProviderConfigError(credentialsProblem) }
             if key == nil {
                 throw ProviderConfigError("\(spec.name) needs a key; set \(variable) in the environment or in the credentials file")
             }
@@ -341,5 +345,45 @@ public enum ProviderDoctor {
             let mark = l.usable ? "ok " : "-- "
             return "\(mark)\(l.provider)\(l.selected ? " (selected)" : ""): \(l.detail)"
         }.joined(separator: "\n")
+    }
+}
+
+/// Reads the provider settings from disk: `$XDG_CONFIG_HOME/ofj/config.json` (or
+/// `~/.config/ofj/config.json`) and the credentials file. Problems are collected, not thrown, so
+/// `ofj doctor` can show them all and a broken file never hides the environment's keys.
+public enum ProviderFiles {
+    public struct Loaded: Sendable {
+        public var file: ProviderFileConfig?
+        public var credentials: [String: String]
+        /// The credentials file's refusal message, if it was refused.
+        public var credentialsProblem: String?
+        /// Every problem, one line each (config.json and credentials).
+        public var problems: [String]
+    }
+
+    public static func configPath(environment: [String: String]) -> String? {
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return "\(xdg)/ofj/config.json" }
+        if let home = environment["HOME"], !home.isEmpty { return "\(home)/.config/ofj/config.json" }
+        return nil
+    }
+
+    public static func load(environment: [String: String]) -> Loaded {
+        var loaded = Loaded(file: nil, credentials: [:], credentialsProblem: nil, problems: [])
+        if let path = configPath(environment: environment), let data = FileManager.default.contents(atPath: path) {
+            do {
+                loaded.file = try ProviderFileConfig.parse(String(decoding: data, as: UTF8.self))
+            } catch {
+                loaded.problems.append("\(path): \(error)")
+            }
+        }
+        if let path = CredentialsFile.path(environment: environment) {
+            do {
+                loaded.credentials = try CredentialsFile.load(path: path)
+            } catch {
+                loaded.credentialsProblem = String(describing: error)
+                loaded.problems.append(String(describing: error))
+            }
+        }
+        return loaded
     }
 }

@@ -227,4 +227,32 @@ import TestSupport
         #expect(byName["credentials"]?.detail.contains("chmod 600") == true)
         #expect(Set(lines.map(\.provider)).isSuperset(of: ["gemini", "openai", "openrouter", "anthropic", "azure", "ollama", "llamacpp", "vllm", "lmstudio"]))
     }
+
+    @Test func filesLoadFromTheConfigFolderAndReportProblems() throws {
+        let dir = TempDirectory()
+        let folder = dir.file("ofj")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try #"{"provider":"anthropic","model":"claude-haiku-4-5"}"#.write(toFile: "\(folder)/config.json", atomically: true, encoding: .utf8)
+        try "ANTHROPIC_API_KEY=sk-ant-file-0123456789\n".write(toFile: "\(folder)/credentials", atomically: true, encoding: .utf8)
+        #expect(chmod("\(folder)/credentials", 0o640) == 0)
+        let env = ["XDG_CONFIG_HOME": dir.path]
+        let refused = ProviderFiles.load(environment: env)
+        #expect(refused.file?.provider == "anthropic")
+        #expect(refused.credentials.isEmpty)
+        #expect(refused.problems.count == 1)
+        do {
+            _ = try ProviderResolver.resolve(environment: env, file: refused.file, credentials: refused.credentials,
+                                             credentialsProblem: refused.credentialsProblem)
+            Issue.record("resolved without a key")
+        } catch {
+            #expect(String(describing: error).contains("chmod 600"))
+        }
+        #expect(chmod("\(folder)/credentials", 0o600) == 0)
+        let ok = ProviderFiles.load(environment: env)
+        #expect(ok.problems.isEmpty)
+        let r = try ProviderResolver.resolve(environment: env, file: ok.file, credentials: ok.credentials)
+        #expect(r.provider == "anthropic" && r.model == "claude-haiku-4-5" && r.apiKey == "sk-ant-file-0123456789")
+        try "{broken".write(toFile: "\(folder)/config.json", atomically: true, encoding: .utf8)
+        #expect(ProviderFiles.load(environment: env).problems.first?.contains("config.json") == true)
+    }
 }
