@@ -122,6 +122,7 @@ struct ChatCompletionsDecoder: WireDecoder {
     var calls: [PendingCall] = []
     var finishReason: String?
     var done = false
+    var isComplete: Bool { done }
     var usage: Usage?
     var responseID: String?
     var reasoningContent = ""

@@ -206,6 +206,7 @@ public struct GeminiModel: ChatModel {
 /// Decodes Gemini `GenerateContentResponse` chunks.
 struct GeminiDecoder: WireDecoder {
     var finishReason: String?
+    var isComplete: Bool { finishReason != nil }
     var usage: Usage?
     var responseID: String?
     var sawCall = false
