@@ -84,7 +84,8 @@ struct CurlEndToEndTests {
         let start = ContinuousClock.now
         let turn = await runTurn(chat(server, idle: 0.4), request)
         #expect(turn.error?.kind == .timeout)
-        #expect(ContinuousClock.now - start < .seconds(5))
+        // Generous bound: the machine may be loaded; a hang would hit the suite time limit instead.
+        #expect(ContinuousClock.now - start < .seconds(30))
     }
 
     @Test func stallAfterOutputIsUnknownOutcome() async throws {
