@@ -94,6 +94,8 @@ public struct AnthropicModel: ChatModel {
                                        "input": WireJSON.argumentsObject(call)])
                     case .continuation(let item) where item.provider == "anthropic" && item.kind == "thinking":
                         flush()
+                        // Payloads are written by the decoder below; one that no longer parses cannot be
+                        // sent in any form, and the provider then says what is missing.
                         if let block = try? JSONValue.parse(item.payload) { blocks.append(block) }
                     default:
                         break

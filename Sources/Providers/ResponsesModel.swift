@@ -119,6 +119,7 @@ public struct ResponsesModel: ChatModel {
                                     "arguments": .string(call.arguments)])
                     case .continuation(let item) where includeReasoning && item.provider == continuationFamily && item.kind == "reasoning":
                         flush()
+                        // Written by the decoder; a corrupt item is left out (the API then just lacks the reasoning).
                         if let value = try? JSONValue.parse(item.payload) { out.append(value) }
                     default:
                         break
