@@ -79,6 +79,7 @@ public struct JournalStore: Sendable {
             throw JournalError.invalid(field: "id", reason: "\(entry.id.uuidString) is already used by another entry")
         }
         try insertEntry(entry, in: db)
+        try refreshDayTotals([entry.day], in: db)
         if let foodID = entry.savedFoodID { try touchFood(foodID, at: now, in: db) }
         return entry
     }
@@ -148,7 +149,10 @@ public struct JournalStore: Sendable {
                                nutrients: update.nutrients ?? old.nutrients, savedFoodID: old.savedFoodID, source: old.source)
         if let b = update.brand { draft.brand = b }
         let new = try validatedEntry(from: draft, id: old.id, createdAt: old.createdAt, updatedAt: max(now(), old.updatedAt))
-        try db.transaction { db in try replaceEntry(new, in: db) }
+        try db.transaction { db in
+            try replaceEntry(new, in: db)
+            try refreshDayTotals([old.day, new.day], in: db)
+        }
         return new
     }
 
@@ -173,7 +177,10 @@ public struct JournalStore: Sendable {
     @discardableResult
     public func deleteEntry(_ id: UUID, in db: Database) throws -> Entry {
         guard let old = try entry(id, in: db) else { throw JournalError.notFound(kind: "entry", id: id.uuidString) }
-        try db.transaction { db in try db.execute("DELETE FROM journal_entries WHERE id = ?", [id.uuidString]) }
+        try db.transaction { db in
+            try db.execute("DELETE FROM journal_entries WHERE id = ?", [id.uuidString])
+            try refreshDayTotals([old.day], in: db)
+        }
         return old
     }
 
@@ -282,6 +289,26 @@ public struct JournalStore: Sendable {
             try db.execute("INSERT INTO journal_entry_nutrients (day, nutrient, entry_seq, amount, total) VALUES (?, ?, ?, ?, ?)",
                            [day, id, seq, v, v * e.servings])
         }
+    }
+
+    /// Recomputes the cached per-day sums of `days` from their entries' nutrients.
+    func refreshDayTotals<S: Sequence>(_ days: S, in db: Database) throws where S.Element == CalendarDay {
+        for day in Set(days.map(\.description)) {
+            try db.execute("DELETE FROM journal_day_totals WHERE day = ?", [day])
+            try db.execute("""
+                INSERT INTO journal_day_totals (day, nutrient, total, reported)
+                SELECT day, nutrient, sum(total), count(*) FROM journal_entry_nutrients WHERE day = ? GROUP BY day, nutrient
+                """, [day])
+        }
+    }
+
+    /// Rebuilds every cached per-day sum (after bulk writes).
+    func rebuildAllDayTotals(in db: Database) throws {
+        try db.execute("DELETE FROM journal_day_totals")
+        try db.execute("""
+            INSERT INTO journal_day_totals (day, nutrient, total, reported)
+            SELECT day, nutrient, sum(total), count(*) FROM journal_entry_nutrients GROUP BY day, nutrient
+            """)
     }
 
     static let entryColumns = """

@@ -40,14 +40,13 @@ extension JournalStore {
         var amounts: [String: [String: Double]] = [:]
         var reported: [String: [String: Int]] = [:]
         var sql = """
-            SELECT day, nutrient, sum(total), count(*) FROM journal_entry_nutrients WHERE day >= ? AND day <= ?
+            SELECT day, nutrient, total, reported FROM journal_day_totals WHERE day >= ? AND day <= ?
             """
         var args: [DatabaseValueConvertible] = [from.description, to.description]
         if let ids {
             sql += " AND nutrient IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))"
             args += ids.map { $0 as DatabaseValueConvertible }
         }
-        sql += " GROUP BY day, nutrient"
         if ids?.isEmpty != true {
             try db.forEachRow(sql, args) { s in
                 guard let d = s.value(at: 0).string, let n = s.value(at: 1).string else { return }

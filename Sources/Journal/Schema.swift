@@ -40,6 +40,15 @@ extension JournalStore {
                 PRIMARY KEY (day, nutrient, entry_seq)
             ) WITHOUT ROWID;
             CREATE INDEX journal_entry_nutrients_entry ON journal_entry_nutrients (entry_seq);
+            -- Per-day sums of journal_entry_nutrients, rebuilt for a day whenever its entries
+            -- change, so a year of per-day totals reads a few thousand rows instead of ~50,000.
+            CREATE TABLE journal_day_totals (
+                day TEXT NOT NULL,
+                nutrient TEXT NOT NULL,
+                total REAL NOT NULL,
+                reported INTEGER NOT NULL,
+                PRIMARY KEY (day, nutrient)
+            ) WITHOUT ROWID;
             CREATE TABLE journal_saved_foods (
                 id TEXT PRIMARY KEY NOT NULL,
                 kind TEXT NOT NULL CHECK (kind IN ('single', 'composite', 'calculator')),
