@@ -59,7 +59,7 @@ public struct JournalStore: Sendable {
         return (try? TimeOfDay(minutes: minutes)).map(mealSchedule.defaultMeal(at:)) ?? .breakfast
     }
 
-    static let epochDay: CalendarDay = (try? CalendarDay(dayNumber: 0)) ?? { fatalError("1970-01-01 is a valid day") }()
+    static let epochDay = CalendarDay.unixEpoch
 
     // MARK: - Entries
 
