@@ -58,9 +58,10 @@ public enum JournalJSON {
             for i in r { guard u[i] >= 48, u[i] <= 57 else { return nil }; v = v * 10 + Int(u[i] - 48) }
             return v
         }
-        if (u.count == 20 || u.count == 24), u[10] == 84, u[13] == 58, u[16] == 58, u[u.count - 1] == 90,
-           let day = try? CalendarDay(parsing: String(decoding: u[0..<10], as: UTF8.self)),
-           let h = num(11..<13), let m = num(14..<16), let sec = num(17..<19), h < 24, m < 60, sec < 61 {
+        if (u.count == 20 || u.count == 24), u[10] == 84, u[13] == 58, u[16] == 58, u[u.count - 1] == 90 {
+            // The exact UTC shape we write: parse it strictly, never leniently.
+            guard let day = try? CalendarDay(parsing: String(decoding: u[0..<10], as: UTF8.self)),
+                  let h = num(11..<13), let m = num(14..<16), let sec = num(17..<19), h < 24, m < 60, sec < 60 else { return nil }
             var ms = 0
             if u.count == 24 {
                 guard u[19] == 46, let f = num(20..<23) else { return nil }
