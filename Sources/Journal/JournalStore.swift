@@ -229,7 +229,7 @@ public struct JournalStore: Sendable {
         }
         for (id, v) in n {
             guard NutrientAmounts.isPlausibleID(id) else {
-                throw JournalError.invalid(field: field, reason: "has an invalid nutrient id; use snake_case ids such as protein_g")
+                throw JournalError.invalid(field: field, reason: "has an invalid nutrient id \"\(id.prefix(40))\"; use snake_case ids such as protein_g")
             }
             guard v.isFinite, v >= 0, v <= Limits.nutrientAmount else {
                 throw JournalError.invalid(field: "\(field).\(id)", reason: "must be between 0 and \(Limits.nutrientAmount.formattedAmount), got \(v)")
