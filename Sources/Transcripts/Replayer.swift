@@ -20,12 +20,12 @@ public struct ReplayResult: Sendable {
 /// inspections); the `ofj` executable supplies the product's toolbox.
 public struct ReplayEnvironment: Sendable {
     public var makeTools: @Sendable (JournalStore) -> ToolRegistry
-    public var systemPrompt: String
+    public var systemPrompt: @Sendable (JournalStore) -> String
     public var registerMigrations: @Sendable (inout Migrator) -> Void
     /// Models other than "scripted" (e.g. the offline assistant), by provider name.
     public var makeModel: @Sendable (_ provider: String, _ journalClock: @escaping @Sendable () -> Date, _ timeZone: TimeZone) -> (any ChatModel)?
     public var version: String
-    public init(makeTools: @escaping @Sendable (JournalStore) -> ToolRegistry, systemPrompt: String,
+    public init(makeTools: @escaping @Sendable (JournalStore) -> ToolRegistry, systemPrompt: @escaping @Sendable (JournalStore) -> String,
                 registerMigrations: @escaping @Sendable (inout Migrator) -> Void,
                 makeModel: @escaping @Sendable (String, @escaping @Sendable () -> Date, TimeZone) -> (any ChatModel)?, version: String) {
         self.makeTools = makeTools
@@ -307,7 +307,7 @@ final class ReplayProcess {
         } else {
             throw Replayer.SetupError(description: "unknown provider \(replayer.provider) for replay; use scripted or offline")
         }
-        let configuration = AgentConfiguration(systemPrompt: replayer.environment.systemPrompt, policy: replayer.policy, jitter: { 0.5 },
+        let configuration = AgentConfiguration(systemPrompt: replayer.environment.systemPrompt(journal), policy: replayer.policy, jitter: { 0.5 },
                                                costEstimator: { _, _, _ in 0 })
         runner = AgentRunner(store: store, model: model, tools: tools, approvals: approvals, clock: clock, ids: replayer.ids,
                              configuration: configuration)

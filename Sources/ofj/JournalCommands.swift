@@ -106,6 +106,7 @@ struct JournalCommands {
                 throw CLIError("no reference food with id '\(refID.prefix(20))'; find ids with `ofj ref QUERY`")
             }
             let grams: Double
+            var portionMatch: ReferencePortionMatch?
             if let g = p.value("--grams") {
                 grams = try positiveNumber(g, field: "--grams")
             } else if let portionText = p.value("--portion") {
@@ -114,10 +115,11 @@ struct JournalCommands {
                     throw CLIError("'\(portionText.prefix(40))' is not a portion of this food; use --grams or one of: \(known.isEmpty ? "(none)" : known)", status: 2)
                 }
                 grams = match.grams
+                portionMatch = match
             } else {
                 grams = 100
             }
-            entry = try journal.logReferenceFood(food, grams: grams, day: dayValue, meal: meal)
+            entry = try journal.logReferenceFood(food, grams: grams, portion: portionMatch, day: dayValue, meal: meal)
         } else {
             guard let name = p.positionals.first, p.positionals.count == 1 else {
                 throw CLIError("give the food's NAME (quote it), or --food / --ref\n" + Self.logHelp, status: 2)

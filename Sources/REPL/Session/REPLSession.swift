@@ -76,7 +76,7 @@ public final class REPLSession {
         while !exitRequested {
             if terminations.value > 0 { break }
             let before = interrupts.value
-            switch input.readMessage(prompt: style.enabled ? style.bold("› ") : "› ") {
+            switch input.readMessage(prompt: "› ") {
             case .eof:
                 exitRequested = true
             case .interrupt:
