@@ -182,11 +182,12 @@ public enum Redactor {
     /// Keeps placeholders, numbers, identifier-like codes (SQLITE_BUSY, rate_limit_exceeded)
     /// and vocabulary words; everything else becomes "…".
     static func filterWord(_ token: String) -> String {
+        if placeholders.contains(where: { token.contains($0) }) {
+            // Keep the placeholder, not whatever was glued to it ("x[quoted]y").
+            return placeholders.first(where: { token.contains($0) }) ?? "…"
+        }
         let core = trimPunctuation(token)
         if core.isEmpty { return token.allSatisfy({ $0.isPunctuation || $0.isSymbol }) ? token : "…" }
-        if core.hasPrefix("[") || ["[secret]", "[url]", "[email]", "[amount]", "[quoted]", "[redacted]"].contains(where: { core.contains($0) }) {
-            return token
-        }
         if isNumber(core) || isHTTPVersion(core) { return token }
         if isCode(core) { return token }
         // Hyphenated or slashed words are kept when every part is a vocabulary word.
@@ -194,6 +195,8 @@ public enum Redactor {
         if !parts.isEmpty && parts.allSatisfy({ vocabulary.contains(String($0)) || isNumber(String($0)) }) { return token }
         return "…"
     }
+
+    static let placeholders = ["[secret]", "[url]", "[email]", "[amount]", "[quoted]", "[redacted]"]
 
     static func isHTTPVersion(_ s: String) -> Bool { s.hasPrefix("HTTP/") && s.count <= 8 }
 
@@ -228,6 +231,9 @@ public enum Redactor {
         approval approved deny denied user person run runs turn turns round rounds retry compaction checkpoint summary \
         http https get post put delete patch method path query internal_error overloaded_error \
         first last next previous new old current same different other another own \
-        one two three four five many few several
+        one two three four five many few several such event events chunk chunks data batch batches result results \
+        id ids name names item items entry entries list lists text line lines character characters byte bytes \
+        occurred happened because due unable able try tried again attempt attempts attempt available temporarily \
+        encountered reached received returned sent send sending read write writing reading open opening close closing
         """.split(whereSeparator: { $0.isWhitespace }).map(String.init))
 }
