@@ -130,12 +130,17 @@ public actor DiagnosticsFlusher {
     /// Delivers pending events now. Concurrent calls run one after another, never in parallel.
     @discardableResult
     public func flush() async -> Report {
-        while let running = current { _ = await running.value }
-        let task = Task { await self.performFlush() }
+        // Chain onto the previous flush instead of polling `current`: awaiting an already
+        // finished task does not suspend, so a polling loop could spin on the actor.
+        let previous = current
+        let task = Task {
+            _ = await previous?.value
+            return await self.performFlush()
+        }
         current = task
         // Cancelling the caller (shutdown's deadline) cancels the delivery and its HTTP request.
         let report = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
-        current = nil
+        if current == task { current = nil }
         return report
     }
 

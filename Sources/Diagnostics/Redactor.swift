@@ -10,6 +10,8 @@
 ///    Unknown words become "…". This is what "redacted by construction" means here.
 public enum Redactor {
     public static let maxLength = 300
+    /// Characters of input considered; the rest is dropped before scrubbing.
+    static let inputLimit = 1_000
 
     /// Full redaction: `scrub` followed by the vocabulary filter, bounded in length.
     public static func redact(_ text: String) -> String {
@@ -28,7 +30,14 @@ public enum Redactor {
     /// Recognising layer only: secrets, URLs, emails, amounts and quoted strings are replaced
     /// by placeholders; other words stay.
     public static func scrub(_ text: String) -> String {
-        let unquoted = removeQuoted(String(text.prefix(4_000)))
+        // Only the start matters (the result is bounded anyway); cutting keeps the caller fast.
+        // The cut token is dropped so that half a key cannot slip past the key shapes.
+        var head = Substring(text)
+        if text.utf8.count > inputLimit {
+            head = text.prefix(inputLimit)
+            if let lastSpace = head.lastIndex(where: { $0.isWhitespace }) { head = head[..<lastSpace] } else { head = "" }
+        }
+        let unquoted = removeQuoted(String(head))
         let tokens = unquoted.split(whereSeparator: { $0.isWhitespace }).map(String.init)
         var out: [String] = []
         var i = 0
@@ -146,8 +155,10 @@ public enum Redactor {
         return isUnit(s[split...].lowercased())
     }
 
+    static let edgePunctuation: Set<Character> = [".", ",", ";", ":", "!", "?", "(", ")", "[", "]", "{", "}", "<", ">", "\"", "'", "`"]
+
     static func trimPunctuation(_ s: String) -> String {
-        let edge: Set<Character> = [".", ",", ";", ":", "!", "?", "(", ")", "[", "]", "{", "}", "<", ">", "\"", "'", "`"]
+        let edge = edgePunctuation
         var sub = Substring(s)
         while let f = sub.first, edge.contains(f) { sub = sub.dropFirst() }
         while let l = sub.last, edge.contains(l), l != "%" { sub = sub.dropLast() }
@@ -234,6 +245,6 @@ public enum Redactor {
         one two three four five many few several such event events chunk chunks data batch batches result results \
         id ids name names item items entry entries list lists text line lines character characters byte bytes \
         occurred happened because due unable able try tried again attempt attempts attempt available temporarily \
-        encountered reached received returned sent send sending read write writing reading open opening close closing
+        encountered reach reached diagnostics received returned sent send sending read write writing reading open opening close closing
         """.split(whereSeparator: { $0.isWhitespace }).map(String.init))
 }
