@@ -193,7 +193,9 @@ enum Sanitize {
 
     static func isIdentifierShaped(_ s: String) -> Bool {
         guard s.count <= 128, !s.contains("://"), !Redactor.isEmail(s) else { return false }
-        return s.allSatisfy { c in c.isASCII && (c.isLetter || c.isNumber || "._:/@+-".contains(c)) }
+        guard s.allSatisfy({ c in c.isASCII && (c.isLetter || c.isNumber || "._:/@+-".contains(c)) }) else { return false }
+        // "oats_150g" or "9137kcal": an amount glued into an id is content, not an id.
+        return !s.split(whereSeparator: { "._:/@+-".contains($0) }).contains { Redactor.isAmount(String($0)) }
     }
 
     static func number(_ d: Double?) -> Double? {

@@ -12,11 +12,14 @@ public final class OutboxRecorder: DiagnosticsRecorder {
     private let now: @Sendable () -> Double
     private let failures = Mutex<(count: Int, last: String?)>((0, nil))
     private let onRecord: (@Sendable () -> Void)?
+    private let allowedToolNames: Set<String>?
 
     /// - Parameters:
     ///   - makeID: event ids (random UUIDs by default).
     ///   - onRecord: called after each stored event, e.g. `flusher.nudge` (must not block).
-    public init(outbox: DiagnosticsOutbox, appVersion: String,
+    ///   - allowedToolNames: the tool registry's names; when given, any other tool name is
+    ///     recorded as "unregistered_tool" (a name-shaped string could otherwise be content).
+    public init(outbox: DiagnosticsOutbox, appVersion: String, allowedToolNames: Set<String>? = nil,
                 makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
                 onRecord: (@Sendable () -> Void)? = nil) {
@@ -25,9 +28,14 @@ public final class OutboxRecorder: DiagnosticsRecorder {
         self.makeID = makeID
         self.now = now
         self.onRecord = onRecord
+        self.allowedToolNames = allowedToolNames
     }
 
     public func record(_ diagnostic: AgentDiagnostic) {
+        var diagnostic = diagnostic
+        if let allowedToolNames, let name = diagnostic.toolName, !allowedToolNames.contains(name) {
+            diagnostic.toolName = "unregistered_tool"
+        }
         let event = DiagnosticEvent(diagnostic, id: makeID(), occurredAt: now(), appVersion: appVersion)
         do {
             try outbox.enqueue(event)

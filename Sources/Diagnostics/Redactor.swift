@@ -84,6 +84,8 @@ public enum Redactor {
         }
         if isSecret(core) { return "[secret]" }
         if isAmount(core) { return "[amount]" }
+        // "oats_150g", "dose-12.5mg": an amount glued to other words.
+        if core.split(whereSeparator: { "_-/".contains($0) }).contains(where: { isAmount(String($0)) }) { return "[amount]" }
         // A token like "value=150g" or "(12.5mg)" hides an amount or secret after punctuation.
         let parts = core.split(whereSeparator: { "=:,;()[]{}<>|".contains($0) }).map(String.init)
         if parts.count > 1, parts.contains(where: { isSecret($0) || isAmount($0) || isEmail($0) }) {
@@ -211,11 +213,12 @@ public enum Redactor {
 
     static func isHTTPVersion(_ s: String) -> Bool { s.hasPrefix("HTTP/") && s.count <= 8 }
 
-    /// An error code: ASCII letters/digits with at least one underscore, or an all-caps word.
+    /// An error code (SQLITE_BUSY, rate_limit_exceeded, RESOURCE_EXHAUSTED): ASCII words joined by
+    /// underscores, every one of them a vocabulary word or a number. "blueberry_oatmeal" is not.
     static func isCode(_ s: String) -> Bool {
-        guard s.count <= 48, s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { return false }
-        if s.contains("_") { return s.contains(where: { $0.isLetter }) }
-        return s.count >= 2 && s.allSatisfy({ $0.isUppercase || $0.isNumber }) && s.contains(where: { $0.isLetter })
+        guard s.count <= 64, s.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { return false }
+        let parts = s.lowercased().split(separator: "_")
+        return !parts.isEmpty && parts.allSatisfy { vocabulary.contains(String($0)) || isNumber(String($0)) }
     }
 
     static let vocabulary: Set<String> = Set("""
@@ -245,6 +248,10 @@ public enum Redactor {
         one two three four five many few several such event events chunk chunks data batch batches result results \
         id ids name names item items entry entries list lists text line lines character characters byte bytes \
         occurred happened because due unable able try tried again attempt attempts attempt available temporarily \
-        encountered reach reached diagnostics received returned sent send sending read write writing reading open opening close closing
+        encountered reach reached diagnostics received \
+        sqlite sqlite3 primarykey notnull resource exhausted insufficient unavailable_error argument_error \
+        ok url uri sse tls ssl dns sql tcp ip utf8 utf ascii ms kb mb gb api_key \
+        rpm tpm rpd quota_exceeded precondition aborted unimplemented unauthenticated outofrange out range \
+        code_execution recitation prohibited spii blocklist safety_settings candidate candidates returned sent send sending read write writing reading open opening close closing
         """.split(whereSeparator: { $0.isWhitespace }).map(String.init))
 }
