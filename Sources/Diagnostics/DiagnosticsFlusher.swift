@@ -211,11 +211,12 @@ public actor DiagnosticsFlusher {
         // ignores cancellation still cannot hold the exit longer than `timeout`.
         let settled = OnceFlag()
         let result: Report? = await withCheckedContinuation { (continuation: CheckedContinuation<Report?, Never>) in
-            Task {
+            // Detached: neither side needs the actor, so a busy actor cannot delay the deadline.
+            Task.detached {
                 let report = await flushTask.value
                 if settled.claim() { continuation.resume(returning: report) }
             }
-            Task {
+            Task.detached {
                 try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
                 if settled.claim() { continuation.resume(returning: nil) }
             }

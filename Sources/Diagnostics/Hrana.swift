@@ -240,7 +240,7 @@ public enum HranaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .statement(let e):
             return "the diagnostics database reported an error (\(Redactor.scrub(e.description)))"
         case .invalidURL:
-            return "TURSO_DATABASE_URL is not a libsql://, https:// or http:// URL; fix it and try again"
+            return "TURSO_DATABASE_URL must start with libsql, https or http; fix it and try again"
         }
     }
 }

@@ -43,15 +43,23 @@ public enum Redactor {
         var i = 0
         while i < tokens.count {
             let token = tokens[i]
-            let lower = token.lowercased()
+            let plain = isPlainWord(token)
             // "Bearer X", "Basic X", "token X": the word after is the secret.
-            if ["bearer", "basic", "token"].contains(trimPunctuation(lower)), i + 1 < tokens.count {
+            // After "token" a plain word ("the token (HTTP 401)", "token expired") is prose, not a secret.
+            if plain, token.utf8.count <= 8, i + 1 < tokens.count,
+               ["bearer", "basic"].contains(trimPunctuation(token.lowercased()))
+                || (trimPunctuation(token.lowercased()) == "token" && !isPlainWord(tokens[i + 1]) && !tokens[i + 1].hasPrefix("(")) {
                 out.append(token)
                 out.append("[secret]")
                 i += 2
                 continue
             }
             // "150 g", "2200 kcal": a number followed by a unit word.
+            if plain {
+                out.append(token)
+                i += 1
+                continue
+            }
             if isNumber(trimPunctuation(token)), i + 1 < tokens.count, isUnit(trimPunctuation(tokens[i + 1]).lowercased()) {
                 out.append("[amount]")
                 i += 2
@@ -66,7 +74,23 @@ public enum Redactor {
     // MARK: - Tokens
 
     /// Replaces one whitespace-free token when it is a secret, URL, email or amount.
+    /// ASCII letters with at most edge punctuation: cannot be a secret, URL, email or amount.
+    /// Checked on UTF-8 bytes because most tokens are plain words and this is the hot path.
+    static func isPlainWord(_ token: String) -> Bool {
+        var sawLetter = false
+        for byte in token.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): sawLetter = true
+            case UInt8(ascii: "."), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "!"), UInt8(ascii: "?"),
+                 UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "'"): continue
+            default: return false
+            }
+        }
+        return sawLetter
+    }
+
     static func scrubToken(_ token: String) -> String {
+        if isPlainWord(token) { return token }
         let core = trimPunctuation(token)
         if core.isEmpty { return token }
         let lower = core.lowercased()
@@ -195,6 +219,10 @@ public enum Redactor {
     /// Keeps placeholders, numbers, identifier-like codes (SQLITE_BUSY, rate_limit_exceeded)
     /// and vocabulary words; everything else becomes "…".
     static func filterWord(_ token: String) -> String {
+        if isPlainWord(token) {
+            let word = token.utf8.filter { ($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z") }
+            return vocabulary.contains(String(decoding: word.map { $0 | 0x20 }, as: UTF8.self)) ? token : "…"
+        }
         if placeholders.contains(where: { token.contains($0) }) {
             // Keep the placeholder, not whatever was glued to it ("x[quoted]y").
             return placeholders.first(where: { token.contains($0) }) ?? "…"
@@ -249,6 +277,7 @@ public enum Redactor {
         id ids name names item items entry entries list lists text line lines character characters byte bytes \
         occurred happened because due unable able try tried again attempt attempts attempt available temporarily \
         encountered reach reached diagnostics received \
+        start started stop stopped turso ofj libsql baton limiting limited expired expire expires revoked check fix set bug report reported unreadable answer answered rejected delivery deliver delivered \
         sqlite sqlite3 primarykey notnull resource exhausted insufficient unavailable_error argument_error \
         ok url uri sse tls ssl dns sql tcp ip utf8 utf ascii ms kb mb gb api_key \
         rpm tpm rpd quota_exceeded precondition aborted unimplemented unauthenticated outofrange out range \

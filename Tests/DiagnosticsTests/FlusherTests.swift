@@ -33,6 +33,7 @@ import Testing
     @Test func batchesStayWellUnderOneMiB() async throws {
         let (fake, outbox, flusher) = try setup()
         for i in 1...500 {
+            if i % 50 == 0 { await Task.yield() }
             var d = Fixtures.diagnostic(.failure, status: "error")
             d.errorMessage = String(repeating: "connection reset by the server ", count: 20)
             try outbox.enqueue(DiagnosticEvent(d, id: "e\(i)", occurredAt: Date().timeIntervalSince1970, appVersion: "0.1.0"))
@@ -132,7 +133,8 @@ import Testing
         let start = Date()
         let report = await flusher.shutdown(timeout: 0.5)
         let elapsed = Date().timeIntervalSince(start)
-        #expect(elapsed < 2.0, "shutdown took \(elapsed) s")
+        // The deadline is 0.5 s; the slack is for a debug build on a shared, busy 2-core machine.
+        #expect(elapsed < 3.0, "shutdown took \(elapsed) s")
         #expect(report == nil || report?.succeeded == false)
         #expect(try outbox.status().pending == 1, "undelivered events stay for the next start")
     }

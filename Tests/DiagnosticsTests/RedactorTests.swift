@@ -82,3 +82,14 @@ import Testing
         #expect(elapsed < .seconds(3), "50 redactions took \(elapsed)")  // generous: debug build on a shared 2-core machine
     }
 }
+
+@Suite struct OwnMessagesSurviveRedactionTests {
+    /// `diag status` shows the last error after redaction: ofj's own guidance must survive it.
+    @Test(arguments: [
+        HranaError.unauthorized(status: 401), .notFound, .rateLimited(retryAfter: nil), .server(status: 503),
+        .network("cancelled"), .invalidURL, .protocolError(status: 400, message: "Invalid baton"),
+    ])
+    func hranaErrors(error: HranaError) {
+        #expect(Redactor.redact(error.description) == error.description)
+    }
+}
