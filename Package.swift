@@ -29,7 +29,7 @@ let package = Package(
                 swiftSettings: swiftSettings),
         .executableTarget(name: "ofj", dependencies: ["REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools"],
                           swiftSettings: swiftSettings),
-        .target(name: "TestSupport", dependencies: ["SQLiteKit", "Agent", "HTTP"], path: "Sources/TestSupport",
+        .target(name: "TestSupport", dependencies: ["SQLiteKit", "Agent", "HTTP", "CEditLine"], path: "Sources/TestSupport",
                 swiftSettings: swiftSettings),
 
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),

@@ -36,6 +36,9 @@ public protocol AgentClock: Sendable {
     func monotonic() -> Double
     /// Sleeps (cancellable).
     func sleep(seconds: Double) async throws
+    /// Runs `action` once after `seconds` unless the returned timer is cancelled first. Deadlines use
+    /// it, so a virtual clock can fire them exactly when its time passes. Default: a sleeping task.
+    func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> ScheduledTimer
 }
 
 /// Source of ids (UUID strings in production, counters in tests).

@@ -60,10 +60,21 @@ public protocol Tool: Sendable {
     /// JSON Schema of the arguments object.
     var parameters: JSONValue { get }
     var effect: ToolEffect { get }
+    /// Which deadline of the policy bounds one execution (default: a local read, 1 s when fast).
+    var timing: ToolTiming { get }
     /// One short line for the person while the tool runs ("searching your Food Bank for 'yogurt'").
     func activity(arguments: JSONValue) -> String
     /// Read tools: run and answer.
     func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput
+}
+
+/// The deadline class of a read tool: local reads are quick, web tools may take longer.
+public enum ToolTiming: String, Sendable, Hashable {
+    case localRead = "local_read", webSearch = "web_search", urlFetch = "url_fetch"
+}
+
+extension Tool {
+    public var timing: ToolTiming { .localRead }
 }
 
 /// A tool that changes data. It never runs without approval, and it applies its change inside the

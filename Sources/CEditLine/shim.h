@@ -21,3 +21,23 @@ static inline int cedit_history_setunique(History *h, HistEvent *ev, int on) { r
 static inline int cedit_history_enter(History *h, HistEvent *ev, const char *line) { return history(h, ev, H_ENTER, line); }
 static inline int cedit_history_load(History *h, HistEvent *ev, const char *path) { return history(h, ev, H_LOAD, path); }
 static inline int cedit_history_save(History *h, HistEvent *ev, const char *path) { return history(h, ev, H_SAVE, path); }
+
+// Swift 6 treats the C globals stdin/stdout/stderr as unsafe shared state; these return them.
+static inline FILE *cedit_stdin(void) { return stdin; }
+static inline FILE *cedit_stdout(void) { return stdout; }
+static inline FILE *cedit_stderr(void) { return stderr; }
+
+// Pseudo-terminal calls (hidden behind _XOPEN_SOURCE in glibc's headers), for the REPL's
+// terminal tests.
+extern int posix_openpt(int flags);
+extern int grantpt(int fd);
+extern int unlockpt(int fd);
+extern char *ptsname(int fd);
+static inline int cedit_openpt(int flags) { return posix_openpt(flags); }
+static inline int cedit_grantpt(int fd) { return grantpt(fd); }
+static inline int cedit_unlockpt(int fd) { return unlockpt(fd); }
+static inline char *cedit_ptsname(int fd) { return ptsname(fd); }
+static inline short cedit_spawn_setsid(void) { return 0x80; } /* POSIX_SPAWN_SETSID (glibc) */
+
+// Keeps Ctrl-C as a key while editing (no SIGINT), so the editor can return at once.
+static inline int cedit_keep_ctrl_c_as_key(EditLine *el) { return el_set(el, EL_SETTY, "-d", "-isig", NULL); }

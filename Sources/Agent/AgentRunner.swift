@@ -1,0 +1,275 @@
+// The agent loop's public face: submit, continue, stop, recover, and the one event stream.
+import SQLiteKit
+import Synchronization
+
+/// Settings of a runner.
+public struct AgentConfiguration: Sendable {
+    public var systemPrompt: String
+    public var policy: DeadlinePolicy
+    public var maxTurnsPerMessage: Int
+    public var maxParallelReads: Int
+    public var maxOutputTokens: Int
+    /// A number in 0..<1 for backoff jitter (fixed in tests).
+    public var jitter: @Sendable () -> Double
+    /// Estimated cost of one round in USD, from a price table; nil when unknown.
+    public var costEstimator: (@Sendable (_ provider: String, _ model: String, _ usage: Usage) -> Double?)?
+
+    public init(systemPrompt: String, policy: DeadlinePolicy = .fast, maxTurnsPerMessage: Int = 8, maxParallelReads: Int = 3,
+                maxOutputTokens: Int = 4_000, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+                costEstimator: (@Sendable (String, String, Usage) -> Double?)? = nil) {
+        self.systemPrompt = systemPrompt
+        self.policy = policy
+        self.maxTurnsPerMessage = maxTurnsPerMessage
+        self.maxParallelReads = maxParallelReads
+        self.maxOutputTokens = maxOutputTokens
+        self.jitter = jitter
+        self.costEstimator = costEstimator
+    }
+}
+
+/// Identifies a run that was started.
+public struct RunHandle: Sendable, Hashable {
+    public var threadID: String
+    public var runID: String
+}
+
+/// Everything a run needs, shared by all runs of one runner.
+struct RunnerEnvironment: Sendable {
+    var store: ConversationStore
+    var tools: ToolRegistry
+    var approvals: any ApprovalGate
+    var clock: any AgentClock
+    var ids: any IDSource
+    var diagnostics: any DiagnosticsRecorder
+    var configuration: AgentConfiguration
+    var assembler: any RequestAssembler
+    var faults: (any FaultInjector)?
+    var emit: @Sendable (AgentEvent) -> Void
+}
+
+/// How a stop request should leave the run.
+enum StopMode: Sendable { case suspend, cancel }
+
+final class StopBox: Sendable {
+    private let mode = Mutex<StopMode?>(nil)
+    var value: StopMode? { mode.withLock { $0 } }
+    func set(_ m: StopMode) { mode.withLock { if $0 == nil { $0 = m } } }
+}
+
+/// Runs the agent loop for threads stored in a `ConversationStore`. Thread-safe; one instance
+/// per process. Every frontend renders `events`.
+public final class AgentRunner: Sendable {
+    public let store: ConversationStore
+    public let events: AsyncStream<AgentEvent>
+    private let continuation: AsyncStream<AgentEvent>.Continuation
+    private let environment: RunnerEnvironment
+    private let defaultModel: any ChatModel
+
+    private struct Active {
+        var threadID: String
+        var task: Task<RunOutcome, Never>
+        var stop: StopBox
+    }
+    private struct State {
+        var active: [String: Active] = [:]
+        var finished: [String: RunOutcome] = [:]
+    }
+    private let state = Mutex(State())
+
+    public init(store: ConversationStore, model: any ChatModel, tools: ToolRegistry, approvals: any ApprovalGate,
+                clock: any AgentClock = SystemClock(), ids: any IDSource = UUIDSource(),
+                diagnostics: any DiagnosticsRecorder = NoDiagnostics(), configuration: AgentConfiguration,
+                assembler: any RequestAssembler = FullTranscriptAssembler(), faults: (any FaultInjector)? = nil) {
+        self.store = store
+        self.defaultModel = model
+        let (stream, continuation) = AsyncStream<AgentEvent>.makeStream()
+        self.events = stream
+        self.continuation = continuation
+        self.environment = RunnerEnvironment(store: store, tools: tools, approvals: approvals, clock: clock, ids: ids,
+                                             diagnostics: diagnostics, configuration: configuration, assembler: assembler,
+                                             faults: faults, emit: { continuation.yield($0) })
+    }
+
+    deinit { continuation.finish() }
+
+    // MARK: - Starting runs
+
+    /// Stores the user's message and a queued run in one transaction, then starts the run in the
+    /// background. Creates the thread when it does not exist yet. Throws `AgentError.threadBusy`
+    /// when a run on this thread is active (in this process or any other).
+    @discardableResult
+    public func submit(threadID: String, text: String, model: (any ChatModel)? = nil) throws -> RunHandle {
+        let model = model ?? defaultModel
+        let runID = environment.ids.next()
+        let now = environment.clock.now()
+        do {
+            try store.queue.write { db in
+                try ConversationStore.ensureThread(db, id: threadID, now: now)
+                // A new message supersedes a run left suspended: it can no longer be continued.
+                try db.execute("""
+                    UPDATE agent_runs SET phase = 'cancelled', error_class = 'superseded',
+                        error_line = 'A newer message replaced this interrupted answer.', phase_changed_at = ?, finished_at = ?
+                    WHERE thread_id = ? AND phase = 'suspended'
+                    """, [now, now, threadID])
+                try db.execute("""
+                    INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at)
+                    VALUES (?, ?, 'queued', ?, ?, ?, ?)
+                    """, [runID, threadID, model.provider, model.model, now, now])
+                try ConversationStore.insertMessage(db, threadID: threadID, runID: runID, role: .user, turn: nil, state: .complete,
+                                                    parts: [.text(text)], now: now)
+                try db.execute("UPDATE agent_threads SET title = ? WHERE id = ? AND title IS NULL", [Self.autoTitle(text), threadID])
+                try db.execute("UPDATE agent_threads SET provider = ?, model = ? WHERE id = ?", [model.provider, model.model, threadID])
+            }
+        } catch let error as DatabaseError where Self.isActiveRunConflict(error) {
+            throw AgentError.busy
+        } catch {
+            throw AgentError.storage(error)
+        }
+        environment.emit(AgentEvent(threadID: threadID, runID: runID, kind: .phase(.queued)))
+        start(RunHandle(threadID: threadID, runID: runID), model: model, turnsUsed: 0)
+        return RunHandle(threadID: threadID, runID: runID)
+    }
+
+    /// Resumes the thread's latest run if it is `suspended`: unanswered tool calls of its last
+    /// complete turn run (committed writes return their ledger result), then the loop goes on.
+    /// Nothing is sent to the provider unless the stored transcript needs another model turn.
+    @discardableResult
+    public func continueRun(threadID: String, model: (any ChatModel)? = nil) throws -> RunHandle {
+        let model = model ?? defaultModel
+        let now = environment.clock.now()
+        let record: RunRecord
+        do {
+            record = try store.queue.write { db in
+                guard let latest = try db.row("SELECT \(ConversationStore.runColumns) FROM agent_runs WHERE thread_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+                                              [threadID]).map(ConversationStore.runRecord) else {
+                    throw AgentError(.nothingToContinue, "This thread has nothing to continue; send a message instead.")
+                }
+                if latest.phase.isActive { throw AgentError.busy }
+                guard latest.phase == .suspended else {
+                    throw AgentError(.nothingToContinue, "The last answer in this thread is not interrupted; send a message instead.")
+                }
+                try db.execute("""
+                    UPDATE agent_runs SET phase = 'queued', error_class = NULL, error_line = NULL, phase_changed_at = ?, finished_at = NULL,
+                        provider = ?, model = ?
+                    WHERE id = ?
+                    """, [now, model.provider, model.model, latest.id])
+                return latest
+            }
+        } catch let error as DatabaseError where Self.isActiveRunConflict(error) {
+            throw AgentError.busy
+        } catch {
+            throw AgentError.storage(error)
+        }
+        environment.emit(AgentEvent(threadID: threadID, runID: record.id, kind: .phase(.queued)))
+        start(RunHandle(threadID: threadID, runID: record.id), model: model, turnsUsed: record.turnsUsed)
+        return RunHandle(threadID: threadID, runID: record.id)
+    }
+
+    private func start(_ handle: RunHandle, model: any ChatModel, turnsUsed: Int) {
+        let environment = self.environment
+        let stop = StopBox()
+        state.withLock { s in
+            let task = Task { [weak self] () -> RunOutcome in
+                let execution = RunExecution(environment: environment, handle: handle, model: model, turnsUsed: turnsUsed, stop: stop)
+                let outcome = await execution.run()
+                self?.finished(handle.runID, outcome)
+                return outcome
+            }
+            s.active[handle.runID] = Active(threadID: handle.threadID, task: task, stop: stop)
+            s.finished[handle.runID] = nil
+        }
+    }
+
+    private func finished(_ runID: String, _ outcome: RunOutcome) {
+        state.withLock { s in
+            s.active[runID] = nil
+            s.finished[runID] = outcome
+        }
+    }
+
+    // MARK: - Stopping and waiting
+
+    /// Stops the thread's active run and leaves it `suspended` (Ctrl-C, SIGTERM): partial text is
+    /// kept and `continueRun` can resume it.
+    public func interrupt(threadID: String) { stop(threadID: threadID, .suspend) }
+
+    /// Stops the thread's active run for good: it ends `cancelled`, and unanswered calls get a
+    /// result saying they were cancelled.
+    public func cancel(threadID: String) { stop(threadID: threadID, .cancel) }
+
+    /// Interrupts every active run (process shutdown).
+    public func interruptAll() {
+        let runs = state.withLock { Array($0.active.values) }
+        for run in runs {
+            run.stop.set(.suspend)
+            run.task.cancel()
+        }
+    }
+
+    private func stop(threadID: String, _ mode: StopMode) {
+        let runs = state.withLock { $0.active.values.filter { $0.threadID == threadID } }
+        for run in runs {
+            run.stop.set(mode)
+            run.task.cancel()
+        }
+    }
+
+    /// Waits for a run of this runner to end; nil for a run it does not know.
+    public func outcome(of runID: String) async -> RunOutcome? {
+        // A continued run reuses its id: the active task, if any, is the one to wait for.
+        let (task, done) = state.withLock { ($0.active[runID]?.task, $0.finished[runID]) }
+        if let task { return await task.value }
+        return done
+    }
+
+    /// Whether this runner is working on the thread right now.
+    public func isActive(threadID: String) -> Bool {
+        state.withLock { $0.active.values.contains { $0.threadID == threadID } }
+    }
+
+    // MARK: - Recovery
+
+    /// Call once at start: runs left in an active phase by a process that stopped (crash, kill,
+    /// power loss) become `suspended`; their half-streamed messages become `partial` and tool
+    /// calls caught running become `interrupted`. Runs of this runner are left alone. Sends
+    /// nothing to any provider. Returns the runs now suspended.
+    @discardableResult
+    public func recoverInterruptedRuns() throws -> [RunRecord] {
+        let mine = state.withLock { Set($0.active.keys) }
+        let now = environment.clock.now()
+        do {
+            let recovered = try store.queue.write { db -> [String] in
+                let ids = try db.rows("SELECT id FROM agent_runs WHERE phase IN (\(ConversationStore.activePhaseList)) ORDER BY created_at")
+                    .compactMap { $0[0].string }.filter { !mine.contains($0) }
+                for id in ids {
+                    try ConversationStore.setPhase(db, runID: id, .suspended, now: now,
+                                                   error: AgentError(.interrupted, "This answer was interrupted before it finished; type /continue to resume it."))
+                    try db.execute("UPDATE agent_messages SET state = 'partial' WHERE run_id = ? AND state = 'streaming'", [id])
+                    try db.execute("UPDATE agent_tool_calls SET status = 'interrupted', finished_at = ? WHERE run_id = ? AND status = 'running'", [now, id])
+                }
+                return ids
+            }
+            for id in recovered {
+                var d = AgentDiagnostic(operation: .run, status: "recovered_suspended")
+                d.runID = id
+                environment.diagnostics.record(d)
+            }
+            return try recovered.compactMap { try store.run($0) }
+        } catch {
+            throw AgentError.storage(error)
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func isActiveRunConflict(_ error: DatabaseError) -> Bool {
+        error.isConstraint && error.message.contains("agent_runs.thread_id")
+    }
+
+    /// First line of the first message, at most 60 characters.
+    static func autoTitle(_ text: String) -> String {
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init)?.trimmingSpaces() ?? ""
+        if line.isEmpty { return "New thread" }
+        return line.count <= 60 ? line : String(line.prefix(59)).trimmingSpaces() + "…"
+    }
+}

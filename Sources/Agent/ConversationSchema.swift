@@ -1,0 +1,141 @@
+// The agent's tables (threads, messages, runs, tool records, ledger, approvals, usage) as migrations.
+import SQLiteKit
+
+extension ConversationStore {
+    /// Phases in which a run is in progress; at most one such run per thread (unique partial index).
+    static let activePhaseList = "'queued','preparing','waiting_for_provider','executing_tools','awaiting_approval','finalizing'"
+
+    /// Registers the agent's migrations (identifiers start with "agent-"). Call once, with the
+    /// journal's migrations, on the shared database file.
+    public static func registerMigrations(into migrator: inout Migrator) {
+        migrator.register("agent-1-conversations", sql: """
+            CREATE TABLE agent_threads (
+                id TEXT PRIMARY KEY NOT NULL,
+                title TEXT,
+                title_is_custom INTEGER NOT NULL DEFAULT 0,
+                provider TEXT,
+                model TEXT,
+                created_at REAL NOT NULL,
+                updated_at REAL NOT NULL
+            );
+            CREATE INDEX agent_threads_by_update ON agent_threads(updated_at DESC, id);
+
+            CREATE TABLE agent_runs (
+                id TEXT PRIMARY KEY NOT NULL,
+                thread_id TEXT NOT NULL REFERENCES agent_threads(id) ON DELETE CASCADE,
+                phase TEXT NOT NULL CHECK (phase IN ('queued','preparing','waiting_for_provider','executing_tools',
+                    'awaiting_approval','finalizing','completed','failed','cancelled','suspended')),
+                provider TEXT,
+                model TEXT,
+                turns_used INTEGER NOT NULL DEFAULT 0,
+                error_class TEXT,
+                error_line TEXT,
+                created_at REAL NOT NULL,
+                phase_changed_at REAL NOT NULL,
+                finished_at REAL
+            );
+            CREATE INDEX agent_runs_by_thread ON agent_runs(thread_id, created_at);
+            CREATE INDEX agent_runs_by_phase ON agent_runs(phase);
+            CREATE UNIQUE INDEX agent_runs_one_active_per_thread ON agent_runs(thread_id)
+                WHERE phase IN (\(activePhaseList));
+
+            CREATE TABLE agent_messages (
+                id INTEGER PRIMARY KEY,
+                thread_id TEXT NOT NULL REFERENCES agent_threads(id) ON DELETE CASCADE,
+                seq INTEGER NOT NULL,
+                run_id TEXT,
+                role TEXT NOT NULL CHECK (role IN ('user','assistant','tool')),
+                turn INTEGER,
+                state TEXT NOT NULL DEFAULT 'complete' CHECK (state IN ('complete','streaming','partial')),
+                created_at REAL NOT NULL,
+                UNIQUE (thread_id, seq)
+            );
+            CREATE INDEX agent_messages_by_run ON agent_messages(run_id, turn);
+
+            CREATE TABLE agent_message_parts (
+                message_id INTEGER NOT NULL REFERENCES agent_messages(id) ON DELETE CASCADE,
+                ordinal INTEGER NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('text','tool_call','tool_result','continuation')),
+                body TEXT NOT NULL,
+                call_id TEXT,
+                name TEXT,
+                is_error INTEGER NOT NULL DEFAULT 0,
+                provider TEXT,
+                subkind TEXT,
+                PRIMARY KEY (message_id, ordinal)
+            ) WITHOUT ROWID;
+
+            CREATE TABLE agent_tool_calls (
+                run_id TEXT NOT NULL REFERENCES agent_runs(id) ON DELETE CASCADE,
+                turn INTEGER NOT NULL,
+                call_id TEXT NOT NULL,
+                thread_id TEXT NOT NULL,
+                ordinal INTEGER NOT NULL,
+                tool_name TEXT NOT NULL,
+                effect TEXT,
+                arguments TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('running','succeeded','failed','rejected','denied','cancelled','interrupted')),
+                result TEXT,
+                is_error INTEGER NOT NULL DEFAULT 0,
+                summary TEXT,
+                started_at REAL NOT NULL,
+                finished_at REAL,
+                PRIMARY KEY (run_id, turn, call_id)
+            );
+            CREATE INDEX agent_tool_calls_by_thread ON agent_tool_calls(thread_id);
+
+            CREATE TABLE agent_ledger (
+                run_id TEXT NOT NULL REFERENCES agent_runs(id) ON DELETE CASCADE,
+                turn INTEGER NOT NULL,
+                call_id TEXT NOT NULL,
+                tool_name TEXT NOT NULL,
+                arguments TEXT NOT NULL,
+                outcome TEXT NOT NULL CHECK (outcome IN ('committed','denied','failed')),
+                decision TEXT,
+                result TEXT NOT NULL,
+                summary TEXT NOT NULL,
+                is_error INTEGER NOT NULL DEFAULT 0,
+                recorded_at REAL NOT NULL,
+                PRIMARY KEY (run_id, turn, call_id)
+            );
+
+            CREATE TABLE agent_approvals (
+                id INTEGER PRIMARY KEY,
+                run_id TEXT NOT NULL REFERENCES agent_runs(id) ON DELETE CASCADE,
+                turn INTEGER NOT NULL,
+                call_id TEXT NOT NULL,
+                tool_name TEXT NOT NULL,
+                decision TEXT NOT NULL,
+                source TEXT NOT NULL,
+                waited_seconds REAL NOT NULL DEFAULT 0,
+                decided_at REAL NOT NULL
+            );
+            CREATE INDEX agent_approvals_by_run ON agent_approvals(run_id);
+
+            CREATE TABLE agent_tool_grants (
+                thread_id TEXT NOT NULL REFERENCES agent_threads(id) ON DELETE CASCADE,
+                tool_name TEXT NOT NULL,
+                granted_at REAL NOT NULL,
+                PRIMARY KEY (thread_id, tool_name)
+            ) WITHOUT ROWID;
+
+            CREATE TABLE agent_usage (
+                id INTEGER PRIMARY KEY,
+                thread_id TEXT NOT NULL REFERENCES agent_threads(id) ON DELETE CASCADE,
+                run_id TEXT NOT NULL,
+                turn INTEGER NOT NULL,
+                provider TEXT NOT NULL,
+                model TEXT NOT NULL,
+                input_tokens INTEGER NOT NULL,
+                cached_input_tokens INTEGER NOT NULL,
+                output_tokens INTEGER NOT NULL,
+                reasoning_tokens INTEGER NOT NULL,
+                cost_usd REAL,
+                provider_request_id TEXT,
+                created_at REAL NOT NULL
+            );
+            CREATE INDEX agent_usage_by_thread ON agent_usage(thread_id, created_at);
+            CREATE INDEX agent_usage_by_time ON agent_usage(created_at);
+            """)
+    }
+}

@@ -1,0 +1,342 @@
+// Persistent threads and their transcripts, runs, tool records, ledger, approvals and usage.
+import SQLiteKit
+
+/// Reads and writes the agent's tables on the shared database. The runner writes through the
+/// `static` helpers inside its own transactions; frontends use the instance methods.
+public final class ConversationStore: Sendable {
+    public let queue: DatabaseQueue
+
+    public init(queue: DatabaseQueue) { self.queue = queue }
+
+    // MARK: - Threads
+
+    /// Creates the thread unless it exists; returns it either way.
+    @discardableResult
+    public func createThread(id: String, now: Double) throws -> ThreadSummary {
+        try queue.write { db in
+            try Self.ensureThread(db, id: id, now: now)
+            guard let t = try Self.thread(db, id: id) else { throw AgentError(.internal, "thread vanished while being created") }
+            return t
+        }
+    }
+
+    public func thread(_ id: String) throws -> ThreadSummary? {
+        try queue.read { try Self.thread($0, id: id) }
+    }
+
+    /// Threads, most recently updated first.
+    public func listThreads(limit: Int = 50, offset: Int = 0) throws -> [ThreadSummary] {
+        try queue.read { db in
+            try db.rows("SELECT \(Self.threadColumns) FROM agent_threads ORDER BY updated_at DESC, id LIMIT ? OFFSET ?", [limit, offset])
+                .map(Self.threadSummary)
+        }
+    }
+
+    /// Threads whose title or any message text contains `text` (case-insensitive for ASCII),
+    /// most recently updated first.
+    public func searchThreads(_ text: String, limit: Int = 50) throws -> [ThreadSummary] {
+        let pattern = "%" + text.replacingEscapes() + "%"
+        return try queue.read { db in
+            try db.rows("""
+                SELECT \(Self.threadColumns) FROM agent_threads t
+                WHERE t.title LIKE ?1 ESCAPE '\\'
+                   OR EXISTS (SELECT 1 FROM agent_messages m JOIN agent_message_parts p ON p.message_id = m.id
+                              WHERE m.thread_id = t.id AND m.role IN ('user','assistant') AND p.kind = 'text'
+                                AND p.body LIKE ?1 ESCAPE '\\')
+                ORDER BY t.updated_at DESC, t.id LIMIT ?2
+                """, [pattern, limit]).map(Self.threadSummary)
+        }
+    }
+
+    /// Sets a title chosen by the person; auto-titling never overrides it.
+    public func renameThread(_ id: String, title: String) throws {
+        let clean = ToolRegistry.oneLine(title).trimmingSpaces()
+        try queue.write { db in
+            try db.execute("UPDATE agent_threads SET title = ?, title_is_custom = 1 WHERE id = ?", [clean, id])
+            if db.changes == 0 { throw AgentError(.threadNotFound, "No thread with id \(id); list threads to see their ids.") }
+        }
+    }
+
+    /// Deletes a thread with its messages, runs, tool records, ledger rows and usage. Refused
+    /// while a run on it is active.
+    public func deleteThread(_ id: String) throws {
+        try queue.write { db in
+            if try db.row("SELECT 1 FROM agent_runs WHERE thread_id = ? AND phase IN (\(Self.activePhaseList))", [id]) != nil {
+                throw AgentError(.threadBusy, "This thread is still answering; stop it before deleting it.")
+            }
+            try db.execute("DELETE FROM agent_threads WHERE id = ?", [id])
+            if db.changes == 0 { throw AgentError(.threadNotFound, "No thread with id \(id); list threads to see their ids.") }
+        }
+    }
+
+    // MARK: - Messages
+
+    /// The whole stored transcript of a thread, in order. One indexed query (messages by
+    /// (thread_id, seq), parts by (message_id, ordinal)).
+    public func transcript(threadID: String) throws -> [StoredMessage] {
+        try messages(threadID: threadID, afterSeq: 0)
+    }
+
+    /// Messages with `seq > afterSeq` (compaction loads only what follows a checkpoint).
+    public func messages(threadID: String, afterSeq: Int) throws -> [StoredMessage] {
+        try queue.read { try Self.messages($0, threadID: threadID, afterSeq: afterSeq) }
+    }
+
+    public func messageCount(threadID: String) throws -> Int {
+        try queue.read { try $0.scalar("SELECT COUNT(*) FROM agent_messages WHERE thread_id = ?", [threadID]).int ?? 0 }
+    }
+
+    // MARK: - Runs, tools, ledger, usage
+
+    public func run(_ id: String) throws -> RunRecord? {
+        try queue.read { try Self.run($0, id: id) }
+    }
+
+    /// Runs of a thread, oldest first.
+    public func runs(threadID: String) throws -> [RunRecord] {
+        try queue.read { db in
+            try db.rows("SELECT \(Self.runColumns) FROM agent_runs WHERE thread_id = ? ORDER BY created_at, rowid", [threadID]).map(Self.runRecord)
+        }
+    }
+
+    /// Runs left `suspended` (interrupted, crashed), oldest first.
+    public func suspendedRuns() throws -> [RunRecord] {
+        try queue.read { db in
+            try db.rows("SELECT \(Self.runColumns) FROM agent_runs WHERE phase = 'suspended' ORDER BY created_at, rowid").map(Self.runRecord)
+        }
+    }
+
+    public func toolRecords(runID: String) throws -> [ToolRecord] {
+        try queue.read { db in
+            try db.rows("SELECT \(Self.toolColumns) FROM agent_tool_calls WHERE run_id = ? ORDER BY turn, ordinal", [runID]).map(Self.toolRecord)
+        }
+    }
+
+    public func toolRecords(threadID: String) throws -> [ToolRecord] {
+        try queue.read { db in
+            try db.rows("SELECT \(Self.toolColumns) FROM agent_tool_calls WHERE thread_id = ? ORDER BY started_at, turn, ordinal", [threadID]).map(Self.toolRecord)
+        }
+    }
+
+    public func ledgerEntry(_ key: CallKey) throws -> LedgerEntry? {
+        try queue.read { try Self.ledgerEntry($0, key) }
+    }
+
+    /// Ledger rows, in the order they were recorded.
+    public func ledgerEntries(threadID: String? = nil) throws -> [LedgerEntry] {
+        try queue.read { db in
+            let sql = "SELECT l.* FROM agent_ledger l" + (threadID == nil ? "" : " JOIN agent_runs r ON r.id = l.run_id WHERE r.thread_id = ?")
+                + " ORDER BY l.recorded_at, l.rowid"
+            return try db.rows(sql, threadID.map { [$0] } ?? []).map(Self.ledgerEntry)
+        }
+    }
+
+    /// Tools the person allowed for good in this thread.
+    public func grantedTools(threadID: String) throws -> [String] {
+        try queue.read { db in
+            try db.rows("SELECT tool_name FROM agent_tool_grants WHERE thread_id = ? ORDER BY tool_name", [threadID]).compactMap { $0[0].string }
+        }
+    }
+
+    /// Approval decisions of a run: (call id, tool, decision, source), in order.
+    public func approvals(runID: String) throws -> [(callID: String, toolName: String, decision: String, source: String)] {
+        try queue.read { db in
+            try db.rows("SELECT call_id, tool_name, decision, source FROM agent_approvals WHERE run_id = ? ORDER BY id", [runID]).map {
+                ($0[0].string ?? "", $0[1].string ?? "", $0[2].string ?? "", $0[3].string ?? "")
+            }
+        }
+    }
+
+    public func usage(threadID: String) throws -> [UsageRecord] {
+        try queue.read { db in
+            try db.rows("""
+                SELECT thread_id, run_id, turn, provider, model, input_tokens, cached_input_tokens, output_tokens,
+                       reasoning_tokens, cost_usd, created_at FROM agent_usage WHERE thread_id = ? ORDER BY id
+                """, [threadID]).map { r in
+                UsageRecord(threadID: r[0].string ?? "", runID: r[1].string ?? "", turn: r[2].int ?? 0,
+                            provider: r[3].string ?? "", model: r[4].string ?? "",
+                            usage: Usage(inputTokens: r[5].int ?? 0, cachedInputTokens: r[6].int ?? 0,
+                                         outputTokens: r[7].int ?? 0, reasoningTokens: r[8].int ?? 0),
+                            costUSD: r[9].double, createdAt: r[10].double ?? 0)
+            }
+        }
+    }
+}
+
+// MARK: - Statement helpers shared with the runner (all take the connection, so they compose in transactions)
+
+extension ConversationStore {
+    static let threadColumns = "id, title, provider, model, created_at, updated_at"
+    static let runColumns = "id, thread_id, phase, provider, model, turns_used, error_class, error_line, created_at, phase_changed_at, finished_at"
+    static let toolColumns = "run_id, turn, call_id, ordinal, tool_name, arguments, status, result, is_error, summary, started_at, finished_at"
+
+    static func threadSummary(_ r: Row) -> ThreadSummary {
+        ThreadSummary(id: r[0].string ?? "", title: r[1].string ?? "New thread", provider: r[2].string, model: r[3].string,
+                      createdAt: r[4].double ?? 0, updatedAt: r[5].double ?? 0)
+    }
+
+    static func runRecord(_ r: Row) -> RunRecord {
+        RunRecord(id: r[0].string ?? "", threadID: r[1].string ?? "", phase: RunPhase(rawValue: r[2].string ?? "") ?? .failed,
+                  provider: r[3].string, model: r[4].string, turnsUsed: r[5].int ?? 0, errorClass: r[6].string,
+                  errorLine: r[7].string, createdAt: r[8].double ?? 0, phaseChangedAt: r[9].double ?? 0, finishedAt: r[10].double)
+    }
+
+    static func toolRecord(_ r: Row) -> ToolRecord {
+        ToolRecord(runID: r[0].string ?? "", turn: r[1].int ?? 0, callID: r[2].string ?? "", ordinal: r[3].int ?? 0,
+                   toolName: r[4].string ?? "", arguments: r[5].string ?? "", status: ToolCallStatus(rawValue: r[6].string ?? "") ?? .failed,
+                   result: r[7].string, isError: r[8].int == 1, summary: r[9].string, startedAt: r[10].double ?? 0, finishedAt: r[11].double)
+    }
+
+    static func ledgerEntry(_ r: Row) -> LedgerEntry {
+        LedgerEntry(runID: r["run_id"].string ?? "", turn: r["turn"].int ?? 0, callID: r["call_id"].string ?? "",
+                    toolName: r["tool_name"].string ?? "", outcome: LedgerEntry.Outcome(rawValue: r["outcome"].string ?? "") ?? .failed,
+                    decision: r["decision"].string,
+                    output: ToolOutput(content: r["result"].string ?? "", summary: r["summary"].string ?? "", isError: r["is_error"].int == 1),
+                    recordedAt: r["recorded_at"].double ?? 0)
+    }
+
+    static func thread(_ db: Database, id: String) throws -> ThreadSummary? {
+        try db.row("SELECT \(threadColumns) FROM agent_threads WHERE id = ?", [id]).map(threadSummary)
+    }
+
+    static func ensureThread(_ db: Database, id: String, now: Double) throws {
+        try db.execute("INSERT OR IGNORE INTO agent_threads (id, created_at, updated_at) VALUES (?, ?, ?)", [id, now, now])
+    }
+
+    static func run(_ db: Database, id: String) throws -> RunRecord? {
+        try db.row("SELECT \(runColumns) FROM agent_runs WHERE id = ?", [id]).map(runRecord)
+    }
+
+    static func ledgerEntry(_ db: Database, _ key: CallKey) throws -> LedgerEntry? {
+        try db.row("SELECT * FROM agent_ledger WHERE run_id = ? AND turn = ? AND call_id = ?", [key.runID, key.turn, key.callID]).map(ledgerEntry)
+    }
+
+    static func messages(_ db: Database, threadID: String, afterSeq: Int) throws -> [StoredMessage] {
+        var out: [StoredMessage] = []
+        try db.forEachRow("""
+            SELECT m.id, m.seq, m.run_id, m.turn, m.state, m.created_at, m.role,
+                   p.kind, p.body, p.call_id, p.name, p.is_error, p.provider, p.subkind
+            FROM agent_messages m LEFT JOIN agent_message_parts p ON p.message_id = m.id
+            WHERE m.thread_id = ? AND m.seq > ?
+            ORDER BY m.seq, p.ordinal
+            """, [threadID, afterSeq]) { s in
+            let id = s.value(at: 0).int64 ?? 0
+            if out.last?.id != id {
+                out.append(StoredMessage(id: id, seq: s.value(at: 1).int ?? 0, runID: s.value(at: 2).string, turn: s.value(at: 3).int,
+                                         state: MessageState(rawValue: s.value(at: 4).string ?? "") ?? .complete,
+                                         createdAt: s.value(at: 5).double ?? 0,
+                                         message: Message(role: Role(rawValue: s.value(at: 6).string ?? "") ?? .user, parts: [])))
+            }
+            guard let kind = s.value(at: 7).string else { return }
+            let body = s.value(at: 8).string ?? ""
+            let part: MessagePart
+            switch kind {
+            case "tool_call":
+                part = .toolCall(ToolCall(id: s.value(at: 9).string ?? "", name: s.value(at: 10).string ?? "", arguments: body))
+            case "tool_result":
+                part = .toolResult(ToolResult(callID: s.value(at: 9).string ?? "", name: s.value(at: 10).string ?? "", content: body,
+                                              isError: s.value(at: 11).int == 1))
+            case "continuation":
+                part = .continuation(ContinuationItem(provider: s.value(at: 12).string ?? "", kind: s.value(at: 13).string ?? "", payload: body))
+            default:
+                part = .text(body)
+            }
+            out[out.count - 1].message.parts.append(part)
+        }
+        return out
+    }
+
+    /// Inserts a message with its parts at the end of the thread; returns its row id.
+    @discardableResult
+    static func insertMessage(_ db: Database, threadID: String, runID: String?, role: Role, turn: Int?, state: MessageState,
+                              parts: [MessagePart], now: Double) throws -> Int64 {
+        let seq = (try db.scalar("SELECT MAX(seq) FROM agent_messages WHERE thread_id = ?", [threadID]).int ?? 0) + 1
+        try db.execute("INSERT INTO agent_messages (thread_id, seq, run_id, role, turn, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       [threadID, seq, runID, role.rawValue, turn, state.rawValue, now])
+        let id = db.lastInsertRowID
+        for (i, part) in parts.enumerated() { try insertPart(db, messageID: id, ordinal: i, part) }
+        try db.execute("UPDATE agent_threads SET updated_at = ? WHERE id = ?", [now, threadID])
+        return id
+    }
+
+    static func insertPart(_ db: Database, messageID: Int64, ordinal: Int, _ part: MessagePart) throws {
+        let sql = "INSERT INTO agent_message_parts (message_id, ordinal, kind, body, call_id, name, is_error, provider, subkind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        switch part {
+        case .text(let t):
+            try db.execute(sql, [messageID, ordinal, "text", t, String?.none, String?.none, 0, String?.none, String?.none])
+        case .toolCall(let c):
+            try db.execute(sql, [messageID, ordinal, "tool_call", c.arguments, c.id, c.name, 0, String?.none, String?.none])
+        case .toolResult(let r):
+            try db.execute(sql, [messageID, ordinal, "tool_result", r.content, r.callID, r.name, r.isError, String?.none, String?.none])
+        case .continuation(let c):
+            try db.execute(sql, [messageID, ordinal, "continuation", c.payload, String?.none, String?.none, 0, c.provider, c.kind])
+        }
+    }
+
+    static func updateTextPart(_ db: Database, messageID: Int64, ordinal: Int, text: String) throws {
+        try db.execute("UPDATE agent_message_parts SET body = ? WHERE message_id = ? AND ordinal = ?", [text, messageID, ordinal])
+    }
+
+    static func setMessageState(_ db: Database, messageID: Int64, _ state: MessageState) throws {
+        try db.execute("UPDATE agent_messages SET state = ? WHERE id = ?", [state.rawValue, messageID])
+    }
+
+    /// The thread's tool message for a run's turn, creating it when missing (results of one turn
+    /// share one message; each result's ordinal is its call's ordinal, so parts keep call order).
+    static func toolMessageID(_ db: Database, threadID: String, runID: String, turn: Int, now: Double) throws -> Int64 {
+        if let id = try db.scalar("SELECT id FROM agent_messages WHERE run_id = ? AND turn = ? AND role = 'tool'", [runID, turn]).int64 {
+            return id
+        }
+        return try insertMessage(db, threadID: threadID, runID: runID, role: .tool, turn: turn, state: .complete, parts: [], now: now)
+    }
+
+    /// Stores a tool result in the transcript and closes the tool record, in the caller's transaction.
+    static func recordResult(_ db: Database, threadID: String, key: CallKey, ordinal: Int, toolName: String,
+                             output: ToolOutput, status: ToolCallStatus, now: Double) throws {
+        let messageID = try toolMessageID(db, threadID: threadID, runID: key.runID, turn: key.turn, now: now)
+        try db.execute("DELETE FROM agent_message_parts WHERE message_id = ? AND ordinal = ?", [messageID, ordinal])
+        try insertPart(db, messageID: messageID, ordinal: ordinal,
+                       .toolResult(ToolResult(callID: key.callID, name: toolName, content: output.content, isError: output.isError)))
+        try db.execute("""
+            UPDATE agent_tool_calls SET status = ?, result = ?, is_error = ?, summary = ?, finished_at = ?
+            WHERE run_id = ? AND turn = ? AND call_id = ?
+            """, [status.rawValue, output.content, output.isError, output.summary, now, key.runID, key.turn, key.callID])
+        try db.execute("UPDATE agent_threads SET updated_at = ? WHERE id = ?", [now, threadID])
+    }
+
+    static func startToolRecord(_ db: Database, threadID: String, key: CallKey, ordinal: Int, call: ToolCall,
+                                effect: ToolEffect?, now: Double) throws {
+        try db.execute("""
+            INSERT INTO agent_tool_calls (run_id, turn, call_id, thread_id, ordinal, tool_name, effect, arguments, status, started_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?)
+            ON CONFLICT (run_id, turn, call_id) DO UPDATE SET status = 'running', started_at = excluded.started_at, finished_at = NULL
+            """, [key.runID, key.turn, key.callID, threadID, ordinal, call.name, effect?.rawValue, call.arguments, now])
+    }
+
+    static func setPhase(_ db: Database, runID: String, _ phase: RunPhase, now: Double, error: AgentError? = nil) throws {
+        try db.execute("""
+            UPDATE agent_runs SET phase = ?, phase_changed_at = ?, error_class = COALESCE(?, error_class),
+                error_line = COALESCE(?, error_line), finished_at = CASE WHEN ? THEN ? ELSE NULL END
+            WHERE id = ?
+            """, [phase.rawValue, now, error?.kind.rawValue, error?.line, phase.isFinal, now, runID])
+    }
+}
+
+extension String {
+    /// Escapes LIKE wildcards for `ESCAPE '\'`.
+    func replacingEscapes() -> String {
+        var out = ""
+        for c in self {
+            if c == "%" || c == "_" || c == "\\" { out.append("\\") }
+            out.append(c)
+        }
+        return out
+    }
+
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while s.first?.isWhitespace == true { s = s.dropFirst() }
+        while s.last?.isWhitespace == true { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,395 @@
+// Runs one model turn's tool calls: reads in parallel (bounded), writes as approved, ledgered barriers.
+import SQLiteKit
+
+struct ToolExecutor: Sendable {
+    let env: RunnerEnvironment
+    let handle: RunHandle
+    let budget: RunBudget
+
+    var policy: DeadlinePolicy { env.configuration.policy }
+
+    static let stoppedResult = #"{"error":"this call was stopped before it finished because the answer was stopped; it changed nothing"}"#
+
+    /// Executes calls in order: adjacent reads (and calls rejected before running) as one
+    /// parallel group, each write alone, after everything before it and before anything after it.
+    func execute(_ calls: [(ordinal: Int, call: ToolCall)], turn: Int, setPhase: (RunPhase) throws -> Void) async throws {
+        var i = 0
+        while i < calls.count {
+            if isWrite(calls[i].call) {
+                try await executeWrite(calls[i], turn: turn, setPhase: setPhase)
+                try setPhase(.executingTools)
+                i += 1
+                continue
+            }
+            var j = i
+            while j < calls.count && !isWrite(calls[j].call) { j += 1 }
+            try await executeReads(Array(calls[i..<j]), turn: turn)
+            i = j
+        }
+    }
+
+    private func isWrite(_ call: ToolCall) -> Bool { env.tools.tool(named: call.name)?.effect == .write }
+
+    private func context(_ call: ToolCall) -> ToolContext {
+        ToolContext(threadID: handle.threadID, runID: handle.runID, callID: call.id, now: WallTime(secondsSince1970: env.clock.now()))
+    }
+
+    // MARK: - Reads
+
+    private func executeReads(_ items: [(ordinal: Int, call: ToolCall)], turn: Int) async throws {
+        let limit = max(1, env.configuration.maxParallelReads)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var running = 0
+            for item in items {
+                if running >= limit {
+                    try await group.next()
+                    running -= 1
+                }
+                try Task.checkCancellation()
+                guard let job = try prepare(item, turn: turn) else { continue }
+                group.addTask { try await job.run() }
+                running += 1
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Records the call's start; returns nil when it was answered without running (rejected).
+    private func prepare(_ item: (ordinal: Int, call: ToolCall), turn: Int) throws -> ReadJob? {
+        let key = CallKey(runID: handle.runID, turn: turn, callID: item.call.id)
+        let now = env.clock.now()
+        switch env.tools.resolve(item.call) {
+        case .failure(let rejection):
+            try env.store.queue.write { db in
+                try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, call: item.call, effect: nil, now: now)
+                try ConversationStore.recordResult(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, toolName: item.call.name,
+                                                   output: rejection.output, status: .rejected, now: now)
+            }
+            emit(.toolFinished(callID: item.call.id, name: item.call.name, status: .rejected, summary: rejection.message))
+            record(.toolExecution, status: "rejected", turn: turn, call: item.call, errorClass: "invalid_arguments")
+            return nil
+        case .success(let resolved):
+            try env.store.queue.write { db in
+                try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, call: item.call,
+                                                      effect: resolved.tool.effect, now: now)
+            }
+            emit(.toolStarted(callID: item.call.id, name: item.call.name, activity: ToolRegistry.oneLine(resolved.tool.activity(arguments: resolved.arguments))))
+            return ReadJob(executor: self, key: key, ordinal: item.ordinal, call: item.call, tool: resolved.tool,
+                           arguments: resolved.arguments, context: context(item.call))
+        }
+    }
+
+    struct ReadJob: Sendable {
+        let executor: ToolExecutor
+        let key: CallKey
+        let ordinal: Int
+        let call: ToolCall
+        let tool: any Tool
+        let arguments: JSONValue
+        let context: ToolContext
+
+        func run() async throws {
+            let env = executor.env
+            let policy = executor.policy
+            let started = env.clock.monotonic()
+            let limit = policy.seconds(for: tool.timing)
+            var attempt = 0
+            var output: ToolOutput
+            var status: ToolCallStatus
+            var errorClass: String?
+            while true {
+                attempt += 1
+                let left = executor.budget.remaining
+                guard left > 0 else { throw DeadlineExpired(kind: .run, seconds: policy.run) }
+                let kind: DeadlineKind = limit <= left ? .toolRead : .run
+                do {
+                    let tool = self.tool, arguments = self.arguments, context = self.context
+                    let raw = try await withDeadline(min(limit, left), kind: kind, clock: env.clock) {
+                        try await tool.execute(arguments: arguments, context: context)
+                    }
+                    output = env.tools.bounded(raw)
+                    status = raw.isError ? .failed : .succeeded
+                    break
+                } catch let e as ToolArgumentError {
+                    output = .error(e.description)
+                    status = .rejected
+                    errorClass = "invalid_arguments"
+                    break
+                } catch let e as DeadlineExpired where e.kind == .run {
+                    throw e
+                } catch {
+                    if Task.isCancelled { throw CancellationError() }
+                    let timedOut = error is DeadlineExpired
+                    if timedOut {
+                        var t = executor.diagnostic(.timeout, status: DeadlineKind.toolRead.rawValue, turn: key.turn, call: call)
+                        t.totalMs = limit * 1000
+                        env.diagnostics.record(t)
+                    }
+                    let backoff = policy.retryBackoff * (0.8 + 0.4 * env.configuration.jitter())
+                    if attempt == 1 && backoff + 0.001 < executor.budget.remaining {
+                        var d = executor.diagnostic(.retry, status: "scheduled", turn: key.turn, call: call)
+                        d.errorClass = timedOut ? "timeout" : "tool_error"
+                        d.retryCount = 1
+                        env.diagnostics.record(d)
+                        executor.emit(.retrying(operation: "tool:\(call.name)", delaySeconds: backoff))
+                        try await env.clock.sleep(seconds: backoff)
+                        continue
+                    }
+                    let what = timedOut ? "did not answer within \(RunExecution.formatSeconds(limit))" : "failed (\(error))"
+                    output = .error("\(call.name) \(what)\(attempt > 1 ? ", twice" : ""); continue without it or try again later")
+                    status = .failed
+                    errorClass = timedOut ? "timeout" : "tool_error"
+                    break
+                }
+            }
+            let now = env.clock.now()
+            let finalOutput = output, finalStatus = status
+            try env.store.queue.write { db in
+                try ConversationStore.recordResult(db, threadID: executor.handle.threadID, key: key, ordinal: ordinal, toolName: call.name,
+                                                   output: finalOutput, status: finalStatus, now: now)
+            }
+            executor.emit(.toolFinished(callID: call.id, name: call.name, status: status, summary: output.summary))
+            var d = executor.diagnostic(.toolExecution, status: status.rawValue, turn: key.turn, call: call)
+            d.totalMs = (env.clock.monotonic() - started) * 1000
+            d.sizeBytes = output.content.utf8.count
+            d.retryCount = attempt - 1
+            d.errorClass = errorClass
+            env.diagnostics.record(d)
+            try env.faults?.reached(.afterReadResult, runID: executor.handle.runID)
+        }
+    }
+
+    // MARK: - Writes
+
+    private func executeWrite(_ item: (ordinal: Int, call: ToolCall), turn: Int, setPhase: (RunPhase) throws -> Void) async throws {
+        let call = item.call
+        let key = CallKey(runID: handle.runID, turn: turn, callID: call.id)
+        let started = env.clock.monotonic()
+
+        // Already decided or done (resumed run, retry, replay): the stored result, never a second write.
+        if let entry = try env.store.ledgerEntry(key) {
+            try answerFromLedger(entry, ordinal: item.ordinal, call: call)
+            return
+        }
+        guard case .success(let resolved) = env.tools.resolve(call), let tool = resolved.tool as? any WriteTool else {
+            let rejection: ToolRejection
+            if case .failure(let r) = env.tools.resolve(call) { rejection = r } else {
+                rejection = ToolRejection(message: "'\(call.name)' is declared as a write tool but cannot apply changes")
+            }
+            try finishWithoutWriting(item, turn: turn, output: rejection.output, status: .rejected, ledger: nil)
+            record(.toolExecution, status: "rejected", turn: turn, call: call, errorClass: "invalid_arguments")
+            return
+        }
+        let arguments = resolved.arguments
+        let context = context(call)
+        let now = env.clock.now()
+        try env.store.queue.write { db in
+            try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, call: call, effect: .write, now: now)
+        }
+        emit(.toolStarted(callID: call.id, name: call.name, activity: ToolRegistry.oneLine(tool.activity(arguments: arguments))))
+
+        // The preview also checks the arguments against the data (unknown ids, impossible units).
+        let preview: String
+        do {
+            preview = try env.store.queue.read { db in try tool.preview(arguments: arguments, context: context, database: db) }
+        } catch let e as ToolArgumentError {
+            try finishWithoutWriting(item, turn: turn, output: .error(e.description), status: .rejected, ledger: nil)
+            record(.toolExecution, status: "rejected", turn: turn, call: call, errorClass: "invalid_arguments")
+            return
+        } catch {
+            try finishWithoutWriting(item, turn: turn, output: .error("\(call.name) could not prepare this change (\(error)); nothing was written"),
+                                     status: .failed, ledger: nil)
+            record(.toolExecution, status: "failed", turn: turn, call: call, errorClass: "tool_error")
+            return
+        }
+
+        // Approval: a standing grant for this tool in this thread, or the person decides now.
+        let decision: ApprovalDecision
+        let granted = try env.store.queue.read { db in
+            try db.row("SELECT 1 FROM agent_tool_grants WHERE thread_id = ? AND tool_name = ?", [handle.threadID, call.name]) != nil
+        }
+        if granted {
+            decision = .alwaysAllow
+            try recordApproval(key: key, call: call, decision: decision, source: "thread_grant", waited: 0)
+        } else {
+            try setPhase(.awaitingApproval)
+            try env.faults?.reached(.beforeApproval, runID: handle.runID)
+            let request = ApprovalRequest(threadID: handle.threadID, runID: handle.runID, callID: call.id, toolName: call.name, preview: preview)
+            emit(.approvalRequested(request))
+            let askedAt = env.clock.monotonic()
+            let answer = await env.approvals.decide(request)
+            let waited = env.clock.monotonic() - askedAt
+            budget.exclude(waited)
+            // Stopped while asking: no decision was made and nothing was written.
+            try Task.checkCancellation()
+            decision = answer
+            try recordApproval(key: key, call: call, decision: decision, source: "person", waited: waited)
+        }
+        emit(.approvalDecided(callID: call.id, name: call.name, decision: decision))
+        try env.faults?.reached(.afterApproval, runID: handle.runID)
+
+        if decision == .deny {
+            let output = ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
+                                    summary: "declined; nothing was written")
+            try finishWithoutWriting(item, turn: turn, output: output, status: .denied, ledger: (.denied, decision))
+            record(.toolExecution, status: "denied", turn: turn, call: call, errorClass: nil)
+            return
+        }
+        try setPhase(.executingTools)
+        try Task.checkCancellation()
+
+        // The change, its ledger row, the tool record and the transcript result commit together.
+        let registry = env.tools
+        let faults = env.faults
+        let threadID = handle.threadID
+        do {
+            let output = try env.store.queue.write { db -> ToolOutput in
+                if let existing = try ConversationStore.ledgerEntry(db, key) { return existing.output } // another process got there first
+                let output = registry.bounded(try tool.apply(arguments: arguments, context: context, database: db))
+                let now = env.clock.now()
+                try Self.insertLedger(db, key: key, call: call, outcome: .committed, decision: decision, output: output, now: now)
+                try ConversationStore.recordResult(db, threadID: threadID, key: key, ordinal: item.ordinal, toolName: call.name,
+                                                   output: output, status: output.isError ? .failed : .succeeded, now: now)
+                try faults?.reached(.insideWriteTransaction, runID: key.runID)
+                return output
+            }
+            try env.faults?.reached(.afterWriteCommit, runID: handle.runID)
+            emit(.toolFinished(callID: call.id, name: call.name, status: output.isError ? .failed : .succeeded, summary: output.summary))
+            var d = diagnostic(.toolExecution, status: output.isError ? "failed" : "succeeded", turn: turn, call: call)
+            d.totalMs = (env.clock.monotonic() - started) * 1000
+            d.sizeBytes = output.content.utf8.count
+            env.diagnostics.record(d)
+        } catch let crash as SimulatedCrash {
+            throw crash
+        } catch let e as ToolArgumentError {
+            // Rolled back: nothing was written. Recorded so the same call is not attempted again.
+            try finishWithoutWriting(item, turn: turn, output: .error(e.description), status: .rejected, ledger: (.failed, decision))
+            record(.toolExecution, status: "rejected", turn: turn, call: call, errorClass: "invalid_arguments")
+        } catch let e as DatabaseError where e.isBusy {
+            throw AgentError.storage(e)
+        } catch {
+            // Writes never retry: the model hears it failed and nothing was written.
+            let output = ToolOutput.error("\(call.name) failed and nothing was written (\(error)); tell the person, do not retry on your own")
+            try finishWithoutWriting(item, turn: turn, output: output, status: .failed, ledger: (.failed, decision))
+            record(.toolExecution, status: "failed", turn: turn, call: call, errorClass: "tool_error")
+        }
+    }
+
+    private func answerFromLedger(_ entry: LedgerEntry, ordinal: Int, call: ToolCall) throws {
+        let key = CallKey(runID: entry.runID, turn: entry.turn, callID: entry.callID)
+        let status: ToolCallStatus = entry.outcome == .committed ? (entry.output.isError ? .failed : .succeeded)
+            : entry.outcome == .denied ? .denied : .failed
+        let now = env.clock.now()
+        try env.store.queue.write { db in
+            try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: ordinal, call: call, effect: .write, now: now)
+            try ConversationStore.recordResult(db, threadID: handle.threadID, key: key, ordinal: ordinal, toolName: call.name,
+                                               output: entry.output, status: status, now: now)
+        }
+        emit(.toolFinished(callID: call.id, name: call.name, status: status, summary: entry.output.summary))
+        record(.toolExecution, status: "ledger_replayed", turn: entry.turn, call: call, errorClass: nil)
+    }
+
+    private func finishWithoutWriting(_ item: (ordinal: Int, call: ToolCall), turn: Int, output: ToolOutput, status: ToolCallStatus,
+                                      ledger: (LedgerEntry.Outcome, ApprovalDecision)?) throws {
+        let key = CallKey(runID: handle.runID, turn: turn, callID: item.call.id)
+        let output = env.tools.bounded(output)
+        let now = env.clock.now()
+        try env.store.queue.write { db in
+            try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, call: item.call, effect: .write, now: now)
+            if let (outcome, decision) = ledger {
+                try Self.insertLedger(db, key: key, call: item.call, outcome: outcome, decision: decision, output: output, now: now)
+            }
+            try ConversationStore.recordResult(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, toolName: item.call.name,
+                                               output: output, status: status, now: now)
+        }
+        emit(.toolFinished(callID: item.call.id, name: item.call.name, status: status, summary: output.summary))
+    }
+
+    private func recordApproval(key: CallKey, call: ToolCall, decision: ApprovalDecision, source: String, waited: Double) throws {
+        let now = env.clock.now()
+        try env.store.queue.write { db in
+            try db.execute("""
+                INSERT INTO agent_approvals (run_id, turn, call_id, tool_name, decision, source, waited_seconds, decided_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, [key.runID, key.turn, key.callID, call.name, decision.rawValue, source, waited, now])
+            if decision == .alwaysAllow && source == "person" {
+                try db.execute("INSERT OR IGNORE INTO agent_tool_grants (thread_id, tool_name, granted_at) VALUES (?, ?, ?)",
+                               [handle.threadID, call.name, now])
+            }
+        }
+        var d = diagnostic(.approval, status: decision.rawValue, turn: key.turn, call: call)
+        d.totalMs = waited * 1000
+        env.diagnostics.record(d)
+    }
+
+    static func insertLedger(_ db: Database, key: CallKey, call: ToolCall, outcome: LedgerEntry.Outcome, decision: ApprovalDecision?,
+                             output: ToolOutput, now: Double) throws {
+        try db.execute("""
+            INSERT INTO agent_ledger (run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [key.runID, key.turn, key.callID, call.name, call.arguments, outcome.rawValue, decision?.rawValue,
+                  output.content, output.summary, output.isError, now])
+    }
+
+    // MARK: - Closing unanswered calls
+
+    /// Gives the run's unanswered calls of its last turn an explicit "stopped" result (when the
+    /// run ends for good) or marks them interrupted (when it is suspended, to run on continue).
+    func markUnanswered(cancelled: Bool) throws {
+        let now = env.clock.now()
+        try env.store.queue.write { db in
+            try db.execute("UPDATE agent_tool_calls SET status = 'interrupted', finished_at = ? WHERE run_id = ? AND status = 'running'", [now, handle.runID])
+            guard cancelled else { return }
+            guard let last = try db.row("SELECT id, turn FROM agent_messages WHERE run_id = ? AND role = 'assistant' ORDER BY seq DESC LIMIT 1",
+                                        [handle.runID]), let messageID = last[0].int64, let turn = last[1].int else { return }
+            let calls = try db.rows("SELECT call_id, name, body FROM agent_message_parts WHERE message_id = ? AND kind = 'tool_call' ORDER BY ordinal", [messageID])
+            let answered = Set(try db.rows("""
+                SELECT p.call_id FROM agent_messages m JOIN agent_message_parts p ON p.message_id = m.id
+                WHERE m.run_id = ? AND m.turn = ? AND m.role = 'tool'
+                """, [handle.runID, turn]).compactMap { $0[0].string })
+            for (ordinal, row) in calls.enumerated() {
+                guard let id = row[0].string, !answered.contains(id) else { continue }
+                let call = ToolCall(id: id, name: row[1].string ?? "", arguments: row[2].string ?? "")
+                let key = CallKey(runID: handle.runID, turn: turn, callID: id)
+                try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: ordinal, call: call, effect: nil, now: now)
+                try ConversationStore.recordResult(db, threadID: handle.threadID, key: key, ordinal: ordinal, toolName: call.name,
+                                                   output: ToolOutput(content: Self.stoppedResult, summary: "stopped before it finished", isError: true),
+                                                   status: .cancelled, now: now)
+            }
+        }
+    }
+
+    /// Answers calls the model made on its last allowed turn without running them.
+    func skipForTurnLimit(_ calls: [ToolCall], turn: Int, limit: Int) throws {
+        let now = env.clock.now()
+        let output = ToolOutput.error("not run: the limit of \(limit) model turns for one message was reached")
+        try env.store.queue.write { db in
+            for (ordinal, call) in calls.enumerated() {
+                let key = CallKey(runID: handle.runID, turn: turn, callID: call.id)
+                try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: ordinal, call: call, effect: nil, now: now)
+                try ConversationStore.recordResult(db, threadID: handle.threadID, key: key, ordinal: ordinal, toolName: call.name,
+                                                   output: output, status: .cancelled, now: now)
+            }
+        }
+    }
+
+    // MARK: - Events and diagnostics
+
+    func emit(_ kind: AgentEvent.Kind) { env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: kind)) }
+
+    func diagnostic(_ operation: AgentDiagnostic.Operation, status: String, turn: Int, call: ToolCall) -> AgentDiagnostic {
+        var d = AgentDiagnostic(operation: operation, status: status)
+        d.threadID = handle.threadID
+        d.runID = handle.runID
+        d.turn = turn
+        d.callID = call.id
+        d.toolName = call.name
+        return d
+    }
+
+    private func record(_ operation: AgentDiagnostic.Operation, status: String, turn: Int, call: ToolCall, errorClass: String?) {
+        var d = diagnostic(operation, status: status, turn: turn, call: call)
+        d.errorClass = errorClass
+        env.diagnostics.record(d)
+    }
+}

@@ -1,0 +1,92 @@
+// The set of tools a runner offers, and the checks every call passes before a tool runs.
+
+/// Tools by name, in registration order (the order the model sees them).
+public struct ToolRegistry: Sendable {
+    /// Largest tool result the model receives, in UTF-8 bytes; longer results are truncated with a note.
+    public static let defaultResultLimit = 16 * 1024
+
+    public private(set) var tools: [any Tool] = []
+    private var index: [String: Int] = [:]
+    public var resultLimit: Int
+
+    public init(_ tools: [any Tool] = [], resultLimit: Int = ToolRegistry.defaultResultLimit) {
+        self.resultLimit = resultLimit
+        for tool in tools { register(tool) }
+    }
+
+    /// Adds a tool; a later tool with the same name replaces the earlier one.
+    public mutating func register(_ tool: any Tool) {
+        if let i = index[tool.name] {
+            tools[i] = tool
+        } else {
+            index[tool.name] = tools.count
+            tools.append(tool)
+        }
+    }
+
+    public func tool(named name: String) -> (any Tool)? { index[name].map { tools[$0] } }
+
+    /// What the model is told it may call.
+    public var specs: [ToolSpec] { tools.map { ToolSpec(name: $0.name, description: $0.description, parameters: $0.parameters) } }
+
+    /// A call that passed every check: the tool and its parsed arguments.
+    public struct Resolved: Sendable {
+        public var tool: any Tool
+        public var arguments: JSONValue
+    }
+
+    /// Resolves a call to its tool and validated arguments, or the precise error result the model
+    /// should see instead (unknown tool, bad JSON, schema violation). Never throws.
+    public func resolve(_ call: ToolCall) -> Result<Resolved, ToolRejection> {
+        guard let tool = tool(named: call.name) else {
+            let names = tools.map(\.name).joined(separator: ", ")
+            return .failure(ToolRejection(message: "unknown tool '\(call.name)'; available tools: \(names.isEmpty ? "none" : names)"))
+        }
+        let arguments: JSONValue
+        do {
+            arguments = try call.parsedArguments()
+        } catch let error as JSONValue.ParseError {
+            return .failure(ToolRejection(message: "arguments for '\(call.name)' are not valid JSON (\(error.description)); send one JSON object"))
+        } catch {
+            return .failure(ToolRejection(message: "arguments for '\(call.name)' could not be read; send one JSON object"))
+        }
+        guard case .object = arguments else {
+            return .failure(ToolRejection(message: "arguments for '\(call.name)' must be a JSON object, got \(arguments.typeName)"))
+        }
+        if let violation = SchemaValidator.firstViolation(of: arguments, against: tool.parameters) {
+            return .failure(ToolRejection(message: "invalid arguments for '\(call.name)': \(violation)"))
+        }
+        return .success(Resolved(tool: tool, arguments: arguments))
+    }
+
+    /// Bounds a result for the model: content over `resultLimit` bytes is cut at a character
+    /// boundary and a note says how much was left out. The summary is kept to one short line.
+    public func bounded(_ output: ToolOutput) -> ToolOutput {
+        var out = output
+        out.summary = ToolRegistry.oneLine(output.summary)
+        let size = output.content.utf8.count
+        guard size > resultLimit else { return out }
+        let note = "\n[truncated: the result was \(size) bytes; only the first part is shown. Ask for less, e.g. a narrower query or a smaller limit.]"
+        let budget = max(0, resultLimit - note.utf8.count)
+        let utf8 = output.content.utf8
+        var end = utf8.index(utf8.startIndex, offsetBy: budget)
+        // Step back to a character boundary so no character is cut in half.
+        while end > utf8.startIndex && String.Index(end, within: output.content) == nil {
+            end = utf8.index(before: end)
+        }
+        out.content = String(output.content[..<end]) + note
+        return out
+    }
+
+    /// One display line: newlines become spaces, at most 200 characters.
+    static func oneLine(_ text: String) -> String {
+        let flat = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return flat.count <= 200 ? flat : String(flat.prefix(199)) + "…"
+    }
+}
+
+/// Why a call was not executed; becomes an error tool result.
+public struct ToolRejection: Error, Sendable, Hashable {
+    public var message: String
+    public var output: ToolOutput { .error(message) }
+}

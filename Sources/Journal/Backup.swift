@@ -1,0 +1,212 @@
+// Versioned JSON backup (export; import upserts by UUID so importing twice changes nothing) and CSV export.
+import Foundation
+import Nutrition
+import SQLiteKit
+
+/// Everything in the journal except secrets (there are none in it): goals, foods, entries.
+public struct JournalBackup: Sendable, Codable {
+    public var schemaVersion: Int
+    public var exportedAt: Date
+    public var goals: Goals?
+    public var foods: [SavedFood]
+    public var entries: [Entry]
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion = "schema_version", exportedAt = "exported_at", goals, foods, entries
+    }
+}
+
+/// What an import did.
+public struct BackupImportReport: Sendable, Hashable, Codable {
+    public var entriesInserted = 0
+    public var entriesUpdated = 0
+    public var entriesUnchanged = 0
+    public var foodsInserted = 0
+    public var foodsUpdated = 0
+    public var foodsUnchanged = 0
+    public var goalsChanged = false
+
+    /// True when the import wrote nothing.
+    public var changedNothing: Bool { entriesInserted + entriesUpdated + foodsInserted + foodsUpdated == 0 && !goalsChanged }
+
+    enum CodingKeys: String, CodingKey {
+        case entriesInserted = "entries_inserted", entriesUpdated = "entries_updated", entriesUnchanged = "entries_unchanged"
+        case foodsInserted = "foods_inserted", foodsUpdated = "foods_updated", foodsUnchanged = "foods_unchanged"
+        case goalsChanged = "goals_changed"
+    }
+}
+
+extension JournalStore {
+    // MARK: - Backup
+
+    /// The whole journal as a backup value.
+    public func backup(in db: Database) throws -> JournalBackup {
+        let hasGoals = try db.row("SELECT 1 FROM journal_settings WHERE key = 'goals'") != nil
+        let foods = try db.rows("SELECT \(JournalStore.foodColumns) FROM journal_saved_foods ORDER BY created_at, id").map(decodeFood)
+        return JournalBackup(schemaVersion: JournalStore.backupSchemaVersion, exportedAt: now(),
+                             goals: hasGoals ? try goals(in: db) : nil, foods: foods, entries: try entries(in: db))
+    }
+
+    /// The backup as JSON bytes (UTF-8, sorted keys).
+    public func exportBackup(in db: Database) throws -> Data { try JournalJSON.encoder.encode(try backup(in: db)) }
+
+    public func exportBackup() throws -> Data { try queue.read { try exportBackup(in: $0) } }
+
+    /// Imports a backup: inserts what is new, replaces rows whose imported `updated_at` is
+    /// newer, leaves everything else alone. Importing the same file twice changes nothing.
+    /// Rejects a newer `schema_version`; validates everything before writing anything.
+    @discardableResult
+    public func importBackup(_ data: Data, in db: Database) throws -> BackupImportReport {
+        struct Header: Decodable {
+            let schemaVersion: Int?
+            enum CodingKeys: String, CodingKey { case schemaVersion = "schema_version" }
+        }
+        let header: Header
+        do { header = try JSONDecoder().decode(Header.self, from: data) } catch {
+            throw JournalError.malformedBackup("not a JSON object")
+        }
+        guard let version = header.schemaVersion else { throw JournalError.malformedBackup("schema_version is missing") }
+        guard version <= JournalStore.backupSchemaVersion else {
+            throw JournalError.newerBackup(version: version, supported: JournalStore.backupSchemaVersion)
+        }
+        guard version >= 1 else { throw JournalError.malformedBackup("schema_version \(version) is not valid") }
+        let doc: JournalBackup
+        do { doc = try JournalJSON.decoder.decode(JournalBackup.self, from: data) } catch {
+            throw JournalError.malformedBackup(JournalStore.describe(decoding: error))
+        }
+        return try importBackup(doc, in: db)
+    }
+
+    @discardableResult
+    public func importBackup(_ data: Data) throws -> BackupImportReport { try queue.write { try importBackup(data, in: $0) } }
+
+    /// Imports a decoded backup (see `importBackup(_:in:)`).
+    @discardableResult
+    public func importBackup(_ doc: JournalBackup, in db: Database) throws -> BackupImportReport {
+        guard doc.schemaVersion <= JournalStore.backupSchemaVersion else {
+            throw JournalError.newerBackup(version: doc.schemaVersion, supported: JournalStore.backupSchemaVersion)
+        }
+        // Validate everything first so a bad row writes nothing.
+        let foods = try doc.foods.enumerated().map { i, f -> SavedFood in
+            do {
+                var v = try validatedFood(FoodDraft(f), id: f.id, createdAt: f.createdAt, updatedAt: f.updatedAt,
+                                          lastUsedAt: f.lastUsedAt, archived: f.isManuallyArchived)
+                if f.kind == .composite { v.nutrients = f.nutrients }
+                return v
+            } catch { throw JournalError.malformedBackup("food \(i + 1): \(error)") }
+        }
+        let entries = try doc.entries.enumerated().map { i, e -> Entry in
+            do {
+                let d = EntryDraft(day: e.day, meal: e.meal, name: e.name, brand: e.brand, serving: e.serving, servings: e.servings,
+                                   nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source, id: e.id)
+                return try validatedEntry(from: d, id: e.id, createdAt: e.createdAt, updatedAt: e.updatedAt)
+            } catch { throw JournalError.malformedBackup("entry \(i + 1): \(error)") }
+        }
+        if let g = doc.goals { for (id, v) in g.values { try check(positive: v, field: "goal \(id)", max: Limits.nutrientAmount) } }
+
+        return try db.transaction { db in
+            var report = BackupImportReport()
+            for f in foods {
+                if let old = try food(f.id, in: db) {
+                    if f.updatedAt > old.updatedAt {
+                        var merged = f
+                        merged.lastUsedAt = [f.lastUsedAt, old.lastUsedAt].compactMap { $0 }.max()
+                        try upsertFood(merged, in: db)
+                        report.foodsUpdated += 1
+                    } else if let used = f.lastUsedAt, used > (old.lastUsedAt ?? .distantPast) {
+                        try touchFood(f.id, at: used, in: db)
+                        report.foodsUpdated += 1
+                    } else {
+                        report.foodsUnchanged += 1
+                    }
+                } else {
+                    try upsertFood(f, in: db)
+                    report.foodsInserted += 1
+                }
+            }
+            for e in entries {
+                if let old = try entry(e.id, in: db) {
+                    if e.updatedAt > old.updatedAt {
+                        try replaceEntry(e, in: db)
+                        report.entriesUpdated += 1
+                    } else {
+                        report.entriesUnchanged += 1
+                    }
+                } else {
+                    try insertEntry(e, in: db)
+                    report.entriesInserted += 1
+                }
+            }
+            if let g = doc.goals, try goals(in: db) != g || db.row("SELECT 1 FROM journal_settings WHERE key = 'goals'") == nil {
+                try setGoals(g, in: db)
+                report.goalsChanged = true
+            }
+            return report
+        }
+    }
+
+    static func describe(decoding error: Error) -> String {
+        guard let e = error as? DecodingError else { return "unreadable JSON" }
+        func path(_ p: [CodingKey]) -> String {
+            p.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        switch e {
+        case .dataCorrupted(let c): return "invalid value at \(path(c.codingPath)): \(c.debugDescription)"
+        case .keyNotFound(let k, let c): return "missing \(k.stringValue) at \(path(c.codingPath))"
+        case .typeMismatch(_, let c): return "wrong type at \(path(c.codingPath))"
+        case .valueNotFound(_, let c): return "missing value at \(path(c.codingPath))"
+        @unknown default: return "unreadable JSON"
+        }
+    }
+
+    // MARK: - CSV
+
+    /// Entries as CSV (RFC 4180: CRLF line ends, fields with commas, quotes or line breaks
+    /// quoted, quotes doubled). Nutrient columns hold the entry's totals; an empty cell means
+    /// "not reported".
+    public func exportCSV(from: CalendarDay? = nil, to: CalendarDay? = nil, in db: Database) throws -> String {
+        let list = try entries(from: from, to: to, in: db)
+        var nutrientIDs: Set<String> = []
+        for e in list { nutrientIDs.formUnion(e.nutrients.values.keys) }
+        let ids = NutrientCatalog.sorted(nutrientIDs)
+        let fixed = ["id", "day", "meal", "name", "brand", "serving_quantity", "serving_unit", "serving_grams", "serving_ml",
+                     "servings", "source", "saved_food_id", "created_at", "updated_at"]
+        var out = CSV.line(fixed + ids)
+        for e in list {
+            let totals = e.totalNutrients
+            var fields = [e.id.uuidString, e.day.description, e.meal.rawValue, e.name, e.brand ?? "",
+                          CSV.number(e.serving.quantity), e.serving.unit.symbol, e.serving.grams.map(CSV.number) ?? "",
+                          e.serving.milliliters.map(CSV.number) ?? "", CSV.number(e.servings), e.source.rawValue,
+                          e.savedFoodID?.uuidString ?? "", JournalJSON.formatISO(e.createdAt), JournalJSON.formatISO(e.updatedAt)]
+            fields += ids.map { id in totals[id].map(CSV.number) ?? "" }
+            out += CSV.line(fields)
+        }
+        return out
+    }
+
+    public func exportCSV(from: CalendarDay? = nil, to: CalendarDay? = nil) throws -> String {
+        try queue.read { try exportCSV(from: from, to: to, in: $0) }
+    }
+}
+
+/// RFC 4180 field quoting.
+public enum CSV {
+    /// One field, quoted when it holds a comma, a quote, CR or LF (quotes doubled).
+    public static func field(_ s: String) -> String {
+        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return s }
+        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// A record terminated by CRLF.
+    public static func line(_ fields: [String]) -> String { fields.map(field).joined(separator: ",") + "\r\n" }
+
+    /// Shortest exact form: integers without ".0", no exponent for ordinary sizes.
+    public static func number(_ v: Double) -> String {
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        let r = v.rounded(places: 6)
+        if r == r.rounded(), abs(r) < 1e15 { return String(Int64(r)) }
+        var s = String(r)
+        if s.contains("e") { s = String(format: "%.6f", r) }
+        return s
+    }
+}

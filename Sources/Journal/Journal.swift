@@ -1,1 +1,0 @@
-// Placeholder: the Journal module is built in its own issue.

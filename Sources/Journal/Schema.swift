@@ -1,0 +1,69 @@
+// The journal's tables and migrations (identifiers prefixed "journal-"), sharing one file with other modules.
+import SQLiteKit
+
+extension JournalStore {
+    /// The newest backup schema this build writes and reads.
+    public static let backupSchemaVersion = 1
+
+    /// Adds the journal's migrations to a migrator shared by every module that owns tables in
+    /// the same database file. Run the migrator once with all modules registered.
+    public static func registerMigrations(into migrator: inout Migrator) {
+        migrator.register("journal-1-tables", sql: """
+            CREATE TABLE journal_entries (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                day TEXT NOT NULL,
+                meal TEXT NOT NULL CHECK (meal IN ('breakfast', 'lunch', 'dinner', 'snack')),
+                name TEXT NOT NULL,
+                brand TEXT,
+                serving_quantity REAL NOT NULL,
+                serving_unit TEXT NOT NULL,
+                serving_grams REAL,
+                serving_ml REAL,
+                servings REAL NOT NULL,
+                saved_food_id TEXT,
+                source TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            );
+            CREATE INDEX journal_entries_day ON journal_entries (day, meal);
+            CREATE INDEX journal_entries_created ON journal_entries (created_at);
+            -- Per-serving amounts, one row per reported nutrient: a missing row is "not reported".
+            CREATE TABLE journal_entry_nutrients (
+                entry_seq INTEGER NOT NULL REFERENCES journal_entries (seq) ON DELETE CASCADE,
+                nutrient TEXT NOT NULL,
+                amount REAL NOT NULL,
+                PRIMARY KEY (entry_seq, nutrient)
+            ) WITHOUT ROWID;
+            CREATE TABLE journal_saved_foods (
+                id TEXT PRIMARY KEY NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('single', 'composite', 'calculator')),
+                name TEXT NOT NULL,
+                name_key TEXT NOT NULL,
+                brand TEXT,
+                brand_key TEXT NOT NULL,
+                body TEXT NOT NULL,
+                is_on_shelf INTEGER NOT NULL DEFAULT 0,
+                is_archived INTEGER NOT NULL DEFAULT 0,
+                last_used_at INTEGER,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            );
+            CREATE INDEX journal_saved_foods_name ON journal_saved_foods (name_key);
+            CREATE INDEX journal_saved_foods_brand ON journal_saved_foods (brand_key, name_key);
+            CREATE INDEX journal_saved_foods_used ON journal_saved_foods (last_used_at);
+            CREATE TABLE journal_settings (
+                key TEXT PRIMARY KEY NOT NULL,
+                value TEXT NOT NULL
+            );
+            """)
+    }
+
+    /// Applies only the journal's migrations. For a database that holds only the journal
+    /// (tests, tools); an app sharing the file with other modules uses one combined Migrator.
+    public static func migrate(_ db: Database) throws {
+        var migrator = Migrator()
+        registerMigrations(into: &migrator)
+        try migrator.migrate(db)
+    }
+}

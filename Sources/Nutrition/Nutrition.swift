@@ -1,1 +1,0 @@
-// Placeholder: the Nutrition module is built in its own issue.

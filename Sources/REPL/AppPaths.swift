@@ -1,0 +1,34 @@
+// Where ofj keeps its files (XDG base directories, OFJ_HOME override).
+import Foundation
+
+public struct AppPaths: Sendable {
+    public let dataDirectory: String
+    public let configDirectory: String
+    public let stateDirectory: String
+
+    public init(environment: [String: String]) {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        func xdg(_ name: String, _ fallback: String) -> String {
+            if let v = environment[name], v.hasPrefix("/") { return v }
+            return home + "/" + fallback
+        }
+        if let ofjHome = environment["OFJ_HOME"], !ofjHome.isEmpty {
+            dataDirectory = ofjHome
+        } else {
+            dataDirectory = xdg("XDG_DATA_HOME", ".local/share") + "/ofj"
+        }
+        configDirectory = xdg("XDG_CONFIG_HOME", ".config") + "/ofj"
+        stateDirectory = xdg("XDG_STATE_HOME", ".local/state") + "/ofj"
+    }
+
+    public var databasePath: String { dataDirectory + "/ofj.sqlite" }
+    public var configPath: String { configDirectory + "/config.json" }
+    public var credentialsPath: String { configDirectory + "/credentials" }
+    public var historyPath: String { stateDirectory + "/history" }
+
+    /// Creates the data directory (mode 0700: it holds health data).
+    public func ensureDataDirectory() throws {
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+    }
+}

@@ -1,0 +1,90 @@
+// The REPL's slash commands: names, help text, parsing, and "did you mean" suggestions.
+
+public struct SlashCommand: Sendable, Hashable {
+    public let name: String
+    public let arguments: String
+    public let help: String
+}
+
+public enum SlashCommands {
+    public static let all: [SlashCommand] = [
+        SlashCommand(name: "help", arguments: "", help: "show this help"),
+        SlashCommand(name: "new", arguments: "", help: "start a new thread"),
+        SlashCommand(name: "threads", arguments: "[query]", help: "list threads, newest first, or search them"),
+        SlashCommand(name: "open", arguments: "ID", help: "open a thread by id (or a unique id prefix)"),
+        SlashCommand(name: "title", arguments: "TEXT", help: "rename the current thread"),
+        SlashCommand(name: "delete", arguments: "ID", help: "delete a thread and its messages (asks first)"),
+        SlashCommand(name: "continue", arguments: "", help: "resume a suspended run"),
+        SlashCommand(name: "retry", arguments: "", help: "regenerate the last reply"),
+        SlashCommand(name: "day", arguments: "[DATE]", help: "show a day of the journal (today, yesterday, YYYY-MM-DD)"),
+        SlashCommand(name: "today", arguments: "", help: "show today's journal"),
+        SlashCommand(name: "week", arguments: "", help: "show the last 7 days"),
+        SlashCommand(name: "foods", arguments: "[query]", help: "search your Food Bank"),
+        SlashCommand(name: "goals", arguments: "", help: "show your daily goals"),
+        SlashCommand(name: "usage", arguments: "", help: "tokens and estimated cost for this thread and today"),
+        SlashCommand(name: "context", arguments: "", help: "how full the context is and what the next request carries"),
+        SlashCommand(name: "compact", arguments: "[focus]", help: "summarise older turns into a checkpoint now"),
+        SlashCommand(name: "model", arguments: "[NAME]", help: "show or change the model"),
+        SlashCommand(name: "provider", arguments: "[NAME]", help: "show or change the provider"),
+        SlashCommand(name: "diag", arguments: "", help: "diagnostics delivery status"),
+        SlashCommand(name: "exit", arguments: "", help: "leave ofj (Ctrl-D works too)"),
+    ]
+
+    /// Splits "/name rest of line" into the command name and its argument text.
+    public static func parse(_ line: String) -> (name: String, argument: String)? {
+        guard line.hasPrefix("/") else { return nil }
+        let body = line.dropFirst()
+        let name = body.prefix { !$0.isWhitespace }
+        let rest = body.dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+        return (String(name).lowercased(), rest)
+    }
+
+    public static func command(named name: String) -> SlashCommand? {
+        all.first { $0.name == name } ?? (name == "quit" ? all.first { $0.name == "exit" } : nil)
+    }
+
+    /// The closest known command by edit distance, for "unknown command /hlep — did you mean /help?".
+    public static func suggestion(for name: String) -> String? {
+        let limit = max(2, name.count / 2)
+        var best: (name: String, distance: Int)?
+        for command in all {
+            let distance = command.name.hasPrefix(name) ? 0 : editDistance(name, command.name)
+            guard distance <= limit else { continue }
+            if let current = best, current.distance <= distance { continue }
+            best = (command.name, distance)
+        }
+        return best?.name
+    }
+
+    /// Commands starting with a prefix (tab completion).
+    public static func completions(prefix: String) -> [String] {
+        all.map(\.name).filter { $0.hasPrefix(prefix) }
+    }
+
+    public static var helpText: String {
+        let width = all.map { ($0.name + " " + $0.arguments).count }.max() ?? 10
+        return all.map { c in
+            let usage = "/" + c.name + (c.arguments.isEmpty ? "" : " " + c.arguments)
+            return "  " + usage.padding(toLength: width + 2, withPad: " ", startingAt: 0) + c.help
+        }.joined(separator: "\n")
+    }
+}
+
+/// Levenshtein distance over characters.
+public func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var prev = Array(0...b.count)
+    var cur = prev
+    for i in 1...a.count {
+        cur[0] = i
+        for j in 1...b.count {
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&prev, &cur)
+    }
+    return prev[b.count]
+}
+
+import Foundation

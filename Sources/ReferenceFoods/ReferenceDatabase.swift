@@ -1,0 +1,114 @@
+// The read-only USDA SR28 reference database shipped with ofj: lookup by NDB number and word search.
+import Foundation
+import Synchronization
+
+/// The ~8,800 USDA SR28 foods that ship inside ofj (offline). Loads its resource files lazily,
+/// once, on first use; safe to share between tasks.
+public final class ReferenceDatabase: Sendable {
+    /// The database built into ofj (the ReferenceFoods target's resources).
+    public static let shared = ReferenceDatabase(directory: ReferenceDatabase.bundledDirectory)
+
+    private let directory: URL
+    private let state = Mutex<LoadState>(.notLoaded)
+
+    private enum LoadState: Sendable {
+        case notLoaded
+        case loaded(Catalog)
+        case failed(ReferenceDatabaseError)
+    }
+
+    /// Everything parsed from the resource files; immutable once built.
+    private final class Catalog: Sendable {
+        let columns: [ReferenceNutrientColumn]
+        let foods: [ReferenceFood]
+        let indexByID: [String: Int]
+        let search: SearchIndex
+
+        init(_ data: ParsedReferenceData) {
+            columns = data.columns
+            foods = data.foods
+            var indexByID: [String: Int] = [:]
+            indexByID.reserveCapacity(data.foods.count)
+            for (index, food) in data.foods.enumerated() { indexByID[food.id] = index }
+            self.indexByID = indexByID
+            search = SearchIndex(foods: data.foods)
+        }
+    }
+
+    /// A database read from `directoryPath` (a folder holding columns.tsv, foods.tsv and
+    /// portions.tsv as written by tools/build-reference.py). Nothing is read until first use.
+    public convenience init(directoryPath: String) {
+        self.init(directory: URL(fileURLWithPath: directoryPath, isDirectory: true))
+    }
+
+    private init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// The folder holding the shipped TSV files. SwiftPM copies "Resources" into the bundle;
+    /// Foundation may report the bundle's resource URL as the bundle itself or as its
+    /// "Resources" folder depending on platform, so ask for the file and take its folder.
+    static var bundledDirectory: URL {
+        let bundle = Bundle.module
+        if let file = bundle.url(forResource: "foods", withExtension: "tsv", subdirectory: "Resources")
+            ?? bundle.url(forResource: "foods", withExtension: "tsv") {
+            return file.deletingLastPathComponent()
+        }
+        return bundle.bundleURL.appendingPathComponent("Resources", isDirectory: true)
+    }
+
+    // MARK: - Loading
+
+    /// Loads the data now (if not yet loaded) and reports why it cannot be used. The lookups
+    /// below treat a database that failed to load as empty, so call this once where an error
+    /// can be shown (e.g. before `ofj ref`).
+    public func load() throws {
+        if case .failed(let error) = loadState() { throw error }
+    }
+
+    private func catalog() -> Catalog? {
+        if case .loaded(let catalog) = loadState() { return catalog }
+        return nil
+    }
+
+    private func loadState() -> LoadState {
+        state.withLock { state in
+            if case .notLoaded = state {
+                do {
+                    state = .loaded(Catalog(try ResourceParser.load(directory: directory)))
+                } catch let error as ReferenceDatabaseError {
+                    state = .failed(error)
+                } catch {
+                    state = .failed(.missingFile(directory.lastPathComponent))
+                }
+            }
+            return state
+        }
+    }
+
+    // MARK: - Queries
+
+    /// Number of foods (0 if the data could not be loaded).
+    public var count: Int { catalog()?.foods.count ?? 0 }
+
+    /// The nutrient columns, in file order (energy first), with units and USDA names.
+    public var nutrientColumns: [ReferenceNutrientColumn] { catalog()?.columns ?? [] }
+
+    /// All foods in NDB-number order.
+    public var allFoods: [ReferenceFood] { catalog()?.foods ?? [] }
+
+    /// The food with SR28 NDB number `id` (e.g. "01123"), or nil.
+    public func food(id: String) -> ReferenceFood? {
+        guard let catalog = catalog(), let index = catalog.indexByID[id] else { return nil }
+        return catalog.foods[index]
+    }
+
+    /// Foods whose description (or USDA common name) contains every query word as a word
+    /// prefix, best match first (see SearchIndex for the ranking). Case, accents, punctuation
+    /// and plurals are ignored; an empty query, one with no letters or digits, or one with more
+    /// than 24 distinct words returns nothing.
+    public func search(_ query: String, limit: Int = 20) -> [ReferenceFood] {
+        guard let catalog = catalog() else { return [] }
+        return catalog.search.search(query, limit: limit).map { catalog.foods[$0] }
+    }
+}

@@ -1,1 +1,0 @@
-// Placeholder: the ReferenceFoods module is built in the Foundation issue.

@@ -1,1 +1,0 @@
-// Placeholder: the Transcripts module is built in its own issue.

@@ -1,0 +1,126 @@
+// Threads, transcripts and indexes of the conversation store.
+import Foundation
+import Testing
+import SQLiteKit
+import TestSupport
+@testable import Agent
+
+@Suite struct ConversationStoreTests {
+    @Test func migrationsArePrefixedAndIdempotent() throws {
+        var migrator = Migrator()
+        ConversationStore.registerMigrations(into: &migrator)
+        #expect(!migrator.migrations.isEmpty)
+        #expect(migrator.migrations.allSatisfy { $0.identifier.hasPrefix("agent-") })
+        let queue = try DatabaseQueue.inMemory()
+        try queue.read { try migrator.migrate($0) }
+        try queue.read { try migrator.migrate($0) }
+        #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%'") == migrator.migrations.count)
+    }
+
+    @Test func threadsAutoTitleListSearchRenameDelete() async throws {
+        let h = try Harness()
+        h.model.enqueue(.text("Noted."), .text("Second."), .text("Third."))
+        _ = try await h.ask("How much protein is in 100% whole_wheat bread?\nAnd more lines", thread: "a")
+        h.clock.advance(by: 10)
+        _ = try await h.ask("A completely different question about something else that goes on and on beyond sixty characters", thread: "b")
+        h.clock.advance(by: 10)
+        _ = try await h.ask("follow-up", thread: "a")
+
+        let a = try #require(try h.store.thread("a"))
+        #expect(a.title == "How much protein is in 100% whole_wheat bread?")
+        let b = try #require(try h.store.thread("b"))
+        #expect(b.title.count == 60 && b.title.hasSuffix("…"))
+        #expect(a.provider == "scripted" && a.model == "scripted-1")
+
+        #expect(try h.store.listThreads().map(\.id) == ["a", "b"]) // "a" updated last
+        #expect(try h.store.searchThreads("PROTEIN").map(\.id) == ["a"])
+        #expect(try h.store.searchThreads("100%").map(\.id) == ["a"])
+        #expect(try h.store.searchThreads("100_").isEmpty) // wildcards are literal
+        #expect(try h.store.searchThreads("second.").map(\.id) == ["b"]) // assistant text is searched too
+        #expect(try h.store.searchThreads("nothing like this").isEmpty)
+
+        try h.store.renameThread("a", title: "Bread\nprotein")
+        #expect(try h.store.thread("a")?.title == "Bread protein")
+        _ = try await h.ask("another", thread: "a")
+        #expect(try h.store.thread("a")?.title == "Bread protein") // a custom title stays
+
+        #expect(try h.store.messageCount(threadID: "a") > 0)
+        try h.store.deleteThread("a")
+        #expect(try h.store.thread("a") == nil)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM agent_messages WHERE thread_id = 'a'") == 0)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM agent_runs WHERE thread_id = 'a'") == 0)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM agent_message_parts p LEFT JOIN agent_messages m ON m.id = p.message_id WHERE m.id IS NULL") == 0)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM agent_usage WHERE thread_id = 'a'") == 0)
+        #expect(try h.store.thread("b") != nil)
+        #expect(throws: AgentError.self) { try h.store.deleteThread("a") }
+        #expect(throws: AgentError.self) { try h.store.renameThread("zzz", title: "x") }
+    }
+
+    @Test func deletingABusyThreadIsRefused() async throws {
+        let h = try Harness()
+        h.model.enqueue(ScriptedTurn([.stall]))
+        let handle = try h.runner.submit(threadID: "t", text: "hi")
+        try await h.waitFor("waiting") { $0.kind == .phase(.waitingForProvider) }
+        #expect { try h.store.deleteThread("t") } throws: { ($0 as? AgentError)?.kind == .threadBusy }
+        h.runner.cancel(threadID: "t")
+        _ = await h.runner.outcome(of: handle.runID)
+        try h.store.deleteThread("t")
+    }
+
+    @Test func everyPartKindRoundTripsInOrder() throws {
+        let queue = try openDatabase()
+        let store = ConversationStore(queue: queue)
+        let parts: [MessagePart] = [
+            .continuation(ContinuationItem(provider: "gemini", kind: "thought_signature", payload: #"{"sig":"a\u0000b"}"#)),
+            .text("Let me check. "),
+            .toolCall(ToolCall(id: "c1", name: "lookup", arguments: #"{"query": "x"}"#)),
+            .continuation(ContinuationItem(provider: "gemini", kind: "thought_signature", payload: "raw\nbytes")),
+            .toolCall(ToolCall(id: "c2", name: "lookup", arguments: "")),
+        ]
+        try queue.write { db in
+            try ConversationStore.ensureThread(db, id: "t", now: 1)
+            try ConversationStore.insertMessage(db, threadID: "t", runID: nil, role: .user, turn: nil, state: .complete, parts: [.text("hi")], now: 1)
+            try ConversationStore.insertMessage(db, threadID: "t", runID: "r", role: .assistant, turn: 1, state: .complete, parts: parts, now: 2)
+            try ConversationStore.insertMessage(db, threadID: "t", runID: "r", role: .tool, turn: 1, state: .complete,
+                                                parts: [.toolResult(ToolResult(callID: "c1", name: "lookup", content: "{}", isError: true))], now: 3)
+        }
+        let stored = try store.transcript(threadID: "t")
+        #expect(stored.map(\.seq) == [1, 2, 3])
+        #expect(stored[1].message.parts == parts)
+        #expect(stored[1].turn == 1 && stored[1].runID == "r")
+        #expect(stored[2].message.toolResults.first?.isError == true)
+        #expect(try store.messages(threadID: "t", afterSeq: 2).map(\.seq) == [3])
+    }
+
+    @Test func longThreadsLoadThroughIndexes() throws {
+        let queue = try openDatabase()
+        let store = ConversationStore(queue: queue)
+        try queue.write { db in
+            try ConversationStore.ensureThread(db, id: "long", now: 0)
+            try ConversationStore.ensureThread(db, id: "other", now: 0)
+            for i in 0..<10_000 {
+                let role: Role = i % 2 == 0 ? .user : .assistant
+                try ConversationStore.insertMessage(db, threadID: i % 10 == 9 ? "other" : "long", runID: nil, role: role, turn: nil, state: .complete,
+                                                    parts: [.text("message \(i) with some words in it")], now: Double(i))
+            }
+        }
+        let started = ContinuousClock.now
+        let messages = try store.transcript(threadID: "long")
+        let elapsed = ContinuousClock.now - started
+        #expect(messages.count == 9_000)
+        #expect(messages.map(\.seq) == messages.map(\.seq).sorted())
+        #expect(elapsed < .seconds(2), "loading 9,000 messages took \(elapsed)")
+
+        // The plan must walk the (thread_id, seq) index and the parts' primary key, never scan.
+        let plan = try queue.read { db in
+            try db.rows("""
+                EXPLAIN QUERY PLAN SELECT m.id, p.kind FROM agent_messages m LEFT JOIN agent_message_parts p ON p.message_id = m.id
+                WHERE m.thread_id = ? AND m.seq > ? ORDER BY m.seq, p.ordinal
+                """, ["long", 0]).compactMap { $0["detail"].string }
+        }
+        #expect(plan.contains { $0.hasPrefix("SEARCH m USING") && $0.contains("(thread_id=? AND seq>?)") }, "\(plan)")
+        #expect(plan.contains { $0.hasPrefix("SEARCH p USING PRIMARY KEY (message_id=?)") }, "\(plan)")
+        #expect(!plan.contains { $0.hasPrefix("SCAN m") || $0.contains("SCAN agent_messages") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "sorting must come from the indexes: \(plan)")
+    }
+}

@@ -1,0 +1,197 @@
+// Cancellation at every phase, crashes at every fault point, recovery and exactly-once writes.
+import Foundation
+import Testing
+import SQLiteKit
+import TestSupport
+@testable import Agent
+
+@Suite struct CancellationTests {
+    @Test(arguments: [false, true])
+    func stoppingWhileWaitingForTheProvider(suspend: Bool) async throws {
+        let h = try Harness()
+        h.model.enqueue(ScriptedTurn([.stall]))
+        let handle = try h.runner.submit(threadID: "t1", text: "hi")
+        try await h.waitFor("waiting") { $0.kind == .phase(.waitingForProvider) }
+        if suspend { h.runner.interrupt(threadID: "t1") } else { h.runner.cancel(threadID: "t1") }
+        let outcome = try #require(await h.runner.outcome(of: handle.runID))
+        #expect(outcome.phase == (suspend ? .suspended : .cancelled))
+        #expect(try h.store.run(handle.runID)?.phase == outcome.phase)
+        #expect(h.clock.pendingCount == 0)
+    }
+
+    @Test func stoppingMidStreamSavesThePartialText() async throws {
+        let h = try Harness()
+        h.model.enqueue(ScriptedTurn([.text("The first "), .text("half"), .stall]))
+        let handle = try h.runner.submit(threadID: "t1", text: "hi")
+        try await h.waitFor("delta") { $0.kind == .textDelta("half") }
+        h.runner.interrupt(threadID: "t1")
+        let outcome = try #require(await h.runner.outcome(of: handle.runID))
+        #expect(outcome.phase == .suspended && outcome.text == "The first half")
+        #expect(outcome.error?.line.contains("/continue") == true)
+        let last = try #require(try h.store.transcript(threadID: "t1").last)
+        #expect(last.message == .assistant("The first half") && last.state == .partial)
+
+        // Continue: the partial answer stays in the transcript, and the model gets another turn.
+        h.model.enqueue(.text(" and the rest"))
+        let resumed = try h.runner.continueRun(threadID: "t1")
+        #expect(resumed.runID == handle.runID)
+        #expect(await h.runner.outcome(of: handle.runID)?.phase == .completed)
+        #expect(h.model.requests.last?.messages.last == .assistant("The first half"))
+    }
+
+    @Test func stoppingDuringReadsIsPrompt() async throws {
+        let h = try Harness(tools: [LookupTool(stall: true)])
+        h.model.enqueue(.calls(("c1", "lookup", #"{"query":"a"}"#), ("c2", "lookup", #"{"query":"b"}"#)))
+        let handle = try h.runner.submit(threadID: "t1", text: "hi")
+        try await h.waitFor("tool") { if case .toolStarted(let id, _, _) = $0.kind { return id == "c2" } else { return false } }
+        let started = ContinuousClock.now
+        h.runner.cancel(threadID: "t1")
+        let outcome = try #require(await h.runner.outcome(of: handle.runID))
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(outcome.phase == .cancelled)
+        let records = try h.store.toolRecords(runID: handle.runID)
+        #expect(records.map(\.status) == [.cancelled, .cancelled])
+        // The stored transcript is closed: each call has its "stopped" result.
+        #expect(RequestNormalizer.violations(try h.store.transcript(threadID: "t1").map(\.message)).isEmpty)
+    }
+
+    @Test(arguments: [false, true])
+    func stoppingAtAnApprovalWritesNothing(suspend: Bool) async throws {
+        let gate = ManualApprovalGate()
+        let h = try Harness(gate: gate)
+        h.model.enqueue(.calls(("w1", "add_entry", #"{"item":"egg","grams":1}"#)))
+        let handle = try h.runner.submit(threadID: "t1", text: "log")
+        try await h.waitFor("approval") { if case .approvalRequested = $0.kind { return true } else { return false } }
+        if suspend { h.runner.interrupt(threadID: "t1") } else { h.runner.cancel(threadID: "t1") }
+        let outcome = try #require(await h.runner.outcome(of: handle.runID))
+        #expect(outcome.phase == (suspend ? .suspended : .cancelled))
+        #expect(try h.entries() == 0)
+        #expect(try h.ledgerRows() == 0)
+        #expect(try h.store.approvals(runID: handle.runID).isEmpty) // no decision was made
+        if suspend {
+            // Continuing asks again; this time the person allows it.
+            gate.answer(.allowOnce)
+            h.model.enqueue(.text("Logged."))
+            try h.runner.continueRun(threadID: "t1")
+            #expect(await h.runner.outcome(of: handle.runID)?.phase == .completed)
+            #expect(try h.entries() == 1)
+            #expect(gate.asked == 2)
+            expectWellFormed(h.model.requests)
+        }
+    }
+
+    @Test func continueIsRefusedWhenThereIsNothingToContinue() async throws {
+        let h = try Harness()
+        h.model.enqueue(.text("done"))
+        _ = try await h.ask("hi")
+        #expect { try h.runner.continueRun(threadID: "t1") } throws: { ($0 as? AgentError)?.kind == .nothingToContinue }
+        #expect { try h.runner.continueRun(threadID: "nope") } throws: { ($0 as? AgentError)?.kind == .nothingToContinue }
+    }
+
+    @Test func aNewMessageSupersedesASuspendedRun() async throws {
+        let h = try Harness()
+        h.model.enqueue(ScriptedTurn([.text("partial"), .stall]), .text("fresh"))
+        let first = try h.runner.submit(threadID: "t1", text: "one")
+        try await h.waitFor("delta") { $0.kind == .textDelta("partial") }
+        h.runner.interrupt(threadID: "t1")
+        _ = await h.runner.outcome(of: first.runID)
+        _ = try await h.ask("two")
+        let run = try #require(try h.store.run(first.runID))
+        #expect(run.phase == .cancelled && run.errorClass == "superseded")
+        #expect { try h.runner.continueRun(threadID: "t1") } throws: { ($0 as? AgentError)?.kind == .nothingToContinue }
+    }
+}
+
+@Suite struct CrashRecoveryTests {
+    /// A model that logs one egg, then says so; decided by what the request already contains,
+    /// so it works from whatever point a crashed run resumes.
+    static func loggingModel(_ clock: VirtualClock) -> ScriptedChatModel {
+        ScriptedChatModel(clock: clock) { request, _ in
+            if request.results["w1"] != nil { return .text("Logged ", "one egg.") }
+            if request.results["r1"] != nil {
+                return ScriptedTurn([.text("Now writing."), .toolCall(id: "w1", name: "add_entry", arguments: #"{"item":"egg","grams":50}"#)])
+            }
+            return ScriptedTurn([.text("Checking first. "), .text("Looking it up."),
+                                 .toolCall(id: "r1", name: "lookup", arguments: #"{"query":"egg"}"#)])
+        }
+    }
+
+    @Test(arguments: FaultPoint.allCases)
+    func writesHappenExactlyOnceAfterACrashAt(_ point: FaultPoint) async throws {
+        let dir = TempDirectory()
+        let path = dir.file("ofj.sqlite")
+        let clock = VirtualClock()
+        let firstModel = Self.loggingModel(clock)
+        var runID = ""
+        do {
+            let first = try Harness(queue: try openDatabase(path), model: firstModel, clock: clock, faults: CrashAt(point),
+                                    ids: CountingIDSource(prefix: "a-"))
+            let (handle, outcome) = try await first.ask("log an egg")
+            runID = handle.runID
+            #expect(outcome.phase.isActive, "the crashed run stays where it was: \(outcome.phase)")
+        } // the first "process" is gone; its connection closes
+
+        // A new process on the same file.
+        let secondModel = Self.loggingModel(clock)
+        let gate = ScriptedApprovalGate(fallback: .allowOnce)
+        let second = try Harness(queue: try openDatabase(path), model: secondModel, clock: clock, gate: gate, ids: CountingIDSource(prefix: "b-"))
+        let recovered = try second.runner.recoverInterruptedRuns()
+        #expect(recovered.map(\.id) == [runID])
+        #expect(recovered.first?.phase == .suspended)
+        #expect(secondModel.requests.isEmpty) // recovery sends nothing billable
+        #expect(try second.store.transcript(threadID: "t1").allSatisfy { $0.state != .streaming })
+
+        let resumed = try second.runner.continueRun(threadID: "t1")
+        #expect(resumed.runID == runID)
+        let outcome = try #require(await second.runner.outcome(of: runID))
+        #expect(outcome.phase == .completed, "\(outcome)")
+        #expect(try second.entries() == 1)
+        #expect(try second.ledgerRows() == 1)
+        #expect(try count(second.queue, "SELECT COUNT(*) FROM agent_ledger") == 1)
+        expectWellFormed(firstModel.requests + secondModel.requests)
+        // After a crash before finalizing, the answer was already stored: nothing is sent again.
+        if point == .beforeFinalize { #expect(secondModel.requests.isEmpty) }
+        // A write that committed is never asked about again.
+        if [.afterWriteCommit, .beforeFinalize].contains(point) { #expect(gate.asked.isEmpty) }
+        let transcript = try second.store.transcript(threadID: "t1").map(\.message)
+        #expect(RequestNormalizer.violations(transcript).isEmpty, "\(transcript)")
+        #expect(try second.store.run(runID)?.phase == .completed)
+    }
+
+    @Test func aCommittedWriteIsAnsweredFromTheLedger() async throws {
+        let dir = TempDirectory()
+        let path = dir.file("ofj.sqlite")
+        let clock = VirtualClock()
+        let gate = ScriptedApprovalGate(fallback: .allowOnce)
+        let h = try Harness(queue: try openDatabase(path), model: Self.loggingModel(clock), clock: clock, gate: gate, faults: CrashAt(.beforeFinalize))
+        let (handle, _) = try await h.ask("log an egg")
+        #expect(try h.entries() == 1)
+        #expect(gate.asked.count == 1)
+        // Lose the transcript's result for the write (as if a replayed transcript re-sent the
+        // call) and the model's final answer: the ledger must still stop a second write.
+        try h.queue.write { db in
+            try db.execute("DELETE FROM agent_message_parts WHERE kind = 'tool_result' AND call_id = 'w1'")
+            try db.execute("DELETE FROM agent_messages WHERE id = (SELECT MAX(id) FROM agent_messages WHERE role = 'assistant')")
+        }
+        let second = try Harness(queue: try DatabaseQueue(path: path), model: Self.loggingModel(clock), clock: clock, gate: gate)
+        try second.runner.recoverInterruptedRuns()
+        try second.runner.continueRun(threadID: "t1")
+        #expect(await second.runner.outcome(of: handle.runID)?.phase == .completed)
+        #expect(try second.entries() == 1)
+        #expect(gate.asked.count == 1) // not asked again
+        #expect(second.model.requests.last?.results["w1"]?.content == #"{"id":1}"#)
+        #expect(try second.store.toolRecords(runID: handle.runID).first { $0.callID == "w1" }?.status == .succeeded)
+        #expect(second.diagnostics.events.contains { $0.status == "ledger_replayed" })
+    }
+
+    @Test func recoveryLeavesRunsOfThisProcessAlone() async throws {
+        let h = try Harness()
+        h.model.enqueue(ScriptedTurn([.stall]))
+        let handle = try h.runner.submit(threadID: "t1", text: "hi")
+        try await h.waitFor("waiting") { $0.kind == .phase(.waitingForProvider) }
+        #expect(try h.runner.recoverInterruptedRuns().isEmpty)
+        #expect(try h.store.run(handle.runID)?.phase == .waitingForProvider)
+        h.runner.cancel(threadID: "t1")
+        _ = await h.runner.outcome(of: handle.runID)
+    }
+}

@@ -1,2 +1,0 @@
-// Placeholder until the Journal module lands; replaced by real tests.
-import Testing

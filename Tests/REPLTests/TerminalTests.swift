@@ -1,0 +1,59 @@
+import Testing
+@testable import REPL
+
+@Suite struct TerminalTests {
+    @Test func sanitizeStripsEscapesAndControls() {
+        #expect(Terminal.sanitize("Oat\u{1B}[31mmeal\u{1B}[0m") == "Oatmeal")
+        #expect(Terminal.sanitize("a\u{1B}]0;evil title\u{07}b") == "ab")
+        #expect(Terminal.sanitize("x\u{08}\u{07}\u{00}y\r\nz") == "xy\nz")
+        #expect(Terminal.sanitize("line\nbreak", keepNewlines: false) == "line break")
+        #expect(Terminal.sanitize("Crème brûlée 🍮") == "Crème brûlée 🍮")
+        #expect(Terminal.sanitize("\u{9B}31m") == "31m") // C1 CSI dropped
+    }
+
+    @Test func styleIsPlainWithoutTerminalOrWithNoColor() {
+        #expect(Style(enabled: false).red("x") == "x")
+        #expect(Style(enabled: true).red("x") == "\u{1B}[31mx\u{1B}[0m")
+        // Tests do not run on a terminal, so detection must say no colour either way.
+        #expect(!Style.detect(environment: [:], fd: -1).enabled)
+        #expect(!Style.detect(environment: ["NO_COLOR": "1"]).enabled)
+    }
+
+    @Test func wrapsAtWidthKeepingBreaks() {
+        #expect(wrapText("aaa bbb ccc ddd", width: 11) == "aaa bbb ccc\nddd")
+        #expect(wrapText("one\ntwo three", width: 20) == "one\ntwo three")
+        #expect(wrapText("tiny", width: 5) == "tiny") // width too small: unchanged
+    }
+}
+
+@Suite struct SlashCommandTests {
+    @Test func parsesNameAndArgument() {
+        #expect(SlashCommands.parse("/open  abc ")! == ("open", "abc"))
+        #expect(SlashCommands.parse("/HELP")! == ("help", ""))
+        #expect(SlashCommands.parse("hello") == nil)
+    }
+
+    @Test func suggestsClosestCommand() {
+        #expect(SlashCommands.suggestion(for: "hlep") == "help")
+        #expect(SlashCommands.suggestion(for: "thread") == "threads")
+        #expect(SlashCommands.suggestion(for: "contxt") == "context")
+        #expect(SlashCommands.suggestion(for: "zzzzzzzz") == nil)
+    }
+
+    @Test func completesPrefixes() {
+        #expect(SlashCommands.completions(prefix: "co") == ["continue", "context", "compact"])
+        #expect(SlashCommands.completions(prefix: "x").isEmpty)
+    }
+
+    @Test func everyCommandHasHelp() {
+        for c in SlashCommands.all { #expect(!c.help.isEmpty) }
+        #expect(SlashCommands.helpText.contains("/threads [query]"))
+    }
+
+    @Test func continuationJoinsBackslashLines() {
+        var lines = ["second \\", "third"].makeIterator()
+        #expect(joinContinuation(first: "first \\") { lines.next() } == "first \nsecond \nthird")
+        #expect(joinContinuation(first: "no continuation") { nil } == "no continuation")
+        #expect(joinContinuation(first: "ends in \\") { nil } == "ends in \n")
+    }
+}

@@ -1,2 +1,0 @@
-// Placeholder until the ReferenceFoods module lands.
-import Testing

@@ -1,0 +1,171 @@
+// Word search over the shipped SR28 foods: the obvious first hit for how people type, and odd input.
+import Testing
+@testable import ReferenceFoods
+
+@Suite("Reference search")
+struct SearchTests {
+    let db = Fixtures.shipped
+
+    /// Expected first hits, looked up by hand in foods.csv: the raw / whole / plain / unprepared
+    /// form over substitutes, branded, fast-food, baby-food and prepared dishes.
+    @Test(arguments: [
+        ("egg", "01123"),                // Egg, whole, raw, fresh (not eggnog, egg substitute, egg noodles)
+        ("eggs", "01123"),
+        ("Egg", "01123"),
+        ("greek yogurt", "01293"),       // Yogurt, Greek, plain, whole milk
+        ("banana", "09040"),             // Bananas, raw
+        ("bananas", "09040"),
+        ("2% milk", "01079"),            // Milk, reduced fat, fluid, 2% milkfat, with added vitamin A and vitamin D
+        ("2 % milk", "01079"),
+        ("2 percent milk", "01079"),
+        ("chicken breast", "05062"),     // Chicken, broiler or fryers, breast, skinless, boneless, meat only, raw
+        ("oatmeal", "08120"),            // Cereals, oats, regular and quick, not fortified, dry (common name "oatmeal")
+        ("apple", "09003"),              // Apples, raw, with skin
+        ("apples", "09003"),
+        ("rice", "20044"),               // Rice, white, long-grain, regular, raw, enriched
+        ("salmon", "15085"),             // Fish, salmon, sockeye, raw
+        ("almonds", "12061"),            // Nuts, almonds
+        ("almond", "12061"),
+        ("peanut butter", "16098"),      // Peanut butter, smooth style, with salt
+        ("broccoli", "11090"),           // Broccoli, raw
+        ("avocado", "09037"),            // Avocados, raw, all commercial varieties
+        ("milk", "01077"),               // Milk, whole, 3.25% milkfat, with added vitamin D
+        ("whole milk", "01077"),
+        ("skim milk", "01085"),          // Milk, nonfat, fluid, with added vitamin A and vitamin D (fat free or skim)
+        ("orange juice", "09206"),       // Orange juice, raw
+        ("olive oil", "04053"),          // Oil, olive, salad or cooking
+        ("butter", "01001"),             // Butter, salted
+        ("hard boiled egg", "01129"),    // Egg, whole, cooked, hard-boiled
+    ])
+    func obviousFirstHit(query: String, expected: String) throws {
+        let hits = db.search(query, limit: 5)
+        let first = try #require(hits.first, "no hit for \(query)")
+        #expect(first.id == expected, "\(query) → \(first.id) \(first.description)")
+    }
+
+    @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
+        let ids = db.search("egg", limit: 200).map(\.id)
+        let egg = try #require(ids.firstIndex(of: "01123"))
+        for other in ["01057", "01144", "01226", "11209", "14245"] {  // eggnog, substitutes, eggplant, eggnog mix
+            if let index = ids.firstIndex(of: other) { #expect(egg < index, "\(other)") }
+        }
+    }
+
+    @Test func caseAccentsAndPunctuationDoNotMatter() {
+        let plain = db.search("peanut butter", limit: 10).map(\.id)
+        #expect(db.search("PEANUT BUTTER", limit: 10).map(\.id) == plain)
+        #expect(db.search("  peanut-butter!! ", limit: 10).map(\.id) == plain)
+        #expect(db.search("peanut, butter", limit: 10).map(\.id) == plain)
+        #expect(db.search("jalapeño", limit: 1).first?.id == "11979")  // Peppers, jalapeno, raw
+        #expect(db.search("JALAPENO", limit: 1).first?.id == "11979")
+        #expect(db.search("égg", limit: 1).first?.id == "01123")
+        #expect(db.search("kellogg's corn flakes", limit: 1).first?.id == "08020")
+        #expect(db.search("kelloggs corn flakes", limit: 1).first?.id == "08020")
+    }
+
+    @Test func everyQueryWordMustMatchAsAWordPrefix() {
+        for query in ["egg", "greek yogurt", "2% milk", "chicken breast", "peanut butter", "ban", "oat milk"] {
+            let words = SearchText.terms(query)
+            for food in db.search(query, limit: 50) {
+                let foodTerms = SearchText.terms(food.description + " " + (food.commonName ?? ""))
+                for word in words {
+                    #expect(foodTerms.contains { $0.hasPrefix(word) }, "\(query): \(food.description)")
+                }
+            }
+        }
+        // "oat" is not a word prefix of "goat".
+        #expect(!db.search("oat", limit: 500).contains { $0.id == "01106" })
+        #expect(db.search("goat milk", limit: 1).first?.id == "01106")
+    }
+
+    @Test func typingAWordPrefixAlreadyFindsTheFood() {
+        #expect(db.search("banan", limit: 1).first?.id == "09040")
+        #expect(db.search("brocc", limit: 1).first?.id == "11090")
+    }
+
+    @Test func oatMilkIsNotInSR28SoNothingPretendsToBeIt() {
+        #expect(!db.allFoods.contains { $0.description.lowercased().contains("oat milk") })
+        #expect(!db.search("oat milk", limit: 20).contains { $0.group == "Beverages" })
+    }
+
+    @Test func emptyAndWordlessQueriesFindNothing() {
+        for query in ["", "   ", "!!!", "%", "🥚", "—", "\u{0}", "\n\t", "日本語"] {
+            #expect(db.search(query, limit: 10).isEmpty, "\(query.debugDescription)")
+        }
+    }
+
+    @Test func unknownWordsFindNothing() {
+        #expect(db.search("xyzzyplugh", limit: 10).isEmpty)
+        #expect(db.search("egg xyzzyplugh", limit: 10).isEmpty)
+    }
+
+    @Test func veryLongQueriesAreHandled() {
+        let manyWords = (0..<5000).map { "word\($0)" }.joined(separator: " ")
+        #expect(db.search(manyWords, limit: 10).isEmpty)
+        let repeated = Array(repeating: "egg", count: 5000).joined(separator: " ")
+        #expect(db.search(repeated, limit: 1).first?.id == "01123")
+        let oneHugeWord = String(repeating: "a", count: 100_000)
+        #expect(db.search(oneHugeWord, limit: 10).isEmpty)
+    }
+
+    @Test func weirdCharactersAroundWordsAreIgnored() {
+        #expect(db.search("🥚 egg 🥚", limit: 1).first?.id == "01123")
+        #expect(db.search("\"egg\"", limit: 1).first?.id == "01123")
+        #expect(db.search("egg;DROP TABLE foods", limit: 5).isEmpty)
+        #expect(db.search("(banana)", limit: 1).first?.id == "09040")
+        #expect(db.search("banana\u{301}", limit: 1).first?.id == "09040")  // combining accent
+    }
+
+    @Test func limitIsRespected() {
+        #expect(db.search("egg", limit: 0).isEmpty)
+        #expect(db.search("egg", limit: -3).isEmpty)
+        #expect(db.search("egg", limit: 1).count == 1)
+        #expect(db.search("egg", limit: 7).count == 7)
+        #expect(db.search("avocado", limit: 100).count == 4)
+        #expect(db.search("egg").count == 20)
+    }
+
+    @Test func rankingIsDeterministic() {
+        for query in ["chicken", "cheese", "a", "salmon"] {
+            #expect(db.search(query, limit: 100).map(\.id) == db.search(query, limit: 100).map(\.id))
+        }
+    }
+}
+
+@Suite("Search text")
+struct SearchTextTests {
+    @Test func foldsCaseAndAccents() {
+        #expect(String(decoding: SearchText.fold("Crème Brûlée JALAPEÑO"), as: UTF8.self) == "creme brulee jalapeno")
+        #expect(SearchText.terms("KELLOGG'S Frosted") == ["kellogg", "frosted"])  // apostrophe dropped, then stemmed
+        #expect(SearchText.terms("McDONALD’S") == ["mcdonald"])
+    }
+
+    @Test func stemsPlurals() {
+        let pairs = [("eggs", "egg"), ("bananas", "banana"), ("berries", "berry"), ("potatoes", "potato"),
+                     ("peaches", "peach"), ("radishes", "radish"), ("asparagus", "asparagus"), ("swiss", "swiss"),
+                     ("hummus", "hummus"), ("oats", "oat"), ("egg", "egg"), ("gas", "gas")]
+        for (word, stem) in pairs { #expect(SearchText.stem(word) == stem, "\(word)") }
+    }
+
+    @Test func keepsPercentOnNumbers() {
+        #expect(SearchText.terms("2% milkfat") == ["2%", "milkfat"])
+        #expect(SearchText.terms("2 % milk") == ["2%", "milk"])
+        #expect(SearchText.terms("3.25% milkfat") == ["3", "25%", "milkfat"])
+        #expect(SearchText.terms("% milk") == ["milk"])
+        #expect(SearchText.terms("milk %") == ["milk"])
+    }
+
+    @Test func splitsSegmentsOutsideParentheses() {
+        #expect(SearchText.segments("Fruit salad, (pineapple and papaya, banana), tropical")
+                == ["Fruit salad", "(pineapple and papaya, banana)", "tropical"])
+        #expect(SearchText.segments(",, Egg ,") == ["Egg"])
+    }
+
+    @Test func brandsAreRecognisedByCapitals() {
+        #expect(SearchIndex.looksBranded("Cereals ready-to-eat, GENERAL MILLS, CHEERIOS"))
+        #expect(SearchIndex.looksBranded("KELLOGG'S RICE KRISPIES"))
+        #expect(!SearchIndex.looksBranded("USDA Commodity, salmon nuggets"))
+        #expect(!SearchIndex.looksBranded("Egg, whole, raw, fresh"))
+        #expect(!SearchIndex.looksBranded("Milk, with added vitamin A and vitamin D"))
+    }
+}

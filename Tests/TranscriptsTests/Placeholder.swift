@@ -1,2 +1,0 @@
-// Placeholder until the Transcripts module lands; replaced by real tests.
-import Testing
