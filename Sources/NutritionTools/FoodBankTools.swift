@@ -141,25 +141,30 @@ struct SaveFood: JournalWriteTool {
         var lines: [String] = []
         if let old = existing {
             lines.append("Edit Food Bank food: \(Text.food(old.name, brand: old.brand))")
+            if old.kind != check.kind { lines.append("  kind: \(old.kind.rawValue) → \(check.kind.rawValue)") }
             if old.name != check.name { lines.append("  name: \(Text.clean(old.name)) → \(Text.clean(check.name))") }
             if old.brand != check.brand { lines.append("  brand: \(old.brand.map { Text.clean($0) } ?? "none") → \(check.brand.map { Text.clean($0) } ?? "none")") }
             if old.serving != check.serving { lines.append("  serving: \(old.serving.label) → \(check.serving.label)") }
             if old.isOnShelf != check.isOnShelf { lines.append("  on the Shelf: \(old.isOnShelf ? "yes" : "no") → \(check.isOnShelf ? "yes" : "no")") }
-            if old.nutrients != check.nutrients { lines.append("  per serving before: \(Text.nutrients(old.nutrients))") }
+            if old.ingredients != check.ingredients { lines.append("  ingredients: \(ingredientList(check))") }
+            if old.calculatorIngredients != check.calculatorIngredients { lines.append("  calculator ingredients: \(calculatorList(check))") }
+            if old.nutrients != check.nutrients && check.kind != .calculator {
+                lines.append(Text.nutrientLines(old.nutrients, label: "per serving before", indent: "  "))
+                lines.append(Text.nutrientLines(check.nutrients, label: "per serving after", indent: "  "))
+            }
+            if lines.count == 1 { lines.append("  (no change)") }
         } else {
             lines.append("Save to your Food Bank: \(Text.food(check.name, brand: check.brand))\(origin.isEmpty ? "" : " (\(origin))")")
-        }
-        lines.append("\(existing == nil ? "" : "  ")Serving: \(check.serving.label)\(check.kind == .single ? "" : " · \(check.kind.rawValue)")\(check.isOnShelf ? " · on the Shelf" : "")")
-        if !check.mappings.isEmpty {
-            lines.append("\(existing == nil ? "" : "  ")Also in: " + check.mappings.map { "\(Text.amount($0.quantity)) \(Text.clean($0.unit.symbol, max: 40))\($0.grams.map { " = \(Text.amount($0)) g" } ?? "")" }.joined(separator: ", "))
-        }
-        if check.kind == .composite {
-            lines.append("\(existing == nil ? "" : "  ")Ingredients: " + check.ingredients.map { "\(Text.amount($0.quantity)) \($0.unit.symbol) \(Text.clean($0.name, max: 60))" }.joined(separator: ", ") + " (makes \(Text.amount(check.recipeServings)))")
-        }
-        if check.kind == .calculator {
-            lines.append("\(existing == nil ? "" : "  ")Ingredients: " + check.calculatorIngredients.map { "\(Text.clean($0.name, max: 60)) (\($0.portions.map { Text.clean($0.name, max: 40) }.joined(separator: "/")))" }.joined(separator: ", "))
-        } else {
-            lines.append("\(existing == nil ? "" : "  ")Per serving: \(Text.nutrients(check.nutrients))")
+            lines.append("Serving: \(check.serving.label)\(check.kind == .single ? "" : " · \(check.kind.rawValue)")\(check.isOnShelf ? " · on the Shelf" : "")")
+            if !check.mappings.isEmpty {
+                lines.append("Also in: " + check.mappings.map { "\(Text.amount($0.quantity)) \(Text.clean($0.unit.symbol, max: 40))\($0.grams.map { " = \(Text.amount($0)) g" } ?? "")" }.joined(separator: ", "))
+            }
+            if check.kind == .composite { lines.append("Ingredients: \(ingredientList(check))") }
+            if check.kind == .calculator {
+                lines.append("Ingredients: \(calculatorList(check))")
+            } else {
+                lines.append(Text.nutrientLines(check.nutrients, label: "Per serving"))
+            }
         }
         let final = draft
         let editID = existing?.id
@@ -174,6 +179,16 @@ struct SaveFood: JournalWriteTool {
                           "\(editID == nil ? "saved" : "updated") \(Text.clean(food.name, max: 60)) in your Food Bank")
         }
     }
+}
+
+private func ingredientList(_ f: SavedFood) -> String {
+    f.ingredients.map { "\(Text.amount($0.quantity)) \(Text.clean($0.unit.symbol, max: 40)) \(Text.clean($0.name, max: 60))" }.joined(separator: ", ")
+        + " (makes \(Text.amount(f.recipeServings)))"
+}
+
+private func calculatorList(_ f: SavedFood) -> String {
+    f.calculatorIngredients.map { "\(Text.clean($0.name, max: 60)) (\($0.portions.map { Text.clean($0.name, max: 40) }.joined(separator: "/")))" }
+        .joined(separator: ", ")
 }
 
 extension CalculatorPortion {

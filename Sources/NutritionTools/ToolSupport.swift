@@ -88,8 +88,9 @@ struct Args {
         guard let object = raw[key]?.objectValue else { return nil }
         var values: [String: Double] = [:]
         for (name, value) in object {
-            guard let v = value.doubleValue, v.isFinite, v >= 0 else {
-                throw ToolArgumentError(field: "\(key).\(Text.clean(name, max: 40))", "must be a finite number of zero or more")
+            guard let v = value.doubleValue, v.isFinite, v >= 0, v <= JournalStore.Limits.nutrientAmount else {
+                throw ToolArgumentError(field: "\(key).\(Text.clean(name, max: 40))",
+                                        "must be a number from 0 to \(JSONValue.format(JournalStore.Limits.nutrientAmount))")
             }
             let id = NutrientCatalog.canonicalID(for: name) ?? name
             guard NutrientAmounts.isPlausibleID(id) else {
@@ -187,14 +188,33 @@ enum Text {
     static func nutrient(_ id: String, _ v: Double) -> String {
         if id == "energy_kcal" { return "\(amount(v)) kcal" }
         let unit = NutrientCatalog.nutrient(id)?.unit.rawValue ?? Units.suffix(of: id)
-        let name = NutrientCatalog.nutrient(id)?.displayName.lowercased() ?? id
-        return unit.isEmpty ? "\(name) \(amount(v))" : "\(name) \(amount(v)) \(unit)"
+        return unit.isEmpty ? "\(nutrientName(id)) \(amount(v))" : "\(nutrientName(id)) \(amount(v)) \(unit)"
+    }
+
+    /// "vitamin C", "saturated fat"; an unknown id without its unit suffix ("lutein_zeaxanthin").
+    static func nutrientName(_ id: String) -> String {
+        if let n = NutrientCatalog.nutrient(id) { return n.displayName.prefix(1).lowercased() + n.displayName.dropFirst() }
+        let suffix = Units.suffix(of: id)
+        let base = suffix.isEmpty ? id : String(id.dropLast(suffix.count + 1))
+        return clean(base, max: 64)
     }
 
     /// Every nutrient of a map in display order, core macros first.
     static func nutrients(_ n: NutrientAmounts) -> String {
         guard !n.isEmpty else { return "none reported" }
         return n.ids.compactMap { id in n[id].map { nutrient(id, $0) } }.joined(separator: ", ")
+    }
+
+    /// Nutrient lines for a preview: calories and macros on one line, everything else on the next.
+    static func nutrientLines(_ n: NutrientAmounts, label: String = "Nutrients", indent: String = "") -> String {
+        guard !n.isEmpty else { return "\(indent)\(label): none reported" }
+        let core = n.ids.filter { NutrientCatalog.coreIDs.contains($0) }
+        let rest = n.ids.filter { !NutrientCatalog.coreIDs.contains($0) }
+        func list(_ ids: [String]) -> String { ids.compactMap { id in n[id].map { nutrient(id, $0) } }.joined(separator: ", ") }
+        var lines: [String] = []
+        if !core.isEmpty { lines.append("\(indent)\(label): \(list(core))") }
+        if !rest.isEmpty { lines.append("\(indent)\(core.isEmpty ? label : "Also"): \(list(rest))") }
+        return lines.joined(separator: "\n")
     }
 
     /// "Saturday 2026-11-28".

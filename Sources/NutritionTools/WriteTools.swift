@@ -100,7 +100,7 @@ struct LogFood: JournalWriteTool {
         let preview = """
             Log to the journal: \(Text.food(name, brand: draft.brand)) — \(serving.label)
             \(whenLine(day, meal))
-            Nutrients: \(Text.nutrients(nutrients))
+            \(Text.nutrientLines(nutrients))
             """
         return WritePlan(preview: preview) { db in loggedOutput(try checked(field: "name") { try journal.logEntry(draft, in: db) }) }
     }
@@ -150,7 +150,7 @@ struct LogSavedFood: JournalWriteTool {
         let preview = """
             Log from your Food Bank: \(Text.food(food.name, brand: food.brand)) — \(label)
             \(whenLine(day, meal))
-            Nutrients: \(Text.nutrients(nutrients))
+            \(Text.nutrientLines(nutrients))
             """
         return WritePlan(preview: preview) { db in
             loggedOutput(try checked(field: "food_id") { try journal.logFood(food.id, amount: amount, day: day, meal: meal, in: db) })
@@ -189,7 +189,7 @@ struct LogReferenceFood: JournalWriteTool {
         let preview = """
             Log a reference food (USDA \(food.id)): \(Text.clean(food.description)) — \(amount.label)
             \(whenLine(day, meal))
-            Nutrients: \(Text.nutrients(draft.nutrients))
+            \(Text.nutrientLines(draft.nutrients))
             """
         return WritePlan(preview: preview) { db in loggedOutput(try checked(field: "reference_id") { try journal.logEntry(draft, in: db) }) }
     }
@@ -223,7 +223,7 @@ struct LogCalculatorBuild: JournalWriteTool {
         let preview = """
             Log a build of \(Text.food(food.name, brand: food.brand))\(servings == 1 ? "" : " × \(Text.amount(servings))") — \(detail)
             \(whenLine(day, meal))
-            Nutrients: \(Text.nutrients(sum.scaled(by: servings)))
+            \(Text.nutrientLines(sum.scaled(by: servings)))
             """
         return WritePlan(preview: preview) { db in
             loggedOutput(try checked(field: "selections") {
@@ -333,7 +333,7 @@ struct DeleteJournalEntry: JournalWriteTool {
         let preview = """
             Delete journal entry: \(Text.food(old.name, brand: old.brand)) — \(Text.serving(old.serving, servings: old.servings))
             \(whenLine(old.day, old.meal))
-            Nutrients removed: \(Text.nutrients(old.totalNutrients))
+            \(Text.nutrientLines(old.totalNutrients, label: "Nutrients removed"))
             """
         let id = old.id
         return WritePlan(preview: preview) { db in

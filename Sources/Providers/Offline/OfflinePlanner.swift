@@ -103,13 +103,16 @@ struct OfflinePlanner {
                        + "Try another name (e.g. \"log 1 apple\"), or save the food to your Food Bank first.")
     }
 
-    /// For "2 eggs" or "a banana": a whole item ("large", "medium") rather than a cup or a weight.
+    /// For "2 eggs" or "a banana": a whole item rather than a cup or a weight. USDA lists the
+    /// usual whole item first when there is one ("large" egg); otherwise take a medium one.
     static func wholeItemPortion(_ portions: [String]) -> String? {
-        let volume = ["cup", "tbsp", "tsp", "fl oz", "oz", "ml", "g", "lb", "liter", "quart", "pint"]
+        let measures = ["cup", "tbsp", "tsp", "fl oz", "oz", "ml", "g", "lb", "liter", "quart", "pint"]
+        func isMeasure(_ p: String) -> Bool { measures.contains { p.lowercased() == $0 || p.lowercased().hasPrefix($0 + " ") || p.lowercased().hasPrefix($0 + ",") } }
+        if let first = portions.first, !isMeasure(first) { return first }
         for preferred in ["medium", "large"] {
             if let p = portions.first(where: { $0.lowercased().hasPrefix(preferred) }) { return p }
         }
-        return portions.first { p in !volume.contains { p.lowercased().hasPrefix($0) } } ?? portions.first
+        return portions.first { !isMeasure($0) } ?? portions.first
     }
 
     func loggedAnswer(_ done: OfflineState.Done, food: String) -> String {
