@@ -1,2 +1,98 @@
 // ofj entry point: argument parsing and wiring only.
-print("ofj 0.1.0")
+import Foundation
+import Journal
+import REPL
+import ReferenceFoods
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let version = "0.1.0"
+
+let help = """
+    ofj \(version) — OpenFoodJournal for the terminal
+
+    usage: ofj                      start the assistant (REPL)
+           ofj --resume             reopen the last thread
+           ofj ask TEXT [--yes] [--json] [--thread ID] [--provider NAME] [--model NAME]
+           ofj day [DATE] [--json]  a day of the journal
+           ofj log …                log an entry (ofj log --help)
+           ofj foods [QUERY]        search your Food Bank
+           ofj ref QUERY            search USDA reference foods
+           ofj goals [set …]        show or set daily goals
+           ofj backup export|import
+           ofj export csv
+           ofj diag status|flush|export
+           ofj replay FILE… [--update]
+           ofj doctor               check the configuration
+           ofj --version | --help
+
+    Data lives in $OFJ_HOME or ~/.local/share/ofj. NO_COLOR turns colour off.
+    """
+
+func writeOut(_ s: String) { FileHandle.standardOutput.write(Data((s + "\n").utf8)) }
+func writeErr(_ s: String) { FileHandle.standardError.write(Data(("ofj: " + s + "\n").utf8)) }
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let environment = ProcessInfo.processInfo.environment
+let paths = AppPaths(environment: environment)
+
+func openJournal() throws -> JournalStore {
+    try paths.ensureDataDirectory()
+    let queue = try OfjDatabase.open(path: paths.databasePath)
+    return JournalStore(queue: queue, timeZone: .current)
+}
+
+func runJournalCommand(_ name: String, _ args: [String]) throws {
+    let helpText: String
+    switch name {
+    case "day": helpText = JournalCommands.dayHelp
+    case "log": helpText = JournalCommands.logHelp
+    case "foods": helpText = JournalCommands.foodsHelp
+    case "ref": helpText = JournalCommands.refHelp
+    case "goals": helpText = JournalCommands.goalsHelp
+    case "backup": helpText = JournalCommands.backupHelp
+    default: helpText = JournalCommands.exportHelp
+    }
+    if args.contains("--help") || args.contains("-h") {
+        writeOut(helpText)
+        return
+    }
+    let commands = JournalCommands(journal: try openJournal(), reference: ReferenceDatabase.shared, out: writeOut)
+    switch name {
+    case "day": try commands.day(args)
+    case "log": try commands.log(args)
+    case "foods": try commands.foods(args)
+    case "ref": try commands.ref(args)
+    case "goals": try commands.goals(args)
+    case "backup": try commands.backup(args)
+    default: try commands.export(args)
+    }
+}
+
+func main() async -> Int32 {
+    do {
+        switch arguments.first {
+        case "--version", "-V":
+            writeOut("ofj \(version)")
+        case "--help", "-h", "help":
+            writeOut(help)
+        case "day", "log", "foods", "ref", "goals", "backup", "export":
+            try runJournalCommand(arguments[0], Array(arguments.dropFirst()))
+        default:
+            return await Launcher(arguments: arguments, environment: environment, paths: paths, version: version).run()
+        }
+        return 0
+    } catch let e as CLIError {
+        writeErr(e.description)
+        return e.status
+    } catch let e as UsageError {
+        writeErr("\(e.message) (see ofj --help)")
+        return 2
+    } catch {
+        writeErr(Terminal.sanitize("\(error)", keepNewlines: false))
+        return 1
+    }
+}
+
+exit(await main())

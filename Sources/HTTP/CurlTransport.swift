@@ -1,0 +1,55 @@
+// The real HTTPTransport: libcurl (multi interface, one shared loop thread), streaming bodies.
+import CCurl
+import Synchronization
+
+/// Sends requests with libcurl and streams the response body as it arrives.
+///
+/// - `send` returns once the status line and all headers are in (`HTTPResponseHead`).
+/// - The body stream yields chunks as libcurl receives them and ends with `HTTPError` on failure.
+///   Chunks are buffered without bound if the consumer lags (LLM streams are small; use
+///   `collect(limit:)` for whole bodies).
+/// - Timeouts: `connect` (DNS + TCP + TLS) → `.connectTimeout`; `firstByte` from the moment the
+///   request is sent until the response head → `.firstByteTimeout`; `idle`, the longest silence
+///   after the head → `.idleTimeout`. A value of zero or less disables that timeout.
+/// - Cancelling the task waiting in `send`, or the task iterating the body (or dropping the
+///   iterator), aborts the transfer and closes its connection within milliseconds.
+/// - TLS peer and host verification are always on; proxies come from the standard environment
+///   variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`). Redirects are not followed.
+/// - Errors never contain request headers, bodies or the URL's query string.
+public final class CurlTransport: HTTPTransport {
+    /// A class so the finish callback can hold it (an `Atomic` cannot be captured).
+    private final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+    private let inFlight = Counter()
+
+    public init() {}
+
+    /// Transfers this transport has started that have not finished yet.
+    public var activeTransfers: Int { inFlight.value.load(ordering: .acquiring) }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        if Task.isCancelled { throw HTTPError.cancelled }
+        guard let loop = CurlEventLoop.shared else {
+            throw HTTPError.other("HTTP is unavailable: libcurl failed to initialise")
+        }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self)
+        let transfer = try CurlTransfer(request: request, loop: loop, body: continuation) { [inFlight] in
+            inFlight.value.subtract(1, ordering: .acquiringAndReleasing)
+        }
+        inFlight.value.add(1, ordering: .acquiringAndReleasing)
+        continuation.onTermination = { [weak transfer] termination in
+            // The consumer stopped listening (task cancelled or iterator dropped): stop the wire.
+            if case .cancelled = termination { transfer?.requestCancel() }
+        }
+        let head = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (resume: CheckedContinuation<HTTPResponseHead, Error>) in
+                transfer.headContinuation = resume
+                loop.add(transfer)
+            }
+        } onCancel: {
+            transfer.requestCancel()
+        }
+        return HTTPStreamingResponse(head: head, body: stream)
+    }
+}

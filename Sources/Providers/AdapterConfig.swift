@@ -1,0 +1,40 @@
+// What every wire adapter needs to reach its provider: endpoint, key, model, headers, timeouts.
+import HTTP
+import Agent
+
+/// Connection settings for one adapter. Built by `ProviderConfig` from flags, environment and
+/// config.json, or directly in tests.
+public struct AdapterConfig: Sendable {
+    /// Provider name as the user configured it ("gemini", "openai", "openrouter", "ollama", ...).
+    public var provider: String
+    /// Base URL without a trailing slash, e.g. "https://api.openai.com/v1",
+    /// "https://generativelanguage.googleapis.com/v1beta", "https://res.openai.azure.com".
+    public var baseURL: String
+    /// The key, or nil for keyless local servers. Never printed.
+    public var apiKey: String?
+    /// Model (or Azure deployment) name as sent to the provider.
+    public var model: String
+    /// Extra request headers (OpenRouter attribution, proxies).
+    public var extraHeaders: [HTTPHeader]
+    public var timeouts: HTTPTimeouts
+    /// The environment variable a person should check when the key is rejected.
+    public var keyVariable: String
+    /// Extra top-level request body fields merged into every request (e.g. Responses
+    /// `reasoning`, Anthropic `thinking`, Gemini `generationConfig` is merged field by field).
+    public var extraBody: [String: JSONValue]
+
+    public init(provider: String, baseURL: String, apiKey: String?, model: String,
+                extraHeaders: [HTTPHeader] = [], timeouts: HTTPTimeouts = HTTPTimeouts(),
+                keyVariable: String = "", extraBody: [String: JSONValue] = [:]) {
+        self.provider = provider
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        self.apiKey = apiKey
+        self.model = model
+        self.extraHeaders = extraHeaders
+        self.timeouts = timeouts
+        self.keyVariable = keyVariable
+        self.extraBody = extraBody
+    }
+}

@@ -1,0 +1,242 @@
+// Anthropic Messages adapter: tool_use with streamed JSON input, thinking blocks with signatures.
+import Foundation
+import HTTP
+import Agent
+
+/// `POST {base}/messages` (base "https://api.anthropic.com/v1"), `x-api-key` + `anthropic-version`.
+///
+/// Continuation items (family "anthropic"): kind "thinking", payload = the exact block
+/// (`{"type":"thinking","thinking":…,"signature":…}` or `{"type":"redacted_thinking","data":…}`),
+/// replayed at its position, i.e. before the tool_use it preceded.
+public struct AnthropicModel: ChatModel {
+    public let config: AdapterConfig
+    let transport: any HTTPTransport
+    public var provider: String { config.provider }
+    public var model: String { config.model }
+    public var continuationFamily: String { "anthropic" }
+    public static let apiVersion = "2023-06-01"
+
+    public init(config: AdapterConfig, transport: any HTTPTransport) {
+        self.config = config
+        self.transport = transport
+    }
+
+    public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
+        let http = httpRequest(request)
+        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 })
+        return makeEventStream { out in
+            try await driver.run(http, decoder: AnthropicDecoder(), out: out)
+        }
+    }
+
+    public func httpRequest(_ request: ChatRequest) -> HTTPRequest {
+        var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "text/event-stream"),
+                       HTTPHeader("anthropic-version", Self.apiVersion)]
+        if let key = config.apiKey, !key.isEmpty { headers.append(HTTPHeader("x-api-key", key)) }
+        headers += config.extraHeaders
+        return HTTPRequest(url: "\(config.baseURL)/messages", headers: headers, body: WireJSON.body(requestBody(request)),
+                           timeouts: config.timeouts)
+    }
+
+    public func requestBody(_ request: ChatRequest) -> JSONValue {
+        var body: [String: JSONValue] = [
+            "model": .string(config.model),
+            "max_tokens": .number(Double(request.maxOutputTokens)),
+            "stream": true,
+            "messages": .array(Self.messages(request.messages)),
+        ]
+        if !request.system.isEmpty { body["system"] = [["type": "text", "text": .string(request.system)]] }
+        if !request.tools.isEmpty {
+            body["tools"] = .array(request.tools.map { tool in
+                ["name": .string(tool.name), "description": .string(tool.description), "input_schema": tool.parameters]
+            })
+            body["tool_choice"] = ["type": "auto"]
+        }
+        return WireJSON.merge(body, config.extraBody)
+    }
+
+    static func messages(_ messages: [Message]) -> [JSONValue] {
+        var out: [(role: String, content: [JSONValue])] = []
+        func append(_ role: String, _ blocks: [JSONValue]) {
+            guard !blocks.isEmpty else { return }
+            if let last = out.last, last.role == role {
+                out[out.count - 1].content += blocks // roles must alternate; merge neighbours
+            } else {
+                out.append((role, blocks))
+            }
+        }
+        for message in messages {
+            var blocks: [JSONValue] = []
+            switch message.role {
+            case .user, .tool:
+                var results: [JSONValue] = []
+                for part in message.parts {
+                    switch part {
+                    case .text(let t) where !t.isEmpty: blocks.append(["type": "text", "text": .string(t)])
+                    case .toolResult(let r): results.append(toolResult(r))
+                    default: break
+                    }
+                }
+                append("user", results + blocks) // tool_result blocks must come first
+            case .assistant:
+                var text = ""
+                func flush() {
+                    if !text.isEmpty { blocks.append(["type": "text", "text": .string(text)]) }
+                    text = ""
+                }
+                for part in message.parts {
+                    switch part {
+                    case .text(let t):
+                        text += t
+                    case .toolCall(let call):
+                        flush()
+                        blocks.append(["type": "tool_use", "id": .string(call.id), "name": .string(call.name),
+                                       "input": WireJSON.argumentsObject(call)])
+                    case .continuation(let item) where item.provider == "anthropic" && item.kind == "thinking":
+                        flush()
+                        if let block = try? JSONValue.parse(item.payload) { blocks.append(block) }
+                    default:
+                        break
+                    }
+                }
+                flush()
+                append("assistant", blocks)
+            }
+        }
+        return out.map { ["role": .string($0.role), "content": .array($0.content)] }
+    }
+
+    static func toolResult(_ r: ToolResult) -> JSONValue {
+        var block: [String: JSONValue] = ["type": "tool_result", "tool_use_id": .string(r.callID),
+                                          "content": [["type": "text", "text": .string(r.content)]]]
+        if r.isError { block["is_error"] = true }
+        return .object(block)
+    }
+}
+
+/// Decodes Anthropic Messages stream events.
+struct AnthropicDecoder: WireDecoder {
+    enum Block {
+        case text
+        case thinking(thinking: String, signature: String)
+        case redacted(data: String)
+        case toolUse(id: String, name: String, json: String)
+        case other
+    }
+    var blocks: [Int: Block] = [:]
+    var stopped = false
+    var stopReason: String?
+    var usage = Usage()
+    var sawCall = false
+    var responseID: String?
+
+    mutating func decode(_ event: SSEEvent) throws -> [ChatEvent] {
+        if stopped { return [] }
+        let e = try parseEventJSON(event)
+        let type = e["type"]?.stringValue ?? event.event
+        var out: [ChatEvent] = []
+        // Any payload with a top-level "error" is an error, whatever its framing (proxies, gateways).
+        if e["error"] != nil && e["type"]?.stringValue != "response.failed", let err = ProviderErrorBody.parse(e) {
+            throw ProviderStreamError.provider(err)
+        }
+        switch type {
+        case "error":
+            throw ProviderStreamError.provider(ProviderErrorBody.parse(e) ?? ProviderErrorBody(message: nil, code: nil))
+        case "message_start":
+            let m = e["message"]
+            if responseID == nil, let id = m?["id"]?.stringValue {
+                responseID = id
+                out.append(.responseID(id))
+            }
+            if let u = m?["usage"] { applyUsage(u) }
+        case "content_block_start":
+            let index = e["index"]?.intValue ?? 0
+            let b = e["content_block"]
+            switch b?["type"]?.stringValue {
+            case "text":
+                blocks[index] = .text
+                if let t = b?["text"]?.stringValue, !t.isEmpty { out.append(.textDelta(t)) }
+            case "thinking":
+                blocks[index] = .thinking(thinking: b?["thinking"]?.stringValue ?? "", signature: b?["signature"]?.stringValue ?? "")
+            case "redacted_thinking":
+                blocks[index] = .redacted(data: b?["data"]?.stringValue ?? "")
+            case "tool_use":
+                // `input` is {} at start; the real input streams as input_json_delta fragments.
+                blocks[index] = .toolUse(id: b?["id"]?.stringValue ?? "", name: b?["name"]?.stringValue ?? "", json: "")
+            default:
+                blocks[index] = .other
+            }
+        case "content_block_delta":
+            let index = e["index"]?.intValue ?? 0
+            let d = e["delta"]
+            switch (blocks[index], d?["type"]?.stringValue) {
+            case (.text?, "text_delta"):
+                if let t = d?["text"]?.stringValue, !t.isEmpty { out.append(.textDelta(t)) }
+            case (.thinking(let thinking, let signature)?, "thinking_delta"):
+                blocks[index] = .thinking(thinking: thinking + (d?["thinking"]?.stringValue ?? ""), signature: signature)
+            case (.thinking(let thinking, let signature)?, "signature_delta"):
+                blocks[index] = .thinking(thinking: thinking, signature: signature + (d?["signature"]?.stringValue ?? ""))
+            case (.toolUse(let id, let name, let json)?, "input_json_delta"):
+                blocks[index] = .toolUse(id: id, name: name, json: json + (d?["partial_json"]?.stringValue ?? ""))
+            default:
+                break
+            }
+        case "content_block_stop":
+            let index = e["index"]?.intValue ?? 0
+            switch blocks[index] {
+            case .thinking(let thinking, let signature)?:
+                let block: JSONValue = ["type": "thinking", "thinking": .string(thinking), "signature": .string(signature)]
+                out.append(.continuation(ContinuationItem(provider: "anthropic", kind: "thinking", payload: block.serialized)))
+            case .redacted(let data)?:
+                let block: JSONValue = ["type": "redacted_thinking", "data": .string(data)]
+                out.append(.continuation(ContinuationItem(provider: "anthropic", kind: "thinking", payload: block.serialized)))
+            case .toolUse(let id, let name, let json)?:
+                sawCall = true
+                out.append(.toolCall(ToolCall(id: id, name: name, arguments: json)))
+            default:
+                break
+            }
+            blocks[index] = nil
+        case "message_delta":
+            if let r = e["delta"]?["stop_reason"]?.stringValue { stopReason = r }
+            if let u = e["usage"] { applyUsage(u) }
+        case "message_stop":
+            stopped = true
+        default:
+            break // ping and future event types
+        }
+        return out
+    }
+
+    /// message_start has the input counts; message_delta has cumulative output (and may repeat input).
+    mutating func applyUsage(_ u: JSONValue) {
+        let cacheRead = u["cache_read_input_tokens"]?.intValue
+        let cacheWrite = u["cache_creation_input_tokens"]?.intValue
+        if let input = u["input_tokens"]?.intValue {
+            // Anthropic's input_tokens excludes cache reads and writes; the port counts all input.
+            usage.inputTokens = input + (cacheRead ?? 0) + (cacheWrite ?? 0)
+        }
+        if let cacheRead { usage.cachedInputTokens = cacheRead }
+        if let output = u["output_tokens"]?.intValue { usage.outputTokens = output }
+    }
+
+    mutating func finish() throws -> [ChatEvent] {
+        guard stopped else { throw ProviderStreamError.truncated }
+        var out: [ChatEvent] = []
+        if !usage.isEmpty { out.append(.usage(usage)) }
+        let mapped: FinishReason
+        if sawCall {
+            mapped = .toolCalls
+        } else {
+            switch stopReason {
+            case "end_turn", "stop_sequence", nil: mapped = .stop
+            case "max_tokens": mapped = .length
+            case "refusal": mapped = .contentFilter
+            case "tool_use": mapped = .toolCalls
+            default: mapped = .other
+            }
+        }
+        out.append(.finish(mapped))
+        return out
+    }
+}

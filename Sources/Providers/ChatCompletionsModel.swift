@@ -1,0 +1,249 @@
+// OpenAI-compatible Chat Completions adapter (OpenAI, OpenRouter, Ollama, llama.cpp, vLLM, LM Studio).
+import Foundation
+import HTTP
+import Agent
+
+/// `POST {base}/chat/completions` with `stream: true`, bearer key (optional for local servers).
+///
+/// Continuation items (family "openai-chat"), echoed on the assistant message they came with:
+/// - kind "reasoning_details", payload = the JSON array OpenRouter streamed, fragments merged by
+///   `index` (text concatenated), sent back as `reasoning_details`.
+/// - kind "reasoning_content", payload = the reasoning text (llama.cpp), sent back as `reasoning_content`.
+/// - kind "reasoning", payload = the reasoning text (Ollama and others that stream `delta.reasoning`
+///   without details), sent back as `reasoning`.
+public struct ChatCompletionsModel: ChatModel {
+    public let config: AdapterConfig
+    let transport: any HTTPTransport
+    /// Field for the output limit: "max_tokens" (most servers) or "max_completion_tokens" (OpenAI).
+    public var maxTokensField: String
+    public var provider: String { config.provider }
+    public var model: String { config.model }
+    public var continuationFamily: String { "openai-chat" }
+
+    public init(config: AdapterConfig, transport: any HTTPTransport, maxTokensField: String? = nil) {
+        self.config = config
+        self.transport = transport
+        self.maxTokensField = maxTokensField ?? (config.provider == "openai" ? "max_completion_tokens" : "max_tokens")
+    }
+
+    public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
+        let http = httpRequest(request)
+        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 })
+        return makeEventStream { out in
+            try await driver.run(http, decoder: ChatCompletionsDecoder(), out: out)
+        }
+    }
+
+    public func httpRequest(_ request: ChatRequest) -> HTTPRequest {
+        var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "text/event-stream")]
+        if let key = config.apiKey, !key.isEmpty { headers.append(HTTPHeader("Authorization", "Bearer \(key)")) }
+        headers += config.extraHeaders
+        return HTTPRequest(url: "\(config.baseURL)/chat/completions", headers: headers,
+                           body: WireJSON.body(requestBody(request)), timeouts: config.timeouts)
+    }
+
+    public func requestBody(_ request: ChatRequest) -> JSONValue {
+        var body: [String: JSONValue] = [
+            "model": .string(config.model),
+            "stream": true,
+            "stream_options": ["include_usage": true],
+            "messages": .array(Self.messages(system: request.system, request.messages)),
+            maxTokensField: .number(Double(request.maxOutputTokens)),
+        ]
+        if !request.tools.isEmpty {
+            body["tools"] = .array(request.tools.map { tool in
+                ["type": "function",
+                 "function": ["name": .string(tool.name), "description": .string(tool.description),
+                              "parameters": tool.parameters, "strict": false]]
+            })
+            body["tool_choice"] = "auto"
+        }
+        if config.provider == "openrouter" { body["usage"] = ["include": true] }
+        return WireJSON.merge(body, config.extraBody)
+    }
+
+    static func messages(system: String, _ messages: [Message]) -> [JSONValue] {
+        var out: [JSONValue] = []
+        if !system.isEmpty { out.append(["role": "system", "content": .string(system)]) }
+        for message in messages {
+            switch message.role {
+            case .user:
+                var text = ""
+                for part in message.parts {
+                    switch part {
+                    case .text(let t): text += t
+                    case .toolResult(let r): out.append(toolMessage(r))
+                    default: break
+                    }
+                }
+                if !text.isEmpty || message.toolResults.isEmpty { out.append(["role": "user", "content": .string(text)]) }
+            case .tool:
+                for r in message.toolResults { out.append(toolMessage(r)) }
+            case .assistant:
+                var m: [String: JSONValue] = ["role": "assistant"]
+                let text = message.text
+                let calls = message.toolCalls
+                if !text.isEmpty || calls.isEmpty { m["content"] = .string(text) }
+                if !calls.isEmpty {
+                    m["tool_calls"] = .array(calls.map { call in
+                        ["id": .string(call.id), "type": "function",
+                         "function": ["name": .string(call.name), "arguments": .string(call.arguments)]]
+                    })
+                }
+                for case .continuation(let item) in message.parts where item.provider == "openai-chat" {
+                    switch item.kind {
+                    case "reasoning_details":
+                        if let details = try? JSONValue.parse(item.payload) { m["reasoning_details"] = details }
+                    case "reasoning_content", "reasoning":
+                        m[item.kind] = .string(item.payload)
+                    default:
+                        break
+                    }
+                }
+                out.append(.object(m))
+            }
+        }
+        return out
+    }
+
+    static func toolMessage(_ r: ToolResult) -> JSONValue {
+        ["role": "tool", "tool_call_id": .string(r.callID), "content": .string(r.content)]
+    }
+}
+
+/// Assembles Chat Completions chunks into ChatEvents.
+struct ChatCompletionsDecoder: WireDecoder {
+    struct PendingCall {
+        var index: Int?
+        var id: String
+        var name: String
+        var arguments: String
+    }
+    var calls: [PendingCall] = []
+    var finishReason: String?
+    var done = false
+    var usage: Usage?
+    var responseID: String?
+    var reasoningContent = ""
+    var reasoning = ""
+    /// reasoning_details merged by index, in first-seen order.
+    var details: [(index: Int, value: [String: JSONValue])] = []
+
+    mutating func decode(_ event: SSEEvent) throws -> [ChatEvent] {
+        if done { return [] }
+        let trimmed = event.data.trimmingSpaces
+        if trimmed == "[DONE]" {
+            done = true
+            return []
+        }
+        if trimmed.isEmpty { return [] }
+        let chunk = try parseEventJSON(event)
+        if chunk["error"] != nil || chunk["object"]?.stringValue == "error" {
+            throw ProviderStreamError.provider(ProviderErrorBody.parse(chunk) ?? ProviderErrorBody(message: nil, code: nil))
+        }
+        var out: [ChatEvent] = []
+        if responseID == nil, let id = chunk["id"]?.stringValue, !id.isEmpty {
+            responseID = id
+            out.append(.responseID(id))
+        }
+        if let u = chunk["usage"], u.objectValue != nil {
+            let reasoningTokens = u["completion_tokens_details"]?["reasoning_tokens"]?.intValue ?? 0
+            usage = Usage(inputTokens: u["prompt_tokens"]?.intValue ?? 0,
+                          cachedInputTokens: u["prompt_tokens_details"]?["cached_tokens"]?.intValue ?? 0,
+                          outputTokens: u["completion_tokens"]?.intValue ?? 0,
+                          reasoningTokens: reasoningTokens)
+        }
+        for choice in chunk["choices"]?.arrayValue ?? [] where (choice["index"]?.intValue ?? 0) == 0 {
+            let delta = choice["delta"] ?? choice["message"] ?? .null
+            if let text = delta["content"]?.stringValue, !text.isEmpty { out.append(.textDelta(text)) }
+            if let r = delta["reasoning_content"]?.stringValue { reasoningContent += r }
+            if let r = delta["reasoning"]?.stringValue { reasoning += r }
+            for d in delta["reasoning_details"]?.arrayValue ?? [] { mergeDetail(d) }
+            for fragment in delta["tool_calls"]?.arrayValue ?? [] { addFragment(fragment) }
+            if let reason = choice["finish_reason"]?.stringValue {
+                if reason == "error" {
+                    let err = ProviderErrorBody.parse(chunk) ?? ProviderErrorBody(
+                        message: "the provider ended the answer with an error" + (choice["native_finish_reason"]?.stringValue.map { " (\($0))" } ?? ""),
+                        code: choice["native_finish_reason"]?.stringValue)
+                    throw ProviderStreamError.provider(err)
+                }
+                finishReason = reason
+            }
+        }
+        return out
+    }
+
+    mutating func addFragment(_ fragment: JSONValue) {
+        let index = fragment["index"]?.intValue
+        let id = fragment["id"]?.stringValue ?? ""
+        let fn = fragment["function"]
+        let name = fn?["name"]?.stringValue ?? ""
+        let args = fn?["arguments"]?.stringValue ?? ""
+        // Which call does this fragment continue? Key by `index`; without one, the latest call.
+        // A new non-empty id always starts a new call (index reuse, or servers without index).
+        var target: Int?
+        if let index {
+            target = calls.lastIndex { $0.index == index }
+        } else if !calls.isEmpty {
+            target = calls.count - 1
+        }
+        if let t = target, !id.isEmpty, !calls[t].id.isEmpty, calls[t].id != id { target = nil }
+        if let t = target {
+            if calls[t].id.isEmpty { calls[t].id = id }
+            if calls[t].name.isEmpty { calls[t].name = name }
+            calls[t].arguments += args
+        } else {
+            calls.append(PendingCall(index: index, id: id, name: name, arguments: args))
+        }
+    }
+
+    mutating func mergeDetail(_ d: JSONValue) {
+        guard var obj = d.objectValue else { return }
+        let index = obj["index"]?.intValue ?? details.count
+        guard let at = details.firstIndex(where: { $0.index == index }) else {
+            details.append((index, obj))
+            return
+        }
+        var merged = details[at].value
+        for key in ["text", "summary", "data", "signature"] {
+            if let piece = obj.removeValue(forKey: key)?.stringValue {
+                merged[key] = .string((merged[key]?.stringValue ?? "") + piece)
+            }
+        }
+        for (k, v) in obj where merged[k] == nil || merged[k] == .null { merged[k] = v }
+        details[at].value = merged
+    }
+
+    mutating func finish() throws -> [ChatEvent] {
+        guard finishReason != nil || done else { throw ProviderStreamError.truncated }
+        var out: [ChatEvent] = []
+        if !details.isEmpty {
+            let payload = JSONValue.array(details.map { .object($0.value) }).serialized
+            out.append(.continuation(ContinuationItem(provider: "openai-chat", kind: "reasoning_details", payload: payload)))
+        } else if !reasoning.isEmpty {
+            out.append(.continuation(ContinuationItem(provider: "openai-chat", kind: "reasoning", payload: reasoning)))
+        }
+        if !reasoningContent.isEmpty {
+            out.append(.continuation(ContinuationItem(provider: "openai-chat", kind: "reasoning_content", payload: reasoningContent)))
+        }
+        for (n, call) in calls.enumerated() {
+            let id = call.id.isEmpty ? "\(responseID ?? "call")-\(n + 1)" : call.id
+            out.append(.toolCall(ToolCall(id: id, name: call.name, arguments: call.arguments)))
+        }
+        if let usage { out.append(.usage(usage)) }
+        let mapped: FinishReason
+        if !calls.isEmpty {
+            mapped = .toolCalls // finish_reason is not trusted for tool use
+        } else {
+            switch finishReason {
+            case "stop", nil: mapped = .stop
+            case "length": mapped = .length
+            case "content_filter": mapped = .contentFilter
+            case "tool_calls", "function_call": mapped = .stop
+            default: mapped = .other
+            }
+        }
+        out.append(.finish(mapped))
+        return out
+    }
+}

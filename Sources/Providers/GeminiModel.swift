@@ -1,0 +1,353 @@
+// Google Gemini adapter: streamGenerateContent?alt=sse, function calls and thought signatures.
+import Foundation
+import HTTP
+import Agent
+
+/// Gemini Developer API (`{base}/models/{model}:streamGenerateContent?alt=sse`, key in the
+/// `x-goog-api-key` header, never in the URL).
+///
+/// Continuation items (family "gemini"):
+/// - kind "function_call", payload `{"callID":…, "thoughtSignature"?:…, "synthesizedID"?:true}`:
+///   the signature that came on that call's part, and whether the id was made up here because
+///   the model sent none (such ids are not sent back).
+/// - kind "signed_part", payload = the exact part JSON (`{"text":…,"thoughtSignature":…}`, maybe
+///   `"thought":true`): a non-call part that carried a signature, replayed as-is at its position.
+///   Its text is also streamed as a text delta just before the item, and removed again from the
+///   preceding text on replay so it is not sent twice.
+public struct GeminiModel: ChatModel {
+    public let config: AdapterConfig
+    let transport: any HTTPTransport
+    public var provider: String { config.provider }
+    public var model: String { config.model }
+    public var continuationFamily: String { "gemini" }
+
+    public init(config: AdapterConfig, transport: any HTTPTransport) {
+        self.config = config
+        self.transport = transport
+    }
+
+    public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
+        let http = httpRequest(request)
+        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 })
+        return makeEventStream { out in
+            try await driver.run(http, decoder: GeminiDecoder(), out: out)
+        }
+    }
+
+    /// The HTTP request for `request` (public for tests and diagnostics; carries the key header).
+    public func httpRequest(_ request: ChatRequest) -> HTTPRequest {
+        let model = config.model.hasPrefix("models/") ? String(config.model.dropFirst(7)) : config.model
+        let escaped = model.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: ":/?#"))) ?? model
+        var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "text/event-stream")]
+        if let key = config.apiKey { headers.append(HTTPHeader("x-goog-api-key", key)) }
+        headers += config.extraHeaders
+        return HTTPRequest(url: "\(config.baseURL)/models/\(escaped):streamGenerateContent?alt=sse", headers: headers,
+                           body: WireJSON.body(requestBody(request)), timeouts: config.timeouts)
+    }
+
+    public func requestBody(_ request: ChatRequest) -> JSONValue {
+        var body: [String: JSONValue] = ["contents": .array(Self.contents(request.messages, model: config.model))]
+        if !request.system.isEmpty {
+            body["systemInstruction"] = ["parts": [["text": .string(request.system)]], "role": "user"]
+        }
+        if !request.tools.isEmpty {
+            body["tools"] = [["functionDeclarations": .array(request.tools.map { tool in
+                ["name": .string(tool.name), "description": .string(tool.description), "parameters": Self.schema(tool.parameters)]
+            })]]
+            body["toolConfig"] = ["functionCallingConfig": ["mode": "AUTO"]]
+        }
+        var generation: [String: JSONValue] = ["maxOutputTokens": .number(Double(request.maxOutputTokens))]
+        var extra = config.extraBody
+        if let g = extra.removeValue(forKey: "generationConfig")?.objectValue {
+            for (k, v) in g { generation[k] = v }
+        }
+        body["generationConfig"] = .object(generation)
+        return WireJSON.merge(body, extra)
+    }
+
+    // MARK: - Transcript → contents
+
+    /// Google's documented placeholder for function calls whose signature is unknown (history
+    /// written by another provider); Gemini 3 rejects such calls without one.
+    public static let foreignHistorySignature = "skip_thought_signature_validator"
+
+    static func contents(_ messages: [Message], model: String = "") -> [JSONValue] {
+        // Ids made up locally (the model sent none) are not sent back, on calls or responses.
+        var synthesized = Set<String>()
+        for m in messages where m.role == .assistant {
+            for case .continuation(let item) in m.parts where item.provider == "gemini" && item.kind == "function_call" {
+                if let p = try? JSONValue.parse(item.payload), p["synthesizedID"]?.boolValue == true, let id = p["callID"]?.stringValue {
+                    synthesized.insert(id)
+                }
+            }
+        }
+        var out: [(role: String, parts: [JSONValue])] = []
+        func append(_ role: String, _ parts: [JSONValue]) {
+            guard !parts.isEmpty else { return }
+            if let last = out.last, last.role == role {
+                out[out.count - 1].parts += parts // roles must alternate; merge neighbours
+            } else {
+                out.append((role, parts))
+            }
+        }
+        for message in messages {
+            switch message.role {
+            case .user:
+                var parts: [JSONValue] = []
+                for part in message.parts {
+                    switch part {
+                    case .text(let t): parts.append(["text": .string(t)])
+                    case .toolResult(let r): parts.append(functionResponse(r, synthesized: synthesized))
+                    default: break
+                    }
+                }
+                append("user", parts)
+            case .tool:
+                append("user", message.toolResults.map { functionResponse($0, synthesized: synthesized) })
+            case .assistant:
+                append("model", modelParts(message, model: model))
+            }
+        }
+        return out.map { ["role": .string($0.role), "parts": .array($0.parts)] }
+    }
+
+    static func modelParts(_ message: Message, model: String = "") -> [JSONValue] {
+        var callInfo: [String: JSONValue] = [:]
+        let hasGeminiData = message.parts.contains { if case .continuation(let c) = $0 { return c.provider == "gemini" } else { return false } }
+        var needsPlaceholder = !hasGeminiData && model.contains("gemini-3")
+        for case .continuation(let item) in message.parts where item.provider == "gemini" && item.kind == "function_call" {
+            if let p = try? JSONValue.parse(item.payload), let id = p["callID"]?.stringValue { callInfo[id] = p }
+        }
+        var parts: [JSONValue] = []
+        var text = ""
+        func flushText() {
+            if !text.isEmpty { parts.append(["text": .string(text)]) }
+            text = ""
+        }
+        for part in message.parts {
+            switch part {
+            case .text(let t):
+                text += t
+            case .toolCall(let call):
+                flushText()
+                let info = callInfo[call.id]
+                var fc: [String: JSONValue] = ["name": .string(call.name), "args": WireJSON.argumentsObject(call)]
+                if info?["synthesizedID"]?.boolValue != true { fc["id"] = .string(call.id) }
+                var p: [String: JSONValue] = ["functionCall": .object(fc)]
+                if let sig = info?["thoughtSignature"]?.stringValue {
+                    p["thoughtSignature"] = .string(sig)
+                } else if needsPlaceholder {
+                    p["thoughtSignature"] = .string(foreignHistorySignature)
+                    needsPlaceholder = false // only the first call of a step needs one
+                }
+                parts.append(.object(p))
+            case .continuation(let item) where item.provider == "gemini" && item.kind == "signed_part":
+                guard let signed = try? JSONValue.parse(item.payload) else { continue }
+                if signed["thought"]?.boolValue != true, let t = signed["text"]?.stringValue, !t.isEmpty, text.hasSuffix(t) {
+                    text.removeLast(t.count)
+                }
+                flushText()
+                parts.append(signed)
+            case .continuation, .toolResult:
+                break
+            }
+        }
+        flushText()
+        return parts
+    }
+
+    static func functionResponse(_ result: ToolResult, synthesized: Set<String>) -> JSONValue {
+        let parsed = try? JSONValue.parse(result.content)
+        let response: JSONValue
+        if result.isError {
+            response = ["error": parsed ?? .string(result.content)]
+        } else if let parsed, parsed.objectValue != nil {
+            response = parsed
+        } else {
+            response = ["result": .string(result.content)]
+        }
+        var fr: [String: JSONValue] = ["name": .string(result.name), "response": response]
+        if !synthesized.contains(result.callID) { fr["id"] = .string(result.callID) }
+        return ["functionResponse": .object(fr)]
+    }
+
+    /// JSON Schema → Gemini's OpenAPI-subset Schema: upper-case types, `type:[x,"null"]` as
+    /// `nullable`, unsupported keywords dropped.
+    public static func schema(_ value: JSONValue) -> JSONValue {
+        guard case .object(let o) = value else { return value }
+        let allowed: Set<String> = ["type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems",
+                                    "properties", "required", "minProperties", "maxProperties", "minLength", "maxLength",
+                                    "pattern", "example", "anyOf", "propertyOrdering", "default", "items", "minimum", "maximum"]
+        var out: [String: JSONValue] = [:]
+        for (k, v) in o where allowed.contains(k) {
+            switch k {
+            case "type":
+                if let t = v.stringValue {
+                    out["type"] = .string(t.uppercased())
+                } else if let types = v.arrayValue?.compactMap(\.stringValue) {
+                    let real = types.filter { $0 != "null" }
+                    if let first = real.first { out["type"] = .string(first.uppercased()) }
+                    if types.contains("null") { out["nullable"] = true }
+                }
+            case "properties":
+                if let props = v.objectValue { out[k] = .object(props.mapValues(schema)) }
+            case "items":
+                out[k] = schema(v)
+            case "anyOf":
+                out[k] = .array((v.arrayValue ?? []).map(schema))
+            default:
+                out[k] = v
+            }
+        }
+        return .object(out)
+    }
+}
+
+/// Decodes Gemini `GenerateContentResponse` chunks.
+struct GeminiDecoder: WireDecoder {
+    var finishReason: String?
+    var usage: Usage?
+    var responseID: String?
+    var sawCall = false
+    var callCount = 0
+    /// A Vertex call whose arguments are still streaming (`willContinue`).
+    var pending: (name: String, id: String?, signature: String?, args: JSONValue)?
+
+    mutating func decode(_ event: SSEEvent) throws -> [ChatEvent] {
+        let chunk = try parseEventJSON(event)
+        if let err = ProviderErrorBody.parse(chunk), chunk["error"] != nil { throw ProviderStreamError.provider(err) }
+        var out: [ChatEvent] = []
+        if responseID == nil, let id = chunk["responseId"]?.stringValue {
+            responseID = id
+            out.append(.responseID(id))
+        }
+        if let meta = chunk["usageMetadata"], meta["promptTokenCount"] != nil || meta["candidatesTokenCount"] != nil {
+            // A cumulative snapshot on every chunk: the last one wins.
+            let thoughts = meta["thoughtsTokenCount"]?.intValue ?? 0
+            usage = Usage(inputTokens: meta["promptTokenCount"]?.intValue ?? 0,
+                          cachedInputTokens: meta["cachedContentTokenCount"]?.intValue ?? 0,
+                          outputTokens: (meta["candidatesTokenCount"]?.intValue ?? 0) + thoughts,
+                          reasoningTokens: thoughts)
+        }
+        let candidates = chunk["candidates"]?.arrayValue ?? []
+        if candidates.isEmpty, let block = chunk["promptFeedback"]?["blockReason"]?.stringValue {
+            throw ProviderStreamError.blocked(block)
+        }
+        guard let candidate = candidates.first else { return out }
+        for part in candidate["content"]?["parts"]?.arrayValue ?? [] {
+            out += try decodePart(part)
+        }
+        if let reason = candidate["finishReason"]?.stringValue { finishReason = reason }
+        return out
+    }
+
+    mutating func decodePart(_ part: JSONValue) throws -> [ChatEvent] {
+        let signature = part["thoughtSignature"]?.stringValue
+        if let fc = part["functionCall"] {
+            guard let name = fc["name"]?.stringValue else {
+                // Vertex streamed arguments: partialArgs pieces, then an empty `{}` terminator.
+                guard pending != nil else {
+                    if fc["partialArgs"] != nil { throw ProviderStreamError.malformed("call arguments without a call") }
+                    return []
+                }
+                for piece in fc["partialArgs"]?.arrayValue ?? [] { applyPartial(piece) }
+                return fc["willContinue"]?.boolValue == true ? [] : closePending()
+            }
+            var events = closePending()
+            let args = fc["args"] ?? .object([:])
+            if fc["willContinue"]?.boolValue == true {
+                pending = (name, fc["id"]?.stringValue, signature, args)
+                return events
+            }
+            events += emitCall(name: name, id: fc["id"]?.stringValue, signature: signature, args: args)
+            return events
+        }
+        if let text = part["text"]?.stringValue {
+            let thought = part["thought"]?.boolValue == true
+            var events: [ChatEvent] = []
+            if !thought && !text.isEmpty { events.append(.textDelta(text)) }
+            if signature != nil {
+                events.append(.continuation(ContinuationItem(provider: "gemini", kind: "signed_part", payload: part.serialized)))
+            }
+            return events
+        }
+        if signature != nil {
+            // Some other part kind carrying a signature: keep it whole.
+            return [.continuation(ContinuationItem(provider: "gemini", kind: "signed_part", payload: part.serialized))]
+        }
+        return []
+    }
+
+    mutating func applyPartial(_ piece: JSONValue) {
+        guard let path = piece["jsonPath"]?.stringValue, path.hasPrefix("$."), var p = pending else { return }
+        let keys = path.dropFirst(2).split(separator: ".").map(String.init)
+        let value: JSONValue?
+        if let s = piece["stringValue"]?.stringValue {
+            let existing = Self.get(p.args, keys)?.stringValue ?? ""
+            value = .string(existing + s)
+        } else if let n = piece["numberValue"] {
+            value = n
+        } else if let b = piece["boolValue"] {
+            value = b
+        } else if piece["nullValue"] != nil {
+            value = .null
+        } else {
+            value = nil
+        }
+        if let value { p.args = Self.set(p.args, keys, value) }
+        pending = p
+    }
+
+    static func get(_ v: JSONValue, _ keys: [String]) -> JSONValue? {
+        var cur: JSONValue? = v
+        for k in keys { cur = cur?[k] }
+        return cur
+    }
+
+    static func set(_ v: JSONValue, _ keys: [String], _ value: JSONValue) -> JSONValue {
+        guard let first = keys.first else { return value }
+        var o = v.objectValue ?? [:]
+        o[first] = set(o[first] ?? .object([:]), Array(keys.dropFirst()), value)
+        return .object(o)
+    }
+
+    mutating func closePending() -> [ChatEvent] {
+        guard let p = pending else { return [] }
+        pending = nil
+        return emitCall(name: p.name, id: p.id, signature: p.signature, args: p.args)
+    }
+
+    mutating func emitCall(name: String, id: String?, signature: String?, args: JSONValue) -> [ChatEvent] {
+        sawCall = true
+        callCount += 1
+        let synthesized = id == nil || id == ""
+        // Stable across replays of the same recording: response id + position.
+        let callID = synthesized ? "\(responseID ?? "gemini")-call-\(callCount)" : (id ?? "")
+        var events: [ChatEvent] = []
+        if signature != nil || synthesized {
+            var info: [String: JSONValue] = ["callID": .string(callID)]
+            if let signature { info["thoughtSignature"] = .string(signature) }
+            if synthesized { info["synthesizedID"] = true }
+            events.append(.continuation(ContinuationItem(provider: "gemini", kind: "function_call", payload: JSONValue.object(info).serialized)))
+        }
+        events.append(.toolCall(ToolCall(id: callID, name: name, arguments: args.serialized)))
+        return events
+    }
+
+    mutating func finish() throws -> [ChatEvent] {
+        var out = closePending()
+        guard let reason = finishReason else { throw ProviderStreamError.truncated }
+        if let usage { out.append(.usage(usage)) }
+        let mapped: FinishReason
+        switch reason {
+        case "STOP": mapped = sawCall ? .toolCalls : .stop
+        case "MAX_TOKENS": mapped = .length
+        case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY": mapped = .contentFilter
+        case "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL":
+            throw ProviderStreamError.provider(ProviderErrorBody(message: "the model produced an invalid tool call (\(reason))", code: reason))
+        default: mapped = sawCall ? .toolCalls : .other
+        }
+        out.append(.finish(mapped))
+        return out
+    }
+}

@@ -1,0 +1,343 @@
+// Chooses provider and model (flags > environment > config.json), finds keys, builds adapters, and reports for `ofj doctor`.
+import Foundation
+import HTTP
+import Agent
+
+/// Deadline policy a provider defaults to (SPEC "Deadlines and retries").
+public enum DeadlinePolicy: String, Sendable, Hashable {
+    /// Hosted providers: first event 10 s, idle 8 s.
+    case fast
+    /// Local model servers: first event 120 s, idle 60 s.
+    case patient
+
+    public var timeouts: HTTPTimeouts {
+        switch self {
+        case .fast: return HTTPTimeouts(connect: 10, firstByte: 10, idle: 8)
+        case .patient: return HTTPTimeouts(connect: 10, firstByte: 120, idle: 60)
+        }
+    }
+}
+
+/// Which wire adapter a provider uses.
+public enum WireFormat: String, Sendable, Hashable {
+    case gemini, chatCompletions = "chat", responses, azureResponses = "azure-responses", anthropic, offline
+}
+
+/// The command-line flags that affect the provider.
+public struct ProviderFlags: Sendable {
+    public var provider: String?
+    public var model: String?
+    public init(provider: String? = nil, model: String? = nil) {
+        self.provider = provider
+        self.model = model
+    }
+}
+
+/// The provider-related part of `config.json`:
+/// `{"provider":"gemini","model":"…","policy":"fast|patient",
+///   "providers":{"openai":{"base_url":"…","model":"…","wire":"chat|responses","headers":{"X":"y"}}}}`.
+public struct ProviderFileConfig: Sendable {
+    public struct Entry: Sendable {
+        public var baseURL: String?
+        public var model: String?
+        public var wire: String?
+        public var headers: [HTTPHeader]
+        public var policy: DeadlinePolicy?
+        public init(baseURL: String? = nil, model: String? = nil, wire: String? = nil, headers: [HTTPHeader] = [], policy: DeadlinePolicy? = nil) {
+            self.baseURL = baseURL
+            self.model = model
+            self.wire = wire
+            self.headers = headers
+            self.policy = policy
+        }
+    }
+    public var provider: String?
+    public var model: String?
+    public var policy: DeadlinePolicy?
+    public var providers: [String: Entry]
+
+    public init(provider: String? = nil, model: String? = nil, policy: DeadlinePolicy? = nil, providers: [String: Entry] = [:]) {
+        self.provider = provider
+        self.model = model
+        self.policy = policy
+        self.providers = providers
+    }
+
+    /// Reads the provider fields of config.json; unknown fields are left to other modules.
+    public static func parse(_ text: String) throws -> ProviderFileConfig {
+        let json: JSONValue
+        do { json = try JSONValue.parse(text) } catch {
+            throw ProviderConfigError("config.json is not valid JSON (\(error)); fix or remove it")
+        }
+        var out = ProviderFileConfig()
+        out.provider = json["provider"]?.stringValue
+        out.model = json["model"]?.stringValue
+        out.policy = json["policy"]?.stringValue.flatMap(DeadlinePolicy.init(rawValue:))
+        for (name, v) in json["providers"]?.objectValue ?? [:] {
+            var e = Entry()
+            e.baseURL = v["base_url"]?.stringValue
+            e.model = v["model"]?.stringValue
+            e.wire = v["wire"]?.stringValue
+            e.policy = v["policy"]?.stringValue.flatMap(DeadlinePolicy.init(rawValue:))
+            for (h, hv) in (v["headers"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                if let s = hv.stringValue { e.headers.append(HTTPHeader(h, s)) }
+            }
+            out.providers[name] = e
+        }
+        return out
+    }
+}
+
+/// A configuration problem, worded for the person.
+public struct ProviderConfigError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The credentials file `$XDG_CONFIG_HOME/ofj/credentials`: KEY=VALUE lines, mode 0600 only.
+public enum CredentialsFile {
+    /// `$XDG_CONFIG_HOME/ofj/credentials`, or `~/.config/ofj/credentials`.
+    public static func path(environment: [String: String]) -> String? {
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return "\(xdg)/ofj/credentials" }
+        if let home = environment["HOME"], !home.isEmpty { return "\(home)/.config/ofj/credentials" }
+        return nil
+    }
+
+    /// Reads the file. A missing file is an empty set; a file readable by group or others is
+    /// refused (the keys may already have leaked, so say how to fix it).
+    public static func load(path: String) throws -> [String: String] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return [:] }
+        let mode = info.st_mode & 0o777
+        guard mode & 0o077 == 0 else {
+            throw ProviderConfigError("refusing to read \(path): its mode is \(String(mode, radix: 8)), it must be 600; run: chmod 600 \(path)")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ProviderConfigError("could not read \(path); check its owner and permissions")
+        }
+        return parse(String(decoding: data, as: UTF8.self))
+    }
+
+    /// KEY=VALUE per line; blank lines and `#` comments skipped; optional `export `, optional quotes.
+    public static func parse(_ text: String) -> [String: String] {
+        var out: [String: String] = [:]
+        for raw in text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+            var line = raw.trimmingSet(" \t")
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("export ") { line = String(line.dropFirst(7)).trimmingSpaces }
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            let key = String(line[..<eq]).trimmingSpaces
+            var value = String(line[line.index(after: eq)...]).trimmingSpaces
+            if value.count >= 2, let f = value.first, f == "\"" || f == "'", value.last == f {
+                value = String(value.dropFirst().dropLast())
+            }
+            if !key.isEmpty { out[key] = value }
+        }
+        return out
+    }
+}
+
+/// Static facts about each provider ofj can talk to.
+public struct ProviderSpec: Sendable {
+    public var name: String
+    public var wire: WireFormat
+    public var defaultBaseURL: String
+    /// Variable that overrides the base URL, if any.
+    public var baseURLVariable: String?
+    /// Variable holding the key; nil for keyless local servers.
+    public var keyVariable: String?
+    public var defaultModel: String?
+    public var policy: DeadlinePolicy
+
+    public static let all: [ProviderSpec] = [
+        ProviderSpec(name: "gemini", wire: .gemini, defaultBaseURL: "https://generativelanguage.googleapis.com/v1beta",
+                     baseURLVariable: "GEMINI_BASE_URL", keyVariable: "GEMINI_API_KEY", defaultModel: "gemini-2.5-flash", policy: .fast),
+        ProviderSpec(name: "openai", wire: .responses, defaultBaseURL: "https://api.openai.com/v1",
+                     baseURLVariable: "OPENAI_BASE_URL", keyVariable: "OPENAI_API_KEY", defaultModel: "gpt-5-mini", policy: .fast),
+        ProviderSpec(name: "openrouter", wire: .chatCompletions, defaultBaseURL: "https://openrouter.ai/api/v1",
+                     baseURLVariable: "OPENROUTER_BASE_URL", keyVariable: "OPENROUTER_API_KEY", defaultModel: "google/gemini-2.5-flash", policy: .fast),
+        ProviderSpec(name: "anthropic", wire: .anthropic, defaultBaseURL: "https://api.anthropic.com/v1",
+                     baseURLVariable: "ANTHROPIC_BASE_URL", keyVariable: "ANTHROPIC_API_KEY", defaultModel: "claude-sonnet-4-5", policy: .fast),
+        ProviderSpec(name: "azure", wire: .azureResponses, defaultBaseURL: "",
+                     baseURLVariable: "AZURE_OPENAI_ENDPOINT", keyVariable: "AZURE_OPENAI_API_KEY", defaultModel: nil, policy: .fast),
+        ProviderSpec(name: "ollama", wire: .chatCompletions, defaultBaseURL: "http://localhost:11434/v1",
+                     baseURLVariable: "OLLAMA_HOST", keyVariable: nil, defaultModel: "llama3.2", policy: .patient),
+        ProviderSpec(name: "llamacpp", wire: .chatCompletions, defaultBaseURL: "http://localhost:8080/v1",
+                     baseURLVariable: nil, keyVariable: nil, defaultModel: "default", policy: .patient),
+        ProviderSpec(name: "vllm", wire: .chatCompletions, defaultBaseURL: "http://localhost:8000/v1",
+                     baseURLVariable: nil, keyVariable: nil, defaultModel: nil, policy: .patient),
+        ProviderSpec(name: "lmstudio", wire: .chatCompletions, defaultBaseURL: "http://localhost:1234/v1",
+                     baseURLVariable: nil, keyVariable: nil, defaultModel: nil, policy: .patient),
+    ]
+
+    /// Accepted spellings of provider names.
+    static let aliases: [String: String] = ["google": "gemini", "llama.cpp": "llamacpp", "llama-cpp": "llamacpp",
+                                            "lm-studio": "lmstudio", "azure-openai": "azure", "claude": "anthropic"]
+
+    public static func named(_ name: String) -> ProviderSpec? {
+        let lower = name.lowercased()
+        let canonical = aliases[lower] ?? lower
+        return all.first { $0.name == canonical }
+    }
+}
+
+/// A fully resolved provider choice. `description` never shows the key.
+public struct ResolvedProvider: Sendable, CustomStringConvertible {
+    public var provider: String
+    public var model: String
+    public var wire: WireFormat
+    public var baseURL: String
+    public var apiKey: String?
+    /// Variable the key came from (or should come from), for error messages.
+    public var keyVariable: String
+    public var policy: DeadlinePolicy
+    public var extraHeaders: [HTTPHeader]
+
+    public var description: String { "\(provider) \(model) via \(wire.rawValue) at \(baseURL) (\(policy.rawValue))" }
+
+    public var adapterConfig: AdapterConfig {
+        AdapterConfig(provider: provider, baseURL: baseURL, apiKey: apiKey, model: model, extraHeaders: extraHeaders,
+                      timeouts: policy.timeouts, keyVariable: keyVariable)
+    }
+
+    /// Builds the adapter. Returns nil for "offline" (the offline assistant is built elsewhere).
+    public func makeModel(transport: any HTTPTransport) -> (any ChatModel)? {
+        let config = adapterConfig
+        switch wire {
+        case .gemini: return GeminiModel(config: config, transport: transport)
+        case .chatCompletions: return ChatCompletionsModel(config: config, transport: transport)
+        case .responses: return ResponsesModel(config: config, flavor: .openAI, transport: transport)
+        case .azureResponses: return ResponsesModel(config: config, flavor: .azure, transport: transport)
+        case .anthropic: return AnthropicModel(config: config, transport: transport)
+        case .offline: return nil
+        }
+    }
+}
+
+public enum ProviderResolver {
+    /// OpenRouter asks apps to identify themselves with these headers.
+    public static let openRouterHeaders = [HTTPHeader("HTTP-Referer", "https://github.com/openfoodjournal/ofj"), HTTPHeader("X-Title", "ofj")]
+
+    /// Resolves provider and model: flags > environment > config.json; keys from the
+    /// environment, then the credentials file. No provider anywhere means "offline".
+    public static func resolve(flags: ProviderFlags = ProviderFlags(), environment: [String: String],
+                               file: ProviderFileConfig? = nil, credentials: [String: String] = [:]) throws -> ResolvedProvider {
+        let env = environment.filter { !$0.value.isEmpty }
+        let chosen = flags.provider ?? env["OFJ_PROVIDER"] ?? file?.provider ?? "offline"
+        if chosen.lowercased() == "offline" {
+            return ResolvedProvider(provider: "offline", model: "offline", wire: .offline, baseURL: "", apiKey: nil,
+                                    keyVariable: "", policy: file?.policy ?? .fast, extraHeaders: [])
+        }
+        guard let spec = ProviderSpec.named(chosen) else {
+            let names = (["offline"] + ProviderSpec.all.map(\.name)).joined(separator: ", ")
+            throw ProviderConfigError("unknown provider \"\(chosen)\"; choose one of: \(names)")
+        }
+        let entry = file?.providers[spec.name]
+        // The top-level config model applies only to the provider the config file chose.
+        let fileModel = entry?.model ?? (file?.provider.flatMap(ProviderSpec.named)?.name == spec.name ? file?.model : nil)
+        guard let model = flags.model ?? env["OFJ_MODEL"] ?? fileModel ?? spec.defaultModel else {
+            let what = spec.name == "azure" ? "your deployment name" : "the model name"
+            throw ProviderConfigError("no model chosen for \(spec.name); set OFJ_MODEL or pass --model with \(what)")
+        }
+        var wire = spec.wire
+        var baseURL = spec.defaultBaseURL
+        if let variable = spec.baseURLVariable, let value = env[variable] {
+            baseURL = spec.name == "ollama" ? ollamaBase(value) : value
+            // OPENAI_BASE_URL points at "any OpenAI-compatible server": those speak Chat Completions.
+            if spec.name == "openai" && !value.hasPrefix("https://api.openai.com") { wire = .chatCompletions }
+        }
+        if let configured = entry?.baseURL { baseURL = spec.name == "ollama" ? ollamaBase(configured) : configured }
+        if let w = entry?.wire {
+            switch w {
+            case "chat": wire = .chatCompletions
+            case "responses": wire = spec.name == "azure" ? .azureResponses : .responses
+            default: throw ProviderConfigError("config.json: unknown wire \"\(w)\" for \(spec.name); use \"chat\" or \"responses\"")
+            }
+        }
+        if spec.name == "azure" && baseURL.isEmpty {
+            throw ProviderConfigError("azure needs its endpoint; set AZURE_OPENAI_ENDPOINT (https://<resource>.openai.azure.com)")
+        }
+        if spec.name == "azure", let r = baseURL.range(of: "/openai") { baseURL = String(baseURL[..<r.lowerBound]) }
+        var key: String?
+        if let variable = spec.keyVariable {
+            key = env[variable] ?? credentials[variable].flatMap { $0.isEmpty ? nil : $0 }
+            if key == nil {
+                throw ProviderConfigError("\(spec.name) needs a key; set \(variable) in the environment or in the credentials file")
+            }
+        }
+        var headers = entry?.headers ?? []
+        if spec.name == "openrouter" {
+            for h in openRouterHeaders where !headers.contains(where: { $0.name.lowercased() == h.name.lowercased() }) { headers.append(h) }
+        }
+        let policy = entry?.policy ?? file?.policy ?? spec.policy
+        return ResolvedProvider(provider: spec.name, model: model, wire: wire, baseURL: baseURL, apiKey: key,
+                                keyVariable: spec.keyVariable ?? "", policy: policy, extraHeaders: headers)
+    }
+
+    /// OLLAMA_HOST is "host:port" or a URL; the OpenAI-compatible API lives under /v1.
+    static func ollamaBase(_ host: String) -> String {
+        var h = host
+        if !h.hasPrefix("http://") && !h.hasPrefix("https://") { h = "http://" + h }
+        while h.hasSuffix("/") { h.removeLast() }
+        if h.hasPrefix("http://0.0.0.0") { h = "http://127.0.0.1" + h.dropFirst("http://0.0.0.0".count) }
+        return h.hasSuffix("/v1") ? h : h + "/v1"
+    }
+}
+
+/// `ofj doctor`: which providers are usable, and why not. Never prints a key.
+public enum ProviderDoctor {
+    public struct Line: Sendable, Hashable {
+        public var provider: String
+        public var usable: Bool
+        public var detail: String
+        public var selected: Bool
+    }
+
+    /// One line per provider plus the current selection. `credentialsError` is the message from
+    /// a refused credentials file, if any.
+    public static func report(flags: ProviderFlags = ProviderFlags(), environment: [String: String], file: ProviderFileConfig? = nil,
+                              credentials: [String: String] = [:], credentialsError: String? = nil) -> [Line] {
+        let env = environment.filter { !$0.value.isEmpty }
+        let selected = (try? ProviderResolver.resolve(flags: flags, environment: environment, file: file, credentials: credentials))?.provider
+        var lines: [Line] = []
+        lines.append(Line(provider: "offline", usable: true, detail: "built in, no network", selected: selected == "offline"))
+        for spec in ProviderSpec.all {
+            var notes: [String] = []
+            if let variable = spec.keyVariable {
+                if let v = env[variable] {
+                    notes.append("\(variable) set (\(v.count) chars)")
+                } else if let v = credentials[variable], !v.isEmpty {
+                    notes.append("\(variable) set in the credentials file (\(v.count) chars)")
+                }
+            } else {
+                notes.append("no key needed")
+            }
+            var probe = flags
+            probe.provider = spec.name
+            let usable: Bool
+            do {
+                let r = try ProviderResolver.resolve(flags: probe, environment: environment, file: file, credentials: credentials)
+                usable = true
+                notes.append("model \(r.model) at \(r.baseURL), \(r.policy.rawValue) deadlines")
+                if ModelCatalog.localProviders.contains(spec.name) { notes.append("server not contacted") }
+            } catch {
+                usable = false
+                notes.append(String(describing: error))
+            }
+            lines.append(Line(provider: spec.name, usable: usable, detail: notes.joined(separator: "; "), selected: selected == spec.name))
+        }
+        if let credentialsError {
+            lines.append(Line(provider: "credentials", usable: false, detail: credentialsError, selected: false))
+        }
+        return lines
+    }
+
+    /// The report as text lines for the terminal.
+    public static func render(_ lines: [Line]) -> String {
+        lines.map { l in
+            let mark = l.usable ? "ok " : "-- "
+            return "\(mark)\(l.provider)\(l.selected ? " (selected)" : ""): \(l.detail)"
+        }.joined(separator: "\n")
+    }
+}

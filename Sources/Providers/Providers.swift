@@ -1,1 +1,0 @@
-// Placeholder: the Providers module is built in its own issue.

@@ -1,0 +1,251 @@
+// OpenAI Responses API adapter (OpenAI /v1/responses and Azure OpenAI v1), stateless with encrypted reasoning.
+import Foundation
+import HTTP
+import Agent
+
+/// Stateless Responses API: `store:false`, `include:["reasoning.encrypted_content"]`.
+/// - OpenAI: `POST {base}/responses` (base "https://api.openai.com/v1"), bearer key.
+/// - Azure: `POST {endpoint}/openai/v1/responses`, `api-key` header, deployment as model, no api-version.
+///
+/// Continuation items (family "openai-responses", or "azure-responses" so blobs never cross
+/// backends): kind "reasoning", payload = `{"type":"reasoning","id":…,"encrypted_content":…,"summary":[…]}`
+/// taken from `response.output_item.done`, replayed before the function_call it preceded.
+/// Reasoning items without encrypted content are not kept (replaying them fails under store:false).
+public struct ResponsesModel: ChatModel {
+    public enum Flavor: String, Sendable {
+        case openAI, azure
+    }
+    public let config: AdapterConfig
+    public let flavor: Flavor
+    let transport: any HTTPTransport
+    public var provider: String { config.provider }
+    public var model: String { config.model }
+    public var continuationFamily: String { flavor == .azure ? "azure-responses" : "openai-responses" }
+
+    public init(config: AdapterConfig, flavor: Flavor = .openAI, transport: any HTTPTransport) {
+        self.config = config
+        self.flavor = flavor
+        self.transport = transport
+    }
+
+    public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
+        let first = httpRequest(request, includeReasoning: true)
+        let hasReasoning = Self.hasReasoningItems(request.messages, family: continuationFamily)
+        let fallback = hasReasoning ? httpRequest(request, includeReasoning: false) : nil
+        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 })
+        let family = continuationFamily
+        let declared = Set(request.tools.map(\.name))
+        return makeEventStream { out in
+            do {
+                try await driver.run(first, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
+            } catch let error as ChatError {
+                // A stored reasoning item the server cannot verify or find: retry once without them.
+                guard let fallback, let status = error.httpStatus, status == 400 || status == 404,
+                      error.message.contains("rs_") || error.code == "invalid_encrypted_content" else { throw error }
+                try await driver.run(fallback, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
+            }
+        }
+    }
+
+    public var url: String {
+        flavor == .azure ? "\(config.baseURL)/openai/v1/responses" : "\(config.baseURL)/responses"
+    }
+
+    public func httpRequest(_ request: ChatRequest, includeReasoning: Bool = true) -> HTTPRequest {
+        var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "text/event-stream")]
+        if let key = config.apiKey, !key.isEmpty {
+            headers.append(flavor == .azure ? HTTPHeader("api-key", key) : HTTPHeader("Authorization", "Bearer \(key)"))
+        }
+        headers += config.extraHeaders
+        return HTTPRequest(url: url, headers: headers, body: WireJSON.body(requestBody(request, includeReasoning: includeReasoning)),
+                           timeouts: config.timeouts)
+    }
+
+    public func requestBody(_ request: ChatRequest, includeReasoning: Bool = true) -> JSONValue {
+        var body: [String: JSONValue] = [
+            "model": .string(config.model),
+            "stream": true,
+            "store": false,
+            "include": ["reasoning.encrypted_content"],
+            "input": .array(input(request, includeReasoning: includeReasoning)),
+            "max_output_tokens": .number(Double(request.maxOutputTokens)),
+        ]
+        if !request.tools.isEmpty {
+            body["tools"] = .array(request.tools.map { tool in
+                ["type": "function", "name": .string(tool.name), "description": .string(tool.description),
+                 "parameters": tool.parameters, "strict": false]
+            })
+            body["tool_choice"] = "auto"
+        }
+        return WireJSON.merge(body, config.extraBody)
+    }
+
+    static func hasReasoningItems(_ messages: [Message], family: String) -> Bool {
+        messages.contains { m in
+            m.parts.contains { if case .continuation(let c) = $0 { return c.provider == family && c.kind == "reasoning" } else { return false } }
+        }
+    }
+
+    func input(_ request: ChatRequest, includeReasoning: Bool) -> [JSONValue] {
+        var out: [JSONValue] = []
+        if !request.system.isEmpty { out.append(["role": "developer", "content": .string(request.system)]) }
+        for message in request.messages {
+            switch message.role {
+            case .user, .tool:
+                var text = ""
+                for part in message.parts {
+                    switch part {
+                    case .text(let t): text += t
+                    case .toolResult(let r):
+                        out.append(["type": "function_call_output", "call_id": .string(r.callID), "output": .string(r.content)])
+                    default: break
+                    }
+                }
+                if !text.isEmpty { out.append(["role": "user", "content": [["type": "input_text", "text": .string(text)]]]) }
+            case .assistant:
+                var text = ""
+                func flush() {
+                    if !text.isEmpty { out.append(["role": "assistant", "content": .string(text)]) }
+                    text = ""
+                }
+                for part in message.parts {
+                    switch part {
+                    case .text(let t):
+                        text += t
+                    case .toolCall(let call):
+                        flush()
+                        // No item `id`: under store:false echoed fc_ ids are rejected by some backends.
+                        out.append(["type": "function_call", "call_id": .string(call.id), "name": .string(call.name),
+                                    "arguments": .string(call.arguments)])
+                    case .continuation(let item) where includeReasoning && item.provider == continuationFamily && item.kind == "reasoning":
+                        flush()
+                        if let value = try? JSONValue.parse(item.payload) { out.append(value) }
+                    default:
+                        break
+                    }
+                }
+                flush()
+            }
+        }
+        return out
+    }
+}
+
+/// Decodes Responses API stream events.
+struct ResponsesDecoder: WireDecoder {
+    var family: String
+    /// Tools the request declared; a call to an undeclared "parallel" is Azure's wrapper.
+    var declaredTools: Set<String>
+    var completed = false
+    var status: String?
+    var incompleteReason: String?
+    var usage: Usage?
+    var sawCall = false
+    var responseID: String?
+    /// Text already streamed per item, to fill in from `output_text.done` if deltas were missing.
+    var streamedText: [String: String] = [:]
+
+    init(family: String, declaredTools: Set<String> = []) {
+        self.family = family
+        self.declaredTools = declaredTools
+    }
+
+    mutating func decode(_ event: SSEEvent) throws -> [ChatEvent] {
+        if completed { return [] }
+        let e = try parseEventJSON(event)
+        let type = e["type"]?.stringValue ?? event.event
+        var out: [ChatEvent] = []
+        // Any payload with a top-level "error" is an error, whatever its framing (proxies, gateways).
+        if e["error"] != nil && e["type"]?.stringValue != "response.failed", let err = ProviderErrorBody.parse(e) {
+            throw ProviderStreamError.provider(err)
+        }
+        switch type {
+        case "error":
+            throw ProviderStreamError.provider(ProviderErrorBody.parse(e) ?? ProviderErrorBody(message: e["message"]?.stringValue, code: e["code"]?.stringValue))
+        case "response.failed":
+            let err = e["response"]?["error"]
+            throw ProviderStreamError.provider(ProviderErrorBody(message: err?["message"]?.stringValue ?? "the response failed",
+                                                                 code: err?["code"]?.stringValue))
+        case "response.created", "response.in_progress":
+            if responseID == nil, let id = e["response"]?["id"]?.stringValue {
+                responseID = id
+                out.append(.responseID(id))
+            }
+        case "response.output_text.delta":
+            if let d = e["delta"]?.stringValue, !d.isEmpty {
+                streamedText[e["item_id"]?.stringValue ?? "", default: ""] += d
+                out.append(.textDelta(d))
+            }
+        case "response.output_text.done":
+            // Deltas are authoritative; only fill a gap if none arrived for this item.
+            let id = e["item_id"]?.stringValue ?? ""
+            if streamedText[id] == nil, let t = e["text"]?.stringValue, !t.isEmpty {
+                streamedText[id] = t
+                out.append(.textDelta(t))
+            }
+        case "response.output_item.done":
+            guard let item = e["item"] else { break }
+            switch item["type"]?.stringValue {
+            case "reasoning":
+                if let blob = item["encrypted_content"]?.stringValue, !blob.isEmpty, let id = item["id"]?.stringValue {
+                    var kept: [String: JSONValue] = ["type": "reasoning", "id": .string(id), "encrypted_content": .string(blob)]
+                    kept["summary"] = item["summary"] ?? .array([])
+                    out.append(.continuation(ContinuationItem(provider: family, kind: "reasoning", payload: JSONValue.object(kept).serialized)))
+                }
+            case "function_call":
+                sawCall = true
+                let call = ToolCall(id: item["call_id"]?.stringValue ?? item["id"]?.stringValue ?? "",
+                                    name: item["name"]?.stringValue ?? "",
+                                    arguments: item["arguments"]?.stringValue ?? "")
+                out += expandParallelWrapper(call).map { .toolCall($0) }
+            default:
+                break
+            }
+        case "response.completed", "response.incomplete":
+            completed = true
+            let r = e["response"]
+            status = r?["status"]?.stringValue ?? (type == "response.completed" ? "completed" : "incomplete")
+            incompleteReason = r?["incomplete_details"]?["reason"]?.stringValue
+            if let u = r?["usage"], u.objectValue != nil {
+                usage = Usage(inputTokens: u["input_tokens"]?.intValue ?? 0,
+                              cachedInputTokens: u["input_tokens_details"]?["cached_tokens"]?.intValue ?? 0,
+                              outputTokens: u["output_tokens"]?.intValue ?? 0,
+                              reasoningTokens: u["output_tokens_details"]?["reasoning_tokens"]?.intValue ?? 0)
+            }
+        default:
+            break
+        }
+        return out
+    }
+
+    /// Azure gpt-5.4 sometimes wraps parallel calls in one call named "parallel" with
+    /// `{"tool_uses":[{"recipient_name":"functions.x","parameters":{…}}]}`. Unless the app really
+    /// declared a tool of that name, expand it into the calls it stands for, with ids derived from
+    /// the wrapper's call_id (the API is stateless, so they are replayed as ordinary calls).
+    func expandParallelWrapper(_ call: ToolCall) -> [ToolCall] {
+        guard call.name == "parallel", !declaredTools.contains("parallel"),
+              let uses = (try? call.parsedArguments())?["tool_uses"]?.arrayValue, !uses.isEmpty else { return [call] }
+        var calls: [ToolCall] = []
+        for (n, use) in uses.enumerated() {
+            guard var name = use["recipient_name"]?.stringValue else { return [call] }
+            if name.hasPrefix("functions.") { name.removeFirst("functions.".count) }
+            let args = use["parameters"] ?? .object([:])
+            calls.append(ToolCall(id: "\(call.id)_\(n + 1)", name: name, arguments: args.serialized))
+        }
+        return calls
+    }
+
+    mutating func finish() throws -> [ChatEvent] {
+        guard completed else { throw ProviderStreamError.truncated }
+        var out: [ChatEvent] = []
+        if let usage { out.append(.usage(usage)) }
+        if sawCall {
+            out.append(.finish(.toolCalls))
+        } else if status == "incomplete" {
+            out.append(.finish(incompleteReason == "content_filter" ? .contentFilter : .length))
+        } else {
+            out.append(.finish(.stop))
+        }
+        return out
+    }
+}

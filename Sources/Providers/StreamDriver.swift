@@ -1,0 +1,171 @@
+// The shared request/stream loop: send, map HTTP errors, parse SSE, hand events to a wire decoder.
+import HTTP
+import Agent
+
+/// Turns one provider's SSE events into ChatEvents. One instance per model turn.
+protocol WireDecoder {
+    /// Decodes one SSE event; throws `ProviderStreamError` for errors reported in the stream.
+    mutating func decode(_ event: SSEEvent) throws -> [ChatEvent]
+    /// The stream ended (EOF). Returns the closing events, or throws `ProviderStreamError.truncated`
+    /// when the provider's terminal marker never came.
+    mutating func finish() throws -> [ChatEvent]
+}
+
+/// Failures a decoder reports; the driver turns them into ChatErrors knowing whether output started.
+enum ProviderStreamError: Error {
+    case provider(ProviderErrorBody)
+    case truncated
+    case blocked(String)
+    case malformed(String)
+}
+
+struct StreamDriver: Sendable {
+    var transport: any HTTPTransport
+    var mapper: ErrorMapper
+    var now: @Sendable () -> Double
+
+    /// Sends `request` and streams decoded events into `out`. Throws ChatError. A thrown error
+    /// with a non-nil `httpStatus` means the server refused before any output was produced.
+    func run<D: WireDecoder>(_ request: HTTPRequest, decoder: D, out: AsyncThrowingStream<ChatEvent, Error>.Continuation) async throws {
+        var decoder = decoder
+        var started = false
+        let response: HTTPStreamingResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw mapper.mapTransport(error, started: false)
+        }
+        let status = response.head.status
+        guard (200..<300).contains(status) else {
+            var body: [UInt8] = []
+            do {
+                for try await chunk in response.body {
+                    body.append(contentsOf: chunk)
+                    if body.count > 64 * 1024 { break }
+                }
+            } catch {
+                // The status already says what failed; a broken error body adds nothing.
+            }
+            throw mapper.map(status: status, head: response.head, body: body, now: now())
+        }
+
+        var parser = SSEParser()
+        var sawEvent = false
+        func handle(_ events: [SSEEvent]) throws {
+            for event in events {
+                sawEvent = true
+                let decoded: [ChatEvent]
+                do {
+                    decoded = try decoder.decode(event)
+                } catch let error as ProviderStreamError {
+                    throw map(error, started: started)
+                }
+                for e in decoded {
+                    switch e {
+                    case .textDelta, .toolCall, .continuation: started = true
+                    default: break
+                    }
+                    out.yield(e)
+                }
+            }
+        }
+        do {
+            for try await chunk in response.body {
+                try handle(parser.feed(chunk))
+                try Task.checkCancellation()
+            }
+        } catch let error as ChatError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw mapper.mapTransport(error, started: started)
+        }
+        try handle(parser.finish())
+        if parser.sawNonSSEText {
+            // An error object written without SSE framing (seen from Gemini mid-stream).
+            if let body = ProviderErrorBody.parse(bytes: Array(parser.nonSSEText.utf8)) {
+                throw mapper.mapStreamError(body, started: started)
+            }
+            if !sawEvent {
+                throw ChatError(.fatal, "the response from \(mapper.provider) was not an event stream; check the base URL", httpStatus: status)
+            }
+        }
+        let closing: [ChatEvent]
+        do {
+            closing = try decoder.finish()
+        } catch let error as ProviderStreamError {
+            if !sawEvent && !parser.sawNonSSEText {
+                throw ChatError(.retryable, "\(mapper.provider) closed the connection without answering; try again")
+            }
+            throw map(error, started: started)
+        }
+        for e in closing { out.yield(e) }
+    }
+
+    func map(_ error: ProviderStreamError, started: Bool) -> ChatError {
+        switch error {
+        case .provider(let body):
+            return mapper.mapStreamError(body, started: started)
+        case .truncated:
+            return started ? ChatError(.unknownOutcome, "the \(mapper.provider) answer was cut off before it finished; ask again")
+                : ChatError(.retryable, "the \(mapper.provider) stream ended before any answer; try again")
+        case .blocked(let reason):
+            return ChatError(.fatal, "\(mapper.provider) blocked the request (\(mapper.clean(reason))); rephrase it")
+        case .malformed(let what):
+            return started ? ChatError(.unknownOutcome, "\(mapper.provider) sent a malformed stream (\(what)); ask again")
+                : ChatError(.fatal, "\(mapper.provider) sent a malformed stream (\(what))")
+        }
+    }
+}
+
+/// Runs `body` in a task tied to the returned stream: cancelling the consumer cancels the request.
+func makeEventStream(_ body: @escaping @Sendable (AsyncThrowingStream<ChatEvent, Error>.Continuation) async throws -> Void)
+    -> AsyncThrowingStream<ChatEvent, Error> {
+    AsyncThrowingStream { continuation in
+        let task = Task {
+            do {
+                try await body(continuation)
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+    }
+}
+
+/// Parses the data of one SSE event as JSON, reporting a malformed stream otherwise.
+func parseEventJSON(_ event: SSEEvent) throws -> JSONValue {
+    do {
+        return try JSONValue.parse(event.data)
+    } catch {
+        throw ProviderStreamError.malformed("an event was not valid JSON")
+    }
+}
+
+/// Request helpers shared by the adapters.
+enum WireJSON {
+    static func body(_ value: JSONValue) -> [UInt8] { Array(value.serialized.utf8) }
+
+    /// Tool arguments as a JSON object: "" or whitespace means {}; unparsable text is kept as a string
+    /// under "_raw" so the request still serializes (the model sees what it sent).
+    static func argumentsObject(_ call: ToolCall) -> JSONValue {
+        if let parsed = try? call.parsedArguments() { return parsed }
+        return .object(["_raw": .string(call.arguments)])
+    }
+
+    /// Merges `extra` into the object `base` (top level only).
+    static func merge(_ base: [String: JSONValue], _ extra: [String: JSONValue]) -> JSONValue {
+        var out = base
+        for (k, v) in extra { out[k] = v }
+        return .object(out)
+    }
+}
+
+extension Usage {
+    /// True when no count was reported.
+    var isEmpty: Bool { self == .zero }
+}

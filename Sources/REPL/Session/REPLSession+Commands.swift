@@ -1,0 +1,195 @@
+// The REPL's slash commands.
+import Agent
+import Foundation
+import Journal
+import Nutrition
+import SQLiteKit
+
+extension REPLSession {
+    func command(_ name: String, _ argument: String) async {
+        guard let command = SlashCommands.command(named: name) else {
+            let hint = SlashCommands.suggestion(for: name).map { " Did you mean /\($0)?" } ?? ""
+            say("Unknown command /\(Terminal.sanitize(name, keepNewlines: false)).\(hint) Type /help for the list.")
+            return
+        }
+        do {
+            switch command.name {
+            case "help":
+                say("Talk about what you eat (\"log 2 eggs for breakfast\", \"how much protein this week?\"), or use a command:")
+                say(SlashCommands.helpText)
+            case "new":
+                threadIDChanged(to: services.ids.next())
+                say("New thread.")
+            case "threads":
+                try listThreads(query: argument)
+            case "open":
+                try open(argument)
+            case "title":
+                guard !argument.isEmpty else { say("Usage: /title TEXT"); return }
+                guard try services.store.thread(threadID) != nil else { say("This thread has no messages yet; send one first."); return }
+                try services.store.renameThread(threadID, title: argument)
+                say("Renamed to “\(Terminal.sanitize(argument, keepNewlines: false))”.")
+            case "delete":
+                try delete(argument)
+            case "continue":
+                let handle = try services.runner.continueRun(threadID: threadID, model: currentModel)
+                await follow(handle)
+            case "retry":
+                try await retry()
+            case "day":
+                try showDay(argument)
+            case "today":
+                try showDay("today")
+            case "week":
+                let today = services.journal.today()
+                say(JournalViews.range(try services.journal.rangeSummary(from: try today.adding(days: -6), to: today)))
+            case "foods":
+                say(JournalViews.foods(try services.journal.searchFoods(argument, limit: 50), query: argument))
+            case "goals":
+                say(JournalViews.goals(try services.journal.goals()))
+            case "usage":
+                try showUsage()
+            case "context":
+                guard let report = services.contextReport else { say("Context details are not available for this model."); return }
+                say(try report(threadID))
+            case "compact":
+                guard let compact = services.compact else { say("Compaction is not available for this model."); return }
+                say(try await compact(threadID, argument))
+            case "model":
+                if argument.isEmpty {
+                    say("Model: \(currentModel.model) (provider \(currentModel.provider)). /model NAME switches.")
+                } else {
+                    setModel(try services.switchModel(nil, argument))
+                }
+            case "provider":
+                if argument.isEmpty {
+                    say("Provider: \(currentModel.provider). /provider NAME switches (offline, gemini, openai, openrouter, azure, anthropic, ollama, …).")
+                } else {
+                    setModel(try services.switchModel(argument, nil))
+                }
+            case "diag":
+                say(services.diagnosticsStatus())
+            case "exit":
+                requestExit()
+            default:
+                say("/\(command.name) is not available.")
+            }
+        } catch {
+            say(style.red("✗ ") + Terminal.sanitize("\(error)", keepNewlines: false))
+        }
+    }
+
+    func setModel(_ model: any ChatModel) {
+        currentModel = model
+        say(model.provider == "offline" ? "Using the offline assistant." : "Using \(model.provider) · \(model.model).")
+    }
+
+    func listThreads(query: String) throws {
+        let threads = query.isEmpty ? try services.store.listThreads(limit: 30) : try services.store.searchThreads(query, limit: 30)
+        guard !threads.isEmpty else {
+            say(query.isEmpty ? "No threads yet." : "No threads match '\(Terminal.sanitize(query, keepNewlines: false))'.")
+            return
+        }
+        for t in threads {
+            let marker = t.id == threadID ? "*" : " "
+            say("\(marker) \(t.id.prefix(8))  \(Self.dateLabel(t.updatedAt))  \(Terminal.sanitize(t.title, keepNewlines: false))")
+        }
+    }
+
+    static func dateLabel(_ seconds: Double) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        return f.string(from: Date(timeIntervalSince1970: seconds))
+    }
+
+    /// A thread by full id or unique id prefix.
+    func resolveThread(_ text: String) throws -> ThreadSummary {
+        let key = text.trimmingCharacters(in: .whitespaces)
+        guard !key.isEmpty else { throw UsageError("give a thread id (see /threads)") }
+        if let t = try services.store.thread(key) { return t }
+        let matches = try services.store.listThreads(limit: 10_000).filter { $0.id.hasPrefix(key) }
+        guard !matches.isEmpty else { throw UsageError("no thread with id \(Terminal.sanitize(key, keepNewlines: false)); /threads lists them") }
+        guard matches.count == 1 else { throw UsageError("\(matches.count) threads start with \(key); type more of the id") }
+        return matches[0]
+    }
+
+    func open(_ argument: String) throws {
+        let t = try resolveThread(argument)
+        threadIDChanged(to: t.id)
+        say("Opened “\(Terminal.sanitize(t.title, keepNewlines: false))”.")
+        if let run = try services.store.runs(threadID: t.id).last, run.phase == .suspended {
+            say(style.yellow("Its last answer was interrupted. Type /continue to resume it."))
+        }
+    }
+
+    func delete(_ argument: String) throws {
+        let t = try resolveThread(argument)
+        let count = try services.store.messageCount(threadID: t.id)
+        let question = "Delete “\(Terminal.sanitize(t.title, keepNewlines: false))” and its \(count) messages? This cannot be undone. [y/N] "
+        guard case .line(let answer) = input.readAnswer(prompt: question),
+              ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
+            say("Kept.")
+            return
+        }
+        try services.store.deleteThread(t.id)
+        say("Deleted.")
+        if t.id == threadID { threadIDChanged(to: services.ids.next()) }
+    }
+
+    func retry() async throws {
+        let messages = try services.store.transcript(threadID: threadID)
+        guard let last = messages.last(where: { $0.message.role == .user && !$0.message.text.isEmpty }) else {
+            say("Nothing to retry in this thread yet.")
+            return
+        }
+        say(style.dim("Asking again: \(Terminal.sanitize(String(last.message.text.prefix(80)), keepNewlines: false))"))
+        let handle = try services.runner.submit(threadID: threadID, text: last.message.text, model: currentModel)
+        await follow(handle)
+    }
+
+    func showDay(_ argument: String) throws {
+        let today = services.journal.today()
+        let day: CalendarDay
+        switch argument.lowercased() {
+        case "", "today": day = today
+        case "yesterday": day = try today.adding(days: -1)
+        default:
+            if let offset = Int(argument), offset <= 0 {
+                day = try today.adding(days: offset)
+            } else {
+                day = try CalendarDay(parsing: argument)
+            }
+        }
+        say(JournalViews.day(try services.journal.dayView(day), today: today))
+    }
+
+    func showUsage() throws {
+        let rows = try services.store.usage(threadID: threadID)
+        let thread = rows.reduce(Usage.zero) { $0 + $1.usage }
+        let threadCost = rows.compactMap(\.costUSD).reduce(0, +)
+        // Midnight today in the person's zone: now minus the seconds since local midnight.
+        let now = services.journal.now()
+        let local = now.timeIntervalSince1970 + Double(services.journal.timeZone.secondsFromGMT(for: now))
+        let start = now.timeIntervalSince1970 - local.truncatingRemainder(dividingBy: 86_400)
+        let day = try services.store.queue.read { db in
+            try db.row("""
+                SELECT coalesce(sum(input_tokens),0), coalesce(sum(cached_input_tokens),0), coalesce(sum(output_tokens),0),
+                       coalesce(sum(reasoning_tokens),0), coalesce(sum(cost_usd),0), count(*)
+                FROM agent_usage WHERE created_at >= ?
+                """, [start])
+        }
+        say("This thread: \(rows.count) model rounds · " + Self.usageLine(thread, cost: threadCost))
+        if let day {
+            let u = Usage(inputTokens: day[0].int ?? 0, cachedInputTokens: day[1].int ?? 0, outputTokens: day[2].int ?? 0, reasoningTokens: day[3].int ?? 0)
+            say("Today, all threads: \(day[5].int ?? 0) model rounds · " + Self.usageLine(u, cost: day[4].double ?? 0))
+        }
+        say(style.dim("Costs are estimates from ofj's price table."))
+    }
+
+    static func usageLine(_ u: Usage, cost: Double) -> String {
+        let n = { (v: Int) in JournalViews.number(Double(v), places: 0) }
+        return "input \(n(u.inputTokens)) (cached \(n(u.cachedInputTokens))) · output \(n(u.outputTokens)) (reasoning \(n(u.reasoningTokens))) · "
+            + (cost == 0 ? "$0.00" : String(format: "$%.4f", cost))
+    }
+}

@@ -1,0 +1,238 @@
+// The REPL: reads messages and slash commands, runs turns, renders the agent's events,
+// shows approval cards, and handles Ctrl-C.
+import Agent
+import Foundation
+import Journal
+import Nutrition
+
+@MainActor
+public final class REPLSession {
+    let services: SessionServices
+    let input: any SessionInput
+    let output: any Output
+    let style: Style
+    let interrupts: InterruptFlag
+    let terminations: InterruptFlag
+    let writer: StreamWriter
+    /// The current thread; created in the store on the first message.
+    public internal(set) var threadID: String
+    private var events: AsyncStream<AgentEvent>.Iterator
+    var currentModel: any ChatModel
+    /// Set when the person asked to leave (/exit, Ctrl-D, a second Ctrl-C).
+    public private(set) var exitRequested = false
+
+    public init(services: SessionServices, input: any SessionInput, output: any Output, style: Style, width: Int,
+                interrupts: InterruptFlag, terminations: InterruptFlag, threadID: String? = nil) {
+        self.services = services
+        self.input = input
+        self.output = output
+        self.style = style
+        self.interrupts = interrupts
+        self.terminations = terminations
+        self.writer = StreamWriter(output: output, width: width)
+        self.threadID = threadID ?? services.ids.next()
+        self.events = services.runner.events.makeAsyncIterator()
+        self.currentModel = services.model()
+        let store = services.store
+        let journal = services.journal
+        let knownModels = services.knownModels
+        input.completer = { before in Completion.candidates(before: before, store: store, journal: journal, models: knownModels()) }
+    }
+
+    func threadIDChanged(to id: String) { threadID = id }
+    func requestExit() { exitRequested = true }
+
+    func say(_ line: String = "") { writer.finishLine(); output.write(line + "\n") }
+
+    // MARK: - Start-up
+
+    /// The one-line banner (plus a line about a suspended run, when there is one).
+    public func banner() -> String {
+        var lines: [String] = []
+        let who: String
+        let model = currentModel
+        if model.provider == "offline" {
+            who = "offline assistant (\(services.configureHint))"
+        } else {
+            who = "\(model.provider) · \(model.model)"
+        }
+        let title = (try? services.store.thread(threadID))?.map { "thread “\(Terminal.sanitize($0.title, keepNewlines: false))”" } ?? "new thread"
+        lines.append("ofj \(services.version) · \(who) · \(title) · /help for commands")
+        if let run = (try? services.store.runs(threadID: threadID))?.last, run.phase == .suspended {
+            lines.append(style.yellow("An answer in this thread was interrupted. Type /continue to resume it, or send a new message."))
+        } else if let suspended = try? services.store.suspendedRuns(), let other = suspended.first(where: { $0.threadID != threadID }) {
+            let t = (try? services.store.thread(other.threadID))??.title ?? other.threadID
+            lines.append(style.yellow("An answer in thread “\(Terminal.sanitize(t, keepNewlines: false))” was interrupted: /open \(other.threadID.prefix(8)) then /continue."))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: - The interactive loop
+
+    /// Reads and handles input until the person leaves; returns the exit status.
+    public func runInteractive() async -> Int32 {
+        say(banner())
+        var lastInterruptAt: Double?
+        while !exitRequested {
+            if terminations.value > 0 { break }
+            let before = interrupts.value
+            switch input.readMessage(prompt: "› ") {
+            case .eof:
+                exitRequested = true
+            case .interrupt:
+                let now = services.clock.monotonic()
+                if let last = lastInterruptAt, now - last < 2 {
+                    exitRequested = true
+                } else {
+                    lastInterruptAt = now
+                    say(style.dim("(Ctrl-C again or Ctrl-D to exit)"))
+                }
+            case .line(let line):
+                // A Ctrl-C that arrived while reading is not a request to stop the next turn.
+                _ = before
+                lastInterruptAt = nil
+                let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                if trimmed.isEmpty { continue }
+                input.remember(line)
+                await handle(line)
+            }
+        }
+        return 0
+    }
+
+    // MARK: - One input
+
+    /// Handles one line: a slash command or a message for the assistant.
+    public func handle(_ line: String) async {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return }
+        if trimmed.hasPrefix("/"), let (name, argument) = SlashCommands.parse(trimmed) {
+            await command(name, argument)
+            return
+        }
+        do {
+            let handle = try services.runner.submit(threadID: threadID, text: line, model: currentModel)
+            await follow(handle)
+        } catch {
+            say(style.red("✗ ") + "\(error)")
+        }
+    }
+
+    // MARK: - Following a run
+
+    /// Renders the run's events until it finishes. Ctrl-C (or SIGTERM) interrupts it.
+    func follow(_ handle: RunHandle) async {
+        let started = services.clock.monotonic()
+        var total = Usage.zero
+        var cost = 0.0
+        var costKnown = true
+        var printedError: String?
+        let baseline = interrupts.value
+        let terminationBaseline = terminations.value
+        let runner = services.runner
+        let interrupts = self.interrupts
+        let terminations = self.terminations
+        let threadID = handle.threadID
+        // Ctrl-C lands in a counter; this watcher turns it into a stop within a few tens of ms.
+        let watcher = Task.detached {
+            while !Task.isCancelled {
+                if interrupts.value != baseline || terminations.value != terminationBaseline {
+                    runner.interrupt(threadID: threadID)
+                    return
+                }
+                try? await Task.sleep(nanoseconds: 20_000_000)
+            }
+        }
+        defer { watcher.cancel() }
+
+        var iterator = events
+        defer { events = iterator }
+        while let event = await iterator.next(isolation: #isolation) {
+            guard event.runID == handle.runID else { continue }
+            switch event.kind {
+            case .phase:
+                break
+            case .textDelta(let text):
+                writer.write(Terminal.sanitize(text))
+            case .toolStarted(_, _, let activity):
+                writer.finishLine()
+                output.write(style.dim("  · " + Terminal.sanitize(activity, keepNewlines: false)) + "\n")
+            case .toolFinished(_, let name, let status, let summary):
+                let line = Terminal.sanitize(summary, keepNewlines: false)
+                switch status {
+                case .succeeded:
+                    if isWrite(name) { say(style.green("  ✓ ") + style.dim(line)) }
+                case .denied:
+                    say(style.yellow("  ✗ ") + style.dim("not done: \(line)"))
+                case .failed, .rejected:
+                    say(style.yellow("  ! ") + style.dim(line))
+                case .cancelled, .interrupted, .running:
+                    break
+                }
+            case .approvalRequested(let request):
+                await approve(request)
+            case .approvalDecided:
+                break
+            case .usage(_, let usage, _, _, let c):
+                total = total + usage
+                if let c { cost += c } else { costKnown = false }
+            case .retrying(_, let delay):
+                say(style.dim("  (the model did not answer; trying again in \(JournalViews.number(delay, places: 1)) s)"))
+            case .error(let error):
+                printedError = error.line
+                say(style.red("✗ ") + Terminal.sanitize(error.line, keepNewlines: false))
+            case .finished(let outcome):
+                writer.finishLine()
+                if let e = outcome.error, e.line != printedError {
+                    say((outcome.phase == .failed ? style.red("✗ ") : style.yellow("⏸ ")) + e.line)
+                }
+                let seconds = services.clock.monotonic() - started
+                say(style.dim("  " + Self.footer(usage: total, cost: costKnown ? cost : nil, seconds: seconds)))
+                return
+            }
+        }
+    }
+
+    static func footer(usage: Usage, cost: Double?, seconds: Double) -> String {
+        let tokens = usage.inputTokens + usage.outputTokens
+        let costText = cost.map { $0 == 0 ? "$0.00" : ($0 < 0.01 ? String(format: "$%.4f", $0) : String(format: "$%.2f", $0)) } ?? "cost unknown"
+        return "\(JournalViews.number(Double(tokens), places: 0)) tokens · \(costText) · \(String(format: "%.1f", seconds))s"
+    }
+
+    /// The approval card already named the change; a ✓ line confirms it was made.
+    func isWrite(_ toolName: String) -> Bool { services.isWriteTool(toolName) }
+
+    // MARK: - Approval card
+
+    func approve(_ request: ApprovalRequest) async {
+        writer.finishLine()
+        let preview = Terminal.sanitize(request.preview)
+        var card = [style.bold("┌ Approve: \(request.toolName)")]
+        for line in preview.split(separator: "\n", omittingEmptySubsequences: false) { card.append("│ " + line) }
+        output.write(card.joined(separator: "\n") + "\n")
+        while true {
+            switch input.readAnswer(prompt: "└ [y]es / [n]o / [a]lways for this tool in this thread: ") {
+            case .line(let answer):
+                switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
+                case "y", "yes":
+                    services.approvals.resolve(runID: request.runID, callID: request.callID, .allowOnce)
+                    return
+                case "n", "no":
+                    services.approvals.resolve(runID: request.runID, callID: request.callID, .deny)
+                    return
+                case "a", "always":
+                    services.approvals.resolve(runID: request.runID, callID: request.callID, .alwaysAllow)
+                    return
+                default:
+                    say("Please answer y, n or a.")
+                }
+            case .interrupt, .eof:
+                // Ctrl-C at the card denies the write and stops the turn.
+                say(style.yellow("Denied; stopping this answer."))
+                services.approvals.resolve(runID: request.runID, callID: request.callID, .deny)
+                services.runner.interrupt(threadID: request.threadID)
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+// What the REPL session works with, gathered by the composition root (the `ofj` executable or
+// the transcript replayer).
+import Agent
+import Journal
+
+public struct SessionServices: Sendable {
+    public var runner: AgentRunner
+    public var store: ConversationStore
+    public var journal: JournalStore
+    public var approvals: ApprovalBroker
+    public var clock: any AgentClock
+    public var ids: any IDSource
+    /// The model used for new turns, and how to switch it (`/model`, `/provider`).
+    public var model: @Sendable () -> any ChatModel
+    public var switchModel: @Sendable (_ provider: String?, _ model: String?) throws -> any ChatModel
+    /// One line telling how to configure a real model, shown with the offline assistant.
+    public var configureHint: String
+    /// Model names known for completion.
+    public var knownModels: @Sendable () -> [String]
+    /// `/diag` text.
+    public var diagnosticsStatus: @Sendable () -> String
+    /// `/context` and `/compact` (context management); nil when unavailable.
+    public var contextReport: (@Sendable (_ threadID: String) throws -> String)?
+    public var compact: (@Sendable (_ threadID: String, _ focus: String) async throws -> String)?
+    public var version: String
+    /// Whether a tool changes data (its success is confirmed on screen).
+    public var isWriteTool: @Sendable (String) -> Bool
+
+    public init(runner: AgentRunner, store: ConversationStore, journal: JournalStore, approvals: ApprovalBroker,
+                clock: any AgentClock, ids: any IDSource, model: @escaping @Sendable () -> any ChatModel,
+                switchModel: @escaping @Sendable (String?, String?) throws -> any ChatModel, configureHint: String,
+                knownModels: @escaping @Sendable () -> [String], diagnosticsStatus: @escaping @Sendable () -> String,
+                contextReport: (@Sendable (String) throws -> String)? = nil,
+                compact: (@Sendable (String, String) async throws -> String)? = nil, version: String,
+                isWriteTool: @escaping @Sendable (String) -> Bool) {
+        self.isWriteTool = isWriteTool
+        self.runner = runner
+        self.store = store
+        self.journal = journal
+        self.approvals = approvals
+        self.clock = clock
+        self.ids = ids
+        self.model = model
+        self.switchModel = switchModel
+        self.configureHint = configureHint
+        self.knownModels = knownModels
+        self.diagnosticsStatus = diagnosticsStatus
+        self.contextReport = contextReport
+        self.compact = compact
+        self.version = version
+    }
+}

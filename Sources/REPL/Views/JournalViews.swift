@@ -1,0 +1,130 @@
+// Plain-text views of the journal, shared by `ofj day`/`ofj foods`/`ofj goals` and the REPL's
+// /day, /week, /foods and /goals. Names are sanitized: they are user or model supplied.
+import Foundation
+import Journal
+import Nutrition
+
+public enum JournalViews {
+    static let mainNutrients = ["energy_kcal", "protein_g", "carbohydrate_g", "fat_g"]
+
+    /// "1,234" / "12.5" / "0.25": at most `places` decimals, trailing zeros dropped.
+    public static func number(_ value: Double, places: Int = 1) -> String {
+        guard value.isFinite else { return "–" }
+        let factor = pow(10.0, Double(places))
+        let rounded = (value * factor).rounded() / factor
+        let negative = rounded < 0
+        let absValue = abs(rounded)
+        let integer = Int(absValue)
+        var text = String(integer)
+        if integer >= 1000 {
+            var groups: [String] = []
+            var n = integer
+            while n >= 1000 { groups.insert(String(format: "%03d", n % 1000), at: 0); n /= 1000 }
+            text = ([String(n)] + groups).joined(separator: ",")
+        }
+        let fraction = absValue - Double(integer)
+        if fraction > 0 {
+            var digits = String(format: "%.\(places)f", fraction).dropFirst() // ".25"
+            while digits.hasSuffix("0") { digits = digits.dropLast() }
+            if digits != "." { text += digits }
+        }
+        return (negative ? "-" : "") + text
+    }
+
+    public static func amount(_ id: String, _ value: Double) -> String {
+        let unit = NutrientCatalog.nutrient(id)?.unit.rawValue ?? ""
+        let places = value >= 100 ? 0 : 1
+        return number(value, places: places) + (unit.isEmpty ? "" : (unit == "kcal" ? " kcal" : " " + unit))
+    }
+
+    static func macros(_ amounts: [String: Double], notReported: (String) -> Int = { _ in 0 }) -> String {
+        mainNutrients.map { id -> String in
+            let name = id == "energy_kcal" ? "" : NutrientCatalog.displayName(id).lowercased() + " "
+            guard let v = amounts[id] else { return name + "not reported" }
+            let missing = notReported(id)
+            return name + amount(id, v) + (missing > 0 ? "*" : "")
+        }.joined(separator: " · ")
+    }
+
+    static func safe(_ s: String) -> String { Terminal.sanitize(s, keepNewlines: false) }
+    /// A user- or model-supplied name made safe for one line of terminal output.
+    public static func safeName(_ s: String) -> String { safe(s) }
+
+    public static func entryLine(_ e: Entry) -> String {
+        let brand = e.brand.map { " (\(safe($0)))" } ?? ""
+        let serving = e.servings == 1 ? e.serving.label : number(e.servings, places: 2) + " × " + e.serving.label
+        let totals = e.totalNutrients
+        let kcal = totals["energy_kcal"].map { amount("energy_kcal", $0) } ?? "kcal not reported"
+        return "\(safe(e.name))\(brand) — \(serving) — \(kcal)"
+    }
+
+    /// A day by meal with totals against goals.
+    public static func day(_ view: DayView, today: CalendarDay? = nil) -> String {
+        var lines: [String] = []
+        let label = view.day == today ? "Today, \(view.day)" : "\(weekdayName(view.day)) \(view.day)"
+        lines.append(label)
+        if view.entries.isEmpty {
+            lines.append("  Nothing logged.")
+        }
+        for group in view.meals where !group.entries.isEmpty {
+            lines.append("  \(group.meal.displayName)")
+            for e in group.entries { lines.append("    " + entryLine(e)) }
+        }
+        if !view.entries.isEmpty {
+            lines.append("  Total: " + macros(view.totals.amounts, notReported: view.totals.notReportedCount))
+            let missing = mainNutrients.filter { view.totals.notReportedCount($0) > 0 }
+            if !missing.isEmpty {
+                lines.append("  * not reported by " + missing.map { "\(view.totals.notReportedCount($0)) \(view.totals.notReportedCount($0) == 1 ? "entry" : "entries") for \(NutrientCatalog.displayName($0).lowercased())" }.joined(separator: ", "))
+            }
+        }
+        let shown = view.goals.filter { mainNutrients.contains($0.id) }
+        if !shown.isEmpty {
+            lines.append("  Goals: " + shown.map { g in
+                let name = g.id == "energy_kcal" ? "calories" : g.name.lowercased()
+                return "\(name) \(amount(g.id, g.consumed))/\(amount(g.id, g.goal))"
+            }.joined(separator: " · "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Per-day totals of a range with daily averages.
+    public static func range(_ summary: RangeSummary) -> String {
+        var lines = ["\(summary.from) to \(summary.to)"]
+        for d in summary.days {
+            if d.entryCount == 0 {
+                lines.append("  \(d.day)  nothing logged")
+            } else {
+                lines.append("  \(d.day)  " + macros(d.totals.amounts, notReported: d.totals.notReportedCount))
+            }
+        }
+        if summary.loggedDayCount > 0 {
+            lines.append("  Daily average over \(summary.loggedDayCount) logged \(summary.loggedDayCount == 1 ? "day" : "days"): " + macros(summary.dailyAverages))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    public static func foods(_ items: [FoodBankItem], query: String) -> String {
+        guard !items.isEmpty else {
+            return query.isEmpty ? "Your Food Bank is empty. Save foods through the assistant (\"save this as a food\")." : "No foods match '\(safe(query))'."
+        }
+        return items.map { item in
+            let f = item.food
+            let brand = f.brand.map { " (\(safe($0)))" } ?? ""
+            let status = item.status.rawValue == "active" ? "" : " [\(item.status.rawValue)]"
+            let kcal = f.nutrients["energy_kcal"].map { amount("energy_kcal", $0) } ?? "kcal not reported"
+            return "  \(safe(f.name))\(brand) — \(f.serving.label) — \(kcal)\(status)"
+        }.joined(separator: "\n")
+    }
+
+    public static func goals(_ goals: Goals) -> String {
+        let ids = goals.ids
+        guard !ids.isEmpty else { return "No goals set." }
+        return "Daily goals\n" + ids.compactMap { id in
+            goals.values[id].map { "  \(NutrientCatalog.displayName(id)): \(amount(id, $0))" }
+        }.joined(separator: "\n")
+    }
+
+    static func weekdayName(_ day: CalendarDay) -> String {
+        ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][(day.isoWeekday - 1) % 7]
+    }
+}

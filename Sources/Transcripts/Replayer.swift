@@ -1,0 +1,333 @@
+// Runs a transcript through the real REPL session, agent runner, tools and database; only the
+// model is scripted. Compares what was seen with what the file expects.
+import Agent
+import Foundation
+import Journal
+import REPL
+import SQLiteKit
+import Synchronization
+
+public struct ReplayResult: Sendable {
+    public var path: String
+    public var passed: Bool
+    /// A readable diff of every mismatch (empty when passed).
+    public var report: String
+    /// The file rewritten with the actual output (for --update).
+    public var updatedText: String
+}
+
+/// Builds what a replayed process needs around its database (tools, system prompt, extra
+/// inspections); the `ofj` executable supplies the product's toolbox.
+public struct ReplayEnvironment: Sendable {
+    public var makeTools: @Sendable (JournalStore) -> ToolRegistry
+    public var systemPrompt: @Sendable (JournalStore) -> String
+    public var registerMigrations: @Sendable (inout Migrator) -> Void
+    /// Models other than "scripted" (e.g. the offline assistant), by provider name.
+    public var makeModel: @Sendable (_ provider: String, _ journalClock: @escaping @Sendable () -> Date, _ timeZone: TimeZone) -> (any ChatModel)?
+    public var version: String
+    public init(makeTools: @escaping @Sendable (JournalStore) -> ToolRegistry, systemPrompt: @escaping @Sendable (JournalStore) -> String,
+                registerMigrations: @escaping @Sendable (inout Migrator) -> Void,
+                makeModel: @escaping @Sendable (String, @escaping @Sendable () -> Date, TimeZone) -> (any ChatModel)?, version: String) {
+        self.makeTools = makeTools
+        self.systemPrompt = systemPrompt
+        self.registerMigrations = registerMigrations
+        self.makeModel = makeModel
+        self.version = version
+    }
+}
+
+@MainActor
+public final class Replayer {
+    let file: TranscriptFile
+    let environment: ReplayEnvironment
+    let directory: String
+    let databasePath: String
+    var timeZone = TimeZone(identifier: "UTC") ?? .current
+    var epoch: Double = 1_796_000_000
+    var provider = "scripted"
+    var modelName = "scripted-1"
+    var policy = DeadlinePolicy.fast
+    var process: ReplayProcess?
+    var transcriptModel: TranscriptModel?
+    let crashes = InterruptFlag()
+    let ids = CountingIDSource(prefix: "id-")
+
+    public init(file: TranscriptFile, environment: ReplayEnvironment, directory: String) {
+        self.file = file
+        self.environment = environment
+        self.directory = directory
+        self.databasePath = directory + "/ofj.sqlite"
+    }
+
+    public struct SetupError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    // MARK: - Set-up
+
+    func applySetup() throws {
+        var seeds: [String] = []
+        for step in file.setup {
+            guard case .setup(let name, let argument, let block) = step.directive else { continue }
+            func fail(_ m: String) -> SetupError { SetupError(description: "\(file.path):\(step.line): \(m)") }
+            switch name {
+            case "clock":
+                // @clock YYYY-MM-DD HH:MM ZONE
+                let parts = argument.split(separator: " ").map(String.init)
+                guard parts.count == 3, let tz = TimeZone(identifier: parts[2]) else { throw fail("@clock takes YYYY-MM-DD HH:MM ZONE, e.g. 2026-11-29 08:30 Europe/Berlin") }
+                let f = DateFormatter()
+                f.locale = Locale(identifier: "en_US_POSIX")
+                f.timeZone = tz
+                f.dateFormat = "yyyy-MM-dd HH:mm"
+                guard let date = f.date(from: parts[0] + " " + parts[1]) else { throw fail("@clock: cannot read the date and time") }
+                timeZone = tz
+                epoch = date.timeIntervalSince1970
+            case "provider":
+                let parts = argument.split(separator: " ").map(String.init)
+                guard let p = parts.first else { throw fail("@provider takes scripted [MODEL] or offline") }
+                provider = p
+                if parts.count > 1 { modelName = parts[1] }
+            case "config":
+                for pair in argument.split(separator: " ") {
+                    let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                    guard kv.count == 2 else { throw fail("@config takes key=value pairs") }
+                    switch kv[0] {
+                    case "policy":
+                        guard kv[1] == "fast" || kv[1] == "patient" else { throw fail("policy is fast or patient") }
+                        policy = kv[1] == "fast" ? .fast : .patient
+                    default:
+                        throw fail("unknown @config key \(kv[0])")
+                    }
+                }
+            case "seed":
+                guard argument == "sql" else { throw fail("@seed takes sql, followed by indented SQL lines") }
+                seeds.append(block.joined(separator: "\n"))
+            default:
+                throw fail("unknown set-up line @\(name); expected @clock, @provider, @config or @seed")
+            }
+        }
+        // Migrate, then seed.
+        let queue = try DatabaseQueue(path: databasePath)
+        var migrator = Migrator()
+        environment.registerMigrations(&migrator)
+        try queue.read { try migrator.migrate($0) }
+        for sql in seeds { try queue.read { try $0.execute(batch: sql) } }
+    }
+
+    // MARK: - Running
+
+    public func run() async -> ReplayResult {
+        var actual: [Int: [String]] = [:]
+        var mismatches: [String] = []
+        do {
+            try applySetup()
+        } catch {
+            return ReplayResult(path: file.path, passed: false, report: "\(error)", updatedText: file.lines.joined(separator: "\n") + "\n")
+        }
+        let turns = file.steps.compactMap { step -> [ScriptedEvent]? in
+            if case .modelTurn(let t) = step.directive { return t }
+            return nil
+        }
+        let clock = VirtualClock(epoch: epoch)
+        let model = TranscriptModel(model: modelName, turns: turns, clock: clock,
+                                    onInterrupt: { [weak self] in Task { @MainActor in self?.process?.interrupts.raise() } },
+                                    onCrash: { [crashes] in crashes.raise() })
+        transcriptModel = model
+        do {
+            process = try startProcess(clock: clock)
+        } catch {
+            return ReplayResult(path: file.path, passed: false, report: "\(file.path): cannot start: \(error)", updatedText: file.lines.joined(separator: "\n") + "\n")
+        }
+        for step in file.steps where !step.directive.isModelTurn {
+            if case .approve(let answer) = step.directive { process?.input.enqueueAnswer(answer) }
+        }
+
+        for (index, step) in file.steps.enumerated() {
+            var lines: [String]? = nil
+            switch step.directive {
+            case .modelTurn, .approve:
+                continue
+            case .input(let text):
+                lines = await input(text)
+            case .sql(let query):
+                lines = runSQL(query)
+            case .inspect(let what):
+                lines = inspect(what)
+            case .clock(let change):
+                advanceClock(change)
+            case .crash:
+                process = nil
+            case .restart:
+                let previous = process?.clock ?? clock
+                do {
+                    let p = try startProcess(clock: VirtualClock(epoch: previous.now()))
+                    process = p
+                    lines = p.startupLines
+                } catch {
+                    lines = ["cannot restart: \(error)"]
+                }
+            case .setup:
+                continue
+            }
+            if let lines {
+                actual[index] = lines
+                if lines != step.expected {
+                    mismatches.append(Self.diff(path: file.path, step: step, expected: step.expected, actual: lines))
+                }
+            }
+        }
+        if let m = transcriptModel, m.remainingTurns > 0 {
+            mismatches.append("\(file.path): \(m.remainingTurns) scripted model turn(s) were never requested")
+        }
+        if let p = process, p.input.unusedAnswers > 0 {
+            mismatches.append("\(file.path): \(p.input.unusedAnswers) approve: answer(s) were never asked for")
+        }
+        return ReplayResult(path: file.path, passed: mismatches.isEmpty, report: mismatches.joined(separator: "\n\n"),
+                            updatedText: file.rewritten(actual: actual))
+    }
+
+    func startProcess(clock: VirtualClock) throws -> ReplayProcess {
+        transcriptModel?.clock.withLock { $0 = clock }
+        return try ReplayProcess(replayer: self, clock: clock)
+    }
+
+    /// Types a line and waits until the prompt is back, or the process crashes.
+    func input(_ text: String) async -> [String] {
+        guard let process else { return ["(no process is running: add 'restart' after 'crash')"] }
+        let crashBaseline = crashes.value
+        let finished = InterruptFlag()
+        Task { @MainActor in
+            await process.session.handle(text)
+            finished.raise()
+        }
+        // The session returns when the turn ends; a scripted crash freezes it instead, and the
+        // frozen process is abandoned as a killed one would be.
+        while finished.value == 0 {
+            if crashes.value != crashBaseline {
+                self.process = nil
+                break
+            }
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+        return Self.screenLines(process.output.take())
+    }
+
+    static func screenLines(_ text: String) -> [String] {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0).trimmingTrailingWhitespace() }
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    func runSQL(_ query: String) -> [String] {
+        do {
+            let db = try Database(path: databasePath, options: .init(readOnly: true))
+            return try db.rows(query).map { row in
+                row.values.map { v -> String in
+                    switch v {
+                    case .null: return "NULL"
+                    case .integer(let i): return String(i)
+                    case .real(let d): return JSONValue.format((d * 1e6).rounded() / 1e6)
+                    case .text(let s): return s
+                    case .blob(let b): return "<\(b.count) bytes>"
+                    }
+                }.joined(separator: "|")
+            }
+        } catch {
+            return ["error: \(error)"]
+        }
+    }
+
+    func inspect(_ what: String) -> [String] {
+        switch what {
+        case "ledger":
+            return runSQL("SELECT run_id, turn, call_id, tool_name, outcome, coalesce(decision, '') FROM agent_ledger ORDER BY rowid")
+        case "threads":
+            return runSQL("SELECT id, coalesce(title, ''), coalesce(provider, ''), coalesce(model, '') FROM agent_threads ORDER BY created_at, rowid")
+        case "runs":
+            return runSQL("SELECT id, thread_id, phase, turns_used, coalesce(error_class, '') FROM agent_runs ORDER BY created_at, rowid")
+        case "usage":
+            return runSQL("SELECT run_id, turn, input_tokens, output_tokens, cached_input_tokens, reasoning_tokens FROM agent_usage ORDER BY id")
+        case "diag":
+            return runSQL("SELECT operation, status, coalesce(error_class, ''), coalesce(tool_name, '') FROM diagnostics_outbox ORDER BY rowid")
+        default:
+            return ["unknown inspection \(what)"]
+        }
+    }
+
+    func advanceClock(_ change: String) {
+        guard let clock = process?.clock else { return }
+        if change.hasPrefix("+"), let seconds = Double(change.dropFirst().replacingOccurrences(of: "s", with: "")) {
+            clock.advance(by: seconds)
+        }
+    }
+
+    static func diff(path: String, step: TranscriptStep, expected: [String], actual: [String]) -> String {
+        var out = ["\(path):\(step.line): output differs (- expected, + actual)"]
+        let n = max(expected.count, actual.count)
+        for i in 0..<n {
+            let e = i < expected.count ? expected[i] : nil
+            let a = i < actual.count ? actual[i] : nil
+            if e == a { out.append("  | \(e ?? "")"); continue }
+            if let e { out.append("- | \(e)") }
+            if let a { out.append("+ | \(a)") }
+        }
+        return out.joined(separator: "\n")
+    }
+}
+
+extension TranscriptDirective {
+    var isModelTurn: Bool { if case .modelTurn = self { return true } else { return false } }
+}
+
+/// One simulated ofj process: database connection, stores, runner, session.
+@MainActor
+final class ReplayProcess {
+    let clock: VirtualClock
+    let output = CapturedOutput()
+    let input: ReplayInput
+    let session: REPLSession
+    let runner: AgentRunner
+    let interrupts = InterruptFlag()
+    var startupLines: [String] = []
+
+    init(replayer: Replayer, clock: VirtualClock) throws {
+        self.clock = clock
+        let queue = try DatabaseQueue(path: replayer.databasePath)
+        let epochClock: @Sendable () -> Date = { Date(timeIntervalSince1970: clock.now()) }
+        let journal = JournalStore(queue: queue, timeZone: replayer.timeZone, now: epochClock)
+        let store = ConversationStore(queue: queue)
+        let tools = replayer.environment.makeTools(journal)
+        let approvals = ApprovalBroker()
+        let model: any ChatModel
+        if replayer.provider == "scripted" {
+            guard let m = replayer.transcriptModel else { throw Replayer.SetupError(description: "no model") }
+            model = m
+        } else if let m = replayer.environment.makeModel(replayer.provider, epochClock, replayer.timeZone) {
+            model = m
+        } else {
+            throw Replayer.SetupError(description: "unknown provider \(replayer.provider) for replay; use scripted or offline")
+        }
+        let configuration = AgentConfiguration(systemPrompt: replayer.environment.systemPrompt(journal), policy: replayer.policy, jitter: { 0.5 },
+                                               costEstimator: { _, _, _ in 0 })
+        runner = AgentRunner(store: store, model: model, tools: tools, approvals: approvals, clock: clock, ids: replayer.ids,
+                             configuration: configuration)
+        let recovered = (try? runner.recoverInterruptedRuns()) ?? []
+        input = ReplayInput(output: output)
+        let services = SessionServices(
+            runner: runner, store: store, journal: journal, approvals: approvals, clock: clock, ids: replayer.ids,
+            model: { model },
+            switchModel: { _, _ in throw UsageError("switching models is not available in a replay") },
+            configureHint: "set OFJ_PROVIDER and a key to use a real model",
+            knownModels: { [] }, diagnosticsStatus: { "Diagnostics: not configured." },
+            version: replayer.environment.version,
+            isWriteTool: { tools.tool(named: $0)?.effect == .write })
+        // Resume the most recently updated thread, as `ofj --resume` would.
+        let lastThread = try? store.listThreads(limit: 1).first?.id
+        session = REPLSession(services: services, input: input, output: output, style: Style(enabled: false), width: 0,
+                              interrupts: interrupts, terminations: InterruptFlag(), threadID: lastThread ?? nil)
+        startupLines = Replayer.screenLines(session.banner())
+        if !recovered.isEmpty {
+            startupLines.append("(\(recovered.count) interrupted run\(recovered.count == 1 ? "" : "s") found after the restart)")
+        }
+    }
+}

@@ -1,0 +1,91 @@
+// The model of a replayed transcript: plays the file's `model:` turns in order, one per request,
+// across restarts, and turns `interrupt` and `crash` into events the replayer acts on.
+import Agent
+import Synchronization
+
+final class TranscriptModel: ChatModel {
+    let provider = "scripted"
+    let model: String
+    let continuationFamily = "scripted"
+    private let turns: Mutex<[[ScriptedEvent]]>
+    private let requestCount = Mutex(0)
+    /// Called (once per event) when the stream reaches `interrupt` or `crash`.
+    let onInterrupt: @Sendable () -> Void
+    let onCrash: @Sendable () -> Void
+    /// The clock of the current process (replaced at restart).
+    let clock: Mutex<any AgentClock>
+
+    init(model: String, turns: [[ScriptedEvent]], clock: any AgentClock,
+         onInterrupt: @escaping @Sendable () -> Void, onCrash: @escaping @Sendable () -> Void) {
+        self.model = model
+        self.turns = Mutex(turns)
+        self.clock = Mutex(clock)
+        self.onInterrupt = onInterrupt
+        self.onCrash = onCrash
+    }
+
+    var remainingTurns: Int { turns.withLock { $0.count } }
+    var requests: Int { requestCount.withLock { $0 } }
+
+    static func chatError(kind: String, retryAfter: Double?, message: String) -> ChatError {
+        let text = message.isEmpty ? "scripted \(kind) error" : message
+        switch kind {
+        case "retryable": return ChatError(.retryable, text, httpStatus: 503)
+        case "rate_limited": return ChatError(.rateLimited(retryAfter: retryAfter), text, httpStatus: 429)
+        case "context_overflow": return ChatError(.contextOverflow, text, httpStatus: 400)
+        case "configuration": return ChatError(.configuration, text, httpStatus: 401)
+        case "unknown_outcome": return ChatError(.unknownOutcome, text)
+        case "timeout": return ChatError(.timeout, text)
+        default: return ChatError(.fatal, text, httpStatus: 400)
+        }
+    }
+
+    func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
+        requestCount.withLock { $0 += 1 }
+        let turn: [ScriptedEvent]? = turns.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        let clock = self.clock.withLock { $0 }
+        let onInterrupt = self.onInterrupt
+        let onCrash = self.onCrash
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                guard let turn else {
+                    continuation.finish(throwing: ChatError(.fatal, "the transcript has no model turn left for this request; add 'model:' lines"))
+                    return
+                }
+                do {
+                    var sawCall = false
+                    for event in turn {
+                        try Task.checkCancellation()
+                        switch event {
+                        case .text(let t): continuation.yield(.textDelta(t))
+                        case .call(let id, let name, let arguments):
+                            sawCall = true
+                            continuation.yield(.toolCall(ToolCall(id: id, name: name, arguments: arguments)))
+                        case .continuation(let kind, let payload):
+                            continuation.yield(.continuation(ContinuationItem(provider: "scripted", kind: kind, payload: payload)))
+                        case .usage(let i, let o, let c, let r):
+                            continuation.yield(.usage(Usage(inputTokens: i, cachedInputTokens: c, outputTokens: o, reasoningTokens: r)))
+                        case .delay(let seconds):
+                            try await clock.sleep(seconds: seconds)
+                        case .error(let kind, let retryAfter, let message):
+                            throw Self.chatError(kind: kind, retryAfter: retryAfter, message: message)
+                        case .interrupt:
+                            onInterrupt()
+                            try await Task.sleep(for: .seconds(86_400 * 365))
+                        case .crash:
+                            onCrash()
+                            // A crashed process does nothing more: never finish, never throw.
+                            while !Task.isCancelled { try? await Task.sleep(for: .seconds(86_400 * 365)) }
+                            return
+                        }
+                    }
+                    continuation.yield(.finish(sawCall ? .toolCalls : .stop))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+// The composition root: one database, the stores, tools, model, runner and diagnostics.
+import Agent
+import Foundation
+import HTTP
+import Journal
+import Providers
+import REPL
+import ReferenceFoods
+import SQLiteKit
+
+/// Everything a running ofj needs, built once at start-up.
+struct App {
+    let paths: AppPaths
+    let environment: [String: String]
+    let queue: DatabaseQueue
+    let journal: JournalStore
+    let store: ConversationStore
+    let tools: ToolRegistry
+    let transport: any HTTPTransport
+    let fileConfig: ProviderFileConfig?
+    let credentials: [String: String]
+
+    init(paths: AppPaths, environment: [String: String]) throws {
+        self.paths = paths
+        self.environment = environment
+        try paths.ensureDataDirectory()
+        queue = try OfjDatabase.open(path: paths.databasePath)
+        journal = JournalStore(queue: queue, timeZone: .current)
+        store = ConversationStore(queue: queue)
+        tools = Toolbox.registry(journal: journal)
+        transport = CurlTransport()
+        fileConfig = try App.loadConfig(path: paths.configPath)
+        credentials = (try? CredentialsFile.load(path: paths.credentialsPath)) ?? [:]
+    }
+
+    static func loadConfig(path: String) throws -> ProviderFileConfig? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        do {
+            return try ProviderFileConfig.parse(String(decoding: data, as: UTF8.self))
+        } catch {
+            throw CLIError("\(path): \(error)")
+        }
+    }
+
+    /// Resolves provider and model (flags > environment > config.json) and builds the model.
+    func makeModel(provider: String?, model: String?) throws -> any ChatModel {
+        let resolved: ResolvedProvider
+        do {
+            resolved = try ProviderResolver.resolve(flags: ProviderFlags(provider: provider, model: model), environment: environment,
+                                                    file: fileConfig, credentials: credentials)
+        } catch let e as ProviderConfigError {
+            throw CLIError(e.description + " (ofj doctor shows what is configured)")
+        }
+        if resolved.wire == .offline { return Toolbox.offlineAssistant() }
+        guard let m = resolved.makeModel(transport: transport) else { throw CLIError("cannot build a model for \(resolved.provider)") }
+        return m
+    }
+
+    func policy(for model: any ChatModel) -> Agent.DeadlinePolicy {
+        let resolved = try? ProviderResolver.resolve(flags: ProviderFlags(provider: model.provider, model: model.model),
+                                                     environment: environment, file: fileConfig, credentials: credentials)
+        return resolved?.policy == .patient ? .patient : .fast
+    }
+
+    func configuration(for model: any ChatModel) -> AgentConfiguration {
+        AgentConfiguration(systemPrompt: Toolbox.systemPrompt(journal: journal), policy: policy(for: model),
+                           costEstimator: { provider, model, usage in
+                               provider == "offline" ? 0 : ModelCatalog.cost(usage: usage, model: model, provider: provider)
+                           })
+    }
+
+    static let configureHint = "set OFJ_PROVIDER and a key such as GEMINI_API_KEY for a real model; ofj doctor checks"
+}

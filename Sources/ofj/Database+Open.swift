@@ -1,0 +1,46 @@
+// Opening the one ofj database file: every module's migrations, with clear errors.
+import Agent
+import Foundation
+import Journal
+import REPL
+import SQLiteKit
+
+enum OfjDatabase {
+    /// All schema migrations, in dependency order.
+    static var migrator: Migrator {
+        var m = Migrator()
+        JournalStore.registerMigrations(into: &m)
+        ConversationStore.registerMigrations(into: &m)
+        return m
+    }
+
+    /// Opens (creating if needed) and migrates the database at `path`.
+    static func open(path: String) throws -> DatabaseQueue {
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path)
+        } catch let e as DatabaseError where e.code == 26 /* SQLITE_NOTADB */ {
+            throw CLIError("\(path) is not an ofj database (not SQLite); move it aside or set OFJ_HOME to another folder")
+        } catch let e as DatabaseError {
+            throw CLIError("cannot open \(path): \(e.message); check the folder exists and is writable")
+        }
+        do {
+            try queue.read { try migrator.migrate($0) }
+        } catch let e as Migrator.MigrationError {
+            throw CLIError("\(path): \(e)")
+        } catch let e as DatabaseError where e.code == 26 {
+            throw CLIError("\(path) is not an ofj database (not SQLite); move it aside or set OFJ_HOME to another folder")
+        }
+        return queue
+    }
+}
+
+/// A failure the CLI reports as one line with exit status 1 (2 for usage errors).
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    let status: Int32
+    init(_ message: String, status: Int32 = 1) {
+        self.description = message
+        self.status = status
+    }
+}

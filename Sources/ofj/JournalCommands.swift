@@ -1,0 +1,276 @@
+// `ofj day|log|foods|ref|goals|backup|export`: the journal without the assistant, for scripts.
+import Agent
+import Foundation
+import Journal
+import Nutrition
+import REPL
+import ReferenceFoods
+
+struct JournalCommands {
+    let journal: JournalStore
+    let reference: ReferenceDatabase
+    let out: (String) -> Void
+
+    static let dayHelp = """
+        usage: ofj day [DATE] [--json]
+          Shows a day of the journal by meal, with totals against your goals.
+          DATE is today (default), yesterday, -N (N days ago) or YYYY-MM-DD.
+        """
+    static let logHelp = """
+        usage: ofj log NAME --kcal N [--protein G] [--carbs G] [--fat G] [--nutrient ID=VALUE]… [options]
+               ofj log --food NAME_OR_ID [--amount QTY [UNIT]] [options]
+               ofj log --ref REF_ID [--portion TEXT | --grams G] [options]
+          Logs an entry: manual nutrients, a food from your Food Bank, or a USDA reference food.
+          options: --date DATE  --meal breakfast|lunch|dinner|snack  --servings N  --brand TEXT  --json
+        """
+    static let foodsHelp = """
+        usage: ofj foods [QUERY] [--brand BRAND] [--sort name|last_used|brand] [--json]
+          Searches your Food Bank (active foods when QUERY is empty, archived ones too otherwise).
+        """
+    static let refHelp = """
+        usage: ofj ref QUERY [--limit N] [--json]
+          Searches the bundled USDA SR28 reference foods (per 100 g, with household portions).
+        """
+    static let goalsHelp = """
+        usage: ofj goals [--json]
+               ofj goals set NUTRIENT=VALUE… (e.g. energy_kcal=2200 protein_g=140; VALUE "none" removes a goal)
+               ofj goals reset
+        """
+    static let backupHelp = """
+        usage: ofj backup export [-o FILE] [--force]
+               ofj backup import FILE
+          A versioned JSON backup of goals, Food Bank and journal (no secrets). Import upserts by id:
+          importing the same file twice changes nothing.
+        """
+    static let exportHelp = """
+        usage: ofj export csv [-o FILE] [--from DATE] [--to DATE] [--force]
+          Journal entries as CSV for spreadsheets.
+        """
+
+    func parseDay(_ text: String?) throws -> CalendarDay {
+        let today = journal.today()
+        guard let text, !text.isEmpty else { return today }
+        switch text.lowercased() {
+        case "today": return today
+        case "yesterday": return try today.adding(days: -1)
+        default:
+            if let n = Int(text), n <= 0 { return try today.adding(days: n) }
+            do { return try CalendarDay(parsing: text) } catch {
+                throw CLIError("invalid date '\(text.prefix(40))': use YYYY-MM-DD, today, yesterday or -N", status: 2)
+            }
+        }
+    }
+
+    func json<T: Encodable>(_ value: T) throws {
+        out(String(decoding: try JournalJSON.encoder.encode(value), as: UTF8.self))
+    }
+
+    // MARK: - day
+
+    func day(_ args: [String]) throws {
+        let p = try ArgumentSpec(flags: ["--json"]).parse(args)
+        guard p.positionals.count <= 1 else { throw CLIError("day takes one DATE at most\n" + Self.dayHelp, status: 2) }
+        let day = try parseDay(p.positionals.first)
+        let view = try journal.dayView(day)
+        if p.has("--json") { try json(view) } else { out(JournalViews.day(view, today: journal.today())) }
+    }
+
+    // MARK: - log
+
+    func log(_ args: [String]) throws {
+        let p = try ArgumentSpec(flags: ["--json"],
+                                 options: ["--food", "--ref", "--amount", "--portion", "--grams", "--date", "--meal", "--servings",
+                                           "--brand", "--kcal", "--protein", "--carbs", "--fat", "--nutrient", "--unit"])
+            .parse(args)
+        let dayValue = try p.value("--date").map { try parseDay($0) }
+        let meal = try p.value("--meal").map { text -> Meal in
+            do { return try Meal(parsing: text) } catch { throw CLIError("invalid meal '\(text.prefix(40))': use breakfast, lunch, dinner or snack", status: 2) }
+        }
+        let entry: Entry
+        if let foodKey = p.value("--food") {
+            let food = try findFood(foodKey)
+            var amount = FoodAmount.servings(try positiveNumber(p.value("--servings") ?? "1", field: "--servings"))
+            if let a = p.value("--amount") {
+                let parts = a.split(separator: " ", maxSplits: 1).map(String.init)
+                let qty = try positiveNumber(parts[0], field: "--amount")
+                if parts.count == 2 || p.value("--unit") != nil {
+                    let unitText = parts.count == 2 ? parts[1] : (p.value("--unit") ?? "")
+                    amount = .quantity(qty, try ServingUnit.parse(unitText))
+                } else {
+                    amount = .servings(qty)
+                }
+            }
+            entry = try journal.logFood(food.id, amount: amount, day: dayValue, meal: meal)
+        } else if let refID = p.value("--ref") {
+            guard let food = reference.food(id: refID) else {
+                throw CLIError("no reference food with id '\(refID.prefix(20))'; find ids with `ofj ref QUERY`")
+            }
+            let grams: Double
+            var portionMatch: ReferencePortionMatch?
+            if let g = p.value("--grams") {
+                grams = try positiveNumber(g, field: "--grams")
+            } else if let portionText = p.value("--portion") {
+                guard let match = food.portion(matching: portionText) else {
+                    let known = food.portions.map(\.label).joined(separator: ", ")
+                    throw CLIError("'\(portionText.prefix(40))' is not a portion of this food; use --grams or one of: \(known.isEmpty ? "(none)" : known)", status: 2)
+                }
+                grams = match.grams
+                portionMatch = match
+            } else {
+                grams = 100
+            }
+            entry = try journal.logReferenceFood(food, grams: grams, portion: portionMatch, day: dayValue, meal: meal)
+        } else {
+            guard let name = p.positionals.first, p.positionals.count == 1 else {
+                throw CLIError("give the food's NAME (quote it), or --food / --ref\n" + Self.logHelp, status: 2)
+            }
+            var raw: [String: Double] = [:]
+            for (flag, id) in [("--kcal", "energy_kcal"), ("--protein", "protein_g"), ("--carbs", "carbohydrate_g"), ("--fat", "fat_g")] {
+                if let v = p.value(flag) { raw[id] = try nonNegativeNumber(v, field: flag) }
+            }
+            if let pair = p.value("--nutrient") {
+                let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard kv.count == 2 else { throw CLIError("--nutrient takes ID=VALUE, e.g. sodium_mg=120", status: 2) }
+                raw[kv[0]] = try nonNegativeNumber(kv[1], field: "--nutrient \(kv[0])")
+            }
+            guard raw["energy_kcal"] != nil else { throw CLIError("a manual entry needs --kcal (and ideally --protein, --carbs, --fat)", status: 2) }
+            let draft = EntryDraft(day: dayValue, meal: meal, name: name, brand: p.value("--brand"),
+                                   servings: try positiveNumber(p.value("--servings") ?? "1", field: "--servings"),
+                                   nutrients: try NutrientAmounts(raw), source: .manual)
+            entry = try journal.logEntry(draft)
+        }
+        if p.has("--json") { try json(entry) } else { out("Logged to \(entry.meal.rawValue) on \(entry.day): " + JournalViews.entryLine(entry)) }
+    }
+
+    func positiveNumber(_ text: String, field: String) throws -> Double {
+        guard let v = Double(text), v.isFinite, v > 0 else { throw CLIError("\(field) must be a number above zero, not '\(text.prefix(20))'", status: 2) }
+        return v
+    }
+
+    func nonNegativeNumber(_ text: String, field: String) throws -> Double {
+        guard let v = Double(text), v.isFinite, v >= 0 else { throw CLIError("\(field) must be a number, zero or more, not '\(text.prefix(20))'", status: 2) }
+        return v
+    }
+
+    func findFood(_ key: String) throws -> SavedFood {
+        if let id = UUID(uuidString: key), let f = try journal.food(id) { return f }
+        let matches = try journal.searchFoods(key, limit: 5)
+        if let exact = matches.first(where: { $0.food.name.lowercased() == key.lowercased() }) { return exact.food }
+        guard let first = matches.first else { throw CLIError("no Food Bank food matches '\(key.prefix(40))'; see `ofj foods`") }
+        guard matches.count == 1 else {
+            throw CLIError("'\(key.prefix(40))' matches several foods (\(matches.prefix(3).map { JournalViews.safeName($0.food.name) }.joined(separator: ", "))…); use the exact name or its id")
+        }
+        return first.food
+    }
+
+    // MARK: - foods, ref, goals
+
+    func foods(_ args: [String]) throws {
+        let p = try ArgumentSpec(flags: ["--json"], options: ["--brand", "--sort", "--limit"]).parse(args)
+        let query = p.positionals.joined(separator: " ")
+        var sort = FoodSort.name
+        if let s = p.value("--sort") {
+            guard let v = FoodSort(rawValue: s) else { throw CLIError("--sort takes \(FoodSort.allCases.map(\.rawValue).joined(separator: ", "))", status: 2) }
+            sort = v
+        }
+        let items = try journal.searchFoods(query, brand: p.value("--brand"), sort: sort, limit: Int(p.value("--limit") ?? "") ?? 100)
+        if p.has("--json") { try json(items) } else { out(JournalViews.foods(items, query: query)) }
+    }
+
+    func ref(_ args: [String]) throws {
+        let p = try ArgumentSpec(flags: ["--json"], options: ["--limit"]).parse(args)
+        let query = p.positionals.joined(separator: " ")
+        guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError("give words to search for\n" + Self.refHelp, status: 2) }
+        guard let limit = Int(p.value("--limit") ?? "10"), limit > 0, limit <= 500 else { throw CLIError("--limit takes 1 to 500", status: 2) }
+        let foods = reference.search(query, limit: limit)
+        if p.has("--json") {
+            let items: [JSONValue] = foods.map { f in
+                .object(["id": .string(f.id), "description": .string(f.description), "group": .string(f.group),
+                         "per_100g": .object(f.nutrientsPer100g.mapValues { .number($0) }),
+                         "portions": .array(f.portions.map { .object(["label": .string($0.label), "grams": .number($0.gramWeight)]) })])
+            }
+            out(JSONValue.array(items).serialized)
+        } else if foods.isEmpty {
+            out("No reference foods match '\(JournalViews.safeName(query))'.")
+        } else {
+            for f in foods {
+                let kcal = f.per100g("energy_kcal").map { JournalViews.amount("energy_kcal", $0) } ?? "kcal not reported"
+                let portion = f.portions.first.map { " · \($0.label) = \(JournalViews.number($0.gramWeight)) g" } ?? ""
+                out("  \(f.id)  \(f.description) — \(kcal) per 100 g\(portion)")
+            }
+        }
+    }
+
+    func goals(_ args: [String]) throws {
+        if args.first == "set" {
+            var goals = try journal.goals()
+            guard args.count > 1 else { throw CLIError(Self.goalsHelp, status: 2) }
+            for pair in args.dropFirst() {
+                let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard kv.count == 2 else { throw CLIError("'\(pair.prefix(40))' is not NUTRIENT=VALUE\n" + Self.goalsHelp, status: 2) }
+                let value: Double?
+                if kv[1] == "none" { value = nil } else { value = try positiveNumber(kv[1], field: kv[0]) }
+                goals = try goals.setting(kv[0], to: value)
+            }
+            out(JournalViews.goals(try journal.setGoals(goals)))
+            return
+        }
+        if args.first == "reset" {
+            out(JournalViews.goals(try journal.resetGoals()))
+            return
+        }
+        let p = try ArgumentSpec(flags: ["--json"]).parse(args)
+        guard p.positionals.isEmpty else { throw CLIError("unknown goals command '\(p.positionals[0].prefix(20))'\n" + Self.goalsHelp, status: 2) }
+        if p.has("--json") { try json(try journal.goals()) } else { out(JournalViews.goals(try journal.goals())) }
+    }
+
+    // MARK: - backup, export
+
+    func backup(_ args: [String]) throws {
+        guard let sub = args.first else { throw CLIError(Self.backupHelp, status: 2) }
+        let p = try ArgumentSpec(flags: ["--force"], options: ["-o", "--output"]).parse(Array(args.dropFirst()))
+        switch sub {
+        case "export":
+            let data = try journal.exportBackup()
+            try write(data, to: p.value("-o") ?? p.value("--output"), force: p.has("--force"))
+        case "import":
+            guard let path = p.positionals.first else { throw CLIError("backup import needs a FILE", status: 2) }
+            guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read \(path)") }
+            let r = try journal.importBackup(data)
+            if r.changedNothing {
+                out("Nothing to change: everything in the backup is already here.")
+            } else {
+                out("Imported: \(r.entriesInserted) new and \(r.entriesUpdated) updated entries, \(r.foodsInserted) new and \(r.foodsUpdated) updated foods\(r.goalsChanged ? ", goals updated" : "").")
+            }
+        default:
+            throw CLIError("unknown backup command '\(sub.prefix(20))'\n" + Self.backupHelp, status: 2)
+        }
+    }
+
+    func export(_ args: [String]) throws {
+        guard args.first == "csv" else { throw CLIError(Self.exportHelp, status: 2) }
+        let p = try ArgumentSpec(flags: ["--force"], options: ["-o", "--output", "--from", "--to"]).parse(Array(args.dropFirst()))
+        let from = try p.value("--from").map { try parseDay($0) }
+        let to = try p.value("--to").map { try parseDay($0) }
+        let csv = try journal.exportCSV(from: from, to: to)
+        try write(Data(csv.utf8), to: p.value("-o") ?? p.value("--output"), force: p.has("--force"))
+    }
+
+    /// Writes to a file atomically (never over an existing one without --force), or to stdout.
+    func write(_ data: Data, to path: String?, force: Bool) throws {
+        guard let path, path != "-" else {
+            out(String(decoding: data, as: UTF8.self))
+            return
+        }
+        if FileManager.default.fileExists(atPath: path) && !force {
+            throw CLIError("\(path) already exists; choose another name or add --force to replace it")
+        }
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIError("cannot write \(path): check the folder exists and is writable")
+        }
+        out("Wrote \(path).")
+    }
+}
+

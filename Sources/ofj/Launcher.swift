@@ -1,0 +1,164 @@
+// Starts the interactive assistant, `ask`, `replay`, `diag` and `doctor`.
+import Agent
+import Foundation
+import Journal
+import Providers
+import REPL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Launcher {
+    let arguments: [String]
+    let environment: [String: String]
+    let paths: AppPaths
+    let version: String
+
+    func run() async -> Int32 {
+        do {
+            switch arguments.first {
+            case "ask": return try await ask(Array(arguments.dropFirst()))
+            case "doctor": return try doctor()
+            case "replay": return await ReplayCommand(version: version).run(Array(arguments.dropFirst()))
+            case nil: return try await repl([])
+            case let first? where first.hasPrefix("-"): return try await repl(arguments)
+            case let other?:
+                throw CLIError("unknown command '\(Terminal.sanitize(other, keepNewlines: false).prefix(30))' (see ofj --help)", status: 2)
+            }
+        } catch let e as CLIError {
+            FileHandle.standardError.write(Data("ofj: \(e.description)\n".utf8))
+            return e.status
+        } catch let e as UsageError {
+            FileHandle.standardError.write(Data("ofj: \(e.message) (see ofj --help)\n".utf8))
+            return 2
+        } catch {
+            FileHandle.standardError.write(Data("ofj: \(Terminal.sanitize("\(error)", keepNewlines: false))\n".utf8))
+            return 1
+        }
+    }
+
+    // MARK: - REPL
+
+    @MainActor
+    func repl(_ args: [String]) async throws -> Int32 {
+        let p = try ArgumentSpec(flags: ["--resume"], options: ["--provider", "--model", "--thread"]).parse(args)
+        guard p.positionals.isEmpty else { throw CLIError("unexpected '\(p.positionals[0].prefix(30))'; to ask one question use: ofj ask \"…\"", status: 2) }
+        let app = try App(paths: paths, environment: environment)
+        let model = try app.makeModel(provider: p.value("--provider"), model: p.value("--model"))
+        let approvals = ApprovalBroker()
+        let clock = SystemClock()
+        let runner = AgentRunner(store: app.store, model: model, tools: app.tools, approvals: approvals, clock: clock,
+                                 configuration: app.configuration(for: model))
+        _ = try? runner.recoverInterruptedRuns()
+        let modelBox = ModelBox(model)
+        let tools = app.tools
+        let services = SessionServices(
+            runner: runner, store: app.store, journal: app.journal, approvals: approvals, clock: clock, ids: UUIDSource(),
+            model: { modelBox.value },
+            switchModel: { provider, name in
+                let current = modelBox.value
+                let m = try app.makeModel(provider: provider ?? (name == nil ? nil : current.provider), model: name)
+                modelBox.value = m
+                return m
+            },
+            configureHint: App.configureHint,
+            knownModels: { ModelCatalog.known.map(\.model) },
+            diagnosticsStatus: { "Diagnostics are not configured (set TURSO_DATABASE_URL and TURSO_AUTH_TOKEN)." },
+            version: version,
+            isWriteTool: { tools.tool(named: $0)?.effect == .write })
+        var threadID = p.value("--thread")
+        if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }
+        let isTTY = Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
+        let reader: any LineReader
+        if isTTY, let editor = LibEditLineReader(historyPath: paths.historyPath) {
+            reader = editor
+        } else {
+            reader = PlainLineReader()
+        }
+        Signals.install()
+        let style = Style.detect(environment: environment)
+        let session = REPLSession(services: services, input: LineReaderInput(reader: reader), output: StandardOutput(), style: style,
+                                  width: isTTY ? Terminal.width() : 0, interrupts: Signals.interrupts,
+                                  terminations: Signals.terminations, threadID: threadID)
+        let status = await session.runInteractive()
+        runner.interruptAll()
+        return status
+    }
+
+    // MARK: - ask
+
+    func ask(_ args: [String]) async throws -> Int32 {
+        let p = try ArgumentSpec(flags: ["--yes", "--json"], options: ["--thread", "--provider", "--model"]).parse(args)
+        let text = p.positionals.joined(separator: " ")
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError("usage: ofj ask \"your question\" [--yes] [--json]", status: 2) }
+        let app = try App(paths: paths, environment: environment)
+        let model = try app.makeModel(provider: p.value("--provider"), model: p.value("--model"))
+        let runner = AgentRunner(store: app.store, model: model, tools: app.tools,
+                                 approvals: FixedApprovals(p.has("--yes") ? .allowOnce : .deny),
+                                 configuration: app.configuration(for: model))
+        _ = try? runner.recoverInterruptedRuns()
+        let threadID = p.value("--thread") ?? UUIDSource().next()
+        Signals.install()
+        let handle = try runner.submit(threadID: threadID, text: text, model: model)
+        var outcome: RunOutcome?
+        let watcher = Task.detached {
+            let base = Signals.interrupts.value
+            let termBase = Signals.terminations.value
+            while !Task.isCancelled {
+                if Signals.interrupts.value != base || Signals.terminations.value != termBase { runner.interrupt(threadID: threadID); return }
+                try? await Task.sleep(nanoseconds: 20_000_000)
+            }
+        }
+        defer { watcher.cancel() }
+        for await event in runner.events where event.runID == handle.runID {
+            if p.has("--json") {
+                FileHandle.standardOutput.write(Data((event.jsonLine + "\n").utf8))
+            } else {
+                switch event.kind {
+                case .textDelta(let t): FileHandle.standardOutput.write(Data(Terminal.sanitize(t).utf8))
+                case .approvalRequested(let r) where !p.has("--yes"):
+                    FileHandle.standardError.write(Data("ofj: refused \(r.toolName) (writes need --yes in ofj ask)\n".utf8))
+                case .error(let e): FileHandle.standardError.write(Data("ofj: \(e.line)\n".utf8))
+                default: break
+                }
+            }
+            if case .finished(let o) = event.kind {
+                outcome = o
+                break
+            }
+        }
+        if !p.has("--json") { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        guard let outcome else { return 1 }
+        switch outcome.phase {
+        case .completed: return 0
+        case .suspended, .cancelled: return 130
+        default: return 1
+        }
+    }
+
+    // MARK: - doctor
+
+    func doctor() throws -> Int32 {
+        var credentials: [String: String] = [:]
+        var credentialsError: String?
+        do { credentials = try CredentialsFile.load(path: paths.credentialsPath) } catch { credentialsError = "\(error)" }
+        let file = try App.loadConfig(path: paths.configPath)
+        let lines = ProviderDoctor.report(environment: environment, file: file, credentials: credentials, credentialsError: credentialsError)
+        print("ofj \(version)")
+        print("data: \(paths.databasePath)")
+        print("config: \(paths.configPath)\(FileManager.default.fileExists(atPath: paths.configPath) ? "" : " (none)")")
+        print(ProviderDoctor.render(lines))
+        return 0
+    }
+}
+
+/// The model the REPL uses now; `/model` and `/provider` replace it.
+final class ModelBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var model: any ChatModel
+    init(_ model: any ChatModel) { self.model = model }
+    var value: any ChatModel {
+        get { lock.lock(); defer { lock.unlock() }; return model }
+        set { lock.lock(); model = newValue; lock.unlock() }
+    }
+}
