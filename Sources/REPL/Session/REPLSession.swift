@@ -178,8 +178,9 @@ public final class REPLSession {
             case .usage(_, let usage, _, _, let c):
                 total = total + usage
                 if let c { cost += c } else { costKnown = false }
-            case .retrying(_, let delay):
-                say(style.dim("  (the model did not answer; trying again in \(JournalViews.number(delay, places: 1)) s)"))
+            case .retrying(let operation, let delay):
+                let what = operation.hasPrefix("tool:") ? "a lookup (\(operation.dropFirst(5))) was slow" : "the model did not answer"
+                say(style.dim("  (\(what); trying again in \(JournalViews.number(delay, places: 1)) s)"))
             case .error(let error):
                 printedError = error.line
                 say(style.red("✗ ") + Terminal.sanitize(error.line, keepNewlines: false))
