@@ -179,7 +179,7 @@ public final class REPLSession {
                 total = total + usage
                 if let c { cost += c } else { costKnown = false }
             case .retrying(let operation, let delay):
-                let what = operation.hasPrefix("tool:") ? "a lookup (\(operation.dropFirst(5))) was slow" : "the model did not answer"
+                let what = operation.hasPrefix("tool:") ? "a lookup (\(operation.dropFirst(5))) was slow" : "the request to the model failed"
                 say(style.dim("  (\(what); trying again in \(JournalViews.number(delay, places: 1)) s)"))
             case .error(let error):
                 printedError = error.line
@@ -230,10 +230,11 @@ public final class REPLSession {
                     say("Please answer y, n or a.")
                 }
             case .interrupt, .eof:
-                // Ctrl-C at the card denies the write and stops the turn.
+                // Ctrl-C at the card stops the answer; the waiting write is denied by the stop itself
+                // (deterministically, without racing the next model turn).
                 say(style.yellow("Denied; stopping this answer."))
-                services.approvals.resolve(runID: request.runID, callID: request.callID, .deny)
                 services.runner.interrupt(threadID: request.threadID)
+                services.approvals.resolve(runID: request.runID, callID: request.callID, .deny)
                 return
             }
         }
