@@ -34,6 +34,12 @@ private func parseChunks(_ chunks: [[UInt8]]) -> [SSEEvent] {
         #expect(events.map(\.data) == ["a\nb"])
     }
 
+    @Test func emptyChunksAnywhereChangeNothing() {
+        let events = parseChunks([Array("data: a\r".utf8), [], Array("\ndata: b\r".utf8), [], [], Array("\n\r".utf8), [], Array("\n".utf8), []])
+        #expect(events.map(\.data) == ["a\nb"])
+        #expect(parseChunks([[], [0xEF], [], [0xBB, 0xBF], Array("data: x\n\n".utf8)]).map(\.data) == ["x"])
+    }
+
     @Test func crAtChunkEndFollowedByOtherText() {
         let events = parseChunks([Array("data: a\r".utf8), Array("data: b\r\r".utf8)])
         #expect(events.map(\.data) == ["a\nb"])
