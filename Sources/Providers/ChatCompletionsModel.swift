@@ -140,7 +140,8 @@ struct ChatCompletionsDecoder: WireDecoder {
         }
         if trimmed.isEmpty { return [] }
         let chunk = try parseEventJSON(event)
-        if chunk["error"] != nil || chunk["object"]?.stringValue == "error" {
+        // Some servers put `"error": null` on every chunk; only a real value is an error.
+        if (chunk["error"].map { !$0.isNull } ?? false) || chunk["object"]?.stringValue == "error" {
             throw ProviderStreamError.provider(ProviderErrorBody.parse(chunk) ?? ProviderErrorBody(message: nil, code: nil))
         }
         var out: [ChatEvent] = []
@@ -180,7 +181,9 @@ struct ChatCompletionsDecoder: WireDecoder {
         let id = fragment["id"]?.stringValue ?? ""
         let fn = fragment["function"]
         let name = fn?["name"]?.stringValue ?? ""
-        let args = fn?["arguments"]?.stringValue ?? ""
+        // Arguments are a JSON string fragment; a few servers send a whole object instead.
+        let rawArgs = fn?["arguments"]
+        let args = rawArgs?.stringValue ?? (rawArgs?.objectValue != nil ? rawArgs?.serialized ?? "" : "")
         // Which call does this fragment continue? Key by `index`; without one, the latest call.
         // A new non-empty id always starts a new call (index reuse, or servers without index).
         var target: Int?
