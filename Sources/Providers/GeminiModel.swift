@@ -256,7 +256,8 @@ struct GeminiDecoder: WireDecoder {
                 return fc["willContinue"]?.boolValue == true ? [] : closePending()
             }
             var events = closePending()
-            let args = fc["args"] ?? .object([:])
+            // A call without `args` (or with null) is a no-argument call: {}.
+            let args = fc["args"]?.objectValue != nil ? (fc["args"] ?? .object([:])) : .object([:])
             if fc["willContinue"]?.boolValue == true {
                 pending = (name, fc["id"]?.stringValue, signature, args)
                 return events

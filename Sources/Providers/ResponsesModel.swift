@@ -174,7 +174,7 @@ struct ResponsesDecoder: WireDecoder {
                 responseID = id
                 out.append(.responseID(id))
             }
-        case "response.output_text.delta":
+        case "response.output_text.delta", "response.refusal.delta":
             if let d = e["delta"]?.stringValue, !d.isEmpty {
                 streamedText[e["item_id"]?.stringValue ?? "", default: ""] += d
                 out.append(.textDelta(d))
