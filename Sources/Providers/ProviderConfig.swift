@@ -218,8 +218,10 @@ public struct ResolvedProvider: Sendable, CustomStringConvertible {
 }
 
 public enum ProviderResolver {
-    /// OpenRouter asks apps to identify themselves with these headers.
-    public static let openRouterHeaders = [HTTPHeader("HTTP-Referer", "https://github.com/openfoodjournal/ofj"), HTTPHeader("X-Title", "ofj")]
+    /// OpenRouter asks apps to identify themselves with these headers. The project has no public
+    /// site yet, so the referer uses the reserved `.invalid` domain; config.json
+    /// `providers.openrouter.headers` overrides either header.
+    public static let openRouterHeaders = [HTTPHeader("HTTP-Referer", "https://ofj.invalid"), HTTPHeader("X-Title", "ofj")]
 
     /// Resolves provider and model: flags > environment > config.json; keys from the
     /// environment, then the credentials file. No provider anywhere means "offline".
