@@ -231,8 +231,10 @@ struct ChatCompletionsDecoder: WireDecoder {
         if !reasoningContent.isEmpty {
             out.append(.continuation(ContinuationItem(provider: "openai-chat", kind: "reasoning_content", payload: reasoningContent)))
         }
+        // Servers that send no call id get one unique to this response (the ledger keys writes by it).
+        let prefix = responseID ?? "call-" + UUID().uuidString.lowercased()
         for (n, call) in calls.enumerated() {
-            let id = call.id.isEmpty ? "\(responseID ?? "call")-\(n + 1)" : call.id
+            let id = call.id.isEmpty ? "\(prefix)-\(n + 1)" : call.id
             out.append(.toolCall(ToolCall(id: id, name: call.name, arguments: call.arguments)))
         }
         if let usage { out.append(.usage(usage)) }
