@@ -19,8 +19,17 @@ public enum OfjBinary {
         public var stderr: String
     }
 
+    /// Runs ofj on its own thread (never blocking the shared task pool) and waits for it.
+    public static func run(_ arguments: [String], input: String = "", environment: [String: String]) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Swift.Result<OfjBinary.Result, Error> { try runBlocking(arguments, input: input, environment: environment) })
+            }.start()
+        }
+    }
+
     /// Runs ofj with `arguments`, feeding `input` on stdin, in an environment limited to `environment`.
-    public static func run(_ arguments: [String], input: String = "", environment: [String: String]) throws -> Result {
+    public static func runBlocking(_ arguments: [String], input: String = "", environment: [String: String]) throws -> Result {
         guard let path else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
@@ -35,8 +44,15 @@ public enum OfjBinary {
         try process.run()
         inPipe.fileHandleForWriting.write(Data(input.utf8))
         try? inPipe.fileHandleForWriting.close()
+        // Read stderr on another thread so that neither pipe can fill up and stall the child.
+        nonisolated(unsafe) var err = Data()
+        let errDone = DispatchSemaphore(value: 0)
+        Thread {
+            err = errPipe.fileHandleForReading.readDataToEndOfFile()
+            errDone.signal()
+        }.start()
         let out = outPipe.fileHandleForReading.readDataToEndOfFile()
-        let err = errPipe.fileHandleForReading.readDataToEndOfFile()
+        errDone.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
