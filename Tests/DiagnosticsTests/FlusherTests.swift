@@ -129,12 +129,13 @@ import Testing
     @Test func shutdownGivesUpAfterTheTimeout() async throws {
         let (fake, outbox, flusher) = try setup()
         try outbox.enqueue(Fixtures.event(1))
-        fake.mode = .slow(30)
+        fake.mode = .slow(120)
         let start = Date()
         let report = await flusher.shutdown(timeout: 0.5)
         let elapsed = Date().timeIntervalSince(start)
-        // The deadline is 0.5 s; the slack is for a debug build on a shared, busy 2-core machine.
-        #expect(elapsed < 3.0, "shutdown took \(elapsed) s")
+        // The deadline is 0.5 s against a server that would take 120 s; the slack is for a debug
+        // build on a shared, heavily loaded 2-core machine.
+        #expect(elapsed < 10, "shutdown took \(elapsed) s")
         #expect(report == nil || report?.succeeded == false)
         #expect(try outbox.status().pending == 1, "undelivered events stay for the next start")
     }
