@@ -87,6 +87,16 @@ import Testing
         #expect(await flusher.nextDelay(after: failure) <= 2)
     }
 
+    @Test func rateLimitHonoursRetryAfter() async throws {
+        let (fake, outbox, flusher) = try setup(policy: .init(initialBackoff: 1, maxBackoff: 60))
+        fake.mode = .status(429, "slow down")
+        try outbox.enqueue(Fixtures.event(1))
+        let report = await flusher.flush()
+        #expect(report.retryable && report.retryAfter == 7)
+        let delay = await flusher.nextDelay(after: report)
+        #expect(delay >= 7 && delay <= 60)
+    }
+
     @Test func dropsAreReportedOnceToTheSink() async throws {
         let (fake, outbox, flusher) = try setup(limits: .init(maxEvents: 5))
         for i in 1...12 { try outbox.enqueue(Fixtures.event(i)) }
