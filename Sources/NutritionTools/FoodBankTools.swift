@@ -64,7 +64,7 @@ struct SaveFood: JournalWriteTool {
             }
             let amount = try ReferenceConversion.amount(of: ref, portion: args.string("portion"), quantity: nil, grams: try args.positive("grams"))
             draft = FoodDraft(name: String(Text.clean(ref.description, max: JournalStore.Limits.name)), serving: amount.serving,
-                              nutrients: ReferenceConversion.canonical(ref.nutrients(forGrams: amount.grams)))
+                              nutrients: ReferenceConversion.nutrients(ref, grams: amount.grams))
             // Other household portions become units the food can be logged in later ("2 large").
             var seen: Set<String> = [amount.serving.unit.symbol]
             for p in ref.portions.prefix(8) {

@@ -333,7 +333,7 @@ struct SearchReferenceFoods: Tool {
         var o: [String: JSONValue] = [
             "reference_id": .string(f.id), "name": .string(Text.clean(f.description, max: 200)), "group": .string(f.group),
             "portions": .array(f.portions.prefix(8).map { p in ["measure": .string(Text.clean(p.measure, max: 60)), "amount": Shape.number(p.amount), "grams": Shape.number(p.gramWeight)] }),
-            "nutrients_per_100g": Shape.nutrients(ReferenceConversion.canonical(f.nutrientsPer100g)),
+            "nutrients_per_100g": Shape.nutrients(ReferenceConversion.nutrients(f, grams: 100)),
         ]
         if let c = f.commonName { o["common_name"] = .string(Text.clean(c, max: 100)) }
         return .object(o)
