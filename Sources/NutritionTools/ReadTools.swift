@@ -324,6 +324,10 @@ struct SearchReferenceFoods: Tool {
     func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
         let args = Args(arguments)
         guard let query = try args.text("query", max: 200, required: true) else { throw ToolArgumentError(field: "query", "is required") }
+        // A database whose files failed to load answers every search with nothing; say so instead.
+        guard reference.count > 0 else {
+            return .error("the reference foods could not be loaded on this computer; search the Food Bank or ask the person for the nutrients")
+        }
         let foods = reference.search(query, limit: args.limit(default: 5, max: 10))
         return output(["foods": .array(foods.map(SearchReferenceFoods.shape)), "count": .number(Double(foods.count))],
                       "found \(foods.count) reference foods")
