@@ -187,8 +187,9 @@ private func ingredientList(_ f: SavedFood) -> String {
 }
 
 private func calculatorList(_ f: SavedFood) -> String {
-    f.calculatorIngredients.map { "\(Text.clean($0.name, max: 60)) (\($0.portions.map { Text.clean($0.name, max: 40) }.joined(separator: "/")))" }
-        .joined(separator: ", ")
+    f.calculatorIngredients.map { i in
+        "\(Text.clean(i.name, max: 60)): " + i.portions.map { "\(Text.clean($0.name, max: 40)) (\(Text.nutrients($0.nutrients)))" }.joined(separator: ", ")
+    }.joined(separator: "; ")
 }
 
 extension CalculatorPortion {

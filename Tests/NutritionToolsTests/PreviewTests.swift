@@ -70,6 +70,26 @@ import Agent
                   Also: calcium 350 mg
                   per serving after: 130 kcal
                 """),
+            ("save_food", ["from_entry_id": .string(s.tofu.uuidString), "brand": "Home"], """
+                Save to your Food Bank: Scrambled tofu (Home) (from the entry logged breakfast on 2026-11-29)
+                Serving: 150 g
+                Per serving: 220 kcal, protein 18 g
+                Also: sodium 400 mg
+                """),
+            ("save_food", ["name": "Yogurt bowl", "recipe_servings": 2, "ingredients": [
+                ["food_id": .string(s.yogurt.uuidString), "quantity": 340, "unit": "g"], ["food_id": .string(s.oatmeal.uuidString), "quantity": 40, "unit": "g"]]], """
+                Save to your Food Bank: Yogurt bowl
+                Serving: 1 serving · composite
+                Ingredients: 340 g Greek yogurt, 40 g Oatmeal (makes 2)
+                Per serving: 101 kcal, protein 19.3 g, carbohydrate 7.91 g, fat 2.53 g
+                Also: fiber 3.16 g, sugars 8.78 g, added sugars 4.41 g, sodium 5.03 mg, cholesterol 5.66 mg, saturated fat 6.28 g, trans fat 6.91 g, monounsaturated fat 7.53 g, polyunsaturated fat 8.16 g, vitamin A 8.78 mcg, vitamin C 9.41 mg, vitamin D 10 mcg, vitamin E 10.7 mg, vitamin K 11.3 mcg, vitamin B6 11.9 mg, vitamin B12 12.5 mcg, thiamin 13.2 mg, riboflavin 13.8 mg, niacin 14.4 mg, pantothenic acid 15 mg, biotin 15.7 mcg, folate 16.3 mcg, choline 16.9 mg, calcium 17.5 mg, iron 18.2 mg, magnesium 18.8 mg, phosphorus 19.4 mg, potassium 20 mg, zinc 20.7 mg, copper 21.3 mg, manganese 21.9 mg, selenium 22.5 mcg, chromium 23.2 mcg, molybdenum 23.8 mcg, iodine 24.4 mcg, chloride 25 mg, water 25.7 g, caffeine 26.3 mg, lutein_zeaxanthin 6.25 mcg
+                """),
+            ("save_food", ["name": "Poke bowl", "calculator_ingredients": [["name": "Base", "portions": [["name": "rice", "nutrients": ["energy_kcal": 200]],
+                                                                                                      ["name": "greens", "nutrients": ["energy_kcal": 20]]]]]], """
+                Save to your Food Bank: Poke bowl
+                Serving: 1 serving · calculator
+                Ingredients: Base: rice (200 kcal), greens (20 kcal)
+                """),
             ("set_food_archived", ["food_id": .string(s.oatmeal.uuidString), "archived": true], """
                 Archive Food Bank food: Oatmeal (Quaker)
                 It stays searchable; logged entries do not change.
