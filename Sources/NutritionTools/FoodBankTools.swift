@@ -136,7 +136,13 @@ struct SaveFood: JournalWriteTool {
                               nutrients: draft.nutrients, ingredients: draft.ingredients, recipeServings: draft.recipeServings,
                               calculatorIngredients: draft.calculatorIngredients, isOnShelf: draft.isOnShelf, createdAt: journal.now())
         check.recompute()
-        try checked(field: "name") { try check.validate() }
+        let structure = check.kind == .composite ? "ingredients" : check.kind == .calculator ? "calculator_ingredients" : "name"
+        do { try check.validate() } catch let e as NutritionError {
+            switch e {
+            case .invalidFood, .duplicateIngredient: throw ToolArgumentError(field: structure, e.description)
+            default: try checked(field: structure) { throw e }
+            }
+        }
 
         var lines: [String] = []
         if let old = existing {

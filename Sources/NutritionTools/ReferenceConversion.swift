@@ -42,8 +42,8 @@ enum ReferenceConversion {
         } else if let first = food.portions.first {
             chosen = first
         } else {
-            let g = 100 * count
-            return Amount(grams: g, label: "\(Text.amount(g)) g", serving: ServingSize(quantity: g, unit: .mass(.g)))
+            // No household measure to count in: guessing a weight would make up a number.
+            throw ToolArgumentError(field: "grams", "this reference food lists no household portions; pass its weight in grams")
         }
         let g = count * chosen.gramsPerMeasure
         guard g.isFinite, g > 0 else { throw ToolArgumentError(field: "quantity", "gives no weight for this portion") }
