@@ -17,7 +17,7 @@ struct SaveFood: JournalWriteTool {
         Entries already logged never change. Needs approval.
         """
     var parameters: JSONValue {
-        let portion = Schema.object(["name": Schema.string("Portion name, e.g. \"regular\".", maxLength: 60), "nutrients": Schema.nutrients],
+        let portion = Schema.object(["name": Schema.string("Portion name, e.g. \"regular\".", maxLength: 60), "nutrients": Schema.plainNutrients],
                                     required: ["name", "nutrients"])
         return Schema.object([
             "food_id": Schema.string("Edit this saved food instead of creating one.", maxLength: 64),
@@ -284,8 +284,7 @@ struct SetGoals: JournalWriteTool {
         Other goals stay. `reset_to_defaults` first goes back to the FDA Daily Values. Needs approval.
         """
     var parameters: JSONValue {
-        Schema.object(["goals": ["type": "object", "description": "Nutrient id -> daily amount, or null to remove.",
-                                 "additionalProperties": ["type": ["number", "null"]]],
+        Schema.object(["goals": Schema.goalMap,
                        "reset_to_defaults": ["type": "boolean"]])
     }
     func activity(arguments: JSONValue) -> String { "preparing to change your goals" }

@@ -162,3 +162,21 @@ import Nutrition
         #expect(bounded.content.contains("[truncated"))
     }
 }
+
+@Suite struct SchemaTests {
+    @Test func nutrientMapsNameEveryCatalogIdAndStayCompact() throws {
+        let f = try Fixture(seeded: false)
+        let logFood = try #require(f.registry.tool(named: "log_food"))
+        let properties = try #require(logFood.parameters["properties"]?["nutrients"]?["properties"]?.objectValue)
+        #expect(Set(properties.keys) == Set(NutrientCatalog.all.map(\.id)))
+        let size = f.registry.specs.map { $0.name.utf8.count + $0.description.utf8.count + $0.parameters.serialized.utf8.count }.reduce(0, +)
+        #expect(size < 25_000, "tool specs are \(size) bytes")
+    }
+
+    @Test func schemaRejectsWrongTypesBeforeTheToolRuns() throws {
+        let f = try Fixture()
+        let call = ToolCall(id: "x", name: "log_food", arguments: #"{"name":"Soup","nutrients":{"protein_g":"lots"}}"#)
+        guard case .failure(let rejection) = f.registry.resolve(call) else { Issue.record("accepted a string amount"); return }
+        #expect(rejection.message.contains("nutrients.protein_g"))
+    }
+}
