@@ -140,7 +140,7 @@ struct GetJournalDay: JournalReadTool {
 struct GetJournalRange: JournalReadTool {
     let journal: JournalStore
     let name = "get_journal_range"
-    let description = "Per-day totals and daily averages (over days with entries) for a date range, up to 366 days. Use for weeks and months (\"show last week\", \"protein this week\"); pass `nutrients` to keep the answer small."
+    let description = "Per-day totals and daily averages (over days with entries) for a date range, up to 366 days (past 31 days only days with entries are listed; past 14 days without `nutrients` only macros per day). Use for weeks and months (\"show last week\", \"protein this week\"); pass `nutrients` to keep the answer small."
     var parameters: JSONValue {
         Schema.object(["from": Schema.string("First day: YYYY-MM-DD, today or yesterday. Defaults to 6 days before `to`.", maxLength: 20),
                        "to": Schema.string("Last day: YYYY-MM-DD, today or yesterday. Defaults to today.", maxLength: 20),
@@ -154,14 +154,22 @@ struct GetJournalRange: JournalReadTool {
         let (from, to) = try range(args, journal: journal)
         let ids = args.raw["nutrients"]?.arrayValue?.compactMap(\.stringValue)
         let summary = try checked(field: "nutrients") { try journal.rangeSummary(from: from, to: to, nutrients: ids, in: db) }
+        // Long ranges without a nutrient list keep only the macros per day, so the answer stays whole.
+        let perDay: Set<String>? = ids == nil && from.days(to: to) >= 14 ? Set(NutrientCatalog.coreIDs) : nil
+        // Past a month, days without entries are left out (logged_days and the range say how many there are).
+        let includeEmpty = from.days(to: to) < 31
         let json: JSONValue = [
             "from": .string(from.description), "to": .string(to.description),
             "logged_days": .number(Double(summary.loggedDayCount)),
-            "days": .array(summary.days.map { d in ["date": .string(d.day.description), "totals": Shape.totals(d.totals)] }),
+            "days": .array(summary.days.filter { includeEmpty || $0.entryCount > 0 }.map { d in
+                ["date": .string(d.day.description), "totals": Shape.totals(d.totals, only: perDay)]
+            }),
             "totals": Shape.totals(summary.totals),
             "daily_averages": Shape.nutrients(summary.dailyAverages),
         ]
-        return output(json, "\(summary.loggedDayCount) logged days from \(from) to \(to)")
+        var out = json
+        if ids == nil && perDay != nil { out = json.merging(["per_day_nutrients": "energy_kcal, protein_g, carbohydrate_g and fat_g only; pass `nutrients` for others"]) }
+        return output(out, "\(summary.loggedDayCount) logged days from \(from) to \(to)")
     }
 }
 

@@ -180,3 +180,32 @@ import Nutrition
         #expect(rejection.message.contains("nutrients.protein_g"))
     }
 }
+
+@Suite struct BoundsTests {
+    @Test func aLongRangeKeepsMacrosPerDayAndEverythingInTotals() async throws {
+        let f = try Fixture()
+        let year = try await f.read("get_journal_range", ["from": "2025-12-01", "to": "today"])
+        #expect(year["days"]?.arrayValue?.count == 2)
+        #expect(year["logged_days"] == 2)
+        let day = try #require(year["days"]?.arrayValue?.first { $0["date"] == "2026-11-28" })
+        #expect(day["totals"]?["nutrients"] == ["energy_kcal": 265, "protein_g": 7.3])
+        #expect(year["totals"]?["nutrients"]?["sodium_mg"] == 700)
+        #expect(year["per_day_nutrients"] != nil)
+        let week = try await f.read("get_journal_range", ["from": "2026-11-23"])
+        #expect(week["days"]?[5]?["totals"]?["nutrients"]?["sugars_g"] == 17.4)
+    }
+
+    @Test func activityLinesSayWhatIsHappening() throws {
+        let f = try Fixture(seeded: false)
+        let lines = [
+            ("search_food_bank", ["query": "yogurt"] as JSONValue, "searching your Food Bank for 'yogurt'"),
+            ("search_reference_foods", ["query": "egg\u{1B}[2J"], "searching reference foods for 'egg[2J'"),
+            ("get_journal_day", ["date": "yesterday"], "reading your journal for yesterday"),
+            ("get_nutrient_breakdown", ["nutrient": "sugars_g"], "finding which foods gave you the most sugars"),
+            ("search_journal", [:], "finding what you logged last"),
+        ]
+        for (name, args, expected) in lines {
+            #expect(f.registry.tool(named: name)?.activity(arguments: args) == expected)
+        }
+    }
+}
