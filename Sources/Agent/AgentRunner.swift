@@ -72,8 +72,11 @@ public final class AgentRunner: Sendable {
     }
     private struct State {
         var active: [String: Active] = [:]
+        /// Outcomes of recent runs, for `outcome(of:)` after the fact (bounded, oldest dropped).
         var finished: [String: RunOutcome] = [:]
+        var finishedOrder: [String] = []
     }
+    private static let keptOutcomes = 256
     private let state = Mutex(State())
 
     public init(store: ConversationStore, model: any ChatModel, tools: ToolRegistry, approvals: any ApprovalGate,
@@ -93,6 +96,9 @@ public final class AgentRunner: Sendable {
     deinit { continuation.finish() }
 
     // MARK: - Starting runs
+
+    /// A fresh thread id from the runner's id source (deterministic in tests and replay).
+    public func newThreadID() -> String { environment.ids.next() }
 
     /// Stores the user's message and a queued run in one transaction, then starts the run in the
     /// background. Creates the thread when it does not exist yet. Throws `AgentError.threadBusy`
@@ -184,6 +190,11 @@ public final class AgentRunner: Sendable {
         state.withLock { s in
             s.active[runID] = nil
             s.finished[runID] = outcome
+            s.finishedOrder.append(runID)
+            if s.finishedOrder.count > Self.keptOutcomes {
+                let dropped = s.finishedOrder.removeFirst()
+                if !s.finishedOrder.contains(dropped) { s.finished[dropped] = nil }
+            }
         }
     }
 

@@ -60,7 +60,8 @@ public final class CountingIDSource: IDSource {
 /// the scheduled actions (deadlines) that fall due, in order, at their exact time; a sleeper whose
 /// task gets cancelled by such an action throws `CancellationError` at that instant. Each sleep
 /// ends at `now + seconds` as read when it started, so concurrent sleeps overlap as they would in
-/// real time.
+/// real time. Results are exactly reproducible when one task at a time moves time (the scripted
+/// model plays its delays on demand for that reason).
 public final class VirtualClock: AgentClock {
     private struct Pending {
         var at: Double

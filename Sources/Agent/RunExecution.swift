@@ -177,6 +177,7 @@ final class RunExecution {
         let context = RequestContext(threadID: handle.threadID, runID: handle.runID, turn: turn, systemPrompt: env.configuration.systemPrompt,
                                      tools: env.tools.specs, maxOutputTokens: env.configuration.maxOutputTokens, store: env.store, model: model)
         while true {
+            try Task.checkCancellation()
             attempt += 1
             try setPhase(.preparing)
             var request = try await env.assembler.assemble(context)
@@ -269,9 +270,14 @@ final class RunExecution {
         watchdog.attach(consumer)
         await withTaskCancellationHandler { await consumer.value } onCancel: { consumer.cancel() }
         watchdog.stop()
-        if let fired = watchdog.fired { throw fired }
-        try Task.checkCancellation()
-        try await withCheckedThrowingContinuation { failure.install($0) }
+        do {
+            // A stream that ended normally counts even if a timer fired in the same instant.
+            try await withCheckedThrowingContinuation { failure.install($0) }
+        } catch {
+            if let fired = watchdog.fired { throw fired }
+            try Task.checkCancellation()
+            throw error
+        }
     }
 
     private func recordRound(_ result: TurnResult, turn: Int, attempt: Int, recorder: TurnRecorder, start: (Double, Double),

@@ -80,42 +80,61 @@ public final class ScriptedChatModel: ChatModel {
             if !s.queue.isEmpty { return (s.queue.removeFirst(), s.requests.count - 1) }
             return (nil, s.requests.count - 1)
         }
-        let chosen = turn ?? responder?(request, index)
-        let clock = self.clock
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                guard let chosen else {
-                    continuation.finish(throwing: ChatError(.fatal, "the scripted model has no turn left for this request"))
-                    return
-                }
-                do {
-                    var sawCall = false
-                    var finished = false
-                    for step in chosen.steps {
-                        try Task.checkCancellation()
-                        switch step {
-                        case .text(let t): continuation.yield(.textDelta(t))
-                        case .toolCall(let id, let name, let arguments):
-                            sawCall = true
-                            continuation.yield(.toolCall(ToolCall(id: id, name: name, arguments: arguments)))
-                        case .continuation(let item): continuation.yield(.continuation(item))
-                        case .usage(let u): continuation.yield(.usage(u))
-                        case .responseID(let id): continuation.yield(.responseID(id))
-                        case .delay(let seconds): try await clock.sleep(seconds: seconds)
-                        case .stall: try await Task.sleep(for: .seconds(365 * 24 * 3600))
-                        case .fail(let error): throw error
-                        case .finish(let reason):
-                            finished = true
-                            continuation.yield(.finish(reason))
-                        }
-                    }
-                    if !finished { continuation.yield(.finish(sawCall ? .toolCalls : .stop)) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        let player = ScriptPlayer(turn: turn ?? responder?(request, index), clock: clock)
+        // Pull-driven: each step runs when the consumer asks for the next event, so a delay starts
+        // only after the previous event was handled. That keeps virtual-time deadlines exact.
+        return AsyncThrowingStream(unfolding: { try await player.next() })
+    }
+}
+
+/// Plays one scripted turn step by step, on demand.
+final class ScriptPlayer: Sendable {
+    private struct State {
+        var index = 0
+        var sawCall = false
+        var finished = false
+    }
+    private let state = Mutex(State())
+    private let turn: ScriptedTurn?
+    private let clock: any AgentClock
+
+    init(turn: ScriptedTurn?, clock: any AgentClock) {
+        self.turn = turn
+        self.clock = clock
+    }
+
+    func next() async throws -> ChatEvent? {
+        guard let turn else { throw ChatError(.fatal, "the scripted model has no turn left for this request") }
+        while true {
+            try Task.checkCancellation()
+            let step: ScriptedTurn.Step? = state.withLock { s in
+                guard s.index < turn.steps.count else { return nil }
+                s.index += 1
+                return turn.steps[s.index - 1]
             }
-            continuation.onTermination = { _ in task.cancel() }
+            guard let step else {
+                let reason: FinishReason? = state.withLock { s in
+                    if s.finished { return nil }
+                    s.finished = true
+                    return s.sawCall ? .toolCalls : .stop
+                }
+                return reason.map { .finish($0) }
+            }
+            switch step {
+            case .text(let t): return .textDelta(t)
+            case .toolCall(let id, let name, let arguments):
+                state.withLock { $0.sawCall = true }
+                return .toolCall(ToolCall(id: id, name: name, arguments: arguments))
+            case .continuation(let item): return .continuation(item)
+            case .usage(let u): return .usage(u)
+            case .responseID(let id): return .responseID(id)
+            case .delay(let seconds): try await clock.sleep(seconds: seconds)
+            case .stall: try await Task.sleep(for: .seconds(365 * 24 * 3600))
+            case .fail(let error): throw error
+            case .finish(let reason):
+                state.withLock { $0.finished = true }
+                return .finish(reason)
+            }
         }
     }
 }

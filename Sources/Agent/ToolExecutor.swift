@@ -162,6 +162,7 @@ struct ToolExecutor: Sendable {
     // MARK: - Writes
 
     private func executeWrite(_ item: (ordinal: Int, call: ToolCall), turn: Int, setPhase: (RunPhase) throws -> Void) async throws {
+        try Task.checkCancellation()
         let call = item.call
         let key = CallKey(runID: handle.runID, turn: turn, callID: call.id)
         let started = env.clock.monotonic()
@@ -244,7 +245,12 @@ struct ToolExecutor: Sendable {
         let threadID = handle.threadID
         do {
             let output = try env.store.queue.write { db -> ToolOutput in
-                if let existing = try ConversationStore.ledgerEntry(db, key) { return existing.output } // another process got there first
+                if let existing = try ConversationStore.ledgerEntry(db, key) {
+                    // Another process committed this call meanwhile: answer with its stored result.
+                    try ConversationStore.recordResult(db, threadID: threadID, key: key, ordinal: item.ordinal, toolName: call.name,
+                                                       output: existing.output, status: existing.output.isError ? .failed : .succeeded, now: env.clock.now())
+                    return existing.output
+                }
                 let output = registry.bounded(try tool.apply(arguments: arguments, context: context, database: db))
                 let now = env.clock.now()
                 try Self.insertLedger(db, key: key, call: call, outcome: .committed, decision: decision, output: output, now: now)

@@ -66,6 +66,7 @@ public enum JournalFixtures {
             for (fi, ms) in lastUsed.sorted(by: { $0.key < $1.key }) {
                 try db.execute("UPDATE journal_saved_foods SET last_used_at = ? WHERE id = ?", [ms, foods[fi].id.uuidString])
             }
+            try store.rebuildAllDayTotals(in: db)
             return Summary(firstDay: firstDay, lastDay: lastDay, entryCount: count, foodIDs: foods.map(\.id))
         }
     }

@@ -93,6 +93,7 @@ public struct ChatCompletionsModel: ChatModel {
                 for case .continuation(let item) in message.parts where item.provider == "openai-chat" {
                     switch item.kind {
                     case "reasoning_details":
+                        // Written by the decoder as a JSON array; a corrupt one cannot be echoed at all.
                         if let details = try? JSONValue.parse(item.payload) { m["reasoning_details"] = details }
                     case "reasoning_content", "reasoning":
                         m[item.kind] = .string(item.payload)
@@ -122,6 +123,7 @@ struct ChatCompletionsDecoder: WireDecoder {
     var calls: [PendingCall] = []
     var finishReason: String?
     var done = false
+    var isComplete: Bool { done }
     var usage: Usage?
     var responseID: String?
     var reasoningContent = ""

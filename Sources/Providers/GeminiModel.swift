@@ -142,6 +142,7 @@ public struct GeminiModel: ChatModel {
                 }
                 parts.append(.object(p))
             case .continuation(let item) where item.provider == "gemini" && item.kind == "signed_part":
+                // Written by the decoder as the exact part; a corrupt one cannot be replayed in any form.
                 guard let signed = try? JSONValue.parse(item.payload) else { continue }
                 if signed["thought"]?.boolValue != true, let t = signed["text"]?.stringValue, !t.isEmpty, text.hasSuffix(t) {
                     text.removeLast(t.count)
@@ -206,6 +207,7 @@ public struct GeminiModel: ChatModel {
 /// Decodes Gemini `GenerateContentResponse` chunks.
 struct GeminiDecoder: WireDecoder {
     var finishReason: String?
+    var isComplete: Bool { finishReason != nil }
     var usage: Usage?
     var responseID: String?
     var sawCall = false

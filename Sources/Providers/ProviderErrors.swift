@@ -32,6 +32,8 @@ struct ProviderErrorBody: Sendable {
             }
             for detail in err["details"]?.arrayValue ?? [] {
                 if let delay = detail["retryDelay"]?.stringValue { body.retryDelay = parseDuration(delay) }
+                // Gemini answers a bad key with 400 INVALID_ARGUMENT; the reason says what it is.
+                if let reason = detail["reason"]?.stringValue, reason.hasPrefix("API_KEY_") { body.code = reason }
             }
             return body
         }
@@ -81,7 +83,9 @@ struct ErrorMapper: Sendable {
             return ChatError(.contextOverflow, "\(provider): the conversation is too long for \(model)\(detail); compact or start a new thread",
                              httpStatus: status, code: code)
         }
-        switch status {
+        // Gemini answers a bad key with 400; treat it like 401.
+        let effective = code?.hasPrefix("API_KEY_") == true ? 401 : status
+        switch effective {
         case 401, 403:
             let what = keyVariable.isEmpty ? "the provider's credentials" : keyVariable
             return ChatError(.configuration, "\(provider) rejected the request (HTTP \(status))\(detail); check \(what)",

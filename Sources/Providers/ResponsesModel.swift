@@ -119,6 +119,7 @@ public struct ResponsesModel: ChatModel {
                                     "arguments": .string(call.arguments)])
                     case .continuation(let item) where includeReasoning && item.provider == continuationFamily && item.kind == "reasoning":
                         flush()
+                        // Written by the decoder; a corrupt item is left out (the API then just lacks the reasoning).
                         if let value = try? JSONValue.parse(item.payload) { out.append(value) }
                     default:
                         break
@@ -137,10 +138,12 @@ struct ResponsesDecoder: WireDecoder {
     /// Tools the request declared; a call to an undeclared "parallel" is Azure's wrapper.
     var declaredTools: Set<String>
     var completed = false
+    var isComplete: Bool { completed }
     var status: String?
     var incompleteReason: String?
     var usage: Usage?
     var sawCall = false
+    var emittedCalls = Set<String>()
     var responseID: String?
     /// Text already streamed per item, to fill in from `output_text.done` if deltas were missing.
     var streamedText: [String: String] = [:]
@@ -197,6 +200,7 @@ struct ResponsesDecoder: WireDecoder {
                 let call = ToolCall(id: item["call_id"]?.stringValue ?? item["id"]?.stringValue ?? "",
                                     name: item["name"]?.stringValue ?? "",
                                     arguments: item["arguments"]?.stringValue ?? "")
+                emittedCalls.insert(call.id)
                 out += expandParallelWrapper(call).map { .toolCall($0) }
             default:
                 break
@@ -206,6 +210,14 @@ struct ResponsesDecoder: WireDecoder {
             let r = e["response"]
             status = r?["status"]?.stringValue ?? (type == "response.completed" ? "completed" : "incomplete")
             incompleteReason = r?["incomplete_details"]?["reason"]?.stringValue
+            // Calls the stream never announced with output_item.done (seen from some proxies).
+            for item in r?["output"]?.arrayValue ?? [] where item["type"] == "function_call" {
+                guard let callID = item["call_id"]?.stringValue, !emittedCalls.contains(callID) else { continue }
+                sawCall = true
+                emittedCalls.insert(callID)
+                out += expandParallelWrapper(ToolCall(id: callID, name: item["name"]?.stringValue ?? "",
+                                                      arguments: item["arguments"]?.stringValue ?? "")).map { .toolCall($0) }
+            }
             if let u = r?["usage"], u.objectValue != nil {
                 usage = Usage(inputTokens: u["input_tokens"]?.intValue ?? 0,
                               cachedInputTokens: u["input_tokens_details"]?["cached_tokens"]?.intValue ?? 0,

@@ -45,3 +45,53 @@ import Testing
         #expect(RequestNormalizer.violations(out).isEmpty)
     }
 }
+
+@Suite struct NormalizerPropertyTests {
+    /// A small deterministic generator (SplitMix64), so failures reproduce.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test(arguments: 0..<200)
+    func normalisedTranscriptsAreAlwaysWellFormed(seed: Int) {
+        var rng = SplitMix(state: UInt64(seed))
+        var messages: [Message] = []
+        var ids: [String] = []
+        for _ in 0..<Int.random(in: 1...12, using: &rng) {
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0:
+                messages.append(.user("u"))
+            case 1:
+                var parts: [MessagePart] = []
+                for _ in 0..<Int.random(in: 0...3, using: &rng) {
+                    let id = "c\(Int.random(in: 0..<6, using: &rng))"
+                    ids.append(id)
+                    parts.append(Bool.random(using: &rng) ? .toolCall(ToolCall(id: id, name: "t", arguments: "{}")) : .text("a"))
+                }
+                if Bool.random(using: &rng) {
+                    parts.append(.continuation(ContinuationItem(provider: Bool.random(using: &rng) ? "x" : "y", kind: "k", payload: "p")))
+                }
+                messages.append(Message(role: .assistant, parts: parts))
+            default:
+                let id = ids.randomElement(using: &rng) ?? "orphan"
+                messages.append(Message(role: .tool, parts: [.toolResult(ToolResult(callID: Bool.random(using: &rng) ? id : "zz", name: "t", content: "r"))]))
+            }
+        }
+        let out = RequestNormalizer.normalize(messages, continuationFamily: "x")
+        #expect(RequestNormalizer.violations(out).isEmpty, "seed \(seed): \(out)")
+        // Nothing the model said is lost: every distinct call of every assistant message survives.
+        let callsIn = messages.filter { $0.role == .assistant }.map { Set($0.toolCalls.map(\.id)) }.filter { !$0.isEmpty }
+        let callsOut = out.filter { $0.role == .assistant }.map { Set($0.toolCalls.map(\.id)) }.filter { !$0.isEmpty }
+        #expect(callsIn == callsOut, "seed \(seed)")
+        #expect(!out.flatMap(\.parts).contains { if case .continuation(let c) = $0 { return c.provider != "x" } else { return false } })
+        // Normalising twice changes nothing.
+        #expect(RequestNormalizer.normalize(out, continuationFamily: "x") == out)
+    }
+}

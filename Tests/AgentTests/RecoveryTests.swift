@@ -80,6 +80,40 @@ import TestSupport
         }
     }
 
+    struct StallingAssembler: RequestAssembler {
+        func assemble(_ context: RequestContext) async throws -> ChatRequest {
+            try await Task.sleep(for: .seconds(3600))
+            return try await FullTranscriptAssembler().assemble(context)
+        }
+    }
+
+    @Test func stoppingWhilePreparingTheRequest() async throws {
+        let h = try Harness(assembler: StallingAssembler())
+        let handle = try h.runner.submit(threadID: "t1", text: "hi")
+        try await h.waitFor("preparing") { $0.kind == .phase(.preparing) }
+        h.runner.interrupt(threadID: "t1")
+        #expect(await h.runner.outcome(of: handle.runID)?.phase == .suspended)
+        #expect(h.model.requests.isEmpty)
+    }
+
+    @Test func continueFromAnotherConnectionIsRefusedWhileBusy() async throws {
+        let dir = TempDirectory()
+        let path = dir.file("ofj.sqlite")
+        let h = try Harness(queue: try openDatabase(path))
+        h.model.enqueue(ScriptedTurn([.text("part"), .stall]), ScriptedTurn([.stall]))
+        let first = try h.runner.submit(threadID: "t1", text: "hi")
+        try await h.waitFor("delta") { $0.kind == .textDelta("part") }
+        h.runner.interrupt(threadID: "t1")
+        _ = await h.runner.outcome(of: first.runID)
+        try h.runner.continueRun(threadID: "t1")
+        try await h.waitFor("waiting again") { _ in h.events.filter { $0.kind == .phase(.waitingForProvider) }.count == 2 }
+        let other = try Harness(queue: try DatabaseQueue(path: path))
+        #expect { try other.runner.continueRun(threadID: "t1") } throws: { ($0 as? AgentError)?.kind == .threadBusy }
+        #expect { try other.runner.submit(threadID: "t1", text: "x") } throws: { ($0 as? AgentError)?.kind == .threadBusy }
+        h.runner.cancel(threadID: "t1")
+        #expect(await h.runner.outcome(of: first.runID)?.phase == .cancelled)
+    }
+
     @Test func continueIsRefusedWhenThereIsNothingToContinue() async throws {
         let h = try Harness()
         h.model.enqueue(.text("done"))
@@ -155,7 +189,62 @@ import TestSupport
         if [.afterWriteCommit, .beforeFinalize].contains(point) { #expect(gate.asked.isEmpty) }
         let transcript = try second.store.transcript(threadID: "t1").map(\.message)
         #expect(RequestNormalizer.violations(transcript).isEmpty, "\(transcript)")
+        if point == .afterFirstTextDelta {
+            // The text that arrived before the crash was saved and kept as a partial message.
+            let partial = try second.store.transcript(threadID: "t1").filter { $0.state == .partial }
+            #expect(partial.map(\.message) == [.assistant("Checking first. ")])
+        }
         #expect(try second.store.run(runID)?.phase == .completed)
+    }
+
+    /// Crashes the n-th time a point is reached.
+    final class CrashOnNth: FaultInjector {
+        let point: FaultPoint
+        let seen = Counter()
+        let n: Int
+        init(_ point: FaultPoint, n: Int) { self.point = point; self.n = n }
+        func reached(_ p: FaultPoint, runID: String) throws {
+            guard p == point else { return }
+            seen.increment()
+            if seen.count == n { throw SimulatedCrash(point: p) }
+        }
+    }
+
+    @Test(arguments: [FaultPoint.insideWriteTransaction, .afterWriteCommit, .beforeApproval])
+    func aBatchResumesWithOnlyItsUnfinishedCalls(_ point: FaultPoint) async throws {
+        let dir = TempDirectory()
+        let path = dir.file("ofj.sqlite")
+        let clock = VirtualClock()
+        func model() -> ScriptedChatModel {
+            ScriptedChatModel(clock: clock) { request, _ in
+                if request.results["w2"] != nil { return .text("Both logged.") }
+                return .calls(("r1", "lookup", #"{"query":"egg"}"#), ("w1", "add_entry", #"{"item":"egg","grams":50}"#),
+                              ("r2", "lookup", #"{"query":"toast"}"#), ("w2", "add_entry", #"{"item":"toast","grams":30}"#))
+            }
+        }
+        let firstModel = model()
+        do {
+            let first = try Harness(queue: try openDatabase(path), model: firstModel, clock: clock, faults: CrashOnNth(point, n: 2),
+                                    ids: CountingIDSource(prefix: "a-"))
+            _ = try await first.ask("log breakfast")
+            #expect(try first.entries() == (point == .afterWriteCommit ? 2 : 1))
+        }
+        let secondModel = model()
+        let gate = ScriptedApprovalGate(fallback: .allowOnce)
+        let second = try Harness(queue: try openDatabase(path), model: secondModel, clock: clock, gate: gate, ids: CountingIDSource(prefix: "b-"))
+        try second.runner.recoverInterruptedRuns()
+        let handle = try second.runner.continueRun(threadID: "t1")
+        #expect(await second.runner.outcome(of: handle.runID)?.phase == .completed)
+        #expect(try second.entries() == 2)
+        #expect(try second.ledgerRows() == 2)
+        #expect(try count(second.queue, "SELECT COUNT(*) FROM test_entries WHERE item = 'egg'") == 1)
+        // Only w2 could still need a decision; w1 was committed before the crash.
+        #expect(gate.asked.map(\.callID) == (point == .afterWriteCommit ? [] : ["w2"]))
+        #expect(secondModel.requests.count == 1) // just the final answer
+        expectWellFormed(firstModel.requests + secondModel.requests)
+        let records = try second.store.toolRecords(runID: handle.runID)
+        #expect(records.map(\.callID) == ["r1", "w1", "r2", "w2"])
+        #expect(records.allSatisfy { $0.status == .succeeded })
     }
 
     @Test func aCommittedWriteIsAnsweredFromTheLedger() async throws {

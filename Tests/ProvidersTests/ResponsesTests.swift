@@ -235,4 +235,15 @@ import TestSupport
         let kept = await runTurn(azure(transport(body)), ChatRequest(system: "", messages: [.user("x")], tools: declared))
         #expect(kept.toolCalls.map(\.name) == ["parallel"])
     }
+
+    @Test func callsOnlyInTheCompletedResponseAreStillEmitted() async throws {
+        let body = "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"call_9\",\"name\":\"lookup\",\"arguments\":\"{}\"}],\"usage\":{\"input_tokens\":5,\"output_tokens\":2}}}\n\n"
+        let turn = await runTurn(openAI(transport(body)), ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(turn.toolCalls == [ToolCall(id: "call_9", name: "lookup", arguments: "{}")])
+        #expect(turn.finish == .toolCalls)
+        // When output_item.done already announced the call, completed does not repeat it.
+        let both = "event: response.output_item.done\ndata: {\"type\":\"response.output_item.done\",\"item\":{\"type\":\"function_call\",\"id\":\"fc_1\",\"call_id\":\"call_9\",\"name\":\"lookup\",\"arguments\":\"{}\"}}\n\n" + body
+        let turn2 = await runTurn(openAI(transport(both)), ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(turn2.toolCalls.count == 1)
+    }
 }

@@ -82,13 +82,14 @@ public final class LibEditLineReader: LineReader {
         errno = 0
         interrupted = false
         discardedText = false
-        guard let cLine = el_gets(editLine, &count) else {
-            return (count == -1 || errno == EINTR) ? .interrupt : .eof
-        }
+        let cLine = el_gets(editLine, &count)
         if interrupted {
             fputs("^C\n", cedit_stdout())
             // Ctrl-C on a line with text only clears it, as in a shell; on an empty line it is an interrupt.
             return discardedText ? .line("") : .interrupt
+        }
+        guard let cLine else {
+            return (count == -1 || errno == EINTR) ? .interrupt : .eof
         }
         var line = String(cString: cLine)
         if line.hasSuffix("\n") { line.removeLast() }
@@ -120,7 +121,9 @@ public final class LibEditLineReader: LineReader {
     public func remember(_ line: String) {
         // Lines starting with a space stay out of history, as in shells.
         guard !line.hasPrefix(" "), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
-        cedit_history_enter(history, &event, line.replacingOccurrences(of: "\n", with: " "))
+        var entry = line.replacingOccurrences(of: "\n", with: " ")
+        while entry.last == " " { entry.removeLast() }
+        cedit_history_enter(history, &event, entry)
         if let historyPath {
             let dir = (historyPath as NSString).deletingLastPathComponent
             try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -73,10 +73,13 @@ public final class REPLSession {
     public func runInteractive() async -> Int32 {
         say(banner())
         var lastInterruptAt: Double?
+        var seenInterrupts = interrupts.value
         while !exitRequested {
             if terminations.value > 0 { break }
-            let before = interrupts.value
-            switch input.readMessage(prompt: "› ") {
+            // A Ctrl-C that arrived as a signal between reads counts like one typed at the prompt.
+            let signalled = interrupts.value != seenInterrupts
+            seenInterrupts = interrupts.value
+            switch signalled ? .interrupt : input.readMessage(prompt: "› ") {
             case .eof:
                 exitRequested = true
             case .interrupt:
@@ -88,13 +91,12 @@ public final class REPLSession {
                     say(style.dim("(Ctrl-C again or Ctrl-D to exit)"))
                 }
             case .line(let line):
-                // A Ctrl-C that arrived while reading is not a request to stop the next turn.
-                _ = before
                 lastInterruptAt = nil
                 let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
                 if trimmed.isEmpty { continue }
                 input.remember(line)
                 await handle(line)
+                seenInterrupts = interrupts.value
             }
         }
         return 0
