@@ -211,9 +211,19 @@ enum Text {
         let core = n.ids.filter { NutrientCatalog.coreIDs.contains($0) }
         let rest = n.ids.filter { !NutrientCatalog.coreIDs.contains($0) }
         func list(_ ids: [String]) -> String { ids.compactMap { id in n[id].map { nutrient(id, $0) } }.joined(separator: ", ") }
+        // A card must stay readable: label nutrients with a value come first, at most `shown` of
+        // them; the rest (all of which are saved) are counted.
+        let shown = 8
+        let labelled = rest.filter { NutrientCatalog.nutrient($0) != nil && (n[$0] ?? 0) > 0 }
+        let listed = Array(labelled.prefix(shown))
+        let more = rest.count - listed.count
         var lines: [String] = []
         if !core.isEmpty { lines.append("\(indent)\(label): \(list(core))") }
-        if !rest.isEmpty { lines.append("\(indent)\(core.isEmpty ? label : "Also"): \(list(rest))") }
+        if !listed.isEmpty || more > 0 {
+            var text = list(listed)
+            if more > 0 { text += (text.isEmpty ? "" : ", and ") + "\(more) more \(more == 1 ? "nutrient" : "nutrients")" }
+            lines.append("\(indent)\(core.isEmpty ? label : "Also"): \(text)")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -216,6 +216,16 @@ public final class Replayer {
         // frozen process is abandoned as a killed one would be.
         while finished.value == 0 {
             if crashes.value != crashBaseline {
+                // What was already emitted reaches the screen before the process dies, as it
+                // would have on a terminal: wait until the output stops growing.
+                var last = -1
+                var stableChecks = 0
+                while stableChecks < 5 {
+                    try? await Task.sleep(nanoseconds: 20_000_000)
+                    let now = process.output.text.utf8.count
+                    stableChecks = now == last ? stableChecks + 1 : 0
+                    last = now
+                }
                 self.process = nil
                 break
             }

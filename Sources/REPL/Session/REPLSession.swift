@@ -113,8 +113,9 @@ public final class REPLSession {
             return
         }
         do {
+            let started = services.clock.monotonic()
             let handle = try services.runner.submit(threadID: threadID, text: line, model: currentModel)
-            await follow(handle)
+            await follow(handle, started: started)
         } catch {
             say(style.red("✗ ") + "\(error)")
         }
@@ -123,8 +124,9 @@ public final class REPLSession {
     // MARK: - Following a run
 
     /// Renders the run's events until it finishes. Ctrl-C (or SIGTERM) interrupts it.
-    func follow(_ handle: RunHandle) async {
-        let started = services.clock.monotonic()
+    /// `started` is read before the run was submitted: the run may be well under way (or done)
+    /// by the time this is called.
+    func follow(_ handle: RunHandle, started: Double) async {
         var total = Usage.zero
         var cost = 0.0
         var costKnown = true
