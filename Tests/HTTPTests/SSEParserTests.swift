@@ -204,25 +204,19 @@ private func parseChunks(_ chunks: [[UInt8]]) -> [SSEEvent] {
     }
 }
 
-@Suite struct SSEParserThroughputTests {
-    /// Measures throughput (debug builds are far slower than release; the release figure is
-    /// measured separately). The bound only catches pathological (quadratic) behaviour.
-    @Test func throughputIsLinear() {
+@Suite struct SSEParserLargeStreamTests {
+    /// A large stream in random chunks parses completely. Speed is measured by the benchmark
+    /// (tools/bench/sse-throughput, BENCHMARKS.md), not by a timed assertion here.
+    @Test func largeStreamInRandomChunks() {
         let payload = "{\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"some streamed words of text\"}]}}]}"
         var stream: [UInt8] = []
         for _ in 0..<20_000 { stream += Array("data: \(payload)\r\n\r\n".utf8) }
         var g = SeededGenerator(seed: 9)
         let chunks = randomChunks(stream, maxChunk: 16_384, generator: &g)
-        let clock = ContinuousClock()
         var count = 0
-        let elapsed = clock.measure {
-            var p = SSEParser()
-            for c in chunks { count += p.feed(c).count }
-            count += p.finish().count
-        }
+        var p = SSEParser()
+        for c in chunks { count += p.feed(c).count }
+        count += p.finish().count
         #expect(count == 20_000)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let mbPerSecond = Double(stream.count) / max(seconds, 1e-9) / 1e6
-        #expect(mbPerSecond > 2, "SSE parser ran at \(mbPerSecond) MB/s")
     }
 }
