@@ -4,8 +4,8 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 
 .PHONY: run build release test bench clean
 
-run: build
-	./.build/debug/ofj $(ARGS)
+run: release
+	./.build/release/ofj $(ARGS)
 
 build:
 	@tools/deps.sh

@@ -38,3 +38,6 @@ static inline int cedit_grantpt(int fd) { return grantpt(fd); }
 static inline int cedit_unlockpt(int fd) { return unlockpt(fd); }
 static inline char *cedit_ptsname(int fd) { return ptsname(fd); }
 static inline short cedit_spawn_setsid(void) { return 0x80; } /* POSIX_SPAWN_SETSID (glibc) */
+
+// Keeps Ctrl-C as a key while editing (no SIGINT), so the editor can return at once.
+static inline int cedit_keep_ctrl_c_as_key(EditLine *el) { return el_set(el, EL_SETTY, "-d", "-isig", NULL); }

@@ -124,19 +124,25 @@ extension JournalStore {
                     report.foodsInserted += 1
                 }
             }
+            var touchedDays: Set<CalendarDay> = []
             for e in entries {
-                if let old = try entry(e.id, in: db) {
-                    if e.updatedAt > old.updatedAt {
+                // Only the stamp and day are needed to decide; loading whole entries made restores slow.
+                if let row = try db.row("SELECT updated_at, day FROM journal_entries WHERE id = ?", [e.id.uuidString]) {
+                    if e.updatedAt.milliseconds > (row[0].int64 ?? 0) {
                         try replaceEntry(e, in: db)
+                        if let d = row[1].string.flatMap({ try? CalendarDay(parsing: $0) }) { touchedDays.insert(d) }
+                        touchedDays.insert(e.day)
                         report.entriesUpdated += 1
                     } else {
                         report.entriesUnchanged += 1
                     }
                 } else {
                     try insertEntry(e, in: db)
+                    touchedDays.insert(e.day)
                     report.entriesInserted += 1
                 }
             }
+            if touchedDays.count > 200 { try rebuildAllDayTotals(in: db) } else { try refreshDayTotals(touchedDays, in: db) }
             if let g = doc.goals, try goals(in: db) != g || db.row("SELECT 1 FROM journal_settings WHERE key = 'goals'") == nil {
                 try setGoals(g, in: db)
                 report.goalsChanged = true

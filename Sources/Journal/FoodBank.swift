@@ -3,18 +3,48 @@ import Foundation
 import Nutrition
 import SQLiteKit
 
-/// The parts of a saved food stored as JSON (everything not needed to search or sort).
+/// The structured parts of a saved food stored as JSON; plain foods have none.
 struct FoodBody: Codable {
-    var serving: ServingSize
-    var mappings: [UnitMapping]
-    var nutrients: NutrientAmounts
-    var ingredients: [IngredientSnapshot]
-    var recipeServings: Double
-    var calculatorIngredients: [CalculatorIngredient]
+    var mappings: [UnitMapping] = []
+    var ingredients: [IngredientSnapshot] = []
+    var recipeServings: Double = 1
+    var calculatorIngredients: [CalculatorIngredient] = []
+
+    init(mappings: [UnitMapping], ingredients: [IngredientSnapshot], recipeServings: Double, calculatorIngredients: [CalculatorIngredient]) {
+        self.mappings = mappings; self.ingredients = ingredients; self.recipeServings = recipeServings
+        self.calculatorIngredients = calculatorIngredients
+    }
+
+    var isEmpty: Bool { mappings.isEmpty && ingredients.isEmpty && recipeServings == 1 && calculatorIngredients.isEmpty }
 
     enum CodingKeys: String, CodingKey {
-        case serving, mappings, nutrients, ingredients
-        case recipeServings = "recipe_servings", calculatorIngredients = "calculator_ingredients"
+        case mappings, ingredients, recipeServings = "recipe_servings", calculatorIngredients = "calculator_ingredients"
+    }
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        mappings = try c.decodeIfPresent([UnitMapping].self, forKey: .mappings) ?? []
+        ingredients = try c.decodeIfPresent([IngredientSnapshot].self, forKey: .ingredients) ?? []
+        recipeServings = try c.decodeIfPresent(Double.self, forKey: .recipeServings) ?? 1
+        calculatorIngredients = try c.decodeIfPresent([CalculatorIngredient].self, forKey: .calculatorIngredients) ?? []
+    }
+}
+
+/// Nutrient maps as "id=value;id=value" text: ids are snake_case (no '=' or ';') and Swift
+/// prints doubles in their shortest exact form, so this round-trips and parses without JSON.
+enum NutrientText {
+    static func encode(_ n: NutrientAmounts) -> String {
+        n.values.keys.sorted().compactMap { k in n[k].map { "\(k)=\($0)" } }.joined(separator: ";")
+    }
+
+    static func decode(_ s: String) -> [String: Double]? {
+        var out: [String: Double] = [:]
+        if s.isEmpty { return out }
+        for pair in s.split(separator: ";") {
+            guard let eq = pair.firstIndex(of: "="), let v = Double(pair[pair.index(after: eq)...]) else { return nil }
+            out[String(pair[..<eq])] = v
+        }
+        return out
     }
 }
 
@@ -156,9 +186,11 @@ extension JournalStore {
         case .brand: order = "brand_key = '', brand_key, name_key, id"
         }
         let whereSQL = clauses.isEmpty ? "1" : clauses.joined(separator: " AND ")
-        let sql = "SELECT \(JournalStore.foodColumns) FROM journal_saved_foods WHERE \(whereSQL) ORDER BY \(order) LIMIT \(max(0, min(limit, 10_000)))"
+        let sql = "SELECT \(JournalStore.foodColumns) FROM journal_saved_foods WHERE \(whereSQL) ORDER BY \(order) LIMIT ?"
+        args.append(max(0, min(limit, 10_000)))
+        let decoder = JournalJSON.decoder
         return try db.rows(sql, args).map { row in
-            let f = try decodeFood(row)
+            let f = try decodeFood(row, decoder: decoder)
             return FoodBankItem(food: f, status: f.status(now: now))
         }
     }
@@ -170,16 +202,26 @@ extension JournalStore {
     /// Brands with their food counts, A–Z, with "Unbranded" (brand nil) last.
     public func brandBuckets(in db: Database) throws -> [BrandBucket] {
         // The displayed spelling is the most common one among foods sharing a key.
-        let rows = try db.rows("""
-            SELECT brand_key, count(*) AS n,
-                   (SELECT brand FROM journal_saved_foods g WHERE g.brand_key = f.brand_key
-                    GROUP BY brand ORDER BY count(*) DESC, brand LIMIT 1) AS shown
-            FROM journal_saved_foods f GROUP BY brand_key ORDER BY brand_key = '', brand_key
-            """)
-        return rows.map { r in
-            let key = r[0].string ?? ""
-            return BrandBucket(brand: key.isEmpty ? nil : (r[2].string ?? key), foodCount: r[1].int ?? 0)
+        var buckets: [BrandBucket] = []
+        var key: String?
+        var total = 0, bestCount = 0
+        var best: String?
+        func flush() {
+            guard let k = key else { return }
+            buckets.append(BrandBucket(brand: k.isEmpty ? nil : (best ?? k), foodCount: total))
         }
+        try db.forEachRow("""
+            SELECT brand_key, brand, count(*) FROM journal_saved_foods
+            GROUP BY brand_key, brand ORDER BY brand_key = '', brand_key, brand
+            """) { s in
+            let k = s.value(at: 0).string ?? ""
+            let n = s.value(at: 2).int ?? 0
+            if k != key { flush(); key = k; total = 0; bestCount = 0; best = nil }
+            total += n
+            if n > bestCount { bestCount = n; best = s.value(at: 1).string }
+        }
+        flush()
+        return buckets
     }
 
     public func brandBuckets() throws -> [BrandBucket] { try queue.read { try brandBuckets(in: $0) } }
@@ -204,7 +246,10 @@ extension JournalStore {
 
     // MARK: - Internals
 
-    static let foodColumns = "id, kind, name, brand, body, is_on_shelf, is_archived, last_used_at, created_at, updated_at"
+    static let foodColumns = """
+        id, kind, name, brand, body, is_on_shelf, is_archived, last_used_at, created_at, updated_at,
+        serving_quantity, serving_unit, serving_grams, serving_ml, nutrients
+        """
 
     func foodExists(_ id: UUID, in db: Database) throws -> Bool {
         try db.row("SELECT 1 FROM journal_saved_foods WHERE id = ?", [id.uuidString]) != nil
@@ -253,37 +298,47 @@ extension JournalStore {
 
     /// Inserts or replaces a food row.
     func upsertFood(_ f: SavedFood, in db: Database) throws {
-        let body = FoodBody(serving: f.serving, mappings: f.mappings, nutrients: f.nutrients, ingredients: f.ingredients,
-                            recipeServings: f.recipeServings, calculatorIngredients: f.calculatorIngredients)
-        let json = String(decoding: try JournalJSON.compactEncoder.encode(body), as: UTF8.self)
+        let body = FoodBody(mappings: f.mappings, ingredients: f.ingredients, recipeServings: f.recipeServings,
+                            calculatorIngredients: f.calculatorIngredients)
+        let json: String? = body.isEmpty ? nil : String(decoding: try JournalJSON.compactEncoder.encode(body), as: UTF8.self)
         try db.execute("""
             INSERT INTO journal_saved_foods (id, kind, name, name_key, brand, brand_key, body, is_on_shelf, is_archived,
-                last_used_at, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                last_used_at, created_at, updated_at, serving_quantity, serving_unit, serving_grams, serving_ml, nutrients)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, name = excluded.name, name_key = excluded.name_key,
                 brand = excluded.brand, brand_key = excluded.brand_key, body = excluded.body, is_on_shelf = excluded.is_on_shelf,
                 is_archived = excluded.is_archived, last_used_at = excluded.last_used_at, created_at = excluded.created_at,
-                updated_at = excluded.updated_at
+                updated_at = excluded.updated_at, serving_quantity = excluded.serving_quantity, serving_unit = excluded.serving_unit,
+                serving_grams = excluded.serving_grams, serving_ml = excluded.serving_ml, nutrients = excluded.nutrients
             """, [f.id.uuidString, f.kind.rawValue, f.name, f.name.lowercased(), f.brand, try brandKey(f.brand), json,
-                  f.isOnShelf, f.isManuallyArchived, f.lastUsedAt?.milliseconds, f.createdAt.milliseconds, f.updatedAt.milliseconds])
+                  f.isOnShelf, f.isManuallyArchived, f.lastUsedAt?.milliseconds, f.createdAt.milliseconds, f.updatedAt.milliseconds,
+                  f.serving.quantity, f.serving.unit.symbol, f.serving.grams, f.serving.milliliters, NutrientText.encode(f.nutrients)])
     }
 
-    func decodeFood(_ r: Row) throws -> SavedFood {
+    func decodeFood(_ r: Row) throws -> SavedFood { try decodeFood(r, decoder: JournalJSON.decoder) }
+
+    func decodeFood(_ r: Row, decoder: JSONDecoder) throws -> SavedFood {
         guard let idText = r[0].string, let id = UUID(uuidString: idText) else { throw JournalError.corruptRow("saved food id") }
-        guard let kind = r[1].string.flatMap(SavedFoodKind.init(rawValue:)), let name = r[2].string, let bodyText = r[4].string else {
+        guard let kind = r[1].string.flatMap(SavedFoodKind.init(rawValue:)), let name = r[2].string,
+              let quantity = r[10].double, let unit = r[11].string else {
             throw JournalError.corruptRow("saved food")
         }
-        let body: FoodBody
-        do { body = try JournalJSON.decoder.decode(FoodBody.self, from: Data(bodyText.utf8)) } catch {
-            throw JournalError.corruptRow("saved food body")
+        var body = FoodBody(mappings: [], ingredients: [], recipeServings: 1, calculatorIngredients: [])
+        if let bodyText = r[4].string {
+            do { body = try decoder.decode(FoodBody.self, from: Data(bodyText.utf8)) } catch {
+                throw JournalError.corruptRow("saved food body")
+            }
         }
-        var f = SavedFood(id: id, kind: kind, name: name, brand: r[3].string, serving: body.serving, mappings: body.mappings,
-                          nutrients: body.nutrients, ingredients: body.ingredients, recipeServings: body.recipeServings,
+        guard let values = r[14].string.flatMap(NutrientText.decode) else { throw JournalError.corruptRow("saved food nutrients") }
+        let nutrients = NutrientAmounts(storedCanonical: values)
+        let serving = ServingSize(quantity: quantity, unit: ServingUnit(storedSymbol: unit), grams: r[12].double, milliliters: r[13].double)
+        var f = SavedFood(id: id, kind: kind, name: name, brand: r[3].string, serving: serving, mappings: body.mappings,
+                          nutrients: nutrients, ingredients: body.ingredients, recipeServings: body.recipeServings,
                           calculatorIngredients: body.calculatorIngredients, isOnShelf: r[5].int == 1, isManuallyArchived: r[6].int == 1,
                           lastUsedAt: r[7].int64.map(Date.init(milliseconds:)), createdAt: Date(milliseconds: r[8].int64 ?? 0),
                           updatedAt: Date(milliseconds: r[9].int64 ?? 0))
         // Stored composite nutrients are authoritative (they were computed when saved).
-        f.nutrients = body.nutrients
+        f.nutrients = nutrients
         return f
     }
 }

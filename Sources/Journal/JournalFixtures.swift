@@ -66,8 +66,16 @@ public enum JournalFixtures {
             for (fi, ms) in lastUsed.sorted(by: { $0.key < $1.key }) {
                 try db.execute("UPDATE journal_saved_foods SET last_used_at = ? WHERE id = ?", [ms, foods[fi].id.uuidString])
             }
+            try store.rebuildAllDayTotals(in: db)
             return Summary(firstDay: firstDay, lastDay: lastDay, entryCount: count, foodIDs: foods.map(\.id))
         }
+    }
+
+    /// `generateYears` in its own transaction on `store.queue`.
+    @discardableResult
+    public static func generateYears(_ years: Int = 10, endingOn lastDay: CalendarDay, foods foodCount: Int = 3_000,
+                                     seed: UInt64 = 42, store: JournalStore) throws -> Summary {
+        try store.queue.write { try generateYears(years, endingOn: lastDay, foods: foodCount, seed: seed, store: store, in: $0) }
     }
 
     static func randomNutrients(_ rng: inout SplitMix64) -> NutrientAmounts {

@@ -1,5 +1,6 @@
 // JSON coders with the journal's conventions: sorted keys, ISO 8601 dates with milliseconds.
 import Foundation
+import Nutrition
 
 public enum JournalJSON {
     /// For --json output and backups: sorted keys, pretty printed, ISO 8601 dates.
@@ -34,13 +35,41 @@ public enum JournalJSON {
         return d
     }
 
-    /// "2024-05-01T12:30:00.250Z".
+    /// "2024-05-01T12:30:00.250Z" (UTC, milliseconds). Hand-rolled: backups format tens of
+    /// thousands of timestamps and Foundation's formatter is far slower.
     public static func formatISO(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let ms = date.milliseconds
+        let dayNumber = Int((Double(ms) / 86_400_000).rounded(.down))
+        var rest = Int(ms - Int64(dayNumber) * 86_400_000)
+        let day = (try? CalendarDay(dayNumber: dayNumber))?.description ?? "1970-01-01"
+        let milli = rest % 1000; rest /= 1000
+        let sec = rest % 60; rest /= 60
+        let min = rest % 60
+        let hour = rest / 60
+        func pad(_ v: Int, _ w: Int) -> String { let t = String(v); return String(repeating: "0", count: max(0, w - t.count)) + t }
+        return "\(day)T\(pad(hour, 2)):\(pad(min, 2)):\(pad(sec, 2)).\(pad(milli, 3))Z"
     }
 
-    /// Parses ISO 8601 with or without fractional seconds.
+    /// Parses ISO 8601 ("…Z" fast, any offset through Foundation), with or without fractions.
     public static func parseISO(_ s: String) -> Date? {
+        let u = Array(s.utf8)
+        func num(_ r: Range<Int>) -> Int? {
+            var v = 0
+            for i in r { guard u[i] >= 48, u[i] <= 57 else { return nil }; v = v * 10 + Int(u[i] - 48) }
+            return v
+        }
+        if (u.count == 20 || u.count == 24), u[10] == 84, u[13] == 58, u[16] == 58, u[u.count - 1] == 90 {
+            // The exact UTC shape we write: parse it strictly, never leniently.
+            guard let day = try? CalendarDay(parsing: String(decoding: u[0..<10], as: UTF8.self)),
+                  let h = num(11..<13), let m = num(14..<16), let sec = num(17..<19), h < 24, m < 60, sec < 60 else { return nil }
+            var ms = 0
+            if u.count == 24 {
+                guard u[19] == 46, let f = num(20..<23) else { return nil }
+                ms = f
+            }
+            let total = Int64(day.dayNumber) * 86_400_000 + Int64(((h * 60 + m) * 60 + sec) * 1000 + ms)
+            return Date(milliseconds: total)
+        }
         if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(s) { return d }
         return try? Date.ISO8601FormatStyle().parse(s)
     }

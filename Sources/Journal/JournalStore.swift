@@ -59,7 +59,7 @@ public struct JournalStore: Sendable {
         return (try? TimeOfDay(minutes: minutes)).map(mealSchedule.defaultMeal(at:)) ?? .breakfast
     }
 
-    static let epochDay: CalendarDay = (try? CalendarDay(dayNumber: 0)) ?? { fatalError("1970-01-01 is a valid day") }()
+    static let epochDay = CalendarDay.unixEpoch
 
     // MARK: - Entries
 
@@ -79,6 +79,7 @@ public struct JournalStore: Sendable {
             throw JournalError.invalid(field: "id", reason: "\(entry.id.uuidString) is already used by another entry")
         }
         try insertEntry(entry, in: db)
+        try refreshDayTotals([entry.day], in: db)
         if let foodID = entry.savedFoodID { try touchFood(foodID, at: now, in: db) }
         return entry
     }
@@ -148,7 +149,10 @@ public struct JournalStore: Sendable {
                                nutrients: update.nutrients ?? old.nutrients, savedFoodID: old.savedFoodID, source: old.source)
         if let b = update.brand { draft.brand = b }
         let new = try validatedEntry(from: draft, id: old.id, createdAt: old.createdAt, updatedAt: max(now(), old.updatedAt))
-        try db.transaction { db in try replaceEntry(new, in: db) }
+        try db.transaction { db in
+            try replaceEntry(new, in: db)
+            try refreshDayTotals([old.day, new.day], in: db)
+        }
         return new
     }
 
@@ -173,7 +177,13 @@ public struct JournalStore: Sendable {
     @discardableResult
     public func deleteEntry(_ id: UUID, in db: Database) throws -> Entry {
         guard let old = try entry(id, in: db) else { throw JournalError.notFound(kind: "entry", id: id.uuidString) }
-        try db.transaction { db in try db.execute("DELETE FROM journal_entries WHERE id = ?", [id.uuidString]) }
+        try db.transaction { db in
+            // Explicit rather than relying on ON DELETE CASCADE, which needs foreign keys on.
+            try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = (SELECT seq FROM journal_entries WHERE id = ?)",
+                           [id.uuidString])
+            try db.execute("DELETE FROM journal_entries WHERE id = ?", [id.uuidString])
+            try refreshDayTotals([old.day], in: db)
+        }
         return old
     }
 
@@ -222,7 +232,7 @@ public struct JournalStore: Sendable {
         }
         for (id, v) in n {
             guard NutrientAmounts.isPlausibleID(id) else {
-                throw JournalError.invalid(field: field, reason: "has an invalid nutrient id; use snake_case ids such as protein_g")
+                throw JournalError.invalid(field: field, reason: "has an invalid nutrient id \"\(id.prefix(40))\"; use snake_case ids such as protein_g")
             }
             guard v.isFinite, v >= 0, v <= Limits.nutrientAmount else {
                 throw JournalError.invalid(field: "\(field).\(id)", reason: "must be between 0 and \(Limits.nutrientAmount.formattedAmount), got \(v)")
@@ -257,7 +267,7 @@ public struct JournalStore: Sendable {
             """, [e.id.uuidString, e.day.description, e.meal.rawValue, e.name, e.brand, e.serving.quantity, e.serving.unit.symbol,
                   e.serving.grams, e.serving.milliliters, e.servings, e.savedFoodID?.uuidString, e.source.rawValue,
                   e.createdAt.milliseconds, e.updatedAt.milliseconds])
-        try insertNutrients(e.nutrients, seq: db.lastInsertRowID, in: db)
+        try insertNutrients(e, seq: db.lastInsertRowID, in: db)
     }
 
     /// Overwrites an existing entry's row and nutrients, keeping its position.
@@ -273,14 +283,35 @@ public struct JournalStore: Sendable {
             throw JournalError.notFound(kind: "entry", id: e.id.uuidString)
         }
         try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = ?", [seq])
-        try insertNutrients(e.nutrients, seq: seq, in: db)
+        try insertNutrients(e, seq: seq, in: db)
     }
 
-    func insertNutrients(_ n: NutrientAmounts, seq: Int64, in db: Database) throws {
-        for id in n.ids {
-            guard let v = n[id] else { continue }
-            try db.execute("INSERT INTO journal_entry_nutrients (entry_seq, nutrient, amount) VALUES (?, ?, ?)", [seq, id, v])
+    func insertNutrients(_ e: Entry, seq: Int64, in db: Database) throws {
+        let day = e.day.description
+        for (id, v) in e.nutrients.values {
+            try db.execute("INSERT INTO journal_entry_nutrients (day, nutrient, entry_seq, amount, total) VALUES (?, ?, ?, ?, ?)",
+                           [day, id, seq, v, v * e.servings])
         }
+    }
+
+    /// Recomputes the cached per-day sums of `days` from their entries' nutrients.
+    func refreshDayTotals<S: Sequence>(_ days: S, in db: Database) throws where S.Element == CalendarDay {
+        for day in Set(days.map(\.description)) {
+            try db.execute("DELETE FROM journal_day_totals WHERE day = ?", [day])
+            try db.execute("""
+                INSERT INTO journal_day_totals (day, nutrient, total, reported)
+                SELECT day, nutrient, sum(total), count(*) FROM journal_entry_nutrients WHERE day = ? GROUP BY day, nutrient
+                """, [day])
+        }
+    }
+
+    /// Rebuilds every cached per-day sum (after bulk writes).
+    func rebuildAllDayTotals(in db: Database) throws {
+        try db.execute("DELETE FROM journal_day_totals")
+        try db.execute("""
+            INSERT INTO journal_day_totals (day, nutrient, total, reported)
+            SELECT day, nutrient, sum(total), count(*) FROM journal_entry_nutrients GROUP BY day, nutrient
+            """)
     }
 
     static let entryColumns = """
@@ -289,21 +320,37 @@ public struct JournalStore: Sendable {
         """
 
     /// Entries matching a WHERE clause on journal_entries, with their nutrients.
+    /// `days`, when given (a range covering every matching entry), lets the nutrients of all
+    /// matching entries load in one ordered scan instead of one lookup per entry.
     func loadEntries(where clause: String, _ args: [DatabaseValueConvertible], order: String, limit: Int? = nil,
-                     in db: Database) throws -> [Entry] {
+                     days: (from: String, to: String)? = nil, in db: Database) throws -> [Entry] {
         var sql = "SELECT \(JournalStore.entryColumns) FROM journal_entries WHERE \(clause) ORDER BY \(order)"
-        if let limit { sql += " LIMIT \(max(0, limit))" }
+        var args = args
+        // Bound, not interpolated, so the statement cache holds one statement per query shape.
+        if let limit { sql += " LIMIT ?"; args.append(max(0, limit)) }
         var rows: [(Int64, Entry)] = []
         try db.forEachRow(sql, args) { s in rows.append(try decodeEntry(s)) }
         guard !rows.isEmpty else { return [] }
+        var bySeq: [Int64: [String: Double]] = [:]
+        if let days {
+            try db.forEachRow("SELECT entry_seq, nutrient, amount FROM journal_entry_nutrients WHERE day >= ? AND day <= ?",
+                              [days.from, days.to]) { s in
+                if let k = s.value(at: 1).string, let v = s.value(at: 2).double { bySeq[s.value(at: 0).int64 ?? 0, default: [:]][k] = v }
+            }
+        }
         var out: [Entry] = []
         out.reserveCapacity(rows.count)
         for (seq, var e) in rows {
             var values: [String: Double] = [:]
-            try db.forEachRow("SELECT nutrient, amount FROM journal_entry_nutrients WHERE entry_seq = ?", [seq]) { s in
-                if let k = s.value(at: 0).string, let v = s.value(at: 1).double { values[k] = v }
+            if days != nil {
+                values = bySeq[seq] ?? [:]
+            } else {
+                try db.forEachRow("SELECT nutrient, amount FROM journal_entry_nutrients WHERE entry_seq = ?", [seq]) { s in
+                    if let k = s.value(at: 0).string, let v = s.value(at: 1).double { values[k] = v }
+                }
             }
-            e.nutrients = try domain { try NutrientAmounts(values) }
+            // Stored ids and amounts were validated when written.
+            e.nutrients = NutrientAmounts(storedCanonical: values)
             out.append(e)
         }
         return out
@@ -316,10 +363,9 @@ public struct JournalStore: Sendable {
         }
         let seq = s.value(at: 0).int64 ?? 0
         guard let id = UUID(uuidString: try text(1)) else { throw JournalError.corruptRow("entry id") }
-        let day = try domain { try CalendarDay(parsing: try text(2)) }
-        let meal = try domain { try Meal(parsing: try text(3)) }
-        let unitText = try text(7)
-        let unit = try domain { try ServingUnit.parse(unitText, extraCounts: [unitText]) }
+        guard let day = try? CalendarDay(parsing: try text(2)) else { throw JournalError.corruptRow("entry day") }
+        guard let meal = Meal(rawValue: try text(3)) else { throw JournalError.corruptRow("entry meal") }
+        let unit = ServingUnit(storedSymbol: try text(7))
         let serving = ServingSize(quantity: s.value(at: 6).double ?? 1, unit: unit, grams: s.value(at: 8).double,
                                   milliliters: s.value(at: 9).double)
         let source = EntrySource(rawValue: try text(12)) ?? .manual

@@ -10,7 +10,8 @@ extension JournalStore {
     /// A day by meal (every meal present, possibly empty), with totals against goals and
     /// per-nutrient "not reported" counts.
     public func dayView(_ day: CalendarDay, in db: Database) throws -> DayView {
-        let entries = try loadEntries(where: "day = ?", [day.description], order: "created_at, seq", in: db)
+        let entries = try loadEntries(where: "day = ?", [day.description], order: "created_at, seq",
+                                      days: (day.description, day.description), in: db)
         var groups: [Meal: [Entry]] = [:]
         for e in entries { groups[e.meal, default: []].append(e) }
         var dayTotals = NutrientTotals()
@@ -39,16 +40,13 @@ extension JournalStore {
         var amounts: [String: [String: Double]] = [:]
         var reported: [String: [String: Int]] = [:]
         var sql = """
-            SELECT e.day, n.nutrient, sum(n.amount * e.servings), count(*)
-            FROM journal_entries e JOIN journal_entry_nutrients n ON n.entry_seq = e.seq
-            WHERE e.day >= ? AND e.day <= ?
+            SELECT day, nutrient, total, reported FROM journal_day_totals WHERE day >= ? AND day <= ?
             """
         var args: [DatabaseValueConvertible] = [from.description, to.description]
         if let ids {
-            sql += " AND n.nutrient IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))"
+            sql += " AND nutrient IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))"
             args += ids.map { $0 as DatabaseValueConvertible }
         }
-        sql += " GROUP BY e.day, n.nutrient"
         if ids?.isEmpty != true {
             try db.forEachRow(sql, args) { s in
                 guard let d = s.value(at: 0).string, let n = s.value(at: 1).string else { return }
@@ -105,18 +103,18 @@ extension JournalStore {
         try checkRange(from, to)
         let id = try canonicalNutrient(nutrient)
         let total = try db.row("""
-            SELECT count(*), sum(n.amount * e.servings), count(n.amount)
-            FROM journal_entries e LEFT JOIN journal_entry_nutrients n ON n.entry_seq = e.seq AND n.nutrient = ?
-            WHERE e.day >= ? AND e.day <= ?
-            """, [id, from.description, to.description])
+            SELECT (SELECT count(*) FROM journal_entries WHERE day >= ?1 AND day <= ?2),
+                   (SELECT sum(total) FROM journal_entry_nutrients WHERE day >= ?1 AND day <= ?2 AND nutrient = ?3),
+                   (SELECT count(*) FROM journal_entry_nutrients WHERE day >= ?1 AND day <= ?2 AND nutrient = ?3)
+            """, [from.description, to.description, id])
         let entryCount = total?[0].int ?? 0
         let sum = total?[1].double ?? 0
         let reported = total?[2].int ?? 0
         var foods: [FoodContribution] = []
         try db.forEachRow("""
-            SELECT min(e.name), min(e.brand), sum(n.amount * e.servings) AS amount, count(*)
-            FROM journal_entries e JOIN journal_entry_nutrients n ON n.entry_seq = e.seq AND n.nutrient = ?
-            WHERE e.day >= ? AND e.day <= ?
+            SELECT min(e.name), min(e.brand), sum(n.total) AS amount, count(*)
+            FROM journal_entry_nutrients n JOIN journal_entries e ON e.seq = n.entry_seq
+            WHERE n.nutrient = ? AND n.day >= ? AND n.day <= ?
             GROUP BY lower(e.name), lower(coalesce(e.brand, ''))
             ORDER BY amount DESC, lower(min(e.name)), min(e.brand)
             LIMIT ?
@@ -145,7 +143,8 @@ extension JournalStore {
         var args: [DatabaseValueConvertible] = []
         if let from { clauses.append("day >= ?"); args.append(from.description) }
         if let to { clauses.append("day <= ?"); args.append(to.description) }
-        return try loadEntries(where: clauses.joined(separator: " AND "), args, order: "day, created_at, seq", in: db)
+        return try loadEntries(where: clauses.joined(separator: " AND "), args, order: "day, created_at, seq",
+                               days: (from?.description ?? "0000-00-00", to?.description ?? "9999-99-99"), in: db)
     }
 
     public func entries(from: CalendarDay? = nil, to: CalendarDay? = nil) throws -> [Entry] {

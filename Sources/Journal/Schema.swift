@@ -28,12 +28,26 @@ extension JournalStore {
             );
             CREATE INDEX journal_entries_day ON journal_entries (day, meal);
             CREATE INDEX journal_entries_created ON journal_entries (created_at);
-            -- Per-serving amounts, one row per reported nutrient: a missing row is "not reported".
+            -- One row per reported nutrient of an entry (a missing row is "not reported"):
+            -- `amount` per serving, `total` = amount * servings. Keyed by day first so per-day
+            -- totals over a range are one ordered scan with no join and no sort.
             CREATE TABLE journal_entry_nutrients (
-                entry_seq INTEGER NOT NULL REFERENCES journal_entries (seq) ON DELETE CASCADE,
+                day TEXT NOT NULL,
                 nutrient TEXT NOT NULL,
+                entry_seq INTEGER NOT NULL REFERENCES journal_entries (seq) ON DELETE CASCADE,
                 amount REAL NOT NULL,
-                PRIMARY KEY (entry_seq, nutrient)
+                total REAL NOT NULL,
+                PRIMARY KEY (day, nutrient, entry_seq)
+            ) WITHOUT ROWID;
+            CREATE INDEX journal_entry_nutrients_entry ON journal_entry_nutrients (entry_seq);
+            -- Per-day sums of journal_entry_nutrients, rebuilt for a day whenever its entries
+            -- change, so a year of per-day totals reads a few thousand rows instead of ~50,000.
+            CREATE TABLE journal_day_totals (
+                day TEXT NOT NULL,
+                nutrient TEXT NOT NULL,
+                total REAL NOT NULL,
+                reported INTEGER NOT NULL,
+                PRIMARY KEY (day, nutrient)
             ) WITHOUT ROWID;
             CREATE TABLE journal_saved_foods (
                 id TEXT PRIMARY KEY NOT NULL,
@@ -42,7 +56,14 @@ extension JournalStore {
                 name_key TEXT NOT NULL,
                 brand TEXT,
                 brand_key TEXT NOT NULL,
-                body TEXT NOT NULL,
+                serving_quantity REAL NOT NULL,
+                serving_unit TEXT NOT NULL,
+                serving_grams REAL,
+                serving_ml REAL,
+                -- Per-serving amounts as "id=value;…" (fast to read; see NutrientText).
+                nutrients TEXT NOT NULL,
+                -- JSON for mappings, ingredients and calculator portions; NULL for a plain food.
+                body TEXT,
                 is_on_shelf INTEGER NOT NULL DEFAULT 0,
                 is_archived INTEGER NOT NULL DEFAULT 0,
                 last_used_at INTEGER,

@@ -123,6 +123,11 @@ public struct CalendarDay: Sendable, Hashable, Comparable, Codable, CustomString
         self.year = year; self.month = month; self.day = day
     }
 
+    /// 1970-01-01, the day numbers' origin.
+    public static let unixEpoch = CalendarDay(unchecked: 1970, 1, 1)
+
+    private init(unchecked y: Int, _ m: Int, _ d: Int) { year = y; month = m; day = d }
+
     /// Parses exactly "YYYY-MM-DD".
     public init(parsing text: String) throws {
         let u = Array(text.utf8)

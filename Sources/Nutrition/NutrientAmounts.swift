@@ -37,6 +37,10 @@ public struct NutrientAmounts: Sendable, Hashable, Codable, Sequence {
     /// Amounts already known to be canonical and valid (internal fast path).
     init(trusted values: [String: Double]) { self.values = values }
 
+    /// Amounts read back from storage that validated them when written: no re-checking, no
+    /// name mapping. Do not use for input from people, models or files.
+    public init(storedCanonical values: [String: Double]) { self.values = values }
+
     public subscript(_ id: String) -> Double? {
         get { values[id] }
         set { values[id] = newValue }
@@ -74,10 +78,20 @@ public struct NutrientAmounts: Sendable, Hashable, Codable, Sequence {
         }
     }
 
+    /// Encoded key by key: JSONEncoder handles a keyed container far faster than a Dictionary.
     public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(values)
+        var container = encoder.container(keyedBy: NutrientKey.self)
+        for (k, v) in values { try container.encode(v, forKey: NutrientKey(k)) }
     }
+}
+
+/// A coding key for any nutrient id.
+struct NutrientKey: CodingKey {
+    let stringValue: String
+    init(_ s: String) { stringValue = s }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    var intValue: Int? { nil }
+    init?(intValue: Int) { return nil }
 }
 
 /// Totals over several entries: the sum of what was reported plus, per nutrient, how many

@@ -84,6 +84,16 @@ public enum ServingUnit: Sendable, Hashable, Codable, CustomStringConvertible {
         throw NutritionError.unknownUnit(text)
     }
 
+    /// A unit read back from storage (its `symbol`), without the known-count check.
+    public init(storedSymbol s: String) {
+        switch s {
+        case "g": self = .mass(.g)
+        case "serving": self = .count("serving")
+        default:
+            if let u = ServingUnit.aliases[ServingUnit.normalizeWord(s)] { self = u } else { self = .count(ServingUnit.normalizeWord(s)) }
+        }
+    }
+
     /// Lowercased, trimmed, inner whitespace collapsed, a trailing "." dropped.
     static func normalizeWord(_ text: String) -> String {
         var s = text.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
@@ -126,8 +136,8 @@ public enum ServingUnit: Sendable, Hashable, Codable, CustomStringConvertible {
     public init(from decoder: Decoder) throws {
         let c = try decoder.singleValueContainer()
         let s = try c.decode(String.self)
-        // Stored units were validated when written; a food's own count names are kept as is.
-        if let u = try? ServingUnit.parse(s) { self = u } else { self = .count(ServingUnit.normalizeWord(s)) }
+        // Units were validated when written; a food's own count names are kept as is.
+        self.init(storedSymbol: s)
     }
 
     public func encode(to encoder: Encoder) throws {

@@ -94,6 +94,8 @@ public struct AnthropicModel: ChatModel {
                                        "input": WireJSON.argumentsObject(call)])
                     case .continuation(let item) where item.provider == "anthropic" && item.kind == "thinking":
                         flush()
+                        // Payloads are written by the decoder below; one that no longer parses cannot be
+                        // sent in any form, and the provider then says what is missing.
                         if let block = try? JSONValue.parse(item.payload) { blocks.append(block) }
                     default:
                         break
@@ -120,11 +122,12 @@ struct AnthropicDecoder: WireDecoder {
         case text
         case thinking(thinking: String, signature: String)
         case redacted(data: String)
-        case toolUse(id: String, name: String, json: String)
+        case toolUse(id: String, name: String, json: String, start: JSONValue?)
         case other
     }
     var blocks: [Int: Block] = [:]
     var stopped = false
+    var isComplete: Bool { stopped }
     var stopReason: String?
     var usage = Usage()
     var sawCall = false
@@ -161,8 +164,11 @@ struct AnthropicDecoder: WireDecoder {
             case "redacted_thinking":
                 blocks[index] = .redacted(data: b?["data"]?.stringValue ?? "")
             case "tool_use":
-                // `input` is {} at start; the real input streams as input_json_delta fragments.
-                blocks[index] = .toolUse(id: b?["id"]?.stringValue ?? "", name: b?["name"]?.stringValue ?? "", json: "")
+                // `input` is {} at start and the real input streams as input_json_delta fragments;
+                // some proxies put the whole input here instead, so keep it as a fallback.
+                var start: JSONValue?
+                if let input = b?["input"], let fields = input.objectValue, !fields.isEmpty { start = input }
+                blocks[index] = .toolUse(id: b?["id"]?.stringValue ?? "", name: b?["name"]?.stringValue ?? "", json: "", start: start)
             default:
                 blocks[index] = .other
             }
@@ -176,8 +182,8 @@ struct AnthropicDecoder: WireDecoder {
                 blocks[index] = .thinking(thinking: thinking + (d?["thinking"]?.stringValue ?? ""), signature: signature)
             case (.thinking(let thinking, let signature)?, "signature_delta"):
                 blocks[index] = .thinking(thinking: thinking, signature: signature + (d?["signature"]?.stringValue ?? ""))
-            case (.toolUse(let id, let name, let json)?, "input_json_delta"):
-                blocks[index] = .toolUse(id: id, name: name, json: json + (d?["partial_json"]?.stringValue ?? ""))
+            case (.toolUse(let id, let name, let json, let start)?, "input_json_delta"):
+                blocks[index] = .toolUse(id: id, name: name, json: json + (d?["partial_json"]?.stringValue ?? ""), start: start)
             default:
                 break
             }
@@ -190,9 +196,10 @@ struct AnthropicDecoder: WireDecoder {
             case .redacted(let data)?:
                 let block: JSONValue = ["type": "redacted_thinking", "data": .string(data)]
                 out.append(.continuation(ContinuationItem(provider: "anthropic", kind: "thinking", payload: block.serialized)))
-            case .toolUse(let id, let name, let json)?:
+            case .toolUse(let id, let name, let json, let start)?:
                 sawCall = true
-                out.append(.toolCall(ToolCall(id: id, name: name, arguments: json)))
+                let arguments = json.allSatisfy(\.isWhitespace) ? (start?.serialized ?? json) : json
+                out.append(.toolCall(ToolCall(id: id, name: name, arguments: arguments)))
             default:
                 break
             }
@@ -230,7 +237,7 @@ struct AnthropicDecoder: WireDecoder {
         } else {
             switch stopReason {
             case "end_turn", "stop_sequence", nil: mapped = .stop
-            case "max_tokens": mapped = .length
+            case "max_tokens", "model_context_window_exceeded": mapped = .length
             case "refusal": mapped = .contentFilter
             case "tool_use": mapped = .toolCalls
             default: mapped = .other

@@ -93,6 +93,7 @@ public struct ChatCompletionsModel: ChatModel {
                 for case .continuation(let item) in message.parts where item.provider == "openai-chat" {
                     switch item.kind {
                     case "reasoning_details":
+                        // Written by the decoder as a JSON array; a corrupt one cannot be echoed at all.
                         if let details = try? JSONValue.parse(item.payload) { m["reasoning_details"] = details }
                     case "reasoning_content", "reasoning":
                         m[item.kind] = .string(item.payload)
@@ -122,6 +123,7 @@ struct ChatCompletionsDecoder: WireDecoder {
     var calls: [PendingCall] = []
     var finishReason: String?
     var done = false
+    var isComplete: Bool { done }
     var usage: Usage?
     var responseID: String?
     var reasoningContent = ""
@@ -138,7 +140,8 @@ struct ChatCompletionsDecoder: WireDecoder {
         }
         if trimmed.isEmpty { return [] }
         let chunk = try parseEventJSON(event)
-        if chunk["error"] != nil || chunk["object"]?.stringValue == "error" {
+        // Some servers put `"error": null` on every chunk; only a real value is an error.
+        if (chunk["error"].map { !$0.isNull } ?? false) || chunk["object"]?.stringValue == "error" {
             throw ProviderStreamError.provider(ProviderErrorBody.parse(chunk) ?? ProviderErrorBody(message: nil, code: nil))
         }
         var out: [ChatEvent] = []
@@ -178,7 +181,9 @@ struct ChatCompletionsDecoder: WireDecoder {
         let id = fragment["id"]?.stringValue ?? ""
         let fn = fragment["function"]
         let name = fn?["name"]?.stringValue ?? ""
-        let args = fn?["arguments"]?.stringValue ?? ""
+        // Arguments are a JSON string fragment; a few servers send a whole object instead.
+        let rawArgs = fn?["arguments"]
+        let args = rawArgs?.stringValue ?? (rawArgs?.objectValue != nil ? rawArgs?.serialized ?? "" : "")
         // Which call does this fragment continue? Key by `index`; without one, the latest call.
         // A new non-empty id always starts a new call (index reuse, or servers without index).
         var target: Int?
@@ -226,8 +231,10 @@ struct ChatCompletionsDecoder: WireDecoder {
         if !reasoningContent.isEmpty {
             out.append(.continuation(ContinuationItem(provider: "openai-chat", kind: "reasoning_content", payload: reasoningContent)))
         }
+        // Servers that send no call id get one unique to this response (the ledger keys writes by it).
+        let prefix = responseID ?? "call-" + UUID().uuidString.lowercased()
         for (n, call) in calls.enumerated() {
-            let id = call.id.isEmpty ? "\(responseID ?? "call")-\(n + 1)" : call.id
+            let id = call.id.isEmpty ? "\(prefix)-\(n + 1)" : call.id
             out.append(.toolCall(ToolCall(id: id, name: call.name, arguments: call.arguments)))
         }
         if let usage { out.append(.usage(usage)) }

@@ -129,6 +129,14 @@ public enum ModelCatalog {
                          inputPrice: 3.00, cachedInputPrice: 3.00, outputPrice: 15.00, isKnown: false)
     }
 
+    /// For `AgentConfiguration.costEstimator`: the estimate, or nil when the model is unknown
+    /// (a guessed price would look more certain than it is).
+    public static let costEstimator: @Sendable (String, String, Usage) -> Double? = { provider, model, usage in
+        let info = info(model: model, provider: provider)
+        guard info.isKnown || localProviders.contains(provider) else { return nil }
+        return cost(usage: usage, model: model, provider: provider)
+    }
+
     /// Estimated cost in US dollars. `usage.inputTokens` includes cached tokens and
     /// `usage.outputTokens` includes reasoning tokens (the port's convention).
     public static func cost(usage: Usage, model: String, provider: String) -> Double {

@@ -3,17 +3,19 @@ import Foundation
 import HTTP
 import Agent
 
-/// Deadline policy a provider defaults to (SPEC "Deadlines and retries").
-public enum DeadlinePolicy: String, Sendable, Hashable {
-    /// Hosted providers: first event 10 s, idle 8 s.
-    case fast
-    /// Local model servers: first event 120 s, idle 60 s.
-    case patient
+extension DeadlinePolicy {
+    /// Transport timeouts for this policy: first byte and idle follow the first-event and
+    /// stream-idle deadlines (the runner enforces the turn and run deadlines itself).
+    public var httpTimeouts: HTTPTimeouts {
+        HTTPTimeouts(connect: 10, firstByte: firstEvent, idle: streamIdle)
+    }
 
-    public var timeouts: HTTPTimeouts {
-        switch self {
-        case .fast: return HTTPTimeouts(connect: 10, firstByte: 10, idle: 8)
-        case .patient: return HTTPTimeouts(connect: 10, firstByte: 120, idle: 60)
+    /// "fast" or "patient" (config.json spelling).
+    public static func named(_ name: String) -> DeadlinePolicy? {
+        switch name.lowercased() {
+        case "fast": return .fast
+        case "patient": return .patient
+        default: return nil
         }
     }
 }
@@ -72,13 +74,13 @@ public struct ProviderFileConfig: Sendable {
         var out = ProviderFileConfig()
         out.provider = json["provider"]?.stringValue
         out.model = json["model"]?.stringValue
-        out.policy = json["policy"]?.stringValue.flatMap(DeadlinePolicy.init(rawValue:))
+        out.policy = json["policy"]?.stringValue.flatMap(DeadlinePolicy.named)
         for (name, v) in json["providers"]?.objectValue ?? [:] {
             var e = Entry()
             e.baseURL = v["base_url"]?.stringValue
             e.model = v["model"]?.stringValue
             e.wire = v["wire"]?.stringValue
-            e.policy = v["policy"]?.stringValue.flatMap(DeadlinePolicy.init(rawValue:))
+            e.policy = v["policy"]?.stringValue.flatMap(DeadlinePolicy.named)
             for (h, hv) in (v["headers"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
                 if let s = hv.stringValue { e.headers.append(HTTPHeader(h, s)) }
             }
@@ -194,11 +196,11 @@ public struct ResolvedProvider: Sendable, CustomStringConvertible {
     public var policy: DeadlinePolicy
     public var extraHeaders: [HTTPHeader]
 
-    public var description: String { "\(provider) \(model) via \(wire.rawValue) at \(baseURL) (\(policy.rawValue))" }
+    public var description: String { "\(provider) \(model) via \(wire.rawValue) at \(baseURL) (\(policy.name))" }
 
     public var adapterConfig: AdapterConfig {
         AdapterConfig(provider: provider, baseURL: baseURL, apiKey: apiKey, model: model, extraHeaders: extraHeaders,
-                      timeouts: policy.timeouts, keyVariable: keyVariable)
+                      timeouts: policy.httpTimeouts, keyVariable: keyVariable)
     }
 
     /// Builds the adapter. Returns nil for "offline" (the offline assistant is built elsewhere).
@@ -216,13 +218,18 @@ public struct ResolvedProvider: Sendable, CustomStringConvertible {
 }
 
 public enum ProviderResolver {
-    /// OpenRouter asks apps to identify themselves with these headers.
-    public static let openRouterHeaders = [HTTPHeader("HTTP-Referer", "https://github.com/openfoodjournal/ofj"), HTTPHeader("X-Title", "ofj")]
+    /// OpenRouter asks apps to identify themselves with these headers. The project has no public
+    /// site yet, so the referer uses the reserved `.invalid` domain; config.json
+    /// `providers.openrouter.headers` overrides either header.
+    public static let openRouterHeaders = [HTTPHeader("HTTP-Referer", "https://ofj.invalid"), HTTPHeader("X-Title", "ofj")]
 
     /// Resolves provider and model: flags > environment > config.json; keys from the
     /// environment, then the credentials file. No provider anywhere means "offline".
+    /// `credentialsProblem` is the message from a refused credentials file: when the key is
+    /// missing it is the more useful thing to say.
     public static func resolve(flags: ProviderFlags = ProviderFlags(), environment: [String: String],
-                               file: ProviderFileConfig? = nil, credentials: [String: String] = [:]) throws -> ResolvedProvider {
+                               file: ProviderFileConfig? = nil, credentials: [String: String] = [:],
+                               credentialsProblem: String? = nil) throws -> ResolvedProvider {
         let env = environment.filter { !$0.value.isEmpty }
         let chosen = flags.provider ?? env["OFJ_PROVIDER"] ?? file?.provider ?? "offline"
         if chosen.lowercased() == "offline" {
@@ -236,9 +243,14 @@ public enum ProviderResolver {
         let entry = file?.providers[spec.name]
         // The top-level config model applies only to the provider the config file chose.
         let fileModel = entry?.model ?? (file?.provider.flatMap(ProviderSpec.named)?.name == spec.name ? file?.model : nil)
-        guard let model = flags.model ?? env["OFJ_MODEL"] ?? fileModel ?? spec.defaultModel else {
-            let what = spec.name == "azure" ? "your deployment name" : "the model name"
-            throw ProviderConfigError("no model chosen for \(spec.name); set OFJ_MODEL or pass --model with \(what)")
+        // Checked in the order a person fixes them: key, endpoint, model.
+        var key: String?
+        if let variable = spec.keyVariable {
+            key = env[variable] ?? credentials[variable].flatMap { $0.isEmpty ? nil : $0 }
+            if key == nil, let credentialsProblem { throw ProviderConfigError(credentialsProblem) }
+            if key == nil {
+                throw ProviderConfigError("\(spec.name) needs a key; set \(variable) in the environment or in the credentials file")
+            }
         }
         var wire = spec.wire
         var baseURL = spec.defaultBaseURL
@@ -259,12 +271,9 @@ public enum ProviderResolver {
             throw ProviderConfigError("azure needs its endpoint; set AZURE_OPENAI_ENDPOINT (https://<resource>.openai.azure.com)")
         }
         if spec.name == "azure", let r = baseURL.range(of: "/openai") { baseURL = String(baseURL[..<r.lowerBound]) }
-        var key: String?
-        if let variable = spec.keyVariable {
-            key = env[variable] ?? credentials[variable].flatMap { $0.isEmpty ? nil : $0 }
-            if key == nil {
-                throw ProviderConfigError("\(spec.name) needs a key; set \(variable) in the environment or in the credentials file")
-            }
+        guard let model = flags.model ?? env["OFJ_MODEL"] ?? fileModel ?? spec.defaultModel else {
+            let what = spec.name == "azure" ? "your deployment name" : "the model name"
+            throw ProviderConfigError("no model chosen for \(spec.name); set OFJ_MODEL or pass --model with \(what)")
         }
         var headers = entry?.headers ?? []
         if spec.name == "openrouter" {
@@ -319,7 +328,7 @@ public enum ProviderDoctor {
             do {
                 let r = try ProviderResolver.resolve(flags: probe, environment: environment, file: file, credentials: credentials)
                 usable = true
-                notes.append("model \(r.model) at \(r.baseURL), \(r.policy.rawValue) deadlines")
+                notes.append("model \(r.model) at \(r.baseURL), \(r.policy.name) deadlines")
                 if ModelCatalog.localProviders.contains(spec.name) { notes.append("server not contacted") }
             } catch {
                 usable = false
@@ -339,5 +348,45 @@ public enum ProviderDoctor {
             let mark = l.usable ? "ok " : "-- "
             return "\(mark)\(l.provider)\(l.selected ? " (selected)" : ""): \(l.detail)"
         }.joined(separator: "\n")
+    }
+}
+
+/// Reads the provider settings from disk: `$XDG_CONFIG_HOME/ofj/config.json` (or
+/// `~/.config/ofj/config.json`) and the credentials file. Problems are collected, not thrown, so
+/// `ofj doctor` can show them all and a broken file never hides the environment's keys.
+public enum ProviderFiles {
+    public struct Loaded: Sendable {
+        public var file: ProviderFileConfig?
+        public var credentials: [String: String]
+        /// The credentials file's refusal message, if it was refused.
+        public var credentialsProblem: String?
+        /// Every problem, one line each (config.json and credentials).
+        public var problems: [String]
+    }
+
+    public static func configPath(environment: [String: String]) -> String? {
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return "\(xdg)/ofj/config.json" }
+        if let home = environment["HOME"], !home.isEmpty { return "\(home)/.config/ofj/config.json" }
+        return nil
+    }
+
+    public static func load(environment: [String: String]) -> Loaded {
+        var loaded = Loaded(file: nil, credentials: [:], credentialsProblem: nil, problems: [])
+        if let path = configPath(environment: environment), let data = FileManager.default.contents(atPath: path) {
+            do {
+                loaded.file = try ProviderFileConfig.parse(String(decoding: data, as: UTF8.self))
+            } catch {
+                loaded.problems.append("\(path): \(error)")
+            }
+        }
+        if let path = CredentialsFile.path(environment: environment) {
+            do {
+                loaded.credentials = try CredentialsFile.load(path: path)
+            } catch {
+                loaded.credentialsProblem = String(describing: error)
+                loaded.problems.append(String(describing: error))
+            }
+        }
+        return loaded
     }
 }

@@ -32,6 +32,8 @@ struct ProviderErrorBody: Sendable {
             }
             for detail in err["details"]?.arrayValue ?? [] {
                 if let delay = detail["retryDelay"]?.stringValue { body.retryDelay = parseDuration(delay) }
+                // Gemini answers a bad key with 400 INVALID_ARGUMENT; the reason says what it is.
+                if let reason = detail["reason"]?.stringValue, reason.hasPrefix("API_KEY_") { body.code = reason }
             }
             return body
         }
@@ -64,8 +66,10 @@ struct ErrorMapper: Sendable {
     var model: String
     var keyVariable: String
     var apiKey: String?
+    var baseURL: String
 
     init(config: AdapterConfig) {
+        baseURL = config.baseURL
         provider = config.provider
         model = config.model
         keyVariable = config.keyVariable
@@ -81,7 +85,9 @@ struct ErrorMapper: Sendable {
             return ChatError(.contextOverflow, "\(provider): the conversation is too long for \(model)\(detail); compact or start a new thread",
                              httpStatus: status, code: code)
         }
-        switch status {
+        // Gemini answers a bad key with 400; treat it like 401.
+        let effective = code?.hasPrefix("API_KEY_") == true ? 401 : status
+        switch effective {
         case 401, 403:
             let what = keyVariable.isEmpty ? "the provider's credentials" : keyVariable
             return ChatError(.configuration, "\(provider) rejected the request (HTTP \(status))\(detail); check \(what)",
@@ -154,6 +160,8 @@ struct ErrorMapper: Sendable {
             return ChatError(.configuration, "TLS error talking to \(provider) (\(clean(m))); check the base URL and proxy settings")
         case .cancelled:
             return ChatError(.unknownOutcome, "the \(provider) request was cancelled")
+        case .connectFailed(let m) where !started && ModelCatalog.localProviders.contains(provider):
+            return ChatError(.retryable, "could not connect to \(provider) at \(clean(baseURL)) (\(clean(m))); is the server running?")
         case .connectFailed, .connectionReset, .other:
             if started { return ChatError(.unknownOutcome, "\(provider) connection was lost midway (\(clean(http.description))); ask again") }
             return ChatError(.retryable, "\(provider) connection failed (\(clean(http.description))); check the network and try again")

@@ -31,7 +31,8 @@ public struct ResponsesModel: ChatModel {
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         let first = httpRequest(request, includeReasoning: true)
         let hasReasoning = Self.hasReasoningItems(request.messages, family: continuationFamily)
-        let fallback = hasReasoning ? httpRequest(request, includeReasoning: false) : nil
+        let withoutItems = hasReasoning ? httpRequest(request, includeReasoning: false) : nil
+        let plain = httpRequest(request, includeReasoning: false, askForReasoning: false)
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 })
         let family = continuationFamily
         let declared = Set(request.tools.map(\.name))
@@ -39,10 +40,18 @@ public struct ResponsesModel: ChatModel {
             do {
                 try await driver.run(first, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
             } catch let error as ChatError {
-                // A stored reasoning item the server cannot verify or find: retry once without them.
-                guard let fallback, let status = error.httpStatus, status == 400 || status == 404,
-                      error.message.contains("rs_") || error.code == "invalid_encrypted_content" else { throw error }
-                try await driver.run(fallback, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
+                // Both retries happen only on a refusal before any output (httpStatus set).
+                guard let status = error.httpStatus, status == 400 || status == 404 else { throw error }
+                let lowered = error.message.lowercased()
+                if let withoutItems, error.message.contains("rs_") || error.code == "invalid_encrypted_content" {
+                    // A stored reasoning item the server cannot verify or find: once without them.
+                    try await driver.run(withoutItems, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
+                } else if status == 400, lowered.contains("encrypted") || lowered.contains("'include'") || lowered.contains("reasoning") {
+                    // A model (or Azure deployment) without reasoning refuses the include: once without it.
+                    try await driver.run(plain, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
+                } else {
+                    throw error
+                }
             }
         }
     }
@@ -51,17 +60,19 @@ public struct ResponsesModel: ChatModel {
         flavor == .azure ? "\(config.baseURL)/openai/v1/responses" : "\(config.baseURL)/responses"
     }
 
-    public func httpRequest(_ request: ChatRequest, includeReasoning: Bool = true) -> HTTPRequest {
+    /// `includeReasoning`: replay stored reasoning items; `askForReasoning`: send
+    /// `include:["reasoning.encrypted_content"]` (models without reasoning may refuse it).
+    public func httpRequest(_ request: ChatRequest, includeReasoning: Bool = true, askForReasoning: Bool = true) -> HTTPRequest {
         var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "text/event-stream")]
         if let key = config.apiKey, !key.isEmpty {
             headers.append(flavor == .azure ? HTTPHeader("api-key", key) : HTTPHeader("Authorization", "Bearer \(key)"))
         }
         headers += config.extraHeaders
-        return HTTPRequest(url: url, headers: headers, body: WireJSON.body(requestBody(request, includeReasoning: includeReasoning)),
+        return HTTPRequest(url: url, headers: headers, body: WireJSON.body(requestBody(request, includeReasoning: includeReasoning, askForReasoning: askForReasoning)),
                            timeouts: config.timeouts)
     }
 
-    public func requestBody(_ request: ChatRequest, includeReasoning: Bool = true) -> JSONValue {
+    public func requestBody(_ request: ChatRequest, includeReasoning: Bool = true, askForReasoning: Bool = true) -> JSONValue {
         var body: [String: JSONValue] = [
             "model": .string(config.model),
             "stream": true,
@@ -70,6 +81,7 @@ public struct ResponsesModel: ChatModel {
             "input": .array(input(request, includeReasoning: includeReasoning)),
             "max_output_tokens": .number(Double(request.maxOutputTokens)),
         ]
+        if !askForReasoning { body["include"] = nil }
         if !request.tools.isEmpty {
             body["tools"] = .array(request.tools.map { tool in
                 ["type": "function", "name": .string(tool.name), "description": .string(tool.description),
@@ -119,6 +131,7 @@ public struct ResponsesModel: ChatModel {
                                     "arguments": .string(call.arguments)])
                     case .continuation(let item) where includeReasoning && item.provider == continuationFamily && item.kind == "reasoning":
                         flush()
+                        // Written by the decoder; a corrupt item is left out (the API then just lacks the reasoning).
                         if let value = try? JSONValue.parse(item.payload) { out.append(value) }
                     default:
                         break
@@ -137,10 +150,12 @@ struct ResponsesDecoder: WireDecoder {
     /// Tools the request declared; a call to an undeclared "parallel" is Azure's wrapper.
     var declaredTools: Set<String>
     var completed = false
+    var isComplete: Bool { completed }
     var status: String?
     var incompleteReason: String?
     var usage: Usage?
     var sawCall = false
+    var emittedCalls = Set<String>()
     var responseID: String?
     /// Text already streamed per item, to fill in from `output_text.done` if deltas were missing.
     var streamedText: [String: String] = [:]
@@ -171,7 +186,7 @@ struct ResponsesDecoder: WireDecoder {
                 responseID = id
                 out.append(.responseID(id))
             }
-        case "response.output_text.delta":
+        case "response.output_text.delta", "response.refusal.delta":
             if let d = e["delta"]?.stringValue, !d.isEmpty {
                 streamedText[e["item_id"]?.stringValue ?? "", default: ""] += d
                 out.append(.textDelta(d))
@@ -197,6 +212,7 @@ struct ResponsesDecoder: WireDecoder {
                 let call = ToolCall(id: item["call_id"]?.stringValue ?? item["id"]?.stringValue ?? "",
                                     name: item["name"]?.stringValue ?? "",
                                     arguments: item["arguments"]?.stringValue ?? "")
+                emittedCalls.insert(call.id)
                 out += expandParallelWrapper(call).map { .toolCall($0) }
             default:
                 break
@@ -206,6 +222,14 @@ struct ResponsesDecoder: WireDecoder {
             let r = e["response"]
             status = r?["status"]?.stringValue ?? (type == "response.completed" ? "completed" : "incomplete")
             incompleteReason = r?["incomplete_details"]?["reason"]?.stringValue
+            // Calls the stream never announced with output_item.done (seen from some proxies).
+            for item in r?["output"]?.arrayValue ?? [] where item["type"] == "function_call" {
+                guard let callID = item["call_id"]?.stringValue, !emittedCalls.contains(callID) else { continue }
+                sawCall = true
+                emittedCalls.insert(callID)
+                out += expandParallelWrapper(ToolCall(id: callID, name: item["name"]?.stringValue ?? "",
+                                                      arguments: item["arguments"]?.stringValue ?? "")).map { .toolCall($0) }
+            }
             if let u = r?["usage"], u.objectValue != nil {
                 usage = Usage(inputTokens: u["input_tokens"]?.intValue ?? 0,
                               cachedInputTokens: u["input_tokens_details"]?["cached_tokens"]?.intValue ?? 0,

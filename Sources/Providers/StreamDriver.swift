@@ -9,6 +9,9 @@ protocol WireDecoder {
     /// The stream ended (EOF). Returns the closing events, or throws `ProviderStreamError.truncated`
     /// when the provider's terminal marker never came.
     mutating func finish() throws -> [ChatEvent]
+    /// True once the provider's terminal marker arrived: the driver stops reading, so a server
+    /// that keeps the connection open afterwards cannot turn a finished answer into a timeout.
+    var isComplete: Bool { get }
 }
 
 /// Failures a decoder reports; the driver turns them into ChatErrors knowing whether output started.
@@ -74,6 +77,7 @@ struct StreamDriver: Sendable {
             for try await chunk in response.body {
                 try handle(parser.feed(chunk))
                 try Task.checkCancellation()
+                if decoder.isComplete { break }
             }
         } catch let error as ChatError {
             throw error
@@ -83,8 +87,9 @@ struct StreamDriver: Sendable {
             if Task.isCancelled { throw CancellationError() }
             throw mapper.mapTransport(error, started: started)
         }
-        try handle(parser.finish())
-        if parser.sawNonSSEText {
+        if Task.isCancelled { throw CancellationError() }
+        if !decoder.isComplete { try handle(parser.finish()) }
+        if parser.sawNonSSEText && !decoder.isComplete {
             // An error object written without SSE framing (seen from Gemini mid-stream).
             if let body = ProviderErrorBody.parse(bytes: Array(parser.nonSSEText.utf8)) {
                 throw mapper.mapStreamError(body, started: started)

@@ -17,12 +17,13 @@ public final class ReferenceDatabase: Sendable {
         case failed(ReferenceDatabaseError)
     }
 
-    /// Everything parsed from the resource files; immutable once built.
+    /// Everything parsed from the resource files. The word index is built on the first search,
+    /// so looking foods up by id (logging, `ofj day`) never pays for it.
     private final class Catalog: Sendable {
         let columns: [ReferenceNutrientColumn]
         let foods: [ReferenceFood]
         let indexByID: [String: Int]
-        let search: SearchIndex
+        private let searchIndex = Mutex<SearchIndex?>(nil)
 
         init(_ data: ParsedReferenceData) {
             columns = data.columns
@@ -31,7 +32,16 @@ public final class ReferenceDatabase: Sendable {
             indexByID.reserveCapacity(data.foods.count)
             for (index, food) in data.foods.enumerated() { indexByID[food.id] = index }
             self.indexByID = indexByID
-            search = SearchIndex(foods: data.foods)
+        }
+
+        /// The word index, built once; searches then run outside the lock on their own copy.
+        var search: SearchIndex {
+            searchIndex.withLock { index in
+                if let index { return index }
+                let built = SearchIndex(foods: foods)
+                index = built
+                return built
+            }
         }
     }
 
@@ -59,11 +69,18 @@ public final class ReferenceDatabase: Sendable {
 
     // MARK: - Loading
 
-    /// Loads the data now (if not yet loaded) and reports why it cannot be used. The lookups
+    /// Loads the foods now (if not yet loaded) and reports why they cannot be used. The lookups
     /// below treat a database that failed to load as empty, so call this once where an error
     /// can be shown (e.g. before `ofj ref`).
     public func load() throws {
         if case .failed(let error) = loadState() { throw error }
+    }
+
+    /// Loads the foods and builds the word index now, so the first `search` is as fast as the
+    /// rest (e.g. at REPL start-up, off the critical path).
+    public func prepareSearch() throws {
+        try load()
+        _ = catalog()?.search
     }
 
     private func catalog() -> Catalog? {

@@ -48,57 +48,57 @@ enum ResourceParser {
     // MARK: - Files
 
     static func parseColumns(_ bytes: [UInt8]) throws -> [ReferenceNutrientColumn] {
+        var reader = try RowReader(bytes, file: "columns.tsv", header: ["id", "unit", "sr28_nutr_no", "name", "foods_with_value"])
         var columns: [ReferenceNutrientColumn] = []
-        try forEachRow(bytes, file: "columns.tsv", expectedHeader: ["id", "unit", "sr28_nutr_no", "name", "foods_with_value"]) { fields, line in
-            guard let count = Int(fields[4]) else {
-                throw ReferenceDatabaseError.malformed(file: "columns.tsv", line: line, problem: "foods_with_value is not a number")
-            }
-            columns.append(ReferenceNutrientColumn(id: fields[0], unit: fields[1], name: fields[3], sr28Number: fields[2], foodsWithValue: count))
+        while try reader.next() {
+            guard let count = Int(reader.text(4)) else { throw reader.damaged("foods_with_value is not a number") }
+            columns.append(ReferenceNutrientColumn(id: reader.text(0), unit: reader.text(1), name: reader.text(3),
+                                                   sr28Number: reader.text(2), foodsWithValue: count))
         }
         return columns
     }
 
     static func parsePortions(_ bytes: [UInt8]) throws -> [String: [ReferencePortion]] {
+        var reader = try RowReader(bytes, file: "portions.tsv", header: ["ndb_no", "seq", "amount", "measure", "gram_weight"])
         var result: [String: [ReferencePortion]] = [:]
-        try forEachRow(bytes, file: "portions.tsv", expectedHeader: ["ndb_no", "seq", "amount", "measure", "gram_weight"]) { fields, line in
-            guard let sequence = Int(fields[1]), let amount = parseNumber(fields[2]), let grams = parseNumber(fields[4]),
-                  amount > 0, grams >= 0 else {
-                throw ReferenceDatabaseError.malformed(file: "portions.tsv", line: line, problem: "bad seq, amount or gram weight")
+        result.reserveCapacity(9000)
+        while try reader.next() {
+            guard let sequence = Int(reader.text(1)), let amount = reader.number(2), let grams = reader.number(4),
+                  amount > 0 else {
+                throw reader.damaged("bad seq, amount or gram weight")
             }
-            result[fields[0], default: []].append(ReferencePortion(sequence: sequence, amount: amount, measure: fields[3], gramWeight: grams))
+            let portion = ReferencePortion(sequence: sequence, amount: amount, measure: reader.text(3), gramWeight: grams)
+            result[reader.text(0), default: []].append(portion)
         }
         return result
     }
 
     static func parseFoods(_ bytes: [UInt8], columns: [ReferenceNutrientColumn],
                            portions: [String: [ReferencePortion]]) throws -> [ReferenceFood] {
-        let header = foodTextColumns + columns.map(\.id)
+        var reader = try RowReader(bytes, file: "foods.tsv", header: foodTextColumns + columns.map(\.id))
         var values: [Double] = []
         var rows: [(id: String, fdc: Int?, group: String, description: String, common: String?)] = []
         rows.reserveCapacity(9000)
         values.reserveCapacity(9000 * columns.count)
         let nutrientCount = columns.count
-        try forEachRowRaw(bytes, file: "foods.tsv", expectedHeader: header) { fields, line in
-            func text(_ index: Int) -> String { String(decoding: bytes[fields[index]], as: UTF8.self) }
-            let id = text(0)
-            guard !id.isEmpty else {
-                throw ReferenceDatabaseError.malformed(file: "foods.tsv", line: line, problem: "empty ndb_no")
+        while try reader.next() {
+            let id = reader.text(0)
+            guard !id.isEmpty else { throw reader.damaged("empty ndb_no") }
+            var fdc: Int?
+            if !reader.isEmpty(1) {
+                guard let number = Int(reader.text(1)) else { throw reader.damaged("fdc_id is not a number") }
+                fdc = number
             }
-            let fdcText = text(1)
-            let fdc = fdcText.isEmpty ? nil : Int(fdcText)
-            if !fdcText.isEmpty && fdc == nil {
-                throw ReferenceDatabaseError.malformed(file: "foods.tsv", line: line, problem: "fdc_id is not a number")
-            }
-            let common = text(4)
-            rows.append((id, fdc, text(2), text(3), common.isEmpty ? nil : common))
+            // Rows of one group are adjacent: reuse the previous group's string instead of a new one per food.
+            let group = rows.last.flatMap { reader.equals(2, $0.group) ? $0.group : nil } ?? reader.text(2)
+            rows.append((id, fdc, group, reader.text(3), reader.isEmpty(4) ? nil : reader.text(4)))
             for index in 0..<nutrientCount {
-                let range = fields[5 + index]
-                if range.isEmpty {
+                if reader.isEmpty(5 + index) {
                     values.append(.nan)
-                } else if let value = parseNumber(bytes, range) {
+                } else if let value = reader.number(5 + index) {
                     values.append(value)
                 } else {
-                    throw ReferenceDatabaseError.malformed(file: "foods.tsv", line: line, problem: "\(columns[index].id) is not a number")
+                    throw reader.damaged("\(columns[index].id) is not a number")
                 }
             }
         }
@@ -114,51 +114,65 @@ enum ResourceParser {
 
     // MARK: - Rows
 
-    /// Calls `body` with each data row's fields as strings (small files only).
-    private static func forEachRow(_ bytes: [UInt8], file: String, expectedHeader: [String],
-                                   _ body: ([String], Int) throws -> Void) throws {
-        try forEachRowRaw(bytes, file: file, expectedHeader: expectedHeader) { ranges, line in
-            try body(ranges.map { String(decoding: bytes[$0], as: UTF8.self) }, line)
-        }
-    }
+    /// Reads a TSV file row by row as byte ranges (no closures, so the hot loop stays cheap);
+    /// checks the header and that every row has as many fields as the header.
+    struct RowReader {
+        let bytes: [UInt8]
+        let file: String
+        let width: Int
+        private(set) var line = 0
+        private var start = 0
+        private(set) var fields: [Range<Int>] = []
 
-    /// Calls `body` with each data row's field byte ranges; checks the header and the field count.
-    private static func forEachRowRaw(_ bytes: [UInt8], file: String, expectedHeader: [String],
-                                      _ body: ([Range<Int>], Int) throws -> Void) throws {
-        var fields: [Range<Int>] = []
-        fields.reserveCapacity(expectedHeader.count)
-        var line = 0
-        var start = 0
-        let end = bytes.count
-        while start < end {
-            line += 1
-            var fieldStart = start
-            var position = start
-            fields.removeAll(keepingCapacity: true)
-            while position < end && bytes[position] != 0x0A {
-                if bytes[position] == 0x09 {
-                    fields.append(fieldStart..<position)
-                    fieldStart = position + 1
-                }
-                position += 1
+        init(_ bytes: [UInt8], file: String, header: [String]) throws {
+            self.bytes = bytes
+            self.file = file
+            self.width = header.count
+            fields.reserveCapacity(header.count)
+            guard readLine() else { throw ReferenceDatabaseError.malformed(file: file, line: 1, problem: "empty file") }
+            guard fields.map({ String(decoding: bytes[$0], as: UTF8.self) }) == header else {
+                throw ReferenceDatabaseError.malformed(file: file, line: 1, problem: "unexpected header")
             }
-            fields.append(fieldStart..<position)
-            start = position + 1
-            if line == 1 {
-                let names = fields.map { String(decoding: bytes[$0], as: UTF8.self) }
-                guard names == expectedHeader else {
-                    throw ReferenceDatabaseError.malformed(file: file, line: 1, problem: "unexpected header")
-                }
-                continue
-            }
-            guard fields.count == expectedHeader.count else {
-                throw ReferenceDatabaseError.malformed(file: file, line: line,
-                                                       problem: "\(fields.count) fields instead of \(expectedHeader.count)")
-            }
-            try body(fields, line)
         }
-        if line == 0 {
-            throw ReferenceDatabaseError.malformed(file: file, line: 1, problem: "empty file")
+
+        /// Moves to the next data row; false at the end of the file.
+        mutating func next() throws -> Bool {
+            guard readLine() else { return false }
+            guard fields.count == width else { throw damaged("\(fields.count) fields instead of \(width)") }
+            return true
+        }
+
+        func text(_ field: Int) -> String { String(decoding: bytes[fields[field]], as: UTF8.self) }
+        func isEmpty(_ field: Int) -> Bool { fields[field].isEmpty }
+        func equals(_ field: Int, _ text: String) -> Bool { bytes[fields[field]].elementsEqual(text.utf8) }
+        func number(_ field: Int) -> Double? { ResourceParser.parseNumber(bytes, fields[field]) }
+        func damaged(_ problem: String) -> ReferenceDatabaseError {
+            .malformed(file: file, line: line, problem: problem)
+        }
+
+        private mutating func readLine() -> Bool {
+            guard start < bytes.count else { return false }
+            line += 1
+            fields.removeAll(keepingCapacity: true)
+            let lineStart = start
+            var ranges = fields
+            fields = []
+            let next = bytes.withUnsafeBufferPointer { buffer -> Int in
+                var fieldStart = lineStart
+                var position = lineStart
+                while position < buffer.count && buffer[position] != 0x0A {
+                    if buffer[position] == 0x09 {
+                        ranges.append(fieldStart..<position)
+                        fieldStart = position + 1
+                    }
+                    position += 1
+                }
+                ranges.append(fieldStart..<position)
+                return position + 1
+            }
+            fields = ranges
+            start = next
+            return true
         }
     }
 

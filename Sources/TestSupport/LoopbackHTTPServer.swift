@@ -62,6 +62,10 @@ public final class LoopbackHTTPServer: Sendable {
         /// client saw early bytes before the rest existed).
         public var holdAfterBodyBytes: Int?
         public var ending: Ending
+        /// 1xx statuses (e.g. 103 Early Hints) sent, each with a `Link` header, before the real head.
+        public var interimStatuses: [Int] = []
+        /// Trailer fields sent after the last chunk (chunked framing only).
+        public var trailers: [(String, String)] = []
 
         public init(status: Int = 200, reason: String? = nil, headers: [(String, String)] = [],
                     body: [UInt8] = [], framing: Framing = .contentLength, chunking: Chunking = .whole,
@@ -112,6 +116,8 @@ public final class LoopbackHTTPServer: Sendable {
         public var path: String
         public var headers: [HTTPHeader]
         public var body: [UInt8]
+        /// When the server finished reading it (server-side clock, independent of test scheduling).
+        public var receivedAt: ContinuousClock.Instant
         /// First header with this name, case-insensitively.
         public func header(_ name: String) -> String? {
             let lower = name.lowercased()
@@ -147,6 +153,8 @@ public final class LoopbackHTTPServer: Sendable {
     public var clientDisconnects: Int { core.state.withLock { $0.clientDisconnects } }
     /// When the most recent such disconnect was noticed.
     public var lastClientDisconnect: ContinuousClock.Instant? { core.state.withLock { $0.lastClientDisconnect } }
+    /// When the most recent `.stall` began (its last byte was written).
+    public var lastStallBegan: ContinuousClock.Instant? { core.state.withLock { $0.lastStallBegan } }
     /// Body bytes written to sockets so far, over all connections.
     public var bodyBytesSent: Int { core.state.withLock { $0.bodyBytesSent } }
 
@@ -193,6 +201,7 @@ struct LoopbackServerState {
     var openConnections = 0
     var clientDisconnects = 0
     var lastClientDisconnect: ContinuousClock.Instant?
+    var lastStallBegan: ContinuousClock.Instant?
     var bodyBytesSent = 0
     var stopped = false
 }
@@ -335,7 +344,8 @@ final class LoopbackServerCore: Sendable {
                     body = rest.count >= length ? Array(rest.prefix(length)) : nil
                 }
                 if let body {
-                    return .init(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: body)
+                    return .init(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers,
+                                 body: body, receivedAt: .now)
                 }
             }
             guard waitReadable(fd, timeout: -1) else { return nil }
@@ -393,6 +403,8 @@ final class LoopbackServerCore: Sendable {
         }
         if !names.contains("connection") { head += "Connection: close\r\n" }
         head += "\r\n"
+        let interim = response.interimStatuses.map { "HTTP/1.1 \($0) Interim\r\nLink: </interim>; rel=preload\r\n\r\n" }
+        head = interim.joined() + head
         guard sendAll(Array(head.utf8), fd) else { return }
 
         let stopAt: Int
@@ -428,13 +440,17 @@ final class LoopbackServerCore: Sendable {
         }
         switch response.ending {
         case .complete:
-            if response.framing == .chunked { _ = sendAll(Array("0\r\n\r\n".utf8), fd) }
+            if response.framing == .chunked {
+                let trailers = response.trailers.map { "\($0.0): \($0.1)\r\n" }.joined()
+                _ = sendAll(Array("0\r\n\(trailers)\r\n".utf8), fd)
+            }
         case .reset(_, let hard):
             if hard {
                 var linger = linger(l_onoff: 1, l_linger: 0)
                 setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
             }
         case .stall:
+            state.withLock { $0.lastStallBegan = .now }
             _ = waitForClientClose(fd)
         }
     }

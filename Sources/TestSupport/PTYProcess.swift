@@ -81,14 +81,14 @@ public final class PTYProcess: @unchecked Sendable {
 
     /// Reads what arrived within `timeout` seconds.
     @discardableResult
-    public func read(timeout: Double) -> String {
-        _ = drain(until: Date().addingTimeInterval(timeout)) { _ in false }
+    public func read(timeout: Double) async -> String {
+        _ = await drain(until: Date().addingTimeInterval(timeout)) { _ in false }
         return takeAll()
     }
 
     /// Reads until `text` has appeared in the output (returns everything so far) or the timeout passes (nil).
-    public func read(until text: String, timeout: Double = 10) -> String? {
-        let found = drain(until: Date().addingTimeInterval(timeout)) { String(decoding: $0, as: UTF8.self).contains(text) }
+    public func read(until text: String, timeout: Double = 20) async -> String? {
+        let found = await drain(until: Date().addingTimeInterval(timeout)) { String(decoding: $0, as: UTF8.self).contains(text) }
         let out = takeAll()
         return found ? out : nil
     }
@@ -98,28 +98,29 @@ public final class PTYProcess: @unchecked Sendable {
         return String(decoding: buffer, as: UTF8.self)
     }
 
-    private func drain(until deadline: Date, stop: ([UInt8]) -> Bool) -> Bool {
+    /// Never blocks a thread of the shared task pool: polls without waiting and sleeps in between.
+    private func drain(until deadline: Date, stop: ([UInt8]) -> Bool) async -> Bool {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             if stop(buffer) { return true }
-            let remaining = deadline.timeIntervalSinceNow
-            if remaining <= 0 { return false }
+            if deadline.timeIntervalSinceNow <= 0 { return false }
             var fds = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&fds, 1, Int32(min(remaining, 0.05) * 1000) + 1)
-            if ready > 0 {
+            if poll(&fds, 1, 0) > 0 {
                 let n = chunk.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress, $0.count) }
                 if n <= 0 { return stop(buffer) }
                 buffer.append(contentsOf: chunk[0..<n])
+            } else {
+                try? await Task.sleep(nanoseconds: 5_000_000)
             }
         }
     }
 
     /// Waits for the process to exit; returns its exit status, or nil on timeout.
-    public func waitForExit(timeout: Double = 10) -> Int32? {
+    public func waitForExit(timeout: Double = 20) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         var status: Int32 = 0
         while Date() < deadline {
-            _ = read(timeout: 0.02)
+            _ = await read(timeout: 0.02)
             let r = waitpid(pid, &status, WNOHANG)
             if r == pid {
                 if (status & 0x7f) == 0 { return (status >> 8) & 0xff }

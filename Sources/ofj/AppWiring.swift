@@ -1,5 +1,6 @@
 // The composition root: one database, the stores, tools, model, runner and diagnostics.
 import Agent
+import Diagnostics
 import Foundation
 import HTTP
 import Journal
@@ -19,8 +20,12 @@ struct App {
     let transport: any HTTPTransport
     let fileConfig: ProviderFileConfig?
     let credentials: [String: String]
+    let outbox: DiagnosticsOutbox
+    let recorder: OutboxRecorder
+    /// Delivers diagnostics to Turso when TURSO_DATABASE_URL is set; nil otherwise.
+    let flusher: DiagnosticsFlusher?
 
-    init(paths: AppPaths, environment: [String: String]) throws {
+    init(paths: AppPaths, environment: [String: String], appVersion: String) throws {
         self.paths = paths
         self.environment = environment
         try paths.ensureDataDirectory()
@@ -31,6 +36,27 @@ struct App {
         transport = CurlTransport()
         fileConfig = try App.loadConfig(path: paths.configPath)
         credentials = (try? CredentialsFile.load(path: paths.credentialsPath)) ?? [:]
+        outbox = DiagnosticsOutbox(queue: queue)
+        recorder = OutboxRecorder(outbox: outbox, appVersion: appVersion, allowedToolNames: Set(tools.tools.map(\.name)))
+        let turso: TursoConfiguration?
+        do {
+            turso = try TursoConfiguration.from(databaseURL: environment["TURSO_DATABASE_URL"] ?? credentials["TURSO_DATABASE_URL"],
+                                                authToken: environment["TURSO_AUTH_TOKEN"] ?? credentials["TURSO_AUTH_TOKEN"])
+        } catch {
+            throw CLIError("\(error)")
+        }
+        let transport = self.transport
+        let outbox = self.outbox
+        flusher = turso.map { DiagnosticsFlusher(outbox: outbox, sink: TursoSink(client: HranaClient(configuration: $0, transport: transport)),
+                                                 appVersion: appVersion) }
+    }
+
+    var diagnosticsCommands: DiagnosticsCommands { DiagnosticsCommands(outbox: outbox, flusher: flusher) }
+
+    /// Builds a runner for `model` with this app's stores, tools and diagnostics.
+    func makeRunner(model: any ChatModel, approvals: any ApprovalGate) -> AgentRunner {
+        AgentRunner(store: store, model: model, tools: tools, approvals: approvals, clock: SystemClock(), diagnostics: recorder,
+                    configuration: configuration(for: model))
     }
 
     static func loadConfig(path: String) throws -> ProviderFileConfig? {
@@ -51,7 +77,7 @@ struct App {
         } catch let e as ProviderConfigError {
             throw CLIError(e.description + " (ofj doctor shows what is configured)")
         }
-        if resolved.wire == .offline { return Toolbox.offlineAssistant() }
+        if resolved.wire == .offline { return Toolbox.offlineAssistant(timeZone: journal.timeZone) }
         guard let m = resolved.makeModel(transport: transport) else { throw CLIError("cannot build a model for \(resolved.provider)") }
         return m
     }

@@ -1,5 +1,6 @@
 // Opening the one ofj database file: every module's migrations, with clear errors.
 import Agent
+import Diagnostics
 import Foundation
 import Journal
 import REPL
@@ -11,6 +12,7 @@ enum OfjDatabase {
         var m = Migrator()
         JournalStore.registerMigrations(into: &m)
         ConversationStore.registerMigrations(into: &m)
+        DiagnosticsOutbox.registerMigrations(into: &m)
         return m
     }
 

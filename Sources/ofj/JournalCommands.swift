@@ -102,24 +102,13 @@ struct JournalCommands {
             }
             entry = try journal.logFood(food.id, amount: amount, day: dayValue, meal: meal)
         } else if let refID = p.value("--ref") {
-            guard let food = reference.food(id: refID) else {
-                throw CLIError("no reference food with id '\(refID.prefix(20))'; find ids with `ofj ref QUERY`")
+            guard reference.food(id: refID) != nil else {
+                throw CLIError("no reference food with id '\(JournalViews.safeName(String(refID.prefix(20))))'; find ids with `ofj ref QUERY`")
             }
-            let grams: Double
-            var portionMatch: ReferencePortionMatch?
-            if let g = p.value("--grams") {
-                grams = try positiveNumber(g, field: "--grams")
-            } else if let portionText = p.value("--portion") {
-                guard let match = food.portion(matching: portionText) else {
-                    let known = food.portions.map(\.label).joined(separator: ", ")
-                    throw CLIError("'\(portionText.prefix(40))' is not a portion of this food; use --grams or one of: \(known.isEmpty ? "(none)" : known)", status: 2)
-                }
-                grams = match.grams
-                portionMatch = match
-            } else {
-                grams = 100
-            }
-            entry = try journal.logReferenceFood(food, grams: grams, portion: portionMatch, day: dayValue, meal: meal)
+            let grams = try p.value("--grams").map { try positiveNumber($0, field: "--grams") }
+            let portion = p.value("--portion")
+            entry = try journal.logReferenceFood(id: refID, portion: portion, grams: grams ?? (portion == nil ? 100 : nil),
+                                                 from: reference, day: dayValue, meal: meal)
         } else {
             guard let name = p.positionals.first, p.positionals.count == 1 else {
                 throw CLIError("give the food's NAME (quote it), or --food / --ref\n" + Self.logHelp, status: 2)

@@ -1,5 +1,6 @@
 // Starts the interactive assistant, `ask`, `replay`, `diag` and `doctor`.
 import Agent
+import Diagnostics
 import Foundation
 import Journal
 import Providers
@@ -19,6 +20,7 @@ struct Launcher {
             switch arguments.first {
             case "ask": return try await ask(Array(arguments.dropFirst()))
             case "doctor": return try doctor()
+            case "diag": return try await diag(Array(arguments.dropFirst()))
             case "replay": return await ReplayCommand(version: version).run(Array(arguments.dropFirst()))
             case nil: return try await repl([])
             case let first? where first.hasPrefix("-"): return try await repl(arguments)
@@ -43,12 +45,13 @@ struct Launcher {
     func repl(_ args: [String]) async throws -> Int32 {
         let p = try ArgumentSpec(flags: ["--resume"], options: ["--provider", "--model", "--thread"]).parse(args)
         guard p.positionals.isEmpty else { throw CLIError("unexpected '\(p.positionals[0].prefix(30))'; to ask one question use: ofj ask \"…\"", status: 2) }
-        let app = try App(paths: paths, environment: environment)
+        let app = try App(paths: paths, environment: environment, appVersion: version)
         let model = try app.makeModel(provider: p.value("--provider"), model: p.value("--model"))
+        Toolbox.warmUp()
         let approvals = ApprovalBroker()
         let clock = SystemClock()
-        let runner = AgentRunner(store: app.store, model: model, tools: app.tools, approvals: approvals, clock: clock,
-                                 configuration: app.configuration(for: model))
+        let runner = app.makeRunner(model: model, approvals: approvals)
+        await app.flusher?.start()
         _ = try? runner.recoverInterruptedRuns()
         let modelBox = ModelBox(model)
         let tools = app.tools
@@ -63,7 +66,7 @@ struct Launcher {
             },
             configureHint: App.configureHint,
             knownModels: { ModelCatalog.known.map(\.model) },
-            diagnosticsStatus: { "Diagnostics are not configured (set TURSO_DATABASE_URL and TURSO_AUTH_TOKEN)." },
+            diagnosticsStatus: { app.diagnosticsCommands.status().stdout.trimmingCharacters(in: .newlines) },
             version: version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
         var threadID = p.value("--thread")
@@ -82,6 +85,7 @@ struct Launcher {
                                   terminations: Signals.terminations, threadID: threadID)
         let status = await session.runInteractive()
         runner.interruptAll()
+        _ = await app.flusher?.shutdown(timeout: 2)
         return status
     }
 
@@ -91,11 +95,10 @@ struct Launcher {
         let p = try ArgumentSpec(flags: ["--yes", "--json"], options: ["--thread", "--provider", "--model"]).parse(args)
         let text = p.positionals.joined(separator: " ")
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError("usage: ofj ask \"your question\" [--yes] [--json]", status: 2) }
-        let app = try App(paths: paths, environment: environment)
+        let app = try App(paths: paths, environment: environment, appVersion: version)
         let model = try app.makeModel(provider: p.value("--provider"), model: p.value("--model"))
-        let runner = AgentRunner(store: app.store, model: model, tools: app.tools,
-                                 approvals: FixedApprovals(p.has("--yes") ? .allowOnce : .deny),
-                                 configuration: app.configuration(for: model))
+        Toolbox.warmUp()
+        let runner = app.makeRunner(model: model, approvals: FixedApprovals(p.has("--yes") ? .allowOnce : .deny))
         _ = try? runner.recoverInterruptedRuns()
         let threadID = p.value("--thread") ?? UUIDSource().next()
         Signals.install()
@@ -128,12 +131,27 @@ struct Launcher {
             }
         }
         if !p.has("--json") { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        _ = await app.flusher?.shutdown(timeout: 2)
         guard let outcome else { return 1 }
         switch outcome.phase {
         case .completed: return 0
         case .suspended, .cancelled: return 130
         default: return 1
         }
+    }
+
+    // MARK: - diag
+
+    func diag(_ args: [String]) async throws -> Int32 {
+        if args.contains("--help") || args.isEmpty {
+            print(DiagnosticsCommands.usage)
+            return args.isEmpty ? 2 : 0
+        }
+        let app = try App(paths: paths, environment: environment, appVersion: version)
+        let result = await app.diagnosticsCommands.run(args)
+        if !result.stdout.isEmpty { FileHandle.standardOutput.write(Data(result.stdout.utf8)) }
+        if !result.stderr.isEmpty { FileHandle.standardError.write(Data(result.stderr.utf8)) }
+        return result.exitCode
     }
 
     // MARK: - doctor

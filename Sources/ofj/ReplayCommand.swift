@@ -1,5 +1,6 @@
 // `ofj replay FILE… [--update]`: runs transcripts and reports differences.
 import Agent
+import Diagnostics
 import Foundation
 import Journal
 import REPL
@@ -26,6 +27,7 @@ struct ReplayCommand {
             registerMigrations: { m in
                 JournalStore.registerMigrations(into: &m)
                 ConversationStore.registerMigrations(into: &m)
+                DiagnosticsOutbox.registerMigrations(into: &m)
             },
             makeModel: { provider, now, timeZone in
                 provider == "offline" ? Toolbox.offlineAssistant(now: now, timeZone: timeZone) : nil

@@ -1,14 +1,27 @@
-// The product's tools and offline assistant (NutritionTools and Providers/Offline), in one place.
+// The product's tools, system prompt and offline assistant, in one place for every frontend.
 import Agent
 import Foundation
 import Journal
+import NutritionTools
+import Providers
+import ReferenceFoods
 
 enum Toolbox {
-    static func registry(journal: JournalStore) -> ToolRegistry { ToolRegistry() }
-    static func systemPrompt(journal: JournalStore) -> String {
-        "You are ofj, a nutrition journal assistant. Use the tools; never guess numbers."
+    static func registry(journal: JournalStore) -> ToolRegistry {
+        NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase.shared)
     }
+
+    /// Loads the reference foods and their search index in the background while the person types,
+    /// so the first lookup answers within the 1 s read deadline.
+    static func warmUp() {
+        Thread { try? ReferenceDatabase.shared.prepareSearch() }.start()
+    }
+
+    static func systemPrompt(journal: JournalStore) -> String {
+        NutritionToolbox.systemPrompt(now: journal.now(), timeZone: journal.timeZone)
+    }
+
     static func offlineAssistant(now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .current) -> any ChatModel {
-        ScriptedChatModel(turns: [], clock: SystemClock(), provider: "offline", model: "offline", continuationFamily: "offline")
+        OfflineAssistant(timeZone: timeZone, now: { now().timeIntervalSince1970 })
     }
 }

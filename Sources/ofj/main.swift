@@ -58,7 +58,11 @@ func runJournalCommand(_ name: String, _ args: [String]) throws {
         writeOut(helpText)
         return
     }
-    let commands = JournalCommands(journal: try openJournal(), reference: ReferenceDatabase.shared, out: writeOut)
+    let reference = ReferenceDatabase.shared
+    if name == "ref" || (name == "log" && args.contains("--ref")) {
+        do { try reference.load() } catch { throw CLIError("the bundled reference foods could not be read (\(error)); reinstall ofj") }
+    }
+    let commands = JournalCommands(journal: try openJournal(), reference: reference, out: writeOut)
     switch name {
     case "day": try commands.day(args)
     case "log": try commands.log(args)

@@ -56,6 +56,21 @@ struct CurlTransportTests {
         #expect(try await response.collect() == Array("{}".utf8))
     }
 
+    @Test func interimResponsesAndTrailersStayOutOfTheHead() async throws {
+        let server = try LoopbackHTTPServer()
+        var response = LoopbackHTTPServer.Response(status: 200, headers: [("X-Final", "yes")], body: Array("body".utf8),
+                                                   framing: .chunked, chunking: .fixed(1))
+        response.interimStatuses = [103]
+        response.trailers = [("X-Trailer", "late")]
+        server.enqueue(response)
+        let received = try await transport.send(request(server))
+        #expect(received.head.status == 200)
+        #expect(received.head.header("x-final") == "yes")
+        #expect(received.head.header("link") == nil)
+        #expect(try await received.collect() == Array("body".utf8))
+        #expect(received.head.header("x-trailer") == nil)
+    }
+
     @Test func rateLimitedResponseCarriesRetryAfter() async throws {
         let server = try LoopbackHTTPServer()
         server.enqueue(.rateLimited(retryAfter: "7", headers: [("retry-after-ms", "7000")]))
@@ -154,33 +169,34 @@ struct CurlTransportTests {
         }
     }
 
+    // Timing bounds below use server-side instants: the transport's timers run on its own
+    // thread, while the test task may wait for a busy cooperative pool.
+
     @Test func stallTripsIdleTimeout() async throws {
         let server = try LoopbackHTTPServer()
         server.enqueue(.init(status: 200, body: randomBytes(100, seed: 1), framing: .chunked,
                              ending: .stall(afterBodyBytes: 50)))
-        let started = ContinuousClock.now
-        let response = try await transport.send(request(server, timeouts: HTTPTimeouts(connect: 5, firstByte: 5, idle: 0.3)))
+        let response = try await transport.send(request(server, timeouts: HTTPTimeouts(connect: 10, firstByte: 30, idle: 0.3)))
         let drained = await drain(response)
-        let elapsed = started.duration(to: .now)
         #expect(drained.bytes.count == 50)
         #expect(drained.error as? HTTPError == .idleTimeout)
-        #expect(elapsed >= .milliseconds(250))
-        #expect(elapsed < .seconds(3))
-        // The transport hung up on the stalled server.
-        #expect(await server.waitUntil(timeout: 2) { $0.clientDisconnects == 1 })
+        // The transport hung up on the stalled server about `idle` after the last byte.
+        #expect(await server.waitUntil(timeout: 20) { $0.clientDisconnects == 1 })
+        let stalled = try #require(server.lastStallBegan).duration(to: #require(server.lastClientDisconnect))
+        #expect(stalled >= .milliseconds(250))
+        #expect(stalled < .seconds(2))
     }
 
     @Test func silentServerTripsFirstByteTimeout() async throws {
         let server = try LoopbackHTTPServer()
-        server.enqueue(.init(status: 200, body: [1, 2, 3], delayBeforeHead: 10))
-        let started = ContinuousClock.now
+        server.enqueue(.init(status: 200, body: [1, 2, 3], delayBeforeHead: 30))
         await #expect(throws: HTTPError.firstByteTimeout) {
-            _ = try await transport.send(request(server, timeouts: HTTPTimeouts(connect: 5, firstByte: 0.3, idle: 5)))
+            _ = try await transport.send(request(server, timeouts: HTTPTimeouts(connect: 10, firstByte: 0.3, idle: 30)))
         }
-        let elapsed = started.duration(to: .now)
-        #expect(elapsed >= .milliseconds(250))
-        #expect(elapsed < .seconds(3))
-        #expect(await server.waitUntil(timeout: 2) { $0.clientDisconnects == 1 })
+        #expect(await server.waitUntil(timeout: 20) { $0.clientDisconnects == 1 })
+        let waited = try #require(server.requests.first?.receivedAt).duration(to: #require(server.lastClientDisconnect))
+        #expect(waited >= .milliseconds(250))
+        #expect(waited < .seconds(2))
     }
 
     @Test func deadPortFailsToConnect() async throws {
@@ -202,9 +218,10 @@ struct CurlTransportTests {
         let started = ContinuousClock.now
         await #expect(throws: HTTPError.connectTimeout) {
             _ = try await transport.send(HTTPRequest(url: "http://127.0.0.1:\(blackhole.port)/",
-                                                     timeouts: HTTPTimeouts(connect: 0.3, firstByte: 5, idle: 5)))
+                                                     timeouts: HTTPTimeouts(connect: 0.3, firstByte: 30, idle: 30)))
         }
-        #expect(started.duration(to: .now) < .seconds(3))
+        // Loose: the bound proves our timeout applied (libcurl's default is 300 s), not its precision.
+        #expect(started.duration(to: .now) < .seconds(20))
         withExtendedLifetime(blackhole) {}
     }
 
@@ -212,7 +229,7 @@ struct CurlTransportTests {
         let server = try LoopbackHTTPServer()
         let url = "https://127.0.0.1:\(server.port)/v1"
         do {
-            _ = try await transport.send(HTTPRequest(url: url, timeouts: HTTPTimeouts(connect: 5, firstByte: 5, idle: 5)))
+            _ = try await transport.send(HTTPRequest(url: url, timeouts: relaxed))
             Issue.record("expected a TLS failure")
         } catch let error as HTTPError {
             guard case .tls = error else {
@@ -254,29 +271,33 @@ struct CurlTransportTests {
         consumer.cancel()
         _ = try? await consumer.value
         let consumerLatency = cancelledAt.duration(to: .now)
-        #expect(await server.waitUntil(timeout: 2) { $0.clientDisconnects == 1 })
+        #expect(await server.waitUntil(timeout: 20) { $0.clientDisconnects == 1 })
         let wireLatency = try cancelledAt.duration(to: #require(server.lastClientDisconnect))
-        #expect(consumerLatency < .seconds(1))
+        // The wire side does not depend on the cooperative pool: cancel() runs the stream's
+        // termination handler synchronously, and the loop thread closes the socket.
         #expect(wireLatency < .seconds(1))
+        #expect(consumerLatency < .seconds(5))
         #expect(await eventually { transport.activeTransfers == 0 })
         reportTiming("cancel while streaming: consumer \(consumerLatency), wire \(wireLatency)")
     }
 
     @Test func cancellingWhileWaitingForTheHeadThrowsCancelled() async throws {
         let server = try LoopbackHTTPServer()
-        server.enqueue(.init(status: 200, body: [1], delayBeforeHead: 10))
+        server.enqueue(.init(status: 200, body: [1], delayBeforeHead: 30))
         let transport = self.transport
         let req = request(server)
         let consumer = Task { try await transport.send(req) }
-        #expect(await server.waitUntil(timeout: 2) { $0.requests.count == 1 })
+        #expect(await server.waitUntil(timeout: 20) { $0.requests.count == 1 })
         let cancelledAt = ContinuousClock.now
         consumer.cancel()
         let result = await consumer.result
         let latency = cancelledAt.duration(to: .now)
         #expect(throws: HTTPError.cancelled) { try result.get() }
-        #expect(latency < .seconds(1))
-        #expect(await server.waitUntil(timeout: 2) { $0.clientDisconnects == 1 })
-        reportTiming("cancel while waiting for head: \(latency)")
+        #expect(await server.waitUntil(timeout: 20) { $0.clientDisconnects == 1 })
+        let wireLatency = try cancelledAt.duration(to: #require(server.lastClientDisconnect))
+        #expect(wireLatency < .seconds(1))
+        #expect(latency < .seconds(5))
+        reportTiming("cancel while waiting for head: consumer \(latency), wire \(wireLatency)")
     }
 
     @Test func droppingTheResponseStopsTheTransfer() async throws {
@@ -288,7 +309,7 @@ struct CurlTransportTests {
             return try await iterator.next()?.count ?? 0
         }
         #expect(try await readOneChunk() > 0)
-        #expect(await server.waitUntil(timeout: 2) { $0.clientDisconnects == 1 })
+        #expect(await server.waitUntil(timeout: 20) { $0.clientDisconnects == 1 })
         #expect(await eventually { transport.activeTransfers == 0 })
     }
 
@@ -363,7 +384,7 @@ struct CurlTransportTests {
             #expect(String(decoding: try await response.collect(), as: UTF8.self) == "data: \(i)\n\n")
         }
         #expect(transport.activeTransfers == 0)
-        #expect(await server.waitUntil(timeout: 2) { $0.openConnections == 0 })
+        #expect(await server.waitUntil(timeout: 20) { $0.openConnections == 0 })
         #expect(await eventually { openSocketDescriptors(port: server.port) == 0 })
         // Every transfer in the process shares one loop thread.
         let names = threadNames()

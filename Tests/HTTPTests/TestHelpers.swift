@@ -25,9 +25,14 @@ func drain(_ response: HTTPStreamingResponse) async -> Drained {
 
 func request(_ server: LoopbackHTTPServer, _ path: String = "/v1/test", method: String = "POST",
              headers: [HTTPHeader] = [], body: [UInt8] = Array(#"{"hello":"world"}"#.utf8),
-             timeouts: HTTPTimeouts = HTTPTimeouts(connect: 5, firstByte: 5, idle: 5)) -> HTTPRequest {
+             timeouts: HTTPTimeouts = relaxed) -> HTTPRequest {
     HTTPRequest(method: method, url: server.url(path), headers: headers, body: body, timeouts: timeouts)
 }
+
+/// Timeouts that only a broken transport trips. Tests run in parallel with every other suite on
+/// a busy machine, where the cooperative pool can be starved for seconds; a test that relies on
+/// the consumer keeping up (e.g. releasing a hold) must not race a short idle timer.
+let relaxed = HTTPTimeouts(connect: 10, firstByte: 30, idle: 30)
 
 /// Deterministic pseudo-random bytes.
 func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
@@ -44,7 +49,7 @@ func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
 }
 
 /// Polls until `condition` holds or `timeout` seconds pass.
-func eventually(timeout: Double = 2, _ condition: () -> Bool) async -> Bool {
+func eventually(timeout: Double = 20, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
     while ContinuousClock.now < deadline {
         if condition() { return true }

@@ -64,6 +64,7 @@ import SQLiteKit
             (EntryDraft(name: "ok", serving: ServingSize(quantity: 1, unit: .count("egg"), grams: -3)), "serving grams"),
             (EntryDraft(name: "ok", nutrients: bad), "nutrients.protein_g"),
             (EntryDraft(name: "ok", nutrients: hugeMap), "nutrients"),
+            (EntryDraft(name: "ok", nutrients: nutrients(["Vitamin Q!": 1])), "Vitamin Q!"),
             (EntryDraft(name: "ok", savedFoodID: UUID()), "saved food"),
         ]
         for (draft, field) in cases {

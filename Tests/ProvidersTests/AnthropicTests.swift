@@ -146,4 +146,16 @@ import TestSupport
         #expect(last?["content"]?[0]?["is_error"] == true)
         #expect(last?["content"]?[1] == ["type": "text", "text": "and then?"])
     }
+
+    @Test func wholeInputAtBlockStartIsUsedWhenNoDeltasCome() async throws {
+        let events: [String] = [
+            #"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_x","name":"lookup","input":{"query":"eggs"}}}"#,
+            #"{"type":"content_block_stop","index":0}"#,
+            #"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":3}}"#,
+            #"{"type":"message_stop"}"#,
+        ]
+        let body = events.map { "data: \($0)\n\n" }.joined()
+        let turn = await runTurn(claude(transport(body)), ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(try turn.toolCalls.first?.parsedArguments() == ["query": "eggs"])
+    }
 }

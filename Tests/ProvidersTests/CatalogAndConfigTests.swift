@@ -41,6 +41,13 @@ import TestSupport
         #expect(ModelCatalog.cost(usage: Usage(inputTokens: 10, cachedInputTokens: 50, outputTokens: 1, reasoningTokens: 9), model: "gpt-5", provider: "openai") >= 0)
     }
 
+    @Test func costEstimatorForTheRunnerDeclinesUnknownHostedModels() {
+        let usage = Usage(inputTokens: 1000, outputTokens: 100)
+        #expect(ModelCatalog.costEstimator("openai", "gpt-5", usage) != nil)
+        #expect(ModelCatalog.costEstimator("openai", "mystery-model", usage) == nil)
+        #expect(ModelCatalog.costEstimator("ollama", "qwen3", usage) == 0)
+    }
+
     @Test func priceDateIsStatedAsAnEstimate() {
         #expect(ModelCatalog.pricesCheckedOn.contains("estimate"))
         #expect(ModelCatalog.known.allSatisfy { $0.contextWindow > $0.maxOutputTokens && $0.inputPrice >= $0.cachedInputPrice })
@@ -104,8 +111,9 @@ import TestSupport
         #expect(try ProviderResolver.resolve(flags: ProviderFlags(provider: "gemini"), environment: env).policy == .fast)
         let chosen = ProviderFileConfig(policy: .patient)
         #expect(try ProviderResolver.resolve(flags: ProviderFlags(provider: "gemini"), environment: env, file: chosen).policy == .patient)
-        #expect(DeadlinePolicy.patient.timeouts.firstByte == 120 && DeadlinePolicy.patient.timeouts.idle == 60)
-        #expect(DeadlinePolicy.fast.timeouts.firstByte == 10 && DeadlinePolicy.fast.timeouts.idle == 8)
+        #expect(DeadlinePolicy.patient.httpTimeouts.firstByte == 120 && DeadlinePolicy.patient.httpTimeouts.idle == 60)
+        #expect(DeadlinePolicy.fast.httpTimeouts.firstByte == 10 && DeadlinePolicy.fast.httpTimeouts.idle == 8)
+        #expect(try ProviderResolver.resolve(flags: ProviderFlags(provider: "ollama"), environment: [:]).adapterConfig.timeouts.idle == 60)
     }
 
     @Test func baseURLsFromTheEnvironment() throws {
@@ -139,6 +147,10 @@ import TestSupport
         #expect(r.extraHeaders.contains { $0.name == "HTTP-Referer" })
         #expect(r.extraHeaders.contains { $0.name == "X-Title" })
         #expect(r.makeModel(transport: FakeHTTPTransport(replies: [])) is ChatCompletionsModel)
+        let file = ProviderFileConfig(providers: ["openrouter": .init(headers: [HTTPHeader("HTTP-Referer", "https://example.org")])])
+        let custom = try ProviderResolver.resolve(flags: ProviderFlags(provider: "openrouter"), environment: ["OPENROUTER_API_KEY": "sk-or-v1-abcdef"], file: file)
+        #expect(custom.extraHeaders.filter { $0.name == "HTTP-Referer" } == [HTTPHeader("HTTP-Referer", "https://example.org")])
+        #expect(custom.extraHeaders.contains(HTTPHeader("X-Title", "ofj")))
     }
 
     @Test func everyWireBuildsItsAdapter() throws {
@@ -218,5 +230,33 @@ import TestSupport
         #expect(byName["offline"]?.usable == true)
         #expect(byName["credentials"]?.detail.contains("chmod 600") == true)
         #expect(Set(lines.map(\.provider)).isSuperset(of: ["gemini", "openai", "openrouter", "anthropic", "azure", "ollama", "llamacpp", "vllm", "lmstudio"]))
+    }
+
+    @Test func filesLoadFromTheConfigFolderAndReportProblems() throws {
+        let dir = TempDirectory()
+        let folder = dir.file("ofj")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try #"{"provider":"anthropic","model":"claude-haiku-4-5"}"#.write(toFile: "\(folder)/config.json", atomically: true, encoding: .utf8)
+        try "ANTHROPIC_API_KEY=sk-ant-file-0123456789\n".write(toFile: "\(folder)/credentials", atomically: true, encoding: .utf8)
+        #expect(chmod("\(folder)/credentials", 0o640) == 0)
+        let env = ["XDG_CONFIG_HOME": dir.path]
+        let refused = ProviderFiles.load(environment: env)
+        #expect(refused.file?.provider == "anthropic")
+        #expect(refused.credentials.isEmpty)
+        #expect(refused.problems.count == 1)
+        do {
+            _ = try ProviderResolver.resolve(environment: env, file: refused.file, credentials: refused.credentials,
+                                             credentialsProblem: refused.credentialsProblem)
+            Issue.record("resolved without a key")
+        } catch {
+            #expect(String(describing: error).contains("chmod 600"))
+        }
+        #expect(chmod("\(folder)/credentials", 0o600) == 0)
+        let ok = ProviderFiles.load(environment: env)
+        #expect(ok.problems.isEmpty)
+        let r = try ProviderResolver.resolve(environment: env, file: ok.file, credentials: ok.credentials)
+        #expect(r.provider == "anthropic" && r.model == "claude-haiku-4-5" && r.apiKey == "sk-ant-file-0123456789")
+        try "{broken".write(toFile: "\(folder)/config.json", atomically: true, encoding: .utf8)
+        #expect(ProviderFiles.load(environment: env).problems.first?.contains("config.json") == true)
     }
 }

@@ -246,7 +246,9 @@ enum AdapterKind: String, CaseIterable, Sendable {
         }
         for failure: HTTPError in [.connectFailed("proxy said \(testKey)"), .tls("cert for \(testKey)"), .other("x-api-key: \(testKey)")] {
             errors.append(await runTurn(kind.make(FakeHTTPTransport(.failing(failure))), request).error)
-            let late = FakeHTTPTransport(FakeHTTPTransport.Reply(body: Array(kind.textStream.utf8), maxChunk: 3, failure: failure))
+            // Fails after the first text event, before the terminal marker.
+            let late = FakeHTTPTransport(FakeHTTPTransport.Reply(body: Array(kind.textStream.utf8), maxChunk: 3, failure: failure,
+                                                                 failAfterBytes: Self.firstEventEnd(kind)))
             errors.append(await runTurn(kind.make(late), request).error)
         }
         let text = kind.textStream
@@ -261,5 +263,40 @@ enum AdapterKind: String, CaseIterable, Sendable {
             #expect(!error.description.contains(testKey))
             #expect(!error.message.contains("SECRETKEY"))
         }
+    }
+
+    @Test(arguments: AdapterKind.allCases)
+    func aServerThatHangsAfterTheTerminalMarkerDoesNotSpoilTheAnswer(kind: AdapterKind) async {
+        // Every byte arrives, then the connection stalls until the idle timeout fires.
+        let t = FakeHTTPTransport(FakeHTTPTransport.Reply(body: Array(kind.textStream.utf8), maxChunk: 9, failure: .idleTimeout))
+        let turn = await runTurn(kind.make(t), request)
+        #expect(turn.error == nil)
+        #expect(turn.finish == .stop)
+    }
+
+    @Test func geminiBadKeyIsA400ThatMeansConfiguration() async {
+        let body = #"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}"#
+        let error = await fail(.gemini, status: 400, body: body)
+        #expect(error?.kind == .configuration)
+        #expect(error?.message.contains("check GEMINI_API_KEY") == true)
+        #expect(error?.httpStatus == 400)
+    }
+
+    /// Byte offset just after the event carrying "Hello there" in the adapter's test stream.
+    static func firstEventEnd(_ kind: AdapterKind) -> Int {
+        let text = kind.textStream
+        let separator = kind == .gemini ? "\r\n\r\n" : "\n\n"
+        guard let hello = text.range(of: "Hello there"), let end = text.range(of: separator, range: hello.upperBound..<text.endIndex) else {
+            return 0
+        }
+        return text[..<end.upperBound].utf8.count
+    }
+
+    @Test func localServerNotRunningSaysWhere() async {
+        let cfg = AdapterConfig(provider: "ollama", baseURL: "http://127.0.0.1:11434/v1", apiKey: nil, model: "llama3.2")
+        let model = ChatCompletionsModel(config: cfg, transport: FakeHTTPTransport(.failing(.connectFailed("connection refused"))))
+        let error = await runTurn(model, request).error
+        #expect(error?.kind == .retryable)
+        #expect(error?.message == "could not connect to ollama at http://127.0.0.1:11434/v1 (connection refused); is the server running?")
     }
 }

@@ -203,3 +203,34 @@ struct ReferenceDirectoryTests {
         #expect(db.count == 0)
     }
 }
+
+@Suite("Shipped resource files")
+struct ResourceFileTests {
+    private func lines(_ name: String) throws -> [Substring] {
+        let url = ReferenceDatabase.bundledDirectory.appendingPathComponent(name)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        #expect(text.hasSuffix("\n"), "\(name) ends with a newline")
+        #expect(!text.contains("\r"), "\(name) has LF line endings only")
+        return text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+    }
+
+    @Test func filesAreSortedAndCanonicalSoRegenerationDiffsCleanly() throws {
+        let foods = try lines("foods.tsv")
+        #expect(foods.count == 8790)
+        let ids = foods.dropFirst().map { $0.prefix { $0 != "\t" } }
+        #expect(ids == ids.sorted())
+        let portions = try lines("portions.tsv")
+        #expect(portions.count == 15439)
+        let keys = portions.dropFirst().map { line -> (String, Int) in
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            return (String(fields[0]), Int(fields[1]) ?? -1)
+        }
+        #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 })
+        let columns = try lines("columns.tsv")
+        #expect(columns.count == 66)
+        let padded = (foods + portions + columns).filter {
+            $0.contains(" \t") || $0.contains("\t ") || $0.hasPrefix(" ") || $0.hasSuffix(" ")
+        }
+        #expect(padded.isEmpty, "fields are trimmed: \(padded.prefix(3))")
+    }
+}

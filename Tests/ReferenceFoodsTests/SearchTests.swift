@@ -43,6 +43,34 @@ struct SearchTests {
         #expect(first.id == expected, "\(query) → \(first.id) \(first.description)")
     }
 
+    /// Words USDA writes differently: joined ("soymilk", "lowfat"), behind a category
+    /// ("Salad dressing, mayonnaise"), or only in the common name ("hot dog").
+    @Test(arguments: [
+        ("soy milk", "Soymilk"),
+        ("hot dog", "Frankfurter"),
+        ("oat meal", "Cereals, oats"),
+        ("low fat milk", "Milk, lowfat"),
+        ("mayonnaise", "Salad dressing, mayonnaise, regular"),
+        ("tomato", "Tomatoes, red, ripe, raw"),
+        ("sausage", "Sausage, Italian, pork, raw"),
+        ("turkey breast", "Turkey, breast, from whole bird, meat only, raw"),
+        ("yoghurt", "Yogurt"),
+        ("ketchup", "Catsup"),
+    ])
+    func readingsPeopleTypeFindUSDANames(query: String, expectedStart: String) throws {
+        let first = try #require(db.search(query, limit: 1).first, "no hit for \(query)")
+        #expect(first.description.hasPrefix(expectedStart), "\(query) → \(first.description)")
+    }
+
+    @Test func standInsRankBelowTheRealFood() throws {
+        // "Bacon, meatless" and "Frankfurter, meatless" are substitutes, like "Egg substitute".
+        for query in ["bacon", "sausage", "hot dog"] {
+            let ids = db.search(query, limit: 3).map(\.id)
+            #expect(!ids.isEmpty)
+            #expect(!(db.food(id: ids[0])?.description.contains("meatless") ?? true), "\(query)")
+        }
+    }
+
     @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
         let ids = db.search("egg", limit: 200).map(\.id)
         let egg = try #require(ids.firstIndex(of: "01123"))
@@ -157,8 +185,8 @@ struct SearchTextTests {
 
     @Test func splitsSegmentsOutsideParentheses() {
         #expect(SearchText.segments("Fruit salad, (pineapple and papaya, banana), tropical")
-                == ["Fruit salad", "(pineapple and papaya, banana)", "tropical"])
-        #expect(SearchText.segments(",, Egg ,") == ["Egg"])
+                == ["fruit salad", "(pineapple and papaya, banana)", "tropical"])
+        #expect(SearchText.segments(",, Egg ,") == ["egg"])
     }
 
     @Test func brandsAreRecognisedByCapitals() {

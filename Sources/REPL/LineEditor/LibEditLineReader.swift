@@ -15,16 +15,21 @@ public final class LibEditLineReader: LineReader {
     /// The prompt libedit draws; kept alive as a C string for the prompt callback.
     fileprivate var promptCString: UnsafeMutablePointer<CChar>?
     public var completer: (@Sendable (String) -> [String])?
+    fileprivate var interrupted = false
+    fileprivate var discardedText = false
 
     /// - Parameters:
     ///   - historyPath: file to load and save history (nil: no persistence).
     ///   - historyLimit: number of entries kept.
     public init?(programName: String = "ofj", historyPath: String?, historyLimit: Int32 = 1_000) {
+        LibEditLineReader.useUTF8Locale()
         guard let el = el_init(programName, cedit_stdin(), cedit_stdout(), cedit_stderr()), let h = history_init() else { return nil }
         editLine = el
         history = h
         self.historyPath = historyPath
         self.historyLimit = historyLimit
+        // libedit may draw the prompt as soon as it is set: it must never be NULL.
+        promptCString = strdup("")
         cedit_history_setsize(h, &event, historyLimit)
         cedit_history_setunique(h, &event, 1)
         if let historyPath { _ = cedit_history_load(h, &event, historyPath) }
@@ -32,17 +37,31 @@ public final class LibEditLineReader: LineReader {
         cedit_set_hist(el, h)
         cedit_set_signal(el, 1)
         cedit_set_clientdata(el, Unmanaged.passUnretained(self).toOpaque())
-        cedit_set_prompt(el) { el in
-            guard let el, let data = cedit_get_clientdata(el) else { return nil }
-            let reader = Unmanaged<LibEditLineReader>.fromOpaque(data).takeUnretainedValue()
-            return UnsafePointer(reader.promptCString)
-        }
+        cedit_set_prompt(el) { _ in UnsafePointer(currentPrompt) }
         cedit_add_fn(el, "ofj-complete", "complete a command, thread or food") { el, _ in
             guard let el, let data = cedit_get_clientdata(el) else { return UInt8(CC_ERROR) }
             return Unmanaged<LibEditLineReader>.fromOpaque(data).takeUnretainedValue().complete()
         }
         cedit_bind(el, "^I", "ofj-complete")
+        // Ctrl-C while editing: end the read at once and report an interrupt (libedit would
+        // otherwise retry its read after SIGINT and swallow the first press).
+        cedit_keep_ctrl_c_as_key(el)
+        cedit_add_fn(el, "ofj-interrupt", "interrupt") { el, _ in
+            guard let el, let data = cedit_get_clientdata(el) else { return UInt8(CC_ERROR) }
+            let reader = Unmanaged<LibEditLineReader>.fromOpaque(data).takeUnretainedValue()
+            reader.interrupted = true
+            if let info = el_line(el)?.pointee { reader.discardedText = info.lastchar != info.buffer }
+            return UInt8(CC_NEWLINE)
+        }
+        cedit_bind(el, "^C", "ofj-interrupt")
         _ = cedit_source(el) // the user's ~/.editrc, if any
+    }
+
+    /// libedit converts the prompt and input with the C locale's multibyte functions: under the
+    /// default "C" locale any non-ASCII character fails (and a non-ASCII prompt crashes it).
+    static func useUTF8Locale() {
+        if let current = setlocale(LC_CTYPE, ""), String(cString: current).lowercased().contains("utf") { return }
+        if setlocale(LC_CTYPE, "C.UTF-8") == nil { _ = setlocale(LC_CTYPE, "C.utf8") }
     }
 
     deinit {
@@ -54,13 +73,22 @@ public final class LibEditLineReader: LineReader {
     private func setPrompt(_ prompt: String) {
         free(promptCString)
         promptCString = strdup(prompt)
+        currentPrompt = promptCString ?? emptyPrompt
     }
 
     private func rawLine(prompt: String) -> LineInput {
         setPrompt(prompt)
         var count: Int32 = 0
         errno = 0
-        guard let cLine = el_gets(editLine, &count) else {
+        interrupted = false
+        discardedText = false
+        let cLine = el_gets(editLine, &count)
+        if interrupted {
+            fputs("^C\n", cedit_stdout())
+            // Ctrl-C on a line with text only clears it, as in a shell; on an empty line it is an interrupt.
+            return discardedText ? .line("") : .interrupt
+        }
+        guard let cLine else {
             return (count == -1 || errno == EINTR) ? .interrupt : .eof
         }
         var line = String(cString: cLine)
@@ -93,7 +121,9 @@ public final class LibEditLineReader: LineReader {
     public func remember(_ line: String) {
         // Lines starting with a space stay out of history, as in shells.
         guard !line.hasPrefix(" "), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
-        cedit_history_enter(history, &event, line.replacingOccurrences(of: "\n", with: " "))
+        var entry = line.replacingOccurrences(of: "\n", with: " ")
+        while entry.last == " " { entry.removeLast() }
+        cedit_history_enter(history, &event, entry)
         if let historyPath {
             let dir = (historyPath as NSString).deletingLastPathComponent
             try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -121,6 +151,11 @@ public final class LibEditLineReader: LineReader {
         return UInt8(CC_REFRESH)
     }
 }
+
+/// A prompt that is always valid, for callbacks that arrive before one was set.
+nonisolated(unsafe) let emptyPrompt: UnsafeMutablePointer<CChar> = strdup("")!
+/// The prompt libedit draws (one line editor per process reads the terminal).
+nonisolated(unsafe) var currentPrompt: UnsafeMutablePointer<CChar> = emptyPrompt
 
 func commonPrefix(_ a: String, _ b: String) -> String {
     String(zip(a, b).prefix { $0 == $1 }.map(\.0))

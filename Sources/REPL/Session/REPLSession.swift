@@ -73,10 +73,13 @@ public final class REPLSession {
     public func runInteractive() async -> Int32 {
         say(banner())
         var lastInterruptAt: Double?
+        var seenInterrupts = interrupts.value
         while !exitRequested {
             if terminations.value > 0 { break }
-            let before = interrupts.value
-            switch input.readMessage(prompt: style.enabled ? style.bold("› ") : "› ") {
+            // A Ctrl-C that arrived as a signal between reads counts like one typed at the prompt.
+            let signalled = interrupts.value != seenInterrupts
+            seenInterrupts = interrupts.value
+            switch signalled ? .interrupt : input.readMessage(prompt: "› ") {
             case .eof:
                 exitRequested = true
             case .interrupt:
@@ -88,13 +91,12 @@ public final class REPLSession {
                     say(style.dim("(Ctrl-C again or Ctrl-D to exit)"))
                 }
             case .line(let line):
-                // A Ctrl-C that arrived while reading is not a request to stop the next turn.
-                _ = before
                 lastInterruptAt = nil
                 let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
                 if trimmed.isEmpty { continue }
                 input.remember(line)
                 await handle(line)
+                seenInterrupts = interrupts.value
             }
         }
         return 0
@@ -176,8 +178,9 @@ public final class REPLSession {
             case .usage(_, let usage, _, _, let c):
                 total = total + usage
                 if let c { cost += c } else { costKnown = false }
-            case .retrying(_, let delay):
-                say(style.dim("  (the model did not answer; trying again in \(JournalViews.number(delay, places: 1)) s)"))
+            case .retrying(let operation, let delay):
+                let what = operation.hasPrefix("tool:") ? "a lookup (\(operation.dropFirst(5))) was slow" : "the request to the model failed"
+                say(style.dim("  (\(what); trying again in \(JournalViews.number(delay, places: 1)) s)"))
             case .error(let error):
                 printedError = error.line
                 say(style.red("✗ ") + Terminal.sanitize(error.line, keepNewlines: false))
@@ -227,10 +230,11 @@ public final class REPLSession {
                     say("Please answer y, n or a.")
                 }
             case .interrupt, .eof:
-                // Ctrl-C at the card denies the write and stops the turn.
+                // Ctrl-C at the card stops the answer; the waiting write is denied by the stop itself
+                // (deterministically, without racing the next model turn).
                 say(style.yellow("Denied; stopping this answer."))
-                services.approvals.resolve(runID: request.runID, callID: request.callID, .deny)
                 services.runner.interrupt(threadID: request.threadID)
+                services.approvals.resolve(runID: request.runID, callID: request.callID, .deny)
                 return
             }
         }

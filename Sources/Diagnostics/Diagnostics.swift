@@ -1,1 +1,0 @@
-// Placeholder: the Diagnostics module is built in its own issue.

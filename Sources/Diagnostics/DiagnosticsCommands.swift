@@ -1,0 +1,248 @@
+// `ofj diag status|flush|export` as library functions: they return text and an exit code, never print.
+import Foundation
+
+/// The output of one diag command; the CLI prints `stdout`/`stderr` and exits with `exitCode`.
+public struct CommandOutput: Sendable, Hashable {
+    public var exitCode: Int32
+    public var stdout: String
+    public var stderr: String
+    public init(exitCode: Int32 = 0, stdout: String = "", stderr: String = "") {
+        self.exitCode = exitCode
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+    static func failure(_ message: String, code: Int32 = 1) -> CommandOutput {
+        CommandOutput(exitCode: code, stderr: "ofj: " + message + "\n")
+    }
+}
+
+/// `diag status`, `diag flush`, `diag export`. `flusher` is nil when TURSO_DATABASE_URL is not set.
+public struct DiagnosticsCommands: Sendable {
+    public let outbox: DiagnosticsOutbox
+    public let flusher: DiagnosticsFlusher?
+    /// Set when TURSO_DATABASE_URL is present but unusable (shown by `status`).
+    public let configurationProblem: String?
+    let now: @Sendable () -> Double
+
+    public init(outbox: DiagnosticsOutbox, flusher: DiagnosticsFlusher?, configurationProblem: String? = nil,
+                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.outbox = outbox
+        self.flusher = flusher
+        self.configurationProblem = configurationProblem
+        self.now = now
+    }
+
+    public static let usage = "usage: ofj diag status | flush | export [--since 14d] [-o FILE] [--force]"
+
+    /// Parses and runs `diag` arguments (the words after `diag`).
+    public func run(_ arguments: [String]) async -> CommandOutput {
+        guard let command = arguments.first else { return .failure(Self.usage, code: 2) }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "status":
+            guard rest.isEmpty else { return .failure(Self.usage, code: 2) }
+            return status()
+        case "flush":
+            guard rest.isEmpty else { return .failure(Self.usage, code: 2) }
+            return await flush()
+        case "export":
+            var since: String?
+            var output: String?
+            var force = false
+            var i = 0
+            while i < rest.count {
+                switch rest[i] {
+                case "--since" where i + 1 < rest.count: since = rest[i + 1]; i += 2
+                case "-o", "--output":
+                    guard i + 1 < rest.count else { return .failure(Self.usage, code: 2) }
+                    output = rest[i + 1]; i += 2
+                case "--force": force = true; i += 1
+                default:
+                    if rest[i].hasPrefix("--since=") { since = String(rest[i].dropFirst("--since=".count)); i += 1 }
+                    else { return .failure("unknown option \(Redactor.redact(rest[i])) for diag export; \(Self.usage)", code: 2) }
+                }
+            }
+            var seconds = TursoSink.retention
+            if let since {
+                guard let parsed = Self.parseDuration(since) else {
+                    return .failure("--since takes a duration like 14d, 48h or 30m", code: 2)
+                }
+                seconds = parsed
+            }
+            return await export(since: seconds, to: output, overwrite: force)
+        default:
+            return .failure(Self.usage, code: 2)
+        }
+    }
+
+    /// "14d", "48h", "30m", "90s", "2w" → seconds.
+    public static func parseDuration(_ text: String) -> Double? {
+        guard let unit = text.last, let value = Double(text.dropLast()), value.isFinite, value >= 0 else { return nil }
+        switch unit {
+        case "s": return value
+        case "m": return value * 60
+        case "h": return value * 3600
+        case "d": return value * 86_400
+        case "w": return value * 7 * 86_400
+        default: return nil
+        }
+    }
+
+    // MARK: - status
+
+    public func status() -> CommandOutput {
+        let s: DiagnosticsOutbox.Status
+        do { s = try outbox.status() } catch {
+            return .failure("could not read the diagnostics outbox (\(Redactor.redact(String(describing: error)))); run `ofj doctor`")
+        }
+        var lines: [String] = []
+        if let flusher {
+            lines.append("diagnostics: configured (\(flusher.sink.client.configuration.hasToken ? "with token" : "no token"))")
+        } else if let configurationProblem {
+            lines.append("diagnostics: misconfigured: \(configurationProblem); events stay local")
+        } else {
+            lines.append("diagnostics: not configured (set TURSO_DATABASE_URL and TURSO_AUTH_TOKEN to deliver); events stay local")
+        }
+        lines.append("pending: \(s.pending) (\(s.pendingBytes) bytes)")
+        lines.append("delivered: \(s.delivered)")
+        lines.append("dropped: \(s.dropped)")
+        lines.append("last success: \(s.lastSuccessAt.map(ISOTime.format) ?? "never")")
+        if let error = s.lastError {
+            lines.append("last error: \(error)\(s.lastErrorAt.map { " (at \(ISOTime.format($0)))" } ?? "")")
+        } else {
+            lines.append("last error: none")
+        }
+        return CommandOutput(stdout: lines.joined(separator: "\n") + "\n")
+    }
+
+    // MARK: - flush
+
+    public func flush() async -> CommandOutput {
+        guard let flusher else {
+            return .failure("diagnostics are not configured; set TURSO_DATABASE_URL (and TURSO_AUTH_TOKEN) to deliver them")
+        }
+        let report = await flusher.flush()
+        if let error = report.error {
+            return CommandOutput(exitCode: 1, stdout: "delivered \(report.delivered), pending \(report.remaining)\n",
+                                 stderr: "ofj: \(error)\n")
+        }
+        return CommandOutput(stdout: "delivered \(report.delivered), pending \(report.remaining)\n")
+    }
+
+    // MARK: - export
+
+    /// Flushes, then writes the remote events of the last `since` seconds as CSV: to `path`
+    /// (atomically, refusing to replace an existing file unless `overwrite`) or to stdout.
+    public func export(since: Double = TursoSink.retention, to path: String?, overwrite: Bool = false, pageSize: Int = 500) async -> CommandOutput {
+        guard let flusher else {
+            return .failure("diagnostics are not configured; set TURSO_DATABASE_URL (and TURSO_AUTH_TOKEN) to export them")
+        }
+        if let path, !overwrite, FileManager.default.fileExists(atPath: path) {
+            return .failure("\(path) already exists; choose another file or pass --force to replace it")
+        }
+        var notes = ""
+        let report = await flusher.flush()
+        if let error = report.error {
+            notes += "ofj: warning: flush failed, exporting what the sink has (\(error))\n"
+        }
+        var csv = CSV.line(TursoSink.exportColumns)
+        var count = 0
+        var cursor: (occurredAt: String, id: String)?
+        let cutoff = now() - since
+        do {
+            while true {
+                let page = try await flusher.sink.page(since: cutoff, after: cursor, limit: pageSize)
+                for row in page.rows {
+                    csv += CSV.line(row.map(CSV.cell))
+                }
+                count += page.rows.count
+                guard page.rows.count == pageSize, let last = page.rows.last,
+                      let occurredIndex = page.columns.firstIndex(of: "occurred_at"), let idIndex = page.columns.firstIndex(of: "id"),
+                      let occurred = last[occurredIndex].text, let id = last[idIndex].text else { break }
+                cursor = (occurred, id)
+            }
+        } catch {
+            return .failure("export failed: \(Redactor.redact(DiagnosticsFlusher.describe(error)))")
+        }
+        guard let path else {
+            return CommandOutput(stdout: csv, stderr: notes)
+        }
+        do {
+            try AtomicFile.write(Array(csv.utf8), to: path, overwrite: overwrite)
+        } catch {
+            return .failure("could not write \(path) (\(error)); check the directory exists and is writable")
+        }
+        return CommandOutput(stdout: "exported \(count) events to \(path)\n", stderr: notes)
+    }
+}
+
+/// RFC 4180 CSV with spreadsheet-formula neutralising for text cells.
+enum CSV {
+    static func line(_ cells: [String]) -> String {
+        cells.map(quote).joined(separator: ",") + "\r\n"
+    }
+
+    static func cell(_ value: HranaValue) -> String {
+        switch value {
+        case .null: return ""
+        case .integer(let v): return String(v)
+        case .float(let d): return String(d)
+        case .text(let s):
+            // A cell starting with = + - @ runs as a formula in spreadsheets.
+            if let first = s.first, "=+-@".contains(first) { return "'" + s }
+            return s
+        case .blob(let b): return Data(b).base64EncodedString()
+        }
+    }
+
+    static func quote(_ cell: String) -> String {
+        guard cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return cell }
+        return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// Writes a file atomically: a temporary file in the same directory, then a rename (or a
+/// hard link when the destination must not be replaced, which fails if it appeared meanwhile).
+enum AtomicFile {
+    struct WriteError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func write(_ bytes: [UInt8], to path: String, overwrite: Bool) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        let dir = directory.isEmpty ? "." : directory
+        let temp = "\(dir)/.\((path as NSString).lastPathComponent).\(UUID().uuidString.prefix(8)).tmp"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard fd >= 0 else { throw WriteError(description: String(cString: strerror(errno))) }
+        var written = 0
+        let ok: Bool = bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return fsync(fd) == 0 }
+            while written < buffer.count {
+                let n = Foundation.write(fd, base + written, buffer.count - written)
+                if n <= 0 { return false }
+                written += n
+            }
+            return fsync(fd) == 0
+        }
+        let writeErrno = errno
+        close(fd)
+        guard ok else {
+            unlink(temp)
+            throw WriteError(description: String(cString: strerror(writeErrno)))
+        }
+        if overwrite {
+            guard rename(temp, path) == 0 else {
+                let e = errno
+                unlink(temp)
+                throw WriteError(description: String(cString: strerror(e)))
+            }
+        } else {
+            let rc = link(temp, path)
+            let e = errno
+            unlink(temp)
+            guard rc == 0 else {
+                throw WriteError(description: e == EEXIST ? "the file already exists" : String(cString: strerror(e)))
+            }
+        }
+    }
+}

@@ -1,0 +1,251 @@
+// Background delivery of outbox events to the sink: batches, backoff with jitter, expiry sweeps, bounded shutdown.
+import Foundation
+import Synchronization
+
+/// Delivers the outbox to the sink from its own Task. Callers never wait on it except through
+/// `flush()` (for `ofj diag flush`) and `shutdown(timeout:)` (at exit, bounded).
+public actor DiagnosticsFlusher {
+    public struct Policy: Sendable, Hashable {
+        /// Seconds between flushes while healthy.
+        public var interval: Double
+        /// First retry delay after a failure; doubles up to `maxBackoff`.
+        public var initialBackoff: Double
+        public var maxBackoff: Double
+        /// Events per batch and payload bytes per batch (each HTTP request stays well under 1 MiB).
+        public var batchEvents: Int
+        public var batchBytes: Int
+        /// Batches per flush before yielding to the next interval.
+        public var maxBatchesPerFlush: Int
+        /// Seconds between deletes of expired sink rows.
+        public var expirySweepInterval: Double
+        public init(interval: Double = 30, initialBackoff: Double = 2, maxBackoff: Double = 300,
+                    batchEvents: Int = 100, batchBytes: Int = 128 << 10, maxBatchesPerFlush: Int = 10,
+                    expirySweepInterval: Double = 3600) {
+            self.interval = interval
+            self.initialBackoff = initialBackoff
+            self.maxBackoff = maxBackoff
+            self.batchEvents = batchEvents
+            self.batchBytes = batchBytes
+            self.maxBatchesPerFlush = maxBatchesPerFlush
+            self.expirySweepInterval = expirySweepInterval
+        }
+    }
+
+    /// What one flush did.
+    public struct Report: Sendable, Hashable {
+        public var delivered: Int
+        public var remaining: Int
+        /// Redacted; nil on success.
+        public var error: String?
+        public var retryable: Bool
+        /// Seconds the server asked us to wait (429 Retry-After).
+        public var retryAfter: Double?
+        public var succeeded: Bool { error == nil }
+        public init(delivered: Int, remaining: Int, error: String?, retryable: Bool, retryAfter: Double? = nil) {
+            self.delivered = delivered
+            self.remaining = remaining
+            self.error = error
+            self.retryable = retryable
+            self.retryAfter = retryAfter
+        }
+    }
+
+    public nonisolated let outbox: DiagnosticsOutbox
+    public nonisolated let sink: TursoSink
+    public nonisolated let policy: Policy
+    nonisolated let appVersion: String
+    nonisolated let now: @Sendable () -> Double
+
+    private var loop: Task<Void, Never>?
+    private var current: Task<Report, Never>?
+    private var migrated = false
+    private var failures = 0
+    private var wake: CheckedContinuation<Void, Never>?
+    private var pendingWake = false
+
+    public init(outbox: DiagnosticsOutbox, sink: TursoSink, appVersion: String, policy: Policy = Policy(),
+                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.outbox = outbox
+        self.sink = sink
+        self.appVersion = appVersion
+        self.policy = policy
+        self.now = now
+    }
+
+    // MARK: - Background loop
+
+    /// Starts the background loop (idempotent).
+    public func start() {
+        guard loop == nil else { return }
+        loop = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                let report = await self.flush()
+                let delay = await self.nextDelay(after: report)
+                await self.sleep(seconds: delay)
+            }
+        }
+    }
+
+    /// Asks the loop to flush soon (e.g. after a burst of events). Never blocks.
+    public nonisolated func nudge() {
+        Task { await self.wakeUp(force: false) }
+    }
+
+    /// A nudge does not cut a backoff short; the timer and cancellation do.
+    private func wakeUp(force: Bool) {
+        if !force && failures > 0 { return }
+        if let wake {
+            self.wake = nil
+            wake.resume()
+        } else {
+            pendingWake = true
+        }
+    }
+
+    /// Sleeps for `seconds` or until nudged or cancelled.
+    private func sleep(seconds: Double) async {
+        if pendingWake && failures == 0 { pendingWake = false; return }
+        pendingWake = false
+        let timer = Task { [weak self] in
+            do { try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000)) } catch { return }
+            await self?.wakeUp(force: true)
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled { continuation.resume() } else { wake = continuation }
+            }
+        } onCancel: {
+            Task { await self.wakeUp(force: true) }
+        }
+        timer.cancel()
+    }
+
+    /// Exponential backoff with full jitter after failures; the normal interval otherwise.
+    func nextDelay(after report: Report) -> Double {
+        if report.succeeded {
+            failures = 0
+            return report.remaining > 0 ? 0.05 : policy.interval
+        }
+        failures += 1
+        if !report.retryable { return policy.maxBackoff }
+        let exponent = min(failures - 1, 20)
+        let ceiling = min(policy.maxBackoff, policy.initialBackoff * pow(2, Double(exponent)))
+        let jittered = ceiling / 2 + Double.random(in: 0...(ceiling / 2))
+        if let after = report.retryAfter, after.isFinite, after > 0 { return min(policy.maxBackoff, max(after, jittered)) }
+        return jittered
+    }
+
+    // MARK: - Flushing
+
+    /// Delivers pending events now. Concurrent calls run one after another, never in parallel.
+    @discardableResult
+    public func flush() async -> Report {
+        // Chain onto the previous flush instead of polling `current`: awaiting an already
+        // finished task does not suspend, so a polling loop could spin on the actor.
+        let previous = current
+        let task = Task {
+            _ = await previous?.value
+            return await self.performFlush()
+        }
+        current = task
+        // Cancelling the caller (shutdown's deadline) cancels the delivery and its HTTP request.
+        let report = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        if current == task { current = nil }
+        return report
+    }
+
+    private func performFlush() async -> Report {
+        var delivered = 0
+        do {
+            try outbox.prune()
+            if !migrated {
+                try await sink.migrate()
+                migrated = true
+            }
+            try await reportDrops()
+            for _ in 0..<policy.maxBatchesPerFlush {
+                try Task.checkCancellation()
+                let batch = try outbox.pending(limit: policy.batchEvents, maxBytes: policy.batchBytes)
+                if batch.isEmpty { break }
+                try await sink.insert(batch)
+                try outbox.acknowledge(batch.map(\.id))
+                delivered += batch.count
+            }
+            let time = now()
+            if let last = try outbox.lastExpirySweep(), time - last < policy.expirySweepInterval {
+            } else {
+                try await sink.deleteExpired(now: time)
+                try outbox.recordExpirySweep(at: time)
+            }
+            try outbox.recordSuccess()
+            return Report(delivered: delivered, remaining: (try? outbox.status().pending) ?? 0, error: nil, retryable: false)
+        } catch {
+            let message = Self.describe(error)
+            let retryable = (error as? HranaError)?.isRetryable ?? true
+            do { try outbox.recordFailure(message) } catch {
+                // The status row could not be written; the report still carries the error.
+            }
+            // A statement error may mean the table changed under us: check the schema again next time.
+            if case .statement? = error as? HranaError { migrated = false }
+            var retryAfter: Double?
+            if case .rateLimited(let after)? = error as? HranaError { retryAfter = after }
+            return Report(delivered: delivered, remaining: (try? outbox.status().pending) ?? 0,
+                          error: Redactor.redact(message), retryable: retryable, retryAfter: retryAfter)
+        }
+    }
+
+    /// Sends one event saying how many events the outbox dropped since the last report.
+    private func reportDrops() async throws {
+        let drops = try outbox.unreportedDrops()
+        guard drops > 0 else { return }
+        let event = DiagnosticEvent.outboxDrops(drops, id: UUID().uuidString.lowercased(), occurredAt: now(), appVersion: appVersion)
+        try await sink.insert([event])
+        try outbox.markDropsReported(drops)
+    }
+
+    static func describe(_ error: Error) -> String {
+        if let e = error as? HranaError { return e.description }
+        if error is CancellationError { return "delivery was interrupted" }
+        return "diagnostics delivery failed (\(String(describing: type(of: error))))"
+    }
+
+    // MARK: - Shutdown
+
+    /// Stops the loop and flushes for at most `timeout` seconds. Returns the final report, or nil
+    /// when the time ran out (the events stay in the outbox for the next start).
+    @discardableResult
+    public func shutdown(timeout: Double = 2) async -> Report? {
+        loop?.cancel()
+        loop = nil
+        if let wake { self.wake = nil; wake.resume() }
+        let flushTask = Task { await self.flush() }
+        // Race the flush against the deadline without awaiting the loser, so a transport that
+        // ignores cancellation still cannot hold the exit longer than `timeout`.
+        let settled = OnceFlag()
+        let result: Report? = await withCheckedContinuation { (continuation: CheckedContinuation<Report?, Never>) in
+            // Detached: neither side needs the actor, so a busy actor cannot delay the deadline.
+            Task.detached {
+                let report = await flushTask.value
+                if settled.claim() { continuation.resume(returning: report) }
+            }
+            Task.detached {
+                try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
+                if settled.claim() { continuation.resume(returning: nil) }
+            }
+        }
+        if result == nil { flushTask.cancel() }
+        return result
+    }
+}
+
+/// True for the first caller of `claim()` only.
+final class OnceFlag: Sendable {
+    private let claimed = Mutex(false)
+    func claim() -> Bool {
+        claimed.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
+}

@@ -1,0 +1,209 @@
+// The bounded local outbox of diagnostic events, in the main SQLite database, with delivery counters.
+import Foundation
+import SQLiteKit
+
+/// Events waiting for delivery. Bounded by count, bytes and age (oldest dropped first, drops
+/// counted persistently); survives restarts because it lives in the main database.
+public final class DiagnosticsOutbox: Sendable {
+    public struct Limits: Sendable, Hashable {
+        public var maxEvents: Int
+        public var maxBytes: Int
+        /// Seconds.
+        public var maxAge: Double
+        public init(maxEvents: Int = 500, maxBytes: Int = 2 << 20, maxAge: Double = 48 * 3600) {
+            self.maxEvents = maxEvents
+            self.maxBytes = maxBytes
+            self.maxAge = maxAge
+        }
+    }
+
+    /// What `ofj diag status` shows.
+    public struct Status: Sendable, Hashable {
+        public var pending: Int
+        public var pendingBytes: Int
+        public var delivered: Int
+        public var dropped: Int
+        /// Redacted.
+        public var lastError: String?
+        public var lastErrorAt: Double?
+        public var lastSuccessAt: Double?
+    }
+
+    public let queue: DatabaseQueue
+    public let limits: Limits
+    let now: @Sendable () -> Double
+
+    public init(queue: DatabaseQueue, limits: Limits = Limits(), now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.queue = queue
+        self.limits = limits
+        self.now = now
+    }
+
+    // MARK: - Schema
+
+    /// Registers the outbox tables with the main database's migrator.
+    public static func registerMigrations(into migrator: inout Migrator) {
+        migrator.register("diagnostics-1-outbox", sql: """
+            CREATE TABLE diagnostics_outbox (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                id TEXT NOT NULL UNIQUE,
+                occurred_at REAL NOT NULL,
+                payload TEXT NOT NULL,
+                size INTEGER NOT NULL
+            );
+            CREATE INDEX diagnostics_outbox_occurred ON diagnostics_outbox (occurred_at);
+            CREATE TABLE diagnostics_state (
+                singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+                delivered INTEGER NOT NULL DEFAULT 0,
+                dropped INTEGER NOT NULL DEFAULT 0,
+                dropped_reported INTEGER NOT NULL DEFAULT 0,
+                last_error TEXT,
+                last_error_at REAL,
+                last_success_at REAL,
+                last_expiry_sweep_at REAL
+            );
+            INSERT INTO diagnostics_state (singleton) VALUES (1);
+            """)
+    }
+
+    /// Applies only the outbox migrations (tests and tools that open a database just for this).
+    public static func migrate(_ queue: DatabaseQueue) throws {
+        var migrator = Migrator()
+        registerMigrations(into: &migrator)
+        try queue.read { try migrator.migrate($0) }
+    }
+
+    // MARK: - Writing
+
+    /// Stores one event and enforces the bounds. One small transaction.
+    public func enqueue(_ event: DiagnosticEvent) throws {
+        let payload = event.json
+        try queue.write { db in
+            try db.execute("INSERT OR IGNORE INTO diagnostics_outbox (id, occurred_at, payload, size) VALUES (?, ?, ?, ?)",
+                           [event.id, event.occurredAt, payload, payload.utf8.count])
+            _ = try enforceBounds(db)
+        }
+    }
+
+    /// Drops expired and excess events (oldest first) and counts them. Also run by the flusher so
+    /// that the age bound holds while nothing new is recorded.
+    @discardableResult
+    public func prune() throws -> Int {
+        try queue.write { try enforceBounds($0) }
+    }
+
+    private func enforceBounds(_ db: Database) throws -> Int {
+        var dropped = 0
+        try db.execute("DELETE FROM diagnostics_outbox WHERE occurred_at < ?", [now() - limits.maxAge])
+        dropped += db.changes
+        let totals = try db.row("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM diagnostics_outbox")
+        var count = totals?[0].int ?? 0
+        var bytes = totals?[1].int ?? 0
+        if count > limits.maxEvents || bytes > limits.maxBytes {
+            var cutoff: Int64?
+            try db.forEachRow("SELECT seq, size FROM diagnostics_outbox ORDER BY seq") { row in
+                guard count > limits.maxEvents || bytes > limits.maxBytes else { return }
+                cutoff = row.value(at: 0).int64
+                count -= 1
+                bytes -= row.value(at: 1).int ?? 0
+            }
+            if let cutoff {
+                try db.execute("DELETE FROM diagnostics_outbox WHERE seq <= ?", [cutoff])
+                dropped += db.changes
+            }
+        }
+        if dropped > 0 {
+            try db.execute("UPDATE diagnostics_state SET dropped = dropped + ? WHERE singleton = 1", [dropped])
+        }
+        return dropped
+    }
+
+    // MARK: - Delivery
+
+    /// The oldest pending events, at most `limit` of them and about `maxBytes` of payload.
+    public func pending(limit: Int, maxBytes: Int = 256 << 10) throws -> [DiagnosticEvent] {
+        try queue.read { db in
+            var out: [DiagnosticEvent] = []
+            var bytes = 0
+            var corrupt: [String] = []
+            try db.forEachRow("SELECT id, payload, size FROM diagnostics_outbox ORDER BY seq LIMIT ?", [limit]) { row in
+                let size = row.value(at: 2).int ?? 0
+                guard out.isEmpty || bytes + size <= maxBytes else { return }
+                guard let text = row.value(at: 1).string, let event = DiagnosticEvent(json: text) else {
+                    if let id = row.value(at: 0).string { corrupt.append(id) }
+                    return
+                }
+                bytes += size
+                out.append(event)
+            }
+            // An undecodable row would block the queue forever: count it as dropped.
+            for id in corrupt {
+                try db.execute("DELETE FROM diagnostics_outbox WHERE id = ?", [id])
+                try db.execute("UPDATE diagnostics_state SET dropped = dropped + 1 WHERE singleton = 1")
+            }
+            return out
+        }
+    }
+
+    /// Deletes delivered events at once and counts them.
+    public func acknowledge(_ ids: [String]) throws {
+        guard !ids.isEmpty else { return }
+        try queue.write { db in
+            var removed = 0
+            for id in ids {
+                try db.execute("DELETE FROM diagnostics_outbox WHERE id = ?", [id])
+                removed += db.changes
+            }
+            try db.execute("UPDATE diagnostics_state SET delivered = delivered + ?, last_success_at = ? WHERE singleton = 1",
+                           [removed, now()])
+        }
+    }
+
+    /// Remembers the last delivery error (redacted here, whatever the caller passed).
+    public func recordFailure(_ message: String) throws {
+        try queue.write { db in
+            try db.execute("UPDATE diagnostics_state SET last_error = ?, last_error_at = ? WHERE singleton = 1",
+                           [Redactor.redact(message), now()])
+        }
+    }
+
+    /// Clears the last error after a success.
+    public func recordSuccess() throws {
+        try queue.write { db in
+            try db.execute("UPDATE diagnostics_state SET last_error = NULL, last_error_at = NULL, last_success_at = ? WHERE singleton = 1", [now()])
+        }
+    }
+
+    /// Drops not yet reported to the sink.
+    public func unreportedDrops() throws -> Int {
+        try queue.read { db in
+            try db.scalar("SELECT dropped - dropped_reported FROM diagnostics_state WHERE singleton = 1").int ?? 0
+        }
+    }
+
+    /// Marks `count` drops as reported to the sink.
+    public func markDropsReported(_ count: Int) throws {
+        try queue.write { db in
+            try db.execute("UPDATE diagnostics_state SET dropped_reported = dropped_reported + ? WHERE singleton = 1", [count])
+        }
+    }
+
+    /// When the sink's expired rows were last deleted.
+    public func lastExpirySweep() throws -> Double? {
+        try queue.read { try $0.scalar("SELECT last_expiry_sweep_at FROM diagnostics_state WHERE singleton = 1").double }
+    }
+
+    public func recordExpirySweep(at time: Double) throws {
+        try queue.write { try $0.execute("UPDATE diagnostics_state SET last_expiry_sweep_at = ? WHERE singleton = 1", [time]) }
+    }
+
+    public func status() throws -> Status {
+        try queue.read { db in
+            let totals = try db.row("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM diagnostics_outbox")
+            let state = try db.row("SELECT delivered, dropped, last_error, last_error_at, last_success_at FROM diagnostics_state WHERE singleton = 1")
+            return Status(pending: totals?[0].int ?? 0, pendingBytes: totals?[1].int ?? 0,
+                          delivered: state?[0].int ?? 0, dropped: state?[1].int ?? 0,
+                          lastError: state?[2].string, lastErrorAt: state?[3].double, lastSuccessAt: state?[4].double)
+        }
+    }
+}

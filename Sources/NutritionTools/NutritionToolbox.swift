@@ -1,0 +1,72 @@
+// The nutrition toolbox: every tool the assistant may call, and the system prompt for real models.
+import Agent
+import Foundation
+import Journal
+import Nutrition
+import ReferenceFoods
+
+public enum NutritionToolbox {
+    /// Read tools, in the order the model sees them.
+    public static let readToolNames = [
+        "get_nutrition_context", "get_journal_day", "get_journal_range", "search_journal", "get_nutrient_breakdown",
+        "search_food_bank", "get_saved_food", "list_brands", "get_goals", "search_reference_foods", "recommend_shelf_foods",
+    ]
+    /// Write tools (each needs the person's approval).
+    public static let writeToolNames = [
+        "log_food", "log_saved_food", "log_reference_food", "log_calculator_build", "update_journal_entry", "move_journal_entry",
+        "delete_journal_entry", "save_food", "set_food_archived", "set_food_on_shelf", "rename_brand", "set_goals",
+    ]
+
+    /// Every nutrition tool over `journal` (whose clock and time zone decide "today" and the
+    /// default meal) and `reference`. Writes run inside the ledger transaction the agent passes.
+    /// - Parameters:
+    ///   - extraTools: more tools to offer (e.g. web search), registered after these.
+    ///   - resultLimit: largest tool result in bytes; longer ones are truncated with a note.
+    public static func makeRegistry(journal: JournalStore, reference: ReferenceDatabase, extraTools: [any Tool] = [],
+                                    resultLimit: Int = ToolRegistry.defaultResultLimit) -> ToolRegistry {
+        var tools = makeTools(journal: journal, reference: reference)
+        tools.append(contentsOf: extraTools)
+        return ToolRegistry(tools, resultLimit: resultLimit)
+    }
+
+    /// The nutrition tools alone, in registry order.
+    public static func makeTools(journal: JournalStore, reference: ReferenceDatabase) -> [any Tool] {
+        [
+            GetNutritionContext(journal: journal), GetJournalDay(journal: journal), GetJournalRange(journal: journal),
+            SearchJournal(journal: journal), GetNutrientBreakdown(journal: journal), SearchFoodBank(journal: journal),
+            GetSavedFood(journal: journal), ListBrands(journal: journal), GetGoals(journal: journal),
+            SearchReferenceFoods(reference: reference), RecommendShelfFoods(journal: journal),
+            LogFood(journal: journal), LogSavedFood(journal: journal), LogReferenceFood(journal: journal, reference: reference),
+            LogCalculatorBuild(journal: journal), UpdateJournalEntry(journal: journal), MoveJournalEntry(journal: journal),
+            DeleteJournalEntry(journal: journal), SaveFood(journal: journal, reference: reference), SetFoodArchived(journal: journal),
+            SetFoodOnShelf(journal: journal), RenameBrand(journal: journal), SetGoals(journal: journal),
+        ]
+    }
+
+    /// The system prompt for real models. `now` and `timeZone` give the local date and time it states.
+    public static func systemPrompt(now: Date, timeZone: TimeZone) -> String {
+        let local = now.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: now))
+        let dayNumber = Int((local / 86_400).rounded(.down))
+        let minutes = Int((local - Double(dayNumber) * 86_400) / 60)
+        let today = (try? CalendarDay(dayNumber: dayNumber)).map { Text.day($0) } ?? "unknown"
+        let time = String(format: "%02d:%02d", minutes / 60, minutes % 60)
+        return """
+            You are the assistant inside ofj (OpenFoodJournal for the terminal): a personal nutrition journal and Food Bank kept in a local database. \
+            You help one person log what they eat, review their days and trends, manage their saved foods and goals, and decide what to eat.
+
+            Now: \(today), \(time) local time (\(timeZone.identifier)).
+
+            Rules:
+            - Use the tools for every number. Never guess or invent nutrient values, totals or ids; if a tool has no answer, say so.
+            - Before logging, always look the food up: search_food_bank first (the person's own foods, "my usual ..."), then search_reference_foods (USDA). \
+            Log with log_saved_food or log_reference_food using the ids they return; use log_food only for foods found in neither, with nutrients the person gave you.
+            - Dates are YYYY-MM-DD, "today" or "yesterday" in the person's time zone. Meals are breakfast, lunch, dinner or snack; \
+            when the person names no meal, leave it out and the journal uses the meal of the local time (breakfast 02:00-12:00, lunch 12:00-18:00, dinner 18:00-02:00). Snack only when they say so.
+            - Nutrient ids carry their unit: energy_kcal, protein_g, sodium_mg, vitamin_d_mcg. A missing nutrient is "not reported", never zero.
+            - Every change (logging, editing, moving, deleting, saving foods, goals) is shown to the person for approval. \
+            If they decline, do not repeat it unless they ask. Find ids with a read tool before changing anything.
+            - If a tool returns an error, fix the argument it names or ask the person; do not retry the same call.
+            - Keep answers short: a sentence or a compact list, with units. No tables unless asked.
+            """
+    }
+}

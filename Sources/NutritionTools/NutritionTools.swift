@@ -1,1 +1,0 @@
-// Placeholder: the NutritionTools module is built in its own issue.

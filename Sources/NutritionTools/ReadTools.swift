@@ -1,0 +1,388 @@
+// The read tools: journal days and ranges, search, breakdowns, Food Bank, goals, reference foods, Shelf.
+import Agent
+import Foundation
+import Journal
+import Nutrition
+import ReferenceFoods
+import SQLiteKit
+
+// MARK: - Schemas
+
+enum Schema {
+    static func object(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
+        .object(["type": "object", "properties": .object(properties), "required": .array(required.map { .string($0) }),
+                 "additionalProperties": false])
+    }
+    static func string(_ description: String, maxLength: Int = 200) -> JSONValue {
+        ["type": "string", "description": .string(description), "maxLength": .number(Double(maxLength))]
+    }
+    static func number(_ description: String) -> JSONValue { ["type": "number", "description": .string(description)] }
+    static func limit(default d: Int, max m: Int) -> JSONValue {
+        ["type": "integer", "minimum": 1, "maximum": .number(Double(m)), "description": .string("How many results (default \(d), at most \(m)).")]
+    }
+    static let id: JSONValue = string("An id exactly as a previous tool result gave it.", maxLength: 64)
+    static let date = string("A date: YYYY-MM-DD, \"today\" or \"yesterday\" (the person's time zone). Defaults to today.", maxLength: 20)
+    static let meal = string("breakfast, lunch, dinner or snack. Defaults to the meal of the current local time.", maxLength: 20)
+    /// Every catalog nutrient as a named property (so the model sees the ids and their units, and
+    /// providers that need declared properties get them); other snake_case ids are allowed too.
+    static let nutrients: JSONValue = [
+        "type": "object",
+        "description": "Nutrient id -> amount in the unit the id ends with (energy_kcal, protein_g, sodium_mg, vitamin_d_mcg, ...). Include every nutrient you know; leave out unknown ones (never guess zero).",
+        "properties": .object(Dictionary(uniqueKeysWithValues: NutrientCatalog.all.map { ($0.id, ["type": "number"] as JSONValue) })),
+        "additionalProperties": ["type": "number"],
+    ]
+    /// A nutrient map without the named ids (for nested places such as calculator portions).
+    static let plainNutrients: JSONValue = [
+        "type": "object", "description": "Nutrient id -> amount in the unit the id ends with.",
+        "additionalProperties": ["type": "number"],
+    ]
+    static let goalMap: JSONValue = [
+        "type": "object",
+        "description": "Nutrient id -> daily amount in the unit the id ends with, or null to remove that goal.",
+        "properties": .object(Dictionary(uniqueKeysWithValues: NutrientCatalog.all.map { ($0.id, ["type": ["number", "null"]] as JSONValue) })),
+        "additionalProperties": ["type": ["number", "null"]],
+    ]
+    static let nutrientList: JSONValue = [
+        "type": "array", "items": ["type": "string", "maxLength": 64], "maxItems": 20,
+        "description": "Nutrient ids such as energy_kcal, protein_g, sodium_mg.",
+    ]
+}
+
+/// A read tool over the journal database.
+protocol JournalReadTool: Tool {
+    var journal: JournalStore { get }
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput
+}
+
+extension JournalReadTool {
+    var effect: ToolEffect { .read }
+    func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
+        try journal.queue.read { db in try read(Args(arguments), db) }
+    }
+}
+
+/// The longest range a read tool sums in one call, so results stay bounded.
+let maxToolRangeDays = 366
+
+func range(_ args: Args, journal: JournalStore, defaultDays: Int = 7) throws -> (CalendarDay, CalendarDay) {
+    let to = try args.day("to", journal: journal) ?? journal.today()
+    let from = try args.day("from", journal: journal) ?? (try? to.adding(days: -(defaultDays - 1))) ?? to
+    guard from <= to else { throw ToolArgumentError(field: "from", "\(from) is after to (\(to))") }
+    guard from.days(to: to) < maxToolRangeDays else {
+        throw ToolArgumentError(field: "to", "the range is longer than \(maxToolRangeDays) days; ask for a shorter period")
+    }
+    return (from, to)
+}
+
+// MARK: - Context
+
+struct GetNutritionContext: JournalReadTool {
+    let journal: JournalStore
+    let name = "get_nutrition_context"
+    let description = """
+        Today's date, local time and default meal, the meal schedule, daily goals, today's totals and what remains of each goal, \
+        and the last 7 days' daily totals. Call it first when a question depends on today, goals or recent eating.
+        """
+    var parameters: JSONValue { Schema.object([:]) }
+    func activity(arguments: JSONValue) -> String { "reading today's journal and goals" }
+
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput {
+        let now = journal.now()
+        let today = journal.today()
+        let view = try checked(field: "date") { try journal.dayView(today, in: db) }
+        let goals = try journal.goals(in: db)
+        let start = (try? today.adding(days: -6)) ?? today
+        let week = try checked(field: "date") { try journal.rangeSummary(from: start, to: today, in: db) }
+        let local = now.timeIntervalSince1970 + Double(journal.timeZone.secondsFromGMT(for: now))
+        let minutes = Int((local - (local / 86_400).rounded(.down) * 86_400) / 60)
+        let schedule = journal.mealSchedule
+        let json: JSONValue = [
+            "today": .string(today.description),
+            "weekday": .string(Text.day(today).components(separatedBy: " ")[0]),
+            "local_time": .string(String(format: "%02d:%02d", minutes / 60, minutes % 60)),
+            "time_zone": .string(journal.timeZone.identifier),
+            "default_meal": .string(journal.defaultMeal().rawValue),
+            "meal_schedule": ["breakfast_from": .string(schedule.breakfastStart.description), "lunch_from": .string(schedule.lunchStart.description),
+                              "dinner_from": .string(schedule.dinnerStart.description), "snack": "only when chosen"],
+            "goals": Shape.goals(goals),
+            "today_totals": Shape.totals(view.totals),
+            "remaining": Shape.nutrients(goals.remaining(after: view.totals)),
+            "last_7_days": .array(week.days.map { d in ["date": .string(d.day.description), "totals": Shape.totals(d.totals)] }),
+        ]
+        return output(json, "read today's journal and goals")
+    }
+}
+
+// MARK: - Journal
+
+struct GetJournalDay: JournalReadTool {
+    let journal: JournalStore
+    let name = "get_journal_day"
+    let description = "Everything logged on one day, by meal, with entry ids, every nutrient, day totals and progress against goals. Use for \"what did I eat today/yesterday/on <date>\"."
+    var parameters: JSONValue { Schema.object(["date": Schema.date]) }
+    func activity(arguments: JSONValue) -> String { "reading your journal for \(Text.clean(arguments["date"]?.stringValue ?? "today", max: 20))" }
+
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput {
+        let day = try args.day("date", journal: journal) ?? journal.today()
+        let view = try checked(field: "date") { try journal.dayView(day, in: db) }
+        let meals: [JSONValue] = view.meals.map { m in
+            ["meal": .string(m.meal.rawValue), "entries": .array(m.entries.map(Shape.entry)), "totals": Shape.totals(m.totals)]
+        }
+        let goals: [JSONValue] = view.goals.map { g in
+            ["id": .string(g.id), "goal": Shape.number(g.goal), "consumed": Shape.number(g.consumed), "remaining": Shape.number(g.remaining),
+             "direction": .string(g.direction.rawValue)]
+        }
+        let json: JSONValue = ["date": .string(day.description), "meals": .array(meals), "totals": Shape.totals(view.totals), "goals": .array(goals)]
+        return output(json, "\(view.entries.count) entries on \(day)")
+    }
+}
+
+struct GetJournalRange: JournalReadTool {
+    let journal: JournalStore
+    let name = "get_journal_range"
+    let description = "Per-day totals and daily averages (over days with entries) for a date range, up to 366 days (past 31 days only days with entries are listed; past 14 days without `nutrients` only macros per day). Use for weeks and months (\"show last week\", \"protein this week\"); pass `nutrients` to keep the answer small."
+    var parameters: JSONValue {
+        Schema.object(["from": Schema.string("First day: YYYY-MM-DD, today or yesterday. Defaults to 6 days before `to`.", maxLength: 20),
+                       "to": Schema.string("Last day: YYYY-MM-DD, today or yesterday. Defaults to today.", maxLength: 20),
+                       "nutrients": Schema.nutrientList])
+    }
+    func activity(arguments: JSONValue) -> String {
+        "summing your journal from \(Text.clean(arguments["from"]?.stringValue ?? "the last 7 days", max: 20)) to \(Text.clean(arguments["to"]?.stringValue ?? "today", max: 20))"
+    }
+
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput {
+        let (from, to) = try range(args, journal: journal)
+        let ids = args.raw["nutrients"]?.arrayValue?.compactMap(\.stringValue)
+        let summary = try checked(field: "nutrients") { try journal.rangeSummary(from: from, to: to, nutrients: ids, in: db) }
+        // Long ranges without a nutrient list keep only the macros per day, so the answer stays whole.
+        let perDay: Set<String>? = ids == nil && from.days(to: to) >= 14 ? Set(NutrientCatalog.coreIDs) : nil
+        // Past a month, days without entries are left out (logged_days and the range say how many there are).
+        let includeEmpty = from.days(to: to) < 31
+        let json: JSONValue = [
+            "from": .string(from.description), "to": .string(to.description),
+            "logged_days": .number(Double(summary.loggedDayCount)),
+            "days": .array(summary.days.filter { includeEmpty || $0.entryCount > 0 }.map { d in
+                ["date": .string(d.day.description), "totals": Shape.totals(d.totals, only: perDay)]
+            }),
+            "totals": Shape.totals(summary.totals),
+            "daily_averages": Shape.nutrients(summary.dailyAverages),
+        ]
+        var out = json
+        if ids == nil && perDay != nil { out = json.merging(["per_day_nutrients": "energy_kcal, protein_g, carbohydrate_g and fat_g only; pass `nutrients` for others"]) }
+        return output(out, "\(summary.loggedDayCount) logged days from \(from) to \(to)")
+    }
+}
+
+struct SearchJournal: JournalReadTool {
+    let journal: JournalStore
+    let name = "search_journal"
+    let description = """
+        Finds logged entries whose name or brand contains every word of `text`, newest day first, with their ids. \
+        Without `text` it returns the most recently logged entries (newest first): use that for "the last thing I logged". \
+        Use it to find an entry id before updating, moving or deleting an entry.
+        """
+    var parameters: JSONValue {
+        Schema.object(["text": Schema.string("Words to find in entry names or brands."),
+                       "from": Schema.string("Only entries on or after this date (YYYY-MM-DD, today, yesterday).", maxLength: 20),
+                       "to": Schema.string("Only entries on or before this date.", maxLength: 20),
+                       "limit": Schema.limit(default: 10, max: 50)])
+    }
+    func activity(arguments: JSONValue) -> String {
+        if let t = arguments["text"]?.stringValue { return "searching your journal for '\(Text.clean(t, max: 60))'" }
+        return "finding what you logged last"
+    }
+
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput {
+        let limit = args.limit(default: 10, max: 50)
+        let from = try args.day("from", journal: journal)
+        let to = try args.day("to", journal: journal)
+        if let f = from, let t = to, f > t { throw ToolArgumentError(field: "from", "\(f) is after to (\(t))") }
+        let entries: [Entry]
+        if let text = try args.text("text", max: JournalStore.Limits.searchText, required: false), !text.isEmpty {
+            entries = try checked(field: "text") { try journal.searchEntries(text, from: from, to: to, limit: limit, in: db) }
+        } else {
+            entries = try recent(from: from, to: to, limit: limit, db)
+        }
+        return output(["entries": .array(entries.map(Shape.entry)), "count": .number(Double(entries.count))], "found \(entries.count) entries")
+    }
+
+    /// Most recently created entries in the window (the last 60 days by default), newest first.
+    private func recent(from: CalendarDay?, to: CalendarDay?, limit: Int, _ db: Database) throws -> [Entry] {
+        if from == nil && to == nil && limit == 1 { return try journal.lastEntry(in: db).map { [$0] } ?? [] }
+        let start = from ?? (try? journal.today().adding(days: -60))
+        let all = try journal.entries(from: start, to: to, in: db)
+        let ordered = all.enumerated().sorted { a, b in
+            a.element.createdAt != b.element.createdAt ? a.element.createdAt > b.element.createdAt : a.offset > b.offset
+        }
+        return ordered.prefix(limit).map(\.element)
+    }
+}
+
+struct GetNutrientBreakdown: JournalReadTool {
+    let journal: JournalStore
+    let name = "get_nutrient_breakdown"
+    let description = "Which foods contributed the most of one nutrient over a period (largest first, with share of the total and how many entries did not report it). Use for \"which foods gave me the most sugar this month\"."
+    var parameters: JSONValue {
+        Schema.object(["nutrient": Schema.string("A nutrient id such as sugars_g, sodium_mg, protein_g.", maxLength: 64),
+                       "from": Schema.string("First day (YYYY-MM-DD, today, yesterday). Defaults to 6 days before `to`.", maxLength: 20),
+                       "to": Schema.string("Last day. Defaults to today.", maxLength: 20),
+                       "limit": Schema.limit(default: 10, max: 30)], required: ["nutrient"])
+    }
+    func activity(arguments: JSONValue) -> String {
+        "finding which foods gave you the most \(NutrientCatalog.displayName(Text.clean(arguments["nutrient"]?.stringValue ?? "?", max: 40)).lowercased())"
+    }
+
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput {
+        let (from, to) = try range(args, journal: journal)
+        let nutrient = try args.requiredString("nutrient")
+        let b = try checked(field: "nutrient") { try journal.nutrientBreakdown(nutrient, from: from, to: to, limit: args.limit(default: 10, max: 30), in: db) }
+        let foods: [JSONValue] = b.foods.map { f in
+            var o: [String: JSONValue] = ["name": .string(Text.clean(f.name)), "amount": Shape.number(f.amount), "entries": .number(Double(f.entryCount)),
+                                          "share": Shape.number(f.share)]
+            if let brand = f.brand { o["brand"] = .string(Text.clean(brand, max: 100)) }
+            return .object(o)
+        }
+        let json: JSONValue = ["nutrient": .string(b.nutrient), "unit": .string(NutrientCatalog.nutrient(b.nutrient)?.unit.rawValue ?? Units.suffix(of: b.nutrient)),
+                               "from": .string(from.description), "to": .string(to.description), "total": Shape.number(b.total),
+                               "foods": .array(foods), "entries_not_reporting": .number(Double(b.notReportedCount))]
+        return output(json, "\(b.foods.count) foods with \(NutrientCatalog.displayName(b.nutrient).lowercased())")
+    }
+}
+
+// MARK: - Food Bank
+
+struct SearchFoodBank: JournalReadTool {
+    let journal: JournalStore
+    let name = "search_food_bank"
+    let description = """
+        Searches the person's saved foods (Food Bank) by words in the name or brand, archived foods included; without a query lists active foods. \
+        Returns ids, serving, per-serving nutrients and shelf/archive status. Search here first for foods the person has saved ("my usual oatmeal").
+        """
+    var parameters: JSONValue {
+        Schema.object(["query": Schema.string("Words to find in food names or brands."),
+                       "brand": Schema.string("Only foods of this brand (\"Unbranded\" for foods without one).", maxLength: 100),
+                       "sort": ["type": "string", "enum": ["name", "last_used", "brand"], "description": "Order (default name)."],
+                       "limit": Schema.limit(default: 10, max: 30)])
+    }
+    func activity(arguments: JSONValue) -> String {
+        if let q = arguments["query"]?.stringValue, !q.isEmpty { return "searching your Food Bank for '\(Text.clean(q, max: 60))'" }
+        return "listing your Food Bank"
+    }
+
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput {
+        let query = try args.text("query", max: JournalStore.Limits.searchText, required: false) ?? ""
+        let brand = try args.text("brand", max: JournalStore.Limits.brand, required: false)
+        let sort = args.string("sort").flatMap(FoodSort.init(rawValue:)) ?? .name
+        let items = try checked(field: "query") { try journal.searchFoods(query, brand: brand, sort: sort, limit: args.limit(default: 10, max: 30), in: db) }
+        return output(["foods": .array(items.map { Shape.food($0.food, status: $0.status, full: false) }), "count": .number(Double(items.count))],
+                      "found \(items.count) saved foods")
+    }
+}
+
+struct GetSavedFood: JournalReadTool {
+    let journal: JournalStore
+    let name = "get_saved_food"
+    let description = "One saved food in full: serving, extra units, per-serving nutrients, composite ingredients, or a calculator food's ingredients and their named portions (needed for log_calculator_build)."
+    var parameters: JSONValue { Schema.object(["food_id": Schema.id], required: ["food_id"]) }
+    func activity(arguments: JSONValue) -> String { "opening a saved food" }
+
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput {
+        let id = try args.requiredUUID("food_id")
+        guard let food = try journal.food(id, in: db) else {
+            throw ToolArgumentError(field: "food_id", "no saved food with id \(id.uuidString); search the Food Bank first")
+        }
+        return output(Shape.food(food, status: food.status(now: journal.now()), full: true), "opened \(Text.clean(food.name, max: 60))")
+    }
+}
+
+struct ListBrands: JournalReadTool {
+    let journal: JournalStore
+    let name = "list_brands"
+    let description = "Brands in the Food Bank with how many foods carry each (\"Unbranded\" last). Use before renaming a brand or filtering by brand."
+    var parameters: JSONValue { Schema.object([:]) }
+    func activity(arguments: JSONValue) -> String { "listing your brands" }
+
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput {
+        let buckets = try journal.brandBuckets(in: db)
+        let list: [JSONValue] = buckets.map { ["brand": .string(Text.clean($0.displayName, max: 100)), "foods": .number(Double($0.foodCount)),
+                                               "unbranded": .bool($0.brand == nil)] }
+        return output(["brands": .array(list)], "\(buckets.count) brands")
+    }
+}
+
+struct GetGoals: JournalReadTool {
+    let journal: JournalStore
+    let name = "get_goals"
+    let description = "The person's daily goals (id -> amount in the id's unit), whether each is a target to reach or a limit to stay under, and whether they are still the FDA defaults."
+    var parameters: JSONValue { Schema.object([:]) }
+    func activity(arguments: JSONValue) -> String { "reading your goals" }
+
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput {
+        let goals = try journal.goals(in: db)
+        let list: [JSONValue] = goals.ids.compactMap { id in
+            goals[id].map { ["id": .string(id), "name": .string(NutrientCatalog.displayName(id)), "amount": Shape.number($0),
+                             "direction": .string(Goals.direction(id).rawValue)] }
+        }
+        return output(["goals": .array(list), "fda_defaults": .bool(goals == .fdaDefaults)], "read \(list.count) goals")
+    }
+}
+
+// MARK: - Reference foods and Shelf
+
+struct SearchReferenceFoods: Tool {
+    let reference: ReferenceDatabase
+    let name = "search_reference_foods"
+    let description = """
+        Searches the built-in USDA reference foods (offline) by words, best match first. Returns reference ids, household portions \
+        (\"1 large\" = 50 g) and every nutrient per 100 g. Always look a food up here (or in the Food Bank) before logging it; never guess numbers.
+        """
+    var parameters: JSONValue {
+        Schema.object(["query": Schema.string("Food words, e.g. \"egg whole raw\", \"greek yogurt plain\"."), "limit": Schema.limit(default: 5, max: 10)],
+                      required: ["query"])
+    }
+    var effect: ToolEffect { .read }
+    func activity(arguments: JSONValue) -> String { "searching reference foods for '\(Text.clean(arguments["query"]?.stringValue ?? "", max: 60))'" }
+
+    func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
+        let args = Args(arguments)
+        guard let query = try args.text("query", max: 200, required: true) else { throw ToolArgumentError(field: "query", "is required") }
+        // A database whose files failed to load answers every search with nothing; say so instead.
+        guard reference.count > 0 else {
+            return .error("the reference foods could not be loaded on this computer; search the Food Bank or ask the person for the nutrients")
+        }
+        let foods = reference.search(query, limit: args.limit(default: 5, max: 10))
+        return output(["foods": .array(foods.map(SearchReferenceFoods.shape)), "count": .number(Double(foods.count))],
+                      "found \(foods.count) reference foods")
+    }
+
+    static func shape(_ f: ReferenceFood) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "reference_id": .string(f.id), "name": .string(Text.clean(f.description, max: 200)), "group": .string(f.group),
+            "portions": .array(f.portions.prefix(8).map { p in ["measure": .string(Text.clean(p.measure, max: 60)), "amount": Shape.number(p.amount), "grams": Shape.number(p.gramWeight)] }),
+            "nutrients_per_100g": Shape.nutrients(ReferenceConversion.nutrients(f, grams: 100)),
+        ]
+        if let c = f.commonName { o["common_name"] = .string(Text.clean(c, max: 100)) }
+        return .object(o)
+    }
+}
+
+struct RecommendShelfFoods: JournalReadTool {
+    let journal: JournalStore
+    let name = "recommend_shelf_foods"
+    let description = "Ranks the foods on the person's Shelf (available at home) at 0.5x to 2x servings against what is left of today's goals, with a plain reason. Use for \"what can I eat tonight\"."
+    var parameters: JSONValue { Schema.object(["date": Schema.date, "limit": Schema.limit(default: 5, max: 10)]) }
+    func activity(arguments: JSONValue) -> String { "checking your Shelf against today's goals" }
+
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput {
+        let day = try args.day("date", journal: journal) ?? journal.today()
+        let recs = try checked(field: "date") { try journal.recommendFromShelf(day: day, limit: args.limit(default: 5, max: 10), in: db) }
+        let list: [JSONValue] = recs.map { r in
+            var o: [String: JSONValue] = ["food_id": .string(r.foodID.uuidString), "name": .string(Text.clean(r.name)), "servings": Shape.number(r.servings),
+                                          "serving": .string(Text.clean(r.servingLabel, max: 60)), "nutrients": Shape.nutrients(r.nutrients),
+                                          "score": Shape.number(r.score), "reason": .string(r.reason)]
+            if let b = r.brand { o["brand"] = .string(Text.clean(b, max: 100)) }
+            return .object(o)
+        }
+        return output(["date": .string(day.description), "recommendations": .array(list)], "\(recs.count) Shelf suggestions")
+    }
+}

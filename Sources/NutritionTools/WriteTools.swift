@@ -1,0 +1,344 @@
+// The journal write tools: log, update, move and delete entries. Each builds one plan that both the
+// approval preview and the write use, so the person approves exactly what is written.
+import Agent
+import Foundation
+import Journal
+import Nutrition
+import ReferenceFoods
+import SQLiteKit
+
+/// What a write will do: the preview text and the change itself (run inside the ledger transaction).
+struct WritePlan {
+    var preview: String
+    var commit: (Database) throws -> ToolOutput
+}
+
+/// A write tool whose preview and apply share one plan, re-made inside the transaction so it
+/// sees the data as it is when the write happens.
+protocol JournalWriteTool: WriteTool {
+    var journal: JournalStore { get }
+    func plan(_ args: Args, _ db: Database) throws -> WritePlan
+}
+
+extension JournalWriteTool {
+    func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> String {
+        try plan(Args(arguments), database).preview
+    }
+    func apply(arguments: JSONValue, context: ToolContext, database: Database) throws -> ToolOutput {
+        let plan = try plan(Args(arguments), database)
+        return try plan.commit(database)
+    }
+}
+
+extension JournalStore {
+    /// The day and meal a write goes to: as given, else today and the meal of the local clock.
+    func target(_ args: Args) throws -> (CalendarDay, Meal) {
+        (try args.day("date", journal: self) ?? today(), try args.meal() ?? defaultMeal())
+    }
+
+    func entry(_ args: Args, _ db: Database, field: String = "entry_id") throws -> Entry {
+        let id = try args.requiredUUID(field)
+        guard let e = try entry(id, in: db) else {
+            throw ToolArgumentError(field: field, "no journal entry with id \(id.uuidString); find it with search_journal or get_journal_day first")
+        }
+        return e
+    }
+
+    func savedFood(_ args: Args, _ db: Database, field: String = "food_id") throws -> SavedFood {
+        let id = try args.requiredUUID(field)
+        guard let f = try food(id, in: db) else {
+            throw ToolArgumentError(field: field, "no saved food with id \(id.uuidString); find it with search_food_bank first")
+        }
+        return f
+    }
+}
+
+/// "Date: Sunday 2026-11-29 · Meal: breakfast".
+func whenLine(_ day: CalendarDay, _ meal: Meal) -> String { "Date: \(Text.day(day)) · Meal: \(meal.rawValue)" }
+
+func loggedOutput(_ e: Entry) -> ToolOutput {
+    output(["logged": Shape.entry(e)], "logged \(Text.clean(e.name, max: 60)) to \(e.meal.rawValue) on \(e.day)")
+}
+
+// MARK: - Logging
+
+struct LogFood: JournalWriteTool {
+    let journal: JournalStore
+    let name = "log_food"
+    let description = """
+        Logs a food with nutrients you supply (from a label, a recipe or the person's numbers) when it is in neither the Food Bank \
+        nor the reference foods. `nutrients` are for the whole amount eaten. Prefer log_saved_food or log_reference_food when a lookup finds the food. Needs approval.
+        """
+    var parameters: JSONValue {
+        Schema.object(["name": Schema.string("Food name as the person would recognise it."),
+                       "brand": Schema.string("Brand, if any.", maxLength: 100),
+                       "quantity": Schema.number("How much was eaten, in `unit` (default 1)."),
+                       "unit": Schema.string("g, oz, cup, tbsp, mL, or a count such as serving, slice, piece (default serving).", maxLength: 40),
+                       "grams": Schema.number("Weight of the whole amount in grams, when known."),
+                       "nutrients": Schema.nutrients, "date": Schema.date, "meal": Schema.meal],
+                      required: ["name", "nutrients"])
+    }
+    func activity(arguments: JSONValue) -> String { "preparing to log \(Text.clean(arguments["name"]?.stringValue ?? "a food", max: 60))" }
+
+    func plan(_ args: Args, _ db: Database) throws -> WritePlan {
+        let name = try args.text("name", max: JournalStore.Limits.name, required: true) ?? ""
+        let brand = try args.text("brand", max: JournalStore.Limits.brand, required: false)
+        let quantity = try args.positive("quantity") ?? 1
+        let unitText = args.string("unit") ?? "serving"
+        let unit: ServingUnit
+        do { unit = try ServingUnit.parse(unitText) } catch {
+            throw ToolArgumentError(field: "unit", "\"\(Text.clean(unitText, max: 40))\" is not a unit: use g, oz, kg, lb, mL, L, cup, tbsp, tsp, fl oz, or a count such as serving, piece, slice")
+        }
+        let grams = try args.positive("grams")
+        guard let nutrients = try args.nutrients("nutrients"), !nutrients.isEmpty else {
+            throw ToolArgumentError(field: "nutrients", "give at least one nutrient (e.g. energy_kcal); look the food up if you do not know them")
+        }
+        let (day, meal) = try journal.target(args)
+        let serving = ServingSize(quantity: quantity, unit: unit, grams: grams)
+        let draft = EntryDraft(day: day, meal: meal, name: name, brand: brand?.isEmpty == false ? brand : nil, serving: serving,
+                               nutrients: nutrients, source: .assistant)
+        let preview = """
+            Log to the journal: \(Text.food(name, brand: draft.brand)) — \(serving.label)
+            \(whenLine(day, meal))
+            \(Text.nutrientLines(nutrients))
+            """
+        return WritePlan(preview: preview) { db in loggedOutput(try checked(field: "name") { try journal.logEntry(draft, in: db) }) }
+    }
+}
+
+struct LogSavedFood: JournalWriteTool {
+    let journal: JournalStore
+    let name = "log_saved_food"
+    let description = """
+        Logs a Food Bank food: a number of its servings, or a quantity in any unit the food converts from (its serving unit, g/oz \
+        when its weight is known, extra units it lists). Nutrients are scaled from the saved food and it keeps its Food Bank id. Needs approval.
+        """
+    var parameters: JSONValue {
+        Schema.object(["food_id": Schema.id,
+                       "servings": Schema.number("How many of the food's servings (default 1). Do not combine with unit."),
+                       "quantity": Schema.number("Amount in `unit`, e.g. 150 with unit g."),
+                       "unit": Schema.string("Unit of `quantity`: g, oz, cup, tbsp, or one of the food's count units.", maxLength: 40),
+                       "date": Schema.date, "meal": Schema.meal], required: ["food_id"])
+    }
+    func activity(arguments: JSONValue) -> String { "preparing to log a Food Bank food" }
+
+    func plan(_ args: Args, _ db: Database) throws -> WritePlan {
+        let food = try journal.savedFood(args, db)
+        guard food.kind != .calculator else {
+            throw ToolArgumentError(field: "food_id", "is a calculator food: use log_calculator_build with one portion per ingredient")
+        }
+        let amount: FoodAmount
+        let label: String
+        let nutrients: NutrientAmounts
+        if let unitText = args.string("unit") {
+            if args.has("servings") { throw ToolArgumentError(field: "servings", "give servings, or quantity with unit, not both") }
+            let q = try args.positive("quantity") ?? 1
+            let unit: ServingUnit
+            do { unit = try ServingUnit.parse(unitText, extraCounts: food.measures.countNames) } catch {
+                throw ToolArgumentError(field: "unit", "\"\(Text.clean(unitText, max: 40))\" is not a unit this food knows; use its serving unit (\(food.serving.unit.symbol)), g, or a unit in its units list")
+            }
+            nutrients = try checked(field: "unit") { try food.nutrients(quantity: q, unit: unit).nutrients }
+            amount = .quantity(q, unit)
+            label = "\(Text.amount(q)) \(unit.symbol)"
+        } else {
+            let n = try args.positive("servings", max: JournalStore.Limits.servings) ?? args.positive("quantity", max: JournalStore.Limits.servings) ?? 1
+            amount = .servings(n)
+            nutrients = food.nutrients.scaled(by: n)
+            label = Text.serving(food.serving, servings: n)
+        }
+        let (day, meal) = try journal.target(args)
+        let preview = """
+            Log from your Food Bank: \(Text.food(food.name, brand: food.brand)) — \(label)
+            \(whenLine(day, meal))
+            \(Text.nutrientLines(nutrients))
+            """
+        return WritePlan(preview: preview) { db in
+            loggedOutput(try checked(field: "food_id") { try journal.logFood(food.id, amount: amount, day: day, meal: meal, in: db) })
+        }
+    }
+}
+
+struct LogReferenceFood: JournalWriteTool {
+    let journal: JournalStore
+    let reference: ReferenceDatabase
+    let name = "log_reference_food"
+    let description = """
+        Logs a USDA reference food by its reference_id: a household portion (a `measure` from its portions list, e.g. "large" or "cup") \
+        times `quantity`, or an exact weight in `grams`. With neither, one of its first listed portion (foods without portions need grams). Nutrients come from the reference data. Needs approval.
+        """
+    var parameters: JSONValue {
+        Schema.object(["reference_id": Schema.string("reference_id from search_reference_foods, e.g. \"01123\".", maxLength: 16),
+                       "portion": Schema.string("A measure from the food's portions, e.g. \"large\", \"cup\", \"medium (7\\\" to 7-7/8\\\" long)\".", maxLength: 100),
+                       "quantity": Schema.number("How many of that portion (default 1)."),
+                       "grams": Schema.number("Exact weight in grams instead of a portion."),
+                       "date": Schema.date, "meal": Schema.meal], required: ["reference_id"])
+    }
+    func activity(arguments: JSONValue) -> String { "preparing to log a reference food" }
+
+    func plan(_ args: Args, _ db: Database) throws -> WritePlan {
+        let id = try args.requiredString("reference_id")
+        guard let food = reference.food(id: id.trimmingCharacters(in: .whitespaces)) else {
+            throw ToolArgumentError(field: "reference_id", "no reference food with id \"\(Text.clean(id, max: 20))\"; find it with search_reference_foods first")
+        }
+        let grams = try args.positive("grams")
+        let quantity = try args.positive("quantity", max: JournalStore.Limits.servings)
+        if grams != nil && quantity != nil { throw ToolArgumentError(field: "quantity", "give a portion and quantity, or grams, not both") }
+        let amount = try ReferenceConversion.amount(of: food, portion: args.string("portion"), quantity: quantity, grams: grams)
+        let (day, meal) = try journal.target(args)
+        let draft = ReferenceConversion.draft(food, amount: amount, day: day, meal: meal)
+        let preview = """
+            Log a reference food (USDA \(food.id)): \(Text.clean(food.description)) — \(amount.label)
+            \(whenLine(day, meal))
+            \(Text.nutrientLines(draft.nutrients))
+            """
+        return WritePlan(preview: preview) { db in loggedOutput(try checked(field: "reference_id") { try journal.logEntry(draft, in: db) }) }
+    }
+}
+
+struct LogCalculatorBuild: JournalWriteTool {
+    let journal: JournalStore
+    let name = "log_calculator_build"
+    let description = "Logs one build of a calculator (restaurant-style) Food Bank food: one named portion per chosen ingredient, summed. Get the ingredient and portion names with get_saved_food first. Needs approval."
+    var parameters: JSONValue {
+        Schema.object(["food_id": Schema.id,
+                       "selections": ["type": "array", "minItems": 1, "maxItems": 50, "description": "One portion per chosen ingredient.",
+                                      "items": Schema.object(["ingredient": Schema.string("Ingredient name as listed.", maxLength: 100),
+                                                              "portion": Schema.string("Portion name as listed.", maxLength: 60)],
+                                                             required: ["ingredient", "portion"])],
+                       "servings": Schema.number("How many such builds (default 1)."),
+                       "date": Schema.date, "meal": Schema.meal], required: ["food_id", "selections"])
+    }
+    func activity(arguments: JSONValue) -> String { "preparing to log a calculator build" }
+
+    func plan(_ args: Args, _ db: Database) throws -> WritePlan {
+        let food = try journal.savedFood(args, db)
+        guard food.kind == .calculator else { throw ToolArgumentError(field: "food_id", "is not a calculator food; use log_saved_food") }
+        let selections = (args.raw["selections"]?.arrayValue ?? []).map {
+            CalculatorSelection(ingredient: $0["ingredient"]?.stringValue ?? "", portion: $0["portion"]?.stringValue ?? "")
+        }
+        let servings = try args.positive("servings", max: JournalStore.Limits.servings) ?? 1
+        let sum = try checked(field: "selections") { try food.build(selections) }
+        let (day, meal) = try journal.target(args)
+        let detail = selections.map { "\(Text.clean($0.ingredient, max: 60)): \(Text.clean($0.portion, max: 60))" }.joined(separator: ", ")
+        let preview = """
+            Log a build of \(Text.food(food.name, brand: food.brand))\(servings == 1 ? "" : " × \(Text.amount(servings))") — \(detail)
+            \(whenLine(day, meal))
+            \(Text.nutrientLines(sum.scaled(by: servings)))
+            """
+        return WritePlan(preview: preview) { db in
+            loggedOutput(try checked(field: "selections") {
+                try journal.logCalculatorBuild(food.id, selections: selections, servings: servings, day: day, meal: meal, in: db)
+            })
+        }
+    }
+}
+
+// MARK: - Changing entries
+
+struct UpdateJournalEntry: JournalWriteTool {
+    let journal: JournalStore
+    let name = "update_journal_entry"
+    let description = """
+        Changes a logged entry: name, brand, servings (scales its nutrients), nutrients (the new amounts for the whole entry as logged; \
+        replaces the map), date or meal. Fields left out stay. Find the entry id first. Needs approval.
+        """
+    var parameters: JSONValue {
+        Schema.object(["entry_id": Schema.id, "name": Schema.string("New name."), "brand": Schema.string("New brand (\"\" removes it).", maxLength: 100),
+                       "servings": Schema.number("New number of servings."), "nutrients": Schema.nutrients, "date": Schema.date, "meal": Schema.meal],
+                      required: ["entry_id"])
+    }
+    func activity(arguments: JSONValue) -> String { "preparing to change a journal entry" }
+
+    func plan(_ args: Args, _ db: Database) throws -> WritePlan {
+        let old = try journal.entry(args, db)
+        var update = EntryUpdate()
+        var lines: [String] = []
+        if args.has("name"), let n = try args.text("name", max: JournalStore.Limits.name, required: true) {
+            update.name = n
+            lines.append("name: \(Text.clean(old.name)) → \(Text.clean(n))")
+        }
+        if let b = try args.text("brand", max: JournalStore.Limits.brand, required: false) {
+            update.brand = b
+            lines.append("brand: \(old.brand.map { Text.clean($0) } ?? "none") → \(b.isEmpty ? "none" : Text.clean(b))")
+        }
+        if let s = try args.positive("servings", max: JournalStore.Limits.servings) {
+            update.servings = s
+            lines.append("servings: \(Text.amount(old.servings)) → \(Text.amount(s))")
+        }
+        let servings = update.servings ?? old.servings
+        if let n = try args.nutrients("nutrients") {
+            update.nutrients = n.scaled(by: 1 / servings).rounded(places: 6)
+        }
+        if let d = try args.day("date", journal: journal) {
+            update.day = d
+            lines.append("date: \(Text.day(old.day)) → \(Text.day(d))")
+        }
+        if let m = try args.meal() {
+            update.meal = m
+            lines.append("meal: \(old.meal.rawValue) → \(m.rawValue)")
+        }
+        guard update != EntryUpdate() else {
+            throw ToolArgumentError(field: "entry_id", "nothing to change: give name, brand, servings, nutrients, date or meal")
+        }
+        let after = (update.nutrients ?? old.nutrients).scaled(by: servings)
+        if update.nutrients != nil || update.servings != nil {
+            lines.append("nutrients before: \(Text.nutrients(old.totalNutrients))")
+            lines.append("nutrients after: \(Text.nutrients(after))")
+        }
+        let preview = "Change journal entry: \(Text.food(old.name, brand: old.brand)) — \(Text.serving(old.serving, servings: old.servings)), \(old.meal.rawValue) on \(Text.day(old.day))\n"
+            + lines.map { "  " + $0 }.joined(separator: "\n")
+        let id = old.id
+        return WritePlan(preview: preview) { db in
+            let e = try checked(field: "entry_id") { try journal.updateEntry(id, update, in: db) }
+            return output(["updated": Shape.entry(e)], "updated \(Text.clean(e.name, max: 60))")
+        }
+    }
+}
+
+struct MoveJournalEntry: JournalWriteTool {
+    let journal: JournalStore
+    let name = "move_journal_entry"
+    let description = "Moves a logged entry to another meal and/or date (\"move my coffee to breakfast\"). Find the entry id first. Needs approval."
+    var parameters: JSONValue { Schema.object(["entry_id": Schema.id, "date": Schema.date, "meal": Schema.meal], required: ["entry_id"]) }
+    func activity(arguments: JSONValue) -> String { "preparing to move a journal entry" }
+
+    func plan(_ args: Args, _ db: Database) throws -> WritePlan {
+        let old = try journal.entry(args, db)
+        let day = try args.day("date", journal: journal)
+        let meal = try args.meal()
+        guard day != nil || meal != nil else { throw ToolArgumentError(field: "meal", "give a meal, a date or both to move the entry to") }
+        let newDay = day ?? old.day, newMeal = meal ?? old.meal
+        let preview = """
+            Move journal entry: \(Text.food(old.name, brand: old.brand)) — \(Text.serving(old.serving, servings: old.servings))
+            From: \(old.meal.rawValue) on \(Text.day(old.day))
+            To: \(newMeal.rawValue) on \(Text.day(newDay))
+            """
+        let id = old.id
+        return WritePlan(preview: preview) { db in
+            let e = try checked(field: "entry_id") { try journal.moveEntry(id, toDay: day, meal: meal, in: db) }
+            return output(["moved": Shape.entry(e)], "moved \(Text.clean(e.name, max: 60)) to \(e.meal.rawValue) on \(e.day)")
+        }
+    }
+}
+
+struct DeleteJournalEntry: JournalWriteTool {
+    let journal: JournalStore
+    let name = "delete_journal_entry"
+    let description = "Deletes one logged entry by id (\"delete the last thing I logged\": find it with search_journal without text). Needs approval."
+    var parameters: JSONValue { Schema.object(["entry_id": Schema.id], required: ["entry_id"]) }
+    func activity(arguments: JSONValue) -> String { "preparing to delete a journal entry" }
+
+    func plan(_ args: Args, _ db: Database) throws -> WritePlan {
+        let old = try journal.entry(args, db)
+        let preview = """
+            Delete journal entry: \(Text.food(old.name, brand: old.brand)) — \(Text.serving(old.serving, servings: old.servings))
+            \(whenLine(old.day, old.meal))
+            \(Text.nutrientLines(old.totalNutrients, label: "Nutrients removed"))
+            """
+        let id = old.id
+        return WritePlan(preview: preview) { db in
+            let e = try checked(field: "entry_id") { try journal.deleteEntry(id, in: db) }
+            return output(["deleted": Shape.entry(e)], "deleted \(Text.clean(e.name, max: 60)) from \(e.meal.rawValue) on \(e.day)")
+        }
+    }
+}

@@ -1,0 +1,181 @@
+// The offline assistant: a deterministic ChatModel that answers a small grammar of requests
+// through the same nutrition tool calls, approvals and ledger as a real model, with no network.
+import Agent
+import Foundation
+
+/// Reads the transcript, parses the newest user message with `OfflineGrammar`, and on each turn
+/// either asks for the next tool calls or writes a short answer from the tool results it got.
+/// It knows the nutrition tools only by name and JSON shape, like any other model. It never
+/// states a number that did not come from a tool result.
+public struct OfflineAssistant: ChatModel {
+    public let provider = "offline"
+    public let model = "offline"
+    public let continuationFamily = "offline"
+
+    let timeZone: TimeZone
+    let now: @Sendable () -> Double
+
+    /// - Parameters:
+    ///   - timeZone: the person's zone; decides "today" and the ranges of "this week" and "this month".
+    ///   - now: wall time in seconds since 1970 (tests pass a virtual clock's `now`).
+    public init(timeZone: TimeZone = .current, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.timeZone = timeZone
+        self.now = now
+    }
+
+    public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
+        let events = respond(to: request.messages)
+        return AsyncThrowingStream { continuation in
+            for event in events { continuation.yield(event) }
+            continuation.finish()
+        }
+    }
+
+    /// The events of one turn for this transcript (exposed for tests).
+    public func respond(to messages: [Message]) -> [ChatEvent] {
+        let state = OfflineState(messages: messages)
+        let step = OfflinePlanner(state: state, calendar: OfflineCalendar(timeZone: timeZone, now: now())).next()
+        var events: [ChatEvent] = []
+        switch step {
+        case .calls(let calls):
+            for (i, call) in calls.enumerated() {
+                let id = "offline-\(state.userNumber)-\(state.calls.count + i + 1)"
+                events.append(.toolCall(ToolCall(id: id, name: call.name, arguments: call.arguments.serialized)))
+            }
+            events.append(.usage(.zero))
+            events.append(.finish(.toolCalls))
+        case .answer(let text):
+            events.append(.textDelta(text))
+            events.append(.usage(.zero))
+            events.append(.finish(.stop))
+        }
+        return events
+    }
+
+    /// What the offline assistant understands, for help and for requests it cannot parse.
+    public static let capabilities = """
+        - log food: "log 2 eggs for breakfast", "I had a banana", "log 150g greek yogurt as a snack", "log my usual oatmeal"
+        - review: "what did I eat today", "what did I eat yesterday", "show last week"
+        - nutrients: "how much protein did I have this week", "how much sodium today", "which foods gave me the most sugar this month"
+        - goals: "set my calorie goal to 2200", "set protein goal to 140g"
+        - fix the journal: "delete the last thing I logged", "move my coffee to breakfast"
+        - Food Bank and Shelf: "find oat milk in my food bank", "what can I eat tonight"
+        """
+}
+
+// MARK: - Transcript state
+
+/// What happened since the newest user message: the calls made and their results.
+struct OfflineState {
+    struct Done {
+        var name: String
+        var arguments: JSONValue
+        var content: JSONValue?
+        var isError: Bool
+        var errorText: String?
+        var denied: Bool
+    }
+
+    let utterance: String
+    /// 1-based number of the newest user message in the thread (call ids derive from it).
+    let userNumber: Int
+    let calls: [Done]
+
+    init(messages: [Message]) {
+        let userIndices = messages.indices.filter { messages[$0].role == .user && !messages[$0].text.isEmpty }
+        guard let last = userIndices.last else {
+            utterance = ""; userNumber = 0; calls = []
+            return
+        }
+        utterance = messages[last].text
+        userNumber = userIndices.count
+        var results: [String: ToolResult] = [:]
+        for m in messages[(last + 1)...] { for r in m.toolResults { results[r.callID] = r } }
+        var done: [Done] = []
+        for m in messages[(last + 1)...] where m.role == .assistant {
+            for c in m.toolCalls {
+                let result = results[c.id]
+                let content = result.flatMap { try? JSONValue.parse($0.content) }
+                let error = content?["error"]?.stringValue ?? (result?.isError == true ? result?.content : nil)
+                done.append(Done(name: c.name, arguments: (try? c.parsedArguments()) ?? .object([:]), content: content,
+                                 isError: result?.isError ?? false, errorText: error, denied: content?["denied"]?.boolValue ?? false))
+            }
+        }
+        calls = done
+    }
+
+    func last(_ name: String) -> Done? { calls.last { $0.name == name } }
+}
+
+// MARK: - Dates
+
+/// The local calendar for the offline assistant (no Nutrition dependency: plain civil dates).
+struct OfflineCalendar {
+    let today: Int // days since 1970-01-01, local
+
+    init(timeZone: TimeZone, now: Double) {
+        let offset = Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: now)))
+        today = Int(((now + offset) / 86_400).rounded(.down))
+    }
+
+    func string(_ dayNumber: Int) -> String {
+        let (y, m, d) = OfflineCalendar.civil(dayNumber)
+        return String(format: "%04d-%02d-%02d", y, m, d)
+    }
+
+    /// First day of the current month.
+    var monthStart: Int {
+        let (_, _, d) = OfflineCalendar.civil(today)
+        return today - (d - 1)
+    }
+
+    /// (from, to) of a period, as day numbers.
+    func range(_ p: Period) -> (Int, Int) {
+        switch p {
+        case .today: return (today, today)
+        case .yesterday: return (today - 1, today - 1)
+        case .lastDays(let n): return (today - max(1, n) + 1, today)
+        case .thisMonth: return (monthStart, today)
+        case .date(let s):
+            let n = OfflineCalendar.dayNumber(s) ?? today
+            return (n, n)
+        }
+    }
+
+    func describe(_ p: Period) -> String {
+        let (from, to) = range(p)
+        switch p {
+        case .today: return "today (\(string(today)))"
+        case .yesterday: return "yesterday (\(string(today - 1)))"
+        case .lastDays(let n): return "the last \(n) days (\(string(from)) to \(string(to)))"
+        case .thisMonth: return "this month (\(string(from)) to \(string(to)))"
+        case .date: return "on \(string(from))"
+        }
+    }
+
+    /// Howard Hinnant's civil-from-days.
+    static func civil(_ z0: Int) -> (Int, Int, Int) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    static func dayNumber(_ s: String) -> Int? {
+        let parts = s.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return nil }
+        var y = parts[0]
+        let m = parts[1], d = parts[2]
+        y -= m <= 2 ? 1 : 0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

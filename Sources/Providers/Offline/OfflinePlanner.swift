@@ -1,0 +1,390 @@
+// The offline assistant's decisions: which tool calls an intent needs next, and the short answer
+// written only from the tool results once they are in.
+import Agent
+import Foundation
+
+enum OfflineStep {
+    case calls([(name: String, arguments: JSONValue)])
+    case answer(String)
+}
+
+struct OfflinePlanner {
+    let state: OfflineState
+    let calendar: OfflineCalendar
+
+    static let coreNutrients: [JSONValue] = ["energy_kcal", "protein_g", "carbohydrate_g", "fat_g"]
+
+    func next() -> OfflineStep {
+        switch OfflinePlanner.sanitized(OfflineGrammar.parse(state.utterance)) {
+        case .help:
+            return .answer("I'm the offline assistant: I work on this computer without an AI provider and understand these requests:\n"
+                           + OfflineAssistant.capabilities + "\nConfigure a provider for anything else.")
+        case .unknown:
+            return .answer("I'm the offline assistant and I didn't understand that. I can help with:\n"
+                           + OfflineAssistant.capabilities + "\nConfigure an AI provider for other questions.")
+        case .log(let food, let quantity, let unit, let meal, let usual):
+            return log(food: food, quantity: quantity, unit: unit, meal: meal, usual: usual)
+        case .showDay(let p):
+            return showDay(p)
+        case .showRange(let p):
+            return showRange(p)
+        case .nutrientTotal(let n, let p):
+            return nutrientTotal(n, p)
+        case .topFoods(let n, let p):
+            return topFoods(n, p)
+        case .setGoal(let n, let amount):
+            return setGoal(n, amount)
+        case .deleteLast:
+            return deleteLast()
+        case .move(let food, let meal):
+            return move(food, meal)
+        case .recommend:
+            return recommend()
+        case .searchFoodBank(let q):
+            return searchFoodBank(q)
+        }
+    }
+
+    // MARK: - Logging
+
+    func log(food: String, quantity: Double, unit: String?, meal: String?, usual: Bool) -> OfflineStep {
+        guard let bank = state.last("search_food_bank"), let ref = state.last("search_reference_foods") else {
+            return .calls([("search_food_bank", ["query": .string(food), "limit": 5]),
+                           ("search_reference_foods", ["query": .string(food), "limit": 5])])
+        }
+        let logNames = ["log_saved_food", "log_reference_food"]
+        if let done = state.calls.last(where: { logNames.contains($0.name) }) {
+            return .answer(loggedAnswer(done, food: food))
+        }
+        if let failed = [bank, ref].first(where: { $0.isError }), bank.isError && ref.isError {
+            return .answer("I couldn't look that up: \(failed.errorText ?? "the search failed"). Nothing was logged.")
+        }
+        let savedFoods = (bank.content?["foods"]?.arrayValue ?? []).filter { $0["kind"]?.stringValue != "calculator" }
+        let referenceFoods = ref.content?["foods"]?.arrayValue ?? []
+        var mealArg: [String: JSONValue] = [:]
+        if let meal { mealArg["meal"] = .string(meal) }
+
+        func fromBank(_ f: JSONValue) -> OfflineStep? {
+            guard let id = f["id"]?.stringValue else { return nil }
+            var args = mealArg
+            args["food_id"] = .string(id)
+            if let unit {
+                args["quantity"] = .number(quantity)
+                args["unit"] = .string(unit)
+            } else {
+                args["servings"] = .number(quantity)
+            }
+            return .calls([("log_saved_food", .object(args))])
+        }
+        func fromReference(_ f: JSONValue) -> OfflineStep? {
+            guard let id = f["reference_id"]?.stringValue else { return nil }
+            var args = mealArg
+            args["reference_id"] = .string(id)
+            let grams: [String: Double] = ["g": 1, "kg": 1000, "oz": 28.349523125, "lb": 453.59237]
+            if let unit, let factor = grams[unit] {
+                args["grams"] = .number((quantity * factor * 1000).rounded() / 1000)
+            } else {
+                args["quantity"] = .number(quantity)
+                let portions = f["portions"]?.arrayValue?.compactMap { $0["measure"]?.stringValue } ?? []
+                if let unit {
+                    args["portion"] = .string(portions.first { $0.lowercased().hasPrefix(unit) } ?? unit)
+                } else if let p = OfflinePlanner.wholeItemPortion(portions) {
+                    args["portion"] = .string(p)
+                }
+            }
+            return .calls([("log_reference_food", .object(args))])
+        }
+
+        let order: [() -> OfflineStep?] = usual
+            ? [{ savedFoods.first.flatMap(fromBank) }, { referenceFoods.first.flatMap(fromReference) }]
+            : [{ referenceFoods.first.flatMap(fromReference) }, { savedFoods.first.flatMap(fromBank) }]
+        for option in order { if let step = option() { return step } }
+        return .answer("I couldn't find \"\(food)\" in your Food Bank or the reference foods, so nothing was logged. "
+                       + "Try another name (e.g. \"log 1 apple\"), or save the food to your Food Bank first.")
+    }
+
+    /// For "2 eggs" or "a banana": a whole item rather than a cup or a weight. USDA lists the
+    /// usual whole item first when there is one ("large" egg); otherwise take a medium one.
+    static func wholeItemPortion(_ portions: [String]) -> String? {
+        let measures = ["cup", "tbsp", "tsp", "fl oz", "oz", "ml", "g", "lb", "liter", "quart", "pint"]
+        func isMeasure(_ p: String) -> Bool { measures.contains { p.lowercased() == $0 || p.lowercased().hasPrefix($0 + " ") || p.lowercased().hasPrefix($0 + ",") } }
+        if let first = portions.first, !isMeasure(first) { return first }
+        for preferred in ["medium", "large"] {
+            if let p = portions.first(where: { $0.lowercased().hasPrefix(preferred) }) { return p }
+        }
+        return portions.first { !isMeasure($0) } ?? portions.first
+    }
+
+    func loggedAnswer(_ done: OfflineState.Done, food: String) -> String {
+        if done.denied { return "Okay, nothing was logged." }
+        if done.isError { return "I couldn't log \(food): \(done.errorText ?? "the tool failed"). Nothing was written." }
+        guard let e = done.content?["logged"] else { return "The journal did not confirm the entry; check it with \"what did I eat today\"." }
+        return "Logged \(entryLine(e)) to \(e["meal"]?.stringValue ?? "?") on \(e["date"]?.stringValue ?? "?")."
+    }
+
+    // MARK: - Reading
+
+    func showDay(_ p: Period) -> OfflineStep {
+        let (day, _) = calendar.range(p)
+        guard let done = state.last("get_journal_day") else {
+            return .calls([("get_journal_day", ["date": .string(calendar.string(day))])])
+        }
+        if let error = failure(done) { return .answer(error) }
+        guard let content = done.content else { return .answer("I couldn't read your journal.") }
+        let meals = content["meals"]?.arrayValue ?? []
+        let count = Int(content["totals"]?["entry_count"]?.doubleValue ?? 0)
+        let when = calendar.describe(p)
+        guard count > 0 else { return .answer("Nothing is logged \(when).") }
+        var lines = ["\(when.prefix(1).uppercased() + when.dropFirst()): \(count) \(count == 1 ? "entry" : "entries"), \(macros(content["totals"]?["nutrients"]))."]
+        for m in meals {
+            let entries = m["entries"]?.arrayValue ?? []
+            guard !entries.isEmpty else { continue }
+            lines.append("\(capitalized(m["meal"]?.stringValue ?? "")):")
+            for e in entries { lines.append("- \(entryLine(e))") }
+        }
+        return .answer(lines.joined(separator: "\n"))
+    }
+
+    func showRange(_ p: Period) -> OfflineStep {
+        let (from, to) = calendar.range(p)
+        guard let done = state.last("get_journal_range") else {
+            return .calls([("get_journal_range", ["from": .string(calendar.string(from)), "to": .string(calendar.string(to)),
+                                                  "nutrients": .array(OfflinePlanner.coreNutrients)])])
+        }
+        if let error = failure(done) { return .answer(error) }
+        guard let content = done.content else { return .answer("I couldn't read your journal.") }
+        let logged = Int(content["logged_days"]?.doubleValue ?? 0)
+        let when = calendar.describe(p)
+        guard logged > 0 else { return .answer("Nothing is logged for \(when).") }
+        var lines = ["\(capitalized(when)): \(logged) logged \(logged == 1 ? "day" : "days"); daily average \(macros(content["daily_averages"]))."]
+        for d in content["days"]?.arrayValue ?? [] {
+            let n = Int(d["totals"]?["entry_count"]?.doubleValue ?? 0)
+            let date = d["date"]?.stringValue ?? "?"
+            if n == 0 {
+                lines.append("- \(date): nothing logged")
+            } else {
+                let kcal = d["totals"]?["nutrients"]?["energy_kcal"]?.doubleValue
+                lines.append("- \(date): \(kcal.map { "\(format($0)) kcal" } ?? "calories not reported") (\(n) \(n == 1 ? "entry" : "entries"))")
+            }
+        }
+        return .answer(lines.joined(separator: "\n"))
+    }
+
+    func nutrientTotal(_ nutrient: String, _ p: Period) -> OfflineStep {
+        let (from, to) = calendar.range(p)
+        guard let done = state.last("get_journal_range"), let goalsDone = state.last("get_goals") else {
+            return .calls([("get_journal_range", ["from": .string(calendar.string(from)), "to": .string(calendar.string(to)),
+                                                  "nutrients": [.string(nutrient)]]),
+                           ("get_goals", [:])])
+        }
+        if let error = failure(done) { return .answer(error) }
+        guard let content = done.content else { return .answer("I couldn't read your journal.") }
+        let name = OfflinePlanner.nutrientName(nutrient)
+        let when = calendar.describe(p)
+        let entries = Int(content["totals"]?["entry_count"]?.doubleValue ?? 0)
+        guard entries > 0 else { return .answer("Nothing is logged for \(when), so I have no \(name) total.") }
+        let missing = Int(content["totals"]?["not_reported_by"]?[nutrient]?.doubleValue ?? 0)
+        guard let total = content["totals"]?["nutrients"]?[nutrient]?.doubleValue else {
+            return .answer("None of your \(entries) entries \(when) reported \(name).")
+        }
+        let unit = OfflinePlanner.unit(nutrient)
+        let label = nutrient == "energy_kcal" ? "" : " \(name)"
+        let goal = (goalsDone.content?["goals"]?.arrayValue ?? []).first { $0["id"]?.stringValue == nutrient }
+        let goalAmount = goal?["amount"]?.doubleValue
+        let isLimit = goal?["direction"]?.stringValue == "limit"
+        var text: String
+        if from == to {
+            text = "You had \(format(total))\(unit)\(label) \(when)"
+            if let g = goalAmount {
+                let left = g - total
+                if isLimit {
+                    text += left >= 0 ? "; your limit is \(format(g))\(unit), \(format(left))\(unit) left" : "; that is \(format(-left))\(unit) over your limit of \(format(g))\(unit)"
+                } else {
+                    text += left > 0 ? "; your goal is \(format(g))\(unit), \(format(left))\(unit) to go" : "; you reached your goal of \(format(g))\(unit)"
+                }
+            }
+            text += "."
+        } else {
+            let logged = Int(content["logged_days"]?.doubleValue ?? 0)
+            let average = content["daily_averages"]?[nutrient]?.doubleValue ?? 0
+            text = "You had \(format(total))\(unit)\(label) over \(when): \(format(average))\(unit) a day on average over \(logged) logged \(logged == 1 ? "day" : "days")"
+            if let g = goalAmount { text += " (daily \(isLimit ? "limit" : "goal") \(format(g))\(unit))" }
+            text += "."
+        }
+        if missing > 0 { text += " \(missing) \(missing == 1 ? "entry does" : "entries do") not report \(name), so the real amount may be higher." }
+        return .answer(text)
+    }
+
+    func topFoods(_ nutrient: String, _ p: Period) -> OfflineStep {
+        let (from, to) = calendar.range(p)
+        guard let done = state.last("get_nutrient_breakdown") else {
+            return .calls([("get_nutrient_breakdown", ["nutrient": .string(nutrient), "from": .string(calendar.string(from)),
+                                                       "to": .string(calendar.string(to)), "limit": 5])])
+        }
+        if let error = failure(done) { return .answer(error) }
+        guard let content = done.content else { return .answer("I couldn't read your journal.") }
+        let name = OfflinePlanner.nutrientName(nutrient)
+        let unit = OfflinePlanner.unit(nutrient)
+        let foods = content["foods"]?.arrayValue ?? []
+        let when = calendar.describe(p)
+        guard !foods.isEmpty else { return .answer("No food logged \(when) reported \(name).") }
+        var lines = ["Most \(name) \(when), \(format(content["total"]?.doubleValue ?? 0))\(unit) in total:"]
+        for (i, f) in foods.enumerated() {
+            let share = Int(((f["share"]?.doubleValue ?? 0) * 100).rounded())
+            lines.append("\(i + 1). \(foodName(f)): \(format(f["amount"]?.doubleValue ?? 0))\(unit) (\(share)%)")
+        }
+        let missing = Int(content["entries_not_reporting"]?.doubleValue ?? 0)
+        if missing > 0 { lines.append("\(missing) \(missing == 1 ? "entry does" : "entries do") not report \(name).") }
+        return .answer(lines.joined(separator: "\n"))
+    }
+
+    // MARK: - Changes
+
+    func setGoal(_ nutrient: String, _ amount: Double) -> OfflineStep {
+        guard let done = state.last("set_goals") else {
+            return .calls([("set_goals", ["goals": .object([nutrient: .number(amount)])])])
+        }
+        if done.denied { return .answer("Okay, your goals are unchanged.") }
+        if let error = failure(done) { return .answer(error) }
+        guard let value = done.content?["goals"]?[nutrient]?.doubleValue else { return .answer("The goal was not confirmed; check it with /goals.") }
+        return .answer("Your daily \(nutrient == "energy_kcal" ? "calorie" : OfflinePlanner.nutrientName(nutrient)) goal is now \(format(value))\(OfflinePlanner.unit(nutrient)).")
+    }
+
+    func deleteLast() -> OfflineStep {
+        guard let found = state.last("search_journal") else { return .calls([("search_journal", ["limit": 1])]) }
+        if let error = failure(found) { return .answer(error) }
+        if let done = state.last("delete_journal_entry") {
+            if done.denied { return .answer("Okay, nothing was deleted.") }
+            if let error = failure(done) { return .answer(error) }
+            guard let e = done.content?["deleted"] else { return .answer("The journal did not confirm the deletion.") }
+            return .answer("Deleted \(entryLine(e)) from \(e["meal"]?.stringValue ?? "?") on \(e["date"]?.stringValue ?? "?").")
+        }
+        guard let id = found.content?["entries"]?[0]?["id"]?.stringValue else { return .answer("Your journal is empty: there is nothing to delete.") }
+        return .calls([("delete_journal_entry", ["entry_id": .string(id)])])
+    }
+
+    func move(_ food: String, _ meal: String) -> OfflineStep {
+        guard let found = state.last("search_journal") else { return .calls([("search_journal", ["text": .string(food), "limit": 5])]) }
+        if let error = failure(found) { return .answer(error) }
+        if let done = state.last("move_journal_entry") {
+            if done.denied { return .answer("Okay, nothing was moved.") }
+            if let error = failure(done) { return .answer(error) }
+            guard let e = done.content?["moved"] else { return .answer("The journal did not confirm the move.") }
+            return .answer("Moved \(entryLine(e)) to \(e["meal"]?.stringValue ?? "?") on \(e["date"]?.stringValue ?? "?").")
+        }
+        let entries = found.content?["entries"]?.arrayValue ?? []
+        guard let newestDay = entries.first?["date"]?.stringValue else { return .answer("I couldn't find \"\(food)\" in your journal, so nothing was moved.") }
+        let sameDay = entries.filter { $0["date"]?.stringValue == newestDay }
+        let pick = sameDay.first { $0["meal"]?.stringValue != meal } ?? sameDay[0]
+        guard let id = pick["id"]?.stringValue else { return .answer("I couldn't find \"\(food)\" in your journal, so nothing was moved.") }
+        return .calls([("move_journal_entry", ["entry_id": .string(id), "meal": .string(meal)])])
+    }
+
+    // MARK: - Food Bank and Shelf
+
+    func recommend() -> OfflineStep {
+        guard let done = state.last("recommend_shelf_foods") else { return .calls([("recommend_shelf_foods", ["limit": 3])]) }
+        if let error = failure(done) { return .answer(error) }
+        let recs = done.content?["recommendations"]?.arrayValue ?? []
+        guard !recs.isEmpty else {
+            return .answer("Your Shelf is empty, so I have nothing to suggest. Mark foods you have at home as on the Shelf in your Food Bank.")
+        }
+        var lines = ["From your Shelf, for what's left of today's goals:"]
+        for (i, r) in recs.enumerated() {
+            let kcal = r["nutrients"]?["energy_kcal"]?.doubleValue
+            lines.append("\(i + 1). \(foodName(r)), \(format(r["servings"]?.doubleValue ?? 1)) × \(r["serving"]?.stringValue ?? "serving")"
+                         + "\(kcal.map { " (\(format($0)) kcal)" } ?? ""): \(r["reason"]?.stringValue ?? "")")
+        }
+        return .answer(lines.joined(separator: "\n"))
+    }
+
+    func searchFoodBank(_ query: String) -> OfflineStep {
+        guard let done = state.last("search_food_bank") else { return .calls([("search_food_bank", ["query": .string(query), "limit": 10])]) }
+        if let error = failure(done) { return .answer(error) }
+        let foods = done.content?["foods"]?.arrayValue ?? []
+        guard !foods.isEmpty else { return .answer("No food in your Food Bank matches \"\(query)\".") }
+        var lines = ["\(foods.count) \(foods.count == 1 ? "food" : "foods") in your Food Bank \(foods.count == 1 ? "matches" : "match") \"\(query)\":"]
+        for f in foods {
+            let kcal = f["nutrients_per_serving"]?["energy_kcal"]?.doubleValue
+            var line = "- \(foodName(f)), \(f["serving"]?["label"]?.stringValue ?? "1 serving")"
+            if let kcal { line += ": \(format(kcal)) kcal" }
+            if f["status"]?.stringValue == "archived" { line += " (archived)" }
+            if f["on_shelf"]?.boolValue == true { line += " (on the Shelf)" }
+            lines.append(line)
+        }
+        return .answer(lines.joined(separator: "\n"))
+    }
+
+    // MARK: - Wording
+
+    /// The intent with the person's own words made safe to echo (no control or format characters).
+    static func sanitized(_ intent: OfflineIntent) -> OfflineIntent {
+        func clean(_ s: String) -> String {
+            let kept = s.unicodeScalars.filter { u in
+                switch u.properties.generalCategory {
+                case .control, .format, .lineSeparator, .paragraphSeparator: return false
+                default: return true
+                }
+            }
+            return String(String.UnicodeScalarView(kept.prefix(100)))
+        }
+        switch intent {
+        case .log(let food, let q, let unit, let meal, let usual): return .log(food: clean(food), quantity: q, unit: unit, meal: meal, usual: usual)
+        case .move(let food, let meal): return .move(food: clean(food), meal: meal)
+        case .searchFoodBank(let q): return .searchFoodBank(clean(q))
+        default: return intent
+        }
+    }
+
+    /// The error of a failed call as one line, or nil when it succeeded.
+    func failure(_ done: OfflineState.Done) -> String? {
+        if done.denied { return "Okay, nothing was changed." }
+        guard done.isError else { return nil }
+        return "That didn't work: \(done.errorText ?? "the tool failed"). Nothing was changed."
+    }
+
+    /// "Egg, whole, raw, fresh — 2 large (100 g), 143 kcal".
+    func entryLine(_ e: JSONValue) -> String {
+        var s = foodName(e)
+        if let amount = e["amount"]?.stringValue { s += " — \(amount)" }
+        if let kcal = e["nutrients"]?["energy_kcal"]?.doubleValue { s += ", \(format(kcal)) kcal" }
+        return s
+    }
+
+    func foodName(_ f: JSONValue) -> String {
+        let name = f["name"]?.stringValue ?? "?"
+        if let b = f["brand"]?.stringValue, !b.isEmpty { return "\(name) (\(b))" }
+        return name
+    }
+
+    /// "520 kcal, protein 30 g, carbs 60 g, fat 15 g" with "not reported" kept honest.
+    func macros(_ n: JSONValue?) -> String {
+        let parts: [(String, String, String)] = [("energy_kcal", "", " kcal"), ("protein_g", "protein ", " g"),
+                                                 ("carbohydrate_g", "carbs ", " g"), ("fat_g", "fat ", " g")]
+        let shown = parts.compactMap { id, label, unit in n?[id]?.doubleValue.map { "\(label)\(format($0))\(unit)" } }
+        return shown.isEmpty ? "no calories or macros reported" : shown.joined(separator: ", ")
+    }
+
+    func capitalized(_ s: String) -> String { s.prefix(1).uppercased() + s.dropFirst() }
+
+    func format(_ v: Double) -> String {
+        guard v.isFinite else { return "?" }
+        let r = abs(v) >= 100 ? v.rounded() : abs(v) >= 10 ? (v * 10).rounded() / 10 : (v * 100).rounded() / 100
+        return JSONValue.format(r)
+    }
+
+    static func nutrientName(_ id: String) -> String {
+        let names = ["energy_kcal": "calories", "carbohydrate_g": "carbohydrate", "sugars_g": "sugar", "added_sugars_g": "added sugar",
+                     "saturated_fat_g": "saturated fat", "vitamin_c_mg": "vitamin C", "vitamin_d_mcg": "vitamin D"]
+        if let n = names[id] { return n }
+        var parts = id.split(separator: "_").map(String.init)
+        if parts.count > 1, ["g", "mg", "mcg", "kcal"].contains(parts.last ?? "") { parts.removeLast() }
+        return parts.joined(separator: " ")
+    }
+
+    /// " g", " mg", " kcal"... (with its leading space) from the id's suffix.
+    static func unit(_ id: String) -> String {
+        for u in ["kcal", "mcg", "mg", "g"] where id.hasSuffix("_\(u)") { return " \(u)" }
+        return ""
+    }
+}

@@ -1,0 +1,59 @@
+// Finds the built `ofj` executable and runs it with pipes, for end-to-end tests.
+import Foundation
+
+public enum OfjBinary {
+    /// The repository root, from this file's location (Sources/TestSupport/…).
+    public static var repositoryRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
+    /// `.build/debug/ofj` (built by `swift build --build-tests`), or nil when missing.
+    public static var path: String? {
+        let candidates = [repositoryRoot + "/.build/debug/ofj", repositoryRoot + "/.build/x86_64-unknown-linux-gnu/debug/ofj"]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// Runs ofj on its own thread (never blocking the shared task pool) and waits for it.
+    public static func run(_ arguments: [String], input: String = "", environment: [String: String]) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Swift.Result<OfjBinary.Result, Error> { try runBlocking(arguments, input: input, environment: environment) })
+            }.start()
+        }
+    }
+
+    /// Runs ofj with `arguments`, feeding `input` on stdin, in an environment limited to `environment`.
+    public static func runBlocking(_ arguments: [String], input: String = "", environment: [String: String]) throws -> Result {
+        guard let path else { throw CocoaError(.fileNoSuchFile) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var env = environment
+        env["PATH"] = env["PATH"] ?? "/usr/bin:/bin"
+        process.environment = env
+        let inPipe = Pipe(), outPipe = Pipe(), errPipe = Pipe()
+        process.standardInput = inPipe
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        try process.run()
+        inPipe.fileHandleForWriting.write(Data(input.utf8))
+        try? inPipe.fileHandleForWriting.close()
+        // Read stderr on another thread so that neither pipe can fill up and stall the child.
+        nonisolated(unsafe) var err = Data()
+        let errDone = DispatchSemaphore(value: 0)
+        Thread {
+            err = errPipe.fileHandleForReading.readDataToEndOfFile()
+            errDone.signal()
+        }.start()
+        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
+        errDone.wait()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+}

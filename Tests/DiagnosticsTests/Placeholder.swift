@@ -1,2 +1,0 @@
-// Placeholder until the Diagnostics module lands; replaced by real tests.
-import Testing

@@ -1,0 +1,249 @@
+// An in-memory Turso stand-in: an HTTPTransport that answers Hrana pipelines by running them on SQLite.
+import Agent
+import Foundation
+import HTTP
+import SQLiteKit
+@testable import Diagnostics
+
+/// Executes `/v2/pipeline` requests on an in-memory SQLite database, with switchable faults.
+/// Strict like sqld: integers must be JSON strings (a number is HTTP 400).
+final class FakeTurso: HTTPTransport, @unchecked Sendable {
+    enum Mode: Sendable, Equatable {
+        case normal
+        /// The connection fails (with this transport message).
+        case down(String)
+        /// Answers with this HTTP status and body.
+        case status(Int, String)
+        /// Waits this long before answering (cancellable).
+        case slow(Double)
+        /// 200 with a body that is not Hrana.
+        case garbage
+    }
+
+    struct Sent: Sendable {
+        var url: String
+        var headers: [HTTPHeader]
+        var body: String
+    }
+
+    private let lock = NSLock()
+    let db: DatabaseQueue
+    private var _mode: Mode = .normal
+    private var _sent: [Sent] = []
+    let token: String?
+    /// Called with each request body before it runs (under no lock), e.g. to simulate a
+    /// concurrent client changing the schema.
+    var beforeRequest: (@Sendable (String, DatabaseQueue) -> Void)?
+
+    init(token: String? = nil) throws {
+        db = try DatabaseQueue.inMemory()
+        self.token = token
+    }
+
+    var mode: Mode {
+        get { lock.withLock { _mode } }
+        set { lock.withLock { _mode = newValue } }
+    }
+    var sent: [Sent] { lock.withLock { _sent } }
+
+    func rows(_ sql: String) throws -> [Row] { try db.read { try $0.rows(sql) } }
+
+    // MARK: - HTTPTransport
+
+    func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        let body = String(decoding: request.body, as: UTF8.self)
+        let mode = lock.withLock { () -> Mode in
+            _sent.append(Sent(url: request.url, headers: request.headers, body: body))
+            return _mode
+        }
+        switch mode {
+        case .normal: break
+        case .down(let message): throw HTTPError.connectFailed(message)
+        case .status(let code, let text): return Self.response(code, text)
+        case .slow(let seconds):
+            try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+        case .garbage: return Self.response(200, "<html>502 Bad Gateway</html>")
+        }
+        guard request.url.hasSuffix("/v2/pipeline") || request.url.hasSuffix("/v3/pipeline") else {
+            return Self.response(404, "Not found")
+        }
+        if let token, request.headers.first(where: { $0.name.lowercased() == "authorization" })?.value != "Bearer \(token)" {
+            return Self.response(401, "Unauthorized")
+        }
+        beforeRequest?(body, db)
+        do {
+            let json = try JSONValue.parse(body)
+            guard let requests = json["requests"]?.arrayValue else { return Self.response(400, "no requests") }
+            let results = try db.read { db in try requests.map { try self.handle($0, db) } }
+            let answer: JSONValue = ["baton": nil, "base_url": nil, "results": .array(results)]
+            return Self.response(200, answer.serialized)
+        } catch let e as ProtocolFailure {
+            return Self.response(400, e.message)
+        } catch {
+            return Self.response(400, "invalid JSON")
+        }
+    }
+
+    static func response(_ status: Int, _ text: String) -> HTTPStreamingResponse {
+        let bytes = Array(text.utf8)
+        let stream = AsyncThrowingStream<[UInt8], Error> { continuation in
+            continuation.yield(bytes)
+            continuation.finish()
+        }
+        return HTTPStreamingResponse(head: HTTPResponseHead(status: status, headers: [HTTPHeader("Retry-After", "7")]), body: stream)
+    }
+
+    // MARK: - Hrana
+
+    struct ProtocolFailure: Error { let message: String }
+    struct StepFailure: Error { let message: String; let code: String }
+
+    private func handle(_ request: JSONValue, _ db: Database) throws -> JSONValue {
+        do {
+            switch request["type"]?.stringValue {
+            case "execute":
+                return ["type": "ok", "response": ["type": "execute", "result": try execute(request["stmt"] ?? .null, db)]]
+            case "batch":
+                return ["type": "ok", "response": ["type": "batch", "result": try batch(request["batch"] ?? .null, db)]]
+            case "close":
+                return ["type": "ok", "response": ["type": "close"]]
+            default:
+                throw ProtocolFailure(message: "unknown request")
+            }
+        } catch let e as StepFailure {
+            return ["type": "error", "error": ["message": .string(e.message), "code": .string(e.code)]]
+        }
+    }
+
+    private func value(_ json: JSONValue) throws -> DatabaseValue {
+        switch json["type"]?.stringValue {
+        case "null": return .null
+        case "integer":
+            guard let s = json["value"]?.stringValue, let v = Int64(s) else { throw ProtocolFailure(message: "integer must be a string") }
+            return .integer(v)
+        case "float":
+            guard let d = json["value"]?.doubleValue else { throw ProtocolFailure(message: "bad float") }
+            return .real(d)
+        case "text":
+            guard let s = json["value"]?.stringValue else { throw ProtocolFailure(message: "bad text") }
+            return .text(s)
+        case "blob":
+            guard let s = json["base64"]?.stringValue, let d = HranaValue.decodeBase64(s) else { throw ProtocolFailure(message: "bad blob") }
+            return .blob(Array(d))
+        default: throw ProtocolFailure(message: "bad value")
+        }
+    }
+
+    private func encode(_ v: DatabaseValue) -> JSONValue {
+        switch v {
+        case .null: return ["type": "null"]
+        case .integer(let i): return ["type": "integer", "value": .string(String(i))]
+        case .real(let d): return ["type": "float", "value": .number(d)]
+        case .text(let s): return ["type": "text", "value": .string(s)]
+        // Unpadded, like sqld.
+        case .blob(let b):
+            var s = Data(b).base64EncodedString()
+            while s.hasSuffix("=") { s.removeLast() }
+            return ["type": "blob", "base64": .string(s)]
+        }
+    }
+
+    private func execute(_ stmt: JSONValue, _ db: Database) throws -> JSONValue {
+        guard let sql = stmt["sql"]?.stringValue else { throw ProtocolFailure(message: "no sql") }
+        let args = try (stmt["args"]?.arrayValue ?? []).map(value)
+        do {
+            let statement = try db.prepare(sql)
+            try statement.bind(args)
+            var rows: [JSONValue] = []
+            while try statement.step() {
+                rows.append(.array((0..<statement.columnCount).map { encode(statement.value(at: $0)) }))
+            }
+            let cols = (0..<statement.columnCount).map { JSONValue.object(["name": .string(statement.columnName($0)), "decltype": nil]) }
+            let isWrite = ["INSERT", "UPDATE", "DELETE"].contains(sql.split(separator: " ").first.map { $0.uppercased() } ?? "")
+            return ["cols": .array(cols), "rows": .array(rows), "affected_row_count": .number(Double(isWrite ? db.changes : 0)),
+                    "last_insert_rowid": nil, "replication_index": nil]
+        } catch let e as DatabaseError {
+            throw StepFailure(message: e.message, code: "SQLITE_\(e.code)")
+        }
+    }
+
+    private func batch(_ batch: JSONValue, _ db: Database) throws -> JSONValue {
+        guard let steps = batch["steps"]?.arrayValue else { throw ProtocolFailure(message: "no steps") }
+        var outcomes: [Bool?] = []
+        var results: [JSONValue] = []
+        var errors: [JSONValue] = []
+        for step in steps {
+            if let condition = step["condition"], !condition.isNull, try !evaluate(condition, outcomes, db) {
+                outcomes.append(nil); results.append(.null); errors.append(.null)
+                continue
+            }
+            do {
+                results.append(try execute(step["stmt"] ?? .null, db))
+                errors.append(.null)
+                outcomes.append(true)
+            } catch let e as StepFailure {
+                results.append(.null)
+                errors.append(["message": .string(e.message), "code": .string(e.code)])
+                outcomes.append(false)
+            }
+        }
+        return ["step_results": .array(results), "step_errors": .array(errors)]
+    }
+
+    private func evaluate(_ c: JSONValue, _ outcomes: [Bool?], _ db: Database) throws -> Bool {
+        switch c["type"]?.stringValue {
+        case "ok", "error":
+            guard let i = c["step"]?.intValue, outcomes.indices.contains(i) else { throw ProtocolFailure(message: "bad step") }
+            guard let outcome = outcomes[i] else { return false }
+            return c["type"]?.stringValue == "ok" ? outcome : !outcome
+        case "not": return try !evaluate(c["cond"] ?? .null, outcomes, db)
+        case "and": return try (c["conds"]?.arrayValue ?? []).allSatisfy { try evaluate($0, outcomes, db) }
+        case "or": return try (c["conds"]?.arrayValue ?? []).contains { try evaluate($0, outcomes, db) }
+        default: throw ProtocolFailure(message: "bad condition")
+        }
+    }
+}
+
+// MARK: - Shared helpers
+
+enum Fixtures {
+    /// A fresh outbox in an in-memory database with the outbox migrations applied.
+    static func outbox(limits: DiagnosticsOutbox.Limits = .init(), now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws -> DiagnosticsOutbox {
+        let queue = try DatabaseQueue.inMemory()
+        try DiagnosticsOutbox.migrate(queue)
+        return DiagnosticsOutbox(queue: queue, limits: limits, now: now)
+    }
+
+    static func sink(_ fake: FakeTurso, token: String? = nil, url: String = "libsql://diag.example.test") throws -> TursoSink {
+        let config = try TursoConfiguration(databaseURL: url, authToken: token)
+        return TursoSink(client: HranaClient(configuration: config, transport: fake))
+    }
+
+    static func diagnostic(_ operation: AgentDiagnostic.Operation = .modelRound, status: String = "ok") -> AgentDiagnostic {
+        var d = AgentDiagnostic(operation: operation, status: status)
+        d.threadID = "thread-1"
+        d.runID = "run-1"
+        d.turn = 1
+        d.provider = "gemini"
+        d.model = "gemini-2.5-flash"
+        d.usage = Usage(inputTokens: 100, cachedInputTokens: 10, outputTokens: 20, reasoningTokens: 5)
+        d.totalMs = 123.5
+        return d
+    }
+
+    static func event(_ n: Int, at time: Double = Date().timeIntervalSince1970) -> DiagnosticEvent {
+        DiagnosticEvent(diagnostic(), id: String(format: "00000000-0000-4000-8000-%012d", n), occurredAt: time, appVersion: "0.1.0")
+    }
+}
+
+/// A thread-safe settable clock for tests.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Double
+    init(_ start: Double = 1_800_000_000) { value = start }
+    var now: Double {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+    func advance(_ seconds: Double) { lock.withLock { value += seconds } }
+}

@@ -1,2 +1,0 @@
-// Placeholder until the NutritionTools module lands; replaced by real tests.
-import Testing

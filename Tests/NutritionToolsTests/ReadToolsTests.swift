@@ -1,0 +1,211 @@
+// Read tools: each one's happy path against the seeded journal, with full micronutrients round-tripping.
+import Foundation
+import Testing
+import Agent
+import Journal
+import Nutrition
+@testable import NutritionTools
+
+@Suite struct ReadToolsTests {
+    @Test func registryOffersEveryToolWithStrictSchemas() throws {
+        let f = try Fixture(seeded: false)
+        #expect(f.registry.tools.map(\.name) == NutritionToolbox.readToolNames + NutritionToolbox.writeToolNames)
+        for tool in f.registry.tools {
+            #expect(tool.effect == (NutritionToolbox.writeToolNames.contains(tool.name) ? .write : .read), "\(tool.name)")
+            #expect(tool.parameters["type"] == "object", "\(tool.name)")
+            #expect(tool.parameters["additionalProperties"] == .bool(false), "\(tool.name)")
+            #expect(tool.description.count > 40, "\(tool.name) needs a description that says when to use it")
+            #expect(!tool.activity(arguments: [:]).isEmpty)
+        }
+    }
+
+    @Test func nutritionContextGivesTodayGoalsAndLastWeek() async throws {
+        let f = try Fixture()
+        let c = try await f.read("get_nutrition_context")
+        #expect(c["today"] == "2026-11-29")
+        #expect(c["weekday"] == "Sunday")
+        #expect(c["local_time"] == "08:30")
+        #expect(c["default_meal"] == "breakfast")
+        #expect(c["meal_schedule"]?["lunch_from"] == "12:00")
+        #expect(c["goals"]?["energy_kcal"] == 2000)
+        #expect(c["today_totals"]?["entry_count"] == 2)
+        #expect(c["today_totals"]?["nutrients"]?["energy_kcal"] == 222)
+        #expect(c["today_totals"]?["not_reported_by"]?["sodium_mg"] == 1)
+        #expect(c["remaining"]?["energy_kcal"] == 1778)
+        let days = try #require(c["last_7_days"]?.arrayValue)
+        #expect(days.count == 7)
+        #expect(days.first?["date"] == "2026-11-23")
+        #expect(days[5]["totals"]?["entry_count"] == 2)
+    }
+
+    @Test func journalDayRoundTripsEveryNutrient() async throws {
+        let f = try Fixture()
+        let full = fullNutrients(0.5)
+        try f.write("log_food", ["name": "Lab meal", "quantity": 1, "unit": "serving", "nutrients": json(full), "meal": "dinner", "date": "yesterday"])
+        let day = try await f.read("get_journal_day", ["date": "2026-11-28"])
+        #expect(day["date"] == "2026-11-28")
+        let dinner = try #require(day["meals"]?.arrayValue?.first { $0["meal"] == "dinner" })
+        let entry = try #require(dinner["entries"]?[0])
+        #expect(entry["name"] == "Lab meal")
+        #expect(amounts(entry["nutrients"]) == full.values)
+        #expect(full.count == NutrientCatalog.all.count + 1)
+        #expect(day["totals"]?["entry_count"] == 3)
+        let snack = try #require(day["meals"]?.arrayValue?.first { $0["meal"] == "snack" })
+        #expect(snack["entries"]?[0]?["name"] == "Banana")
+        #expect(day["goals"]?.arrayValue?.contains { $0["id"] == "protein_g" } == true)
+    }
+
+    @Test func journalRangeSumsChosenNutrients() async throws {
+        let f = try Fixture()
+        let r = try await f.read("get_journal_range", ["from": "2026-11-23", "to": "today", "nutrients": ["protein_g", "energy_kcal"]])
+        #expect(r["logged_days"] == 2)
+        #expect(r["days"]?.arrayValue?.count == 7)
+        #expect(r["totals"]?["nutrients"]?["protein_g"] == 25.3)
+        #expect(r["totals"]?["nutrients"]?["sodium_mg"] == nil)
+        #expect(r["daily_averages"]?["energy_kcal"] == 243.5)
+    }
+
+    @Test func searchJournalByTextAndMostRecent() async throws {
+        let f = try Fixture()
+        let found = try await f.read("search_journal", ["text": "coffee"])
+        #expect(found["entries"]?[0]?["id"] == .string(f.seed.coffee.uuidString))
+        #expect(found["entries"]?[0]?["nutrients"]?["caffeine_mg"] == 95)
+        let last = try await f.read("search_journal", ["limit": 1])
+        #expect(last["entries"]?[0]?["id"] == .string(f.seed.coffee.uuidString))
+        let recent = try await f.read("search_journal", ["limit": 10])
+        #expect(recent["count"] == 4)
+        let ranged = try await f.read("search_journal", ["text": "banana", "from": "today"])
+        #expect(ranged["count"] == 0)
+    }
+
+    @Test func nutrientBreakdownRanksFoods() async throws {
+        let f = try Fixture()
+        let b = try await f.read("get_nutrient_breakdown", ["nutrient": "sugars_g", "from": "2026-11-01"])
+        #expect(b["unit"] == "g")
+        #expect(b["total"] == 17.4)
+        #expect(b["foods"]?[0]?["name"] == "Banana")
+        #expect(b["foods"]?[0]?["amount"] == 14.4)
+        #expect(b["foods"]?[1]?["name"] == "Toast")
+        #expect(b["entries_not_reporting"] == 2)
+    }
+
+    @Test func foodBankSearchKeepsEveryNutrientAndId() async throws {
+        let f = try Fixture()
+        let r = try await f.read("search_food_bank", ["query": "oat"])
+        let foods = try #require(r["foods"]?.arrayValue)
+        #expect(foods.map { $0["name"] } == ["Oat milk", "Oatmeal"])
+        let oatmeal = try #require(foods.first { $0["name"] == "Oatmeal" })
+        #expect(oatmeal["id"] == .string(f.seed.oatmeal.uuidString))
+        #expect(amounts(oatmeal["nutrients_per_serving"]) == fullNutrients().values)
+        #expect(oatmeal["serving"]?["label"] == "40 g")
+        #expect(oatmeal["on_shelf"] == true)
+        let byBrand = try await f.read("search_food_bank", ["brand": "fage"])
+        #expect(byBrand["foods"]?.arrayValue?.map { $0["name"] } == ["Greek yogurt"])
+    }
+
+    @Test func savedFoodShowsCalculatorPortions() async throws {
+        let f = try Fixture()
+        let bowl = try await f.read("get_saved_food", ["food_id": .string(f.seed.bowl.uuidString)])
+        #expect(bowl["kind"] == "calculator")
+        let ingredients = try #require(bowl["calculator_ingredients"]?.arrayValue)
+        #expect(ingredients.map { $0["name"] } == ["Rice", "Protein"])
+        #expect(ingredients[0]["portions"]?[1]?["name"] == "brown")
+        #expect(ingredients[1]["portions"]?[0]?["nutrients"]?["sodium_mg"] == 310)
+    }
+
+    @Test func brandsAndGoals() async throws {
+        let f = try Fixture()
+        let b = try await f.read("list_brands")
+        #expect(b["brands"]?.arrayValue?.map { $0["brand"] } == ["Chipotle", "Fage", "Oatly", "Quaker"])
+        let g = try await f.read("get_goals")
+        #expect(g["fda_defaults"] == true)
+        let sodium = try #require(g["goals"]?.arrayValue?.first { $0["id"] == "sodium_mg" })
+        #expect(sodium["amount"] == 2300)
+        #expect(sodium["direction"] == "limit")
+    }
+
+    @Test func referenceSearchGivesPortionsAndCanonicalNutrients() async throws {
+        let f = try Fixture(seeded: false)
+        let r = try await f.read("search_reference_foods", ["query": "egg whole raw fresh", "limit": 3])
+        let egg = try #require(r["foods"]?.arrayValue?.first { $0["reference_id"] == "01123" })
+        #expect(egg["name"] == "Egg, whole, raw, fresh")
+        #expect(egg["portions"]?[0]?["measure"] == "large")
+        #expect(egg["portions"]?[0]?["grams"] == 50)
+        let n = amounts(egg["nutrients_per_100g"])
+        #expect(n["protein_g"] == 12.56)
+        #expect(n["energy_kcal"] == 143)
+        #expect(n["cholesterol_mg"] == 372)
+        #expect(n["vitamin_a_mcg"] != nil && n["vitamin_a_rae_mcg"] == nil)
+        #expect(n["energy_kj"] == nil && n["vitamin_d_iu"] == nil)
+        #expect(n.count > 40)
+    }
+
+    @Test func shelfRecommendationsComeFromTheShelf() async throws {
+        let f = try Fixture()
+        let r = try await f.read("recommend_shelf_foods", ["limit": 5])
+        let names = r["recommendations"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
+        #expect(Set(names) == ["Oatmeal", "Greek yogurt"])
+        #expect(r["recommendations"]?[0]?["reason"]?.stringValue?.isEmpty == false)
+        #expect(r["date"] == "2026-11-29")
+    }
+
+    @Test func largeResultsAreBounded() async throws {
+        let f = try Fixture()
+        for i in 0..<60 {
+            try f.write("log_food", ["name": .string("Meal \(i)"), "nutrients": json(fullNutrients()), "meal": "lunch"])
+        }
+        let r = try f.resolve("get_journal_day", [:])
+        let raw = try await r.tool.execute(arguments: r.arguments, context: f.context)
+        #expect(raw.content.utf8.count > f.registry.resultLimit)
+        let bounded = f.registry.bounded(raw)
+        #expect(bounded.content.utf8.count <= f.registry.resultLimit)
+        #expect(bounded.content.contains("[truncated"))
+    }
+}
+
+@Suite struct SchemaTests {
+    @Test func nutrientMapsNameEveryCatalogIdAndStayCompact() throws {
+        let f = try Fixture(seeded: false)
+        let logFood = try #require(f.registry.tool(named: "log_food"))
+        let properties = try #require(logFood.parameters["properties"]?["nutrients"]?["properties"]?.objectValue)
+        #expect(Set(properties.keys) == Set(NutrientCatalog.all.map(\.id)))
+        let size = f.registry.specs.map { $0.name.utf8.count + $0.description.utf8.count + $0.parameters.serialized.utf8.count }.reduce(0, +)
+        #expect(size < 25_000, "tool specs are \(size) bytes")
+    }
+
+    @Test func schemaRejectsWrongTypesBeforeTheToolRuns() throws {
+        let f = try Fixture()
+        let call = ToolCall(id: "x", name: "log_food", arguments: #"{"name":"Soup","nutrients":{"protein_g":"lots"}}"#)
+        guard case .failure(let rejection) = f.registry.resolve(call) else { Issue.record("accepted a string amount"); return }
+        #expect(rejection.message.contains("nutrients.protein_g"))
+    }
+}
+
+@Suite struct BoundsTests {
+    @Test func aLongRangeKeepsMacrosPerDayAndEverythingInTotals() async throws {
+        let f = try Fixture()
+        let year = try await f.read("get_journal_range", ["from": "2025-12-01", "to": "today"])
+        #expect(year["days"]?.arrayValue?.count == 2)
+        #expect(year["logged_days"] == 2)
+        let day = try #require(year["days"]?.arrayValue?.first { $0["date"] == "2026-11-28" })
+        #expect(day["totals"]?["nutrients"] == ["energy_kcal": 265, "protein_g": 7.3])
+        #expect(year["totals"]?["nutrients"]?["sodium_mg"] == 700)
+        #expect(year["per_day_nutrients"] != nil)
+        let week = try await f.read("get_journal_range", ["from": "2026-11-23"])
+        #expect(week["days"]?[5]?["totals"]?["nutrients"]?["sugars_g"] == 17.4)
+    }
+
+    @Test func activityLinesSayWhatIsHappening() throws {
+        let f = try Fixture(seeded: false)
+        let lines = [
+            ("search_food_bank", ["query": "yogurt"] as JSONValue, "searching your Food Bank for 'yogurt'"),
+            ("search_reference_foods", ["query": "egg\u{1B}[2J"], "searching reference foods for 'egg[2J'"),
+            ("get_journal_day", ["date": "yesterday"], "reading your journal for yesterday"),
+            ("get_nutrient_breakdown", ["nutrient": "sugars_g"], "finding which foods gave you the most sugars"),
+            ("search_journal", [:], "finding what you logged last"),
+        ]
+        for (name, args, expected) in lines {
+            #expect(f.registry.tool(named: name)?.activity(arguments: args) == expected)
+        }
+    }
+}

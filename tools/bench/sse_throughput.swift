@@ -1,0 +1,30 @@
+// SSE parser throughput benchmark: compiled with -O together with Sources/HTTP/SSEParser.swift by tools/bench/sse-throughput.
+import Foundation
+
+let payload = #"{"candidates": [{"content": {"parts": [{"text": "The sum of 2 and 3 is 5, and their product is 6 and some more words"}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 211}}"#
+var stream: [UInt8] = []
+for i in 0..<200_000 {
+    stream += Array("event: message\r\ndata: \(payload)\r\n\r\n".utf8)
+    if i % 10 == 0 { stream += Array(": keepalive\n\n".utf8) }
+}
+for size in [16_384, 1_460, 64] {
+    var chunks: [ArraySlice<UInt8>] = []
+    var offset = 0
+    while offset < stream.count {
+        let end = min(offset + size, stream.count)
+        chunks.append(stream[offset..<end])
+        offset = end
+    }
+    var best = 0.0
+    for _ in 0..<5 {
+        var parser = SSEParser()
+        var count = 0
+        let start = Date()
+        for chunk in chunks { count += parser.feed(chunk).count }
+        count += parser.finish().count
+        let seconds = Date().timeIntervalSince(start)
+        precondition(count == 200_000, "wrong event count \(count)")
+        best = max(best, Double(stream.count) / seconds / 1e6)
+    }
+    print("chunks of \(size) B: \(stream.count / 1_000_000) MB of SSE, best of 5: \(Int(best)) MB/s")
+}
