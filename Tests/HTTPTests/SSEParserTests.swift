@@ -34,6 +34,12 @@ private func parseChunks(_ chunks: [[UInt8]]) -> [SSEEvent] {
         #expect(events.map(\.data) == ["a\nb"])
     }
 
+    @Test func emptyChunksAnywhereChangeNothing() {
+        let events = parseChunks([Array("data: a\r".utf8), [], Array("\ndata: b\r".utf8), [], [], Array("\n\r".utf8), [], Array("\n".utf8), []])
+        #expect(events.map(\.data) == ["a\nb"])
+        #expect(parseChunks([[], [0xEF], [], [0xBB, 0xBF], Array("data: x\n\n".utf8)]).map(\.data) == ["x"])
+    }
+
     @Test func crAtChunkEndFollowedByOtherText() {
         let events = parseChunks([Array("data: a\r".utf8), Array("data: b\r\r".utf8)])
         #expect(events.map(\.data) == ["a\nb"])
@@ -181,7 +187,11 @@ private func parseChunks(_ chunks: [[UInt8]]) -> [SSEEvent] {
         #expect(expected.count > 2)
         for seed in 1...60 as ClosedRange<UInt64> {
             var g = SeededGenerator(seed: seed)
-            let chunks = randomChunks(body, maxChunk: Int(seed % 7 == 0 ? 3 : seed * 11), generator: &g)
+            var chunks = randomChunks(body, maxChunk: Int(seed % 7 == 0 ? 3 : seed * 11), generator: &g)
+            if seed % 2 == 1 {
+                // Transports may deliver empty reads; sprinkle some in.
+                chunks = chunks.enumerated().flatMap { i, c in i % 3 == 0 ? [[], c] : [c] }
+            }
             #expect(parseChunks(chunks) == expected, "seed \(seed)")
         }
         // Every payload of these recordings is one JSON document (or the chat [DONE] sentinel).
