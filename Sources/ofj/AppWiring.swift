@@ -96,7 +96,10 @@ struct App {
 
     func configuration(for model: any ChatModel) -> AgentConfiguration {
         AgentConfiguration(systemPrompt: Toolbox.systemPrompt(journal: journal), policy: policy(for: model),
-                           costEstimator: ModelCatalog.costEstimator)
+                           costEstimator: { provider, model, usage in
+                               // The offline assistant runs here and costs nothing.
+                               provider == "offline" ? 0 : ModelCatalog.costEstimator(provider, model, usage)
+                           })
     }
 
     static let configureHint = "set OFJ_PROVIDER and a key such as GEMINI_API_KEY for a real model; ofj doctor checks"
