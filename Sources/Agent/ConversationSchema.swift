@@ -137,5 +137,6 @@ extension ConversationStore {
             CREATE INDEX agent_usage_by_thread ON agent_usage(thread_id, created_at);
             CREATE INDEX agent_usage_by_time ON agent_usage(created_at);
             """)
+        registerContextMigrations(into: &migrator)
     }
 }

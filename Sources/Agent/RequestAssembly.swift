@@ -10,6 +10,9 @@ public struct RequestContext: Sendable {
     public var maxOutputTokens: Int
     public var store: ConversationStore
     public var model: any ChatModel
+    /// Tells the person something in one line during the run (e.g. that old messages were left
+    /// out to fit the context); shown as an `AgentEvent` error line.
+    public var notice: @Sendable (AgentError) -> Void = { _ in }
 }
 
 /// Chooses what a request carries. The default sends the system prompt and the whole stored
