@@ -22,12 +22,17 @@ public struct ContextSettings: Sendable {
     public var compactionTimeout: Double
     /// Tool results are shortened to this many characters in what the summariser reads.
     public var renderedResultLimit: Int
+    /// Whether a provider's models can write summaries (the offline assistant cannot: its
+    /// threads are pruned instead).
+    public var summarises: @Sendable (_ provider: String) -> Bool
 
     public init(defaultBudget: ContextBudgetChoice = .k200,
                 limits: @escaping @Sendable (String, String) -> ModelLimits = { _, _ in ModelLimits(contextWindow: 32_768, maxOutputTokens: 4_096) },
                 idExists: (@Sendable (String) -> Bool)? = nil, costEstimator: (@Sendable (String, String, Usage) -> Double?)? = nil,
                 keepRecentTurns: Int = 2, maxSummaryCharacters: Int = 12_000, summaryMaxOutputTokens: Int = 2_000,
-                maxCompactionRounds: Int = 4, compactionTimeout: Double = 120, renderedResultLimit: Int = 2_000) {
+                maxCompactionRounds: Int = 4, compactionTimeout: Double = 120, renderedResultLimit: Int = 2_000,
+                summarises: @escaping @Sendable (String) -> Bool = { _ in true }) {
+        self.summarises = summarises
         self.defaultBudget = defaultBudget
         self.limits = limits
         self.idExists = idExists
@@ -152,6 +157,9 @@ public final class CompactingAssembler: RequestAssembler {
         try calibrate(threadID: threadID)
         let before = try makePlan(shape)
         let split = splitPoint(before, openLast: false, keepRecent: max(1, settings.keepRecentTurns), target: nil)
+        guard settings.summarises(model.provider) else {
+            return "\(model.provider == "offline" ? "The offline assistant" : "This model") cannot summarise a conversation; old turns are left out automatically when the thread gets too long."
+        }
         guard split > 0 else {
             return "Nothing to compact yet: the \(before.turnStarts.count) most recent turn(s) are always kept as they are. /context shows the size."
         }
@@ -275,6 +283,7 @@ public final class CompactingAssembler: RequestAssembler {
         guard split > 0 else { return .nothing }
         let reason: String
         do {
+            guard settings.summarises(shape.model.provider) else { throw CompactionFailure(description: "this model cannot summarise") }
             return .compacted(try await compactTurns(shape, plan, turns: split, focus: ""))
         } catch let e as CancellationError {
             throw e
