@@ -23,6 +23,8 @@ final class ContextModelScript: Sendable {
         var ordinary = 0
         var summaries = 0
         var inputRatio: Double? = nil
+        /// Ordinary requests answered with one lookup call before answering in text.
+        var callsLeft = 0
     }
     let state = Mutex(State())
     let answer: String
@@ -46,7 +48,13 @@ final class ContextModelScript: Sendable {
                 return ScriptedTurn([.text("   "), usage])
             }
         }
-        let (n, overflow, ratio) = state.withLock { s -> (Int, Int?, Double?) in s.ordinary += 1; return (s.ordinary, s.overflowOnRequest, s.inputRatio) }
+        let (n, overflow, ratio, call) = state.withLock { s -> (Int, Int?, Double?, Bool) in
+            s.ordinary += 1
+            let call = s.callsLeft > 0
+            if call { s.callsLeft -= 1 }
+            return (s.ordinary, s.overflowOnRequest, s.inputRatio, call)
+        }
+        if call { return .calls(("call-\(n)", "lookup", #"{"query":"oats"}"#)) }
         if n == overflow { return .failure(ChatError(.contextOverflow, "prompt is too long", httpStatus: 400)) }
         var steps: [ScriptedTurn.Step] = [.text(answer)]
         if let ratio { steps.append(.usage(Usage(inputTokens: Int(Double(TokenEstimator.tokens(request)) * ratio), outputTokens: 100))) }
@@ -67,7 +75,7 @@ struct ContextFixture {
     static let limits = ModelLimits(contextWindow: 4_000, maxOutputTokens: 500)
 
     init(window: Int = 4_000, keepRecent: Int = 2, idExists: (@Sendable (String) -> Bool)? = nil, maxSummary: Int = 2_000,
-         rounds: Int = 4) throws {
+         rounds: Int = 4, tools: [any Tool] = [LookupTool(), AddEntryTool()]) throws {
         let queue = try openDatabase()
         let clock = VirtualClock()
         let script = ContextModelScript()
@@ -78,7 +86,7 @@ struct ContextFixture {
                                        idExists: idExists, keepRecentTurns: keepRecent, maxSummaryCharacters: maxSummary,
                                        summaryMaxOutputTokens: 300, maxCompactionRounds: rounds)
         let assembler = CompactingAssembler(store: store, settings: settings, clock: clock, diagnostics: diagnostics)
-        self.harness = try Harness(queue: queue, model: model, clock: clock, assembler: assembler)
+        self.harness = try Harness(queue: queue, model: model, clock: clock, tools: tools, maxTurns: 12, assembler: assembler)
         self.assembler = assembler
         self.script = script
     }
@@ -334,6 +342,26 @@ struct ContextFixture {
         // The one valid summary made before giving up is carried along.
         #expect(!latest.summary.isEmpty)
         #expect(TokenEstimator.tokens(try #require(f.ordinaryRequests.last)) <= f.budget().usable)
+    }
+
+    @Test func manyLargeToolResultsInOneAnswerAreShortenedInTheRequestOnly() async throws {
+        let f = try ContextFixture(tools: [LookupTool(resultSize: 3_000)])
+        f.script.state.withLock { $0.callsLeft = 6 }
+        let (_, outcome) = try await f.harness.ask(ContextFixture.question(0))
+        #expect(outcome.phase == .completed, "\(String(describing: outcome.error))")
+        let requests = f.ordinaryRequests
+        #expect(requests.count == 7)
+        for r in requests { #expect(TokenEstimator.tokens(r) <= f.budget().usable) }
+        let last = try #require(requests.last)
+        let results = last.messages.flatMap(\.toolResults)
+        #expect(results.count == 6)
+        #expect(results.first?.content.hasSuffix(CompactingAssembler.shortenedNote) == true)
+        #expect(results.last?.content.count == 3_000) // the newest result is whole
+        // Stored results stay whole.
+        let stored = try f.harness.store.transcript(threadID: "t1").flatMap(\.message.toolResults)
+        #expect(stored.count == 6)
+        #expect(stored.allSatisfy { $0.content.count == 3_000 })
+        expectWellFormed(requests)
     }
 
     @Test func estimatesAreCorrectedByTheProvidersCount() async throws {

@@ -127,8 +127,34 @@ public final class CompactingAssembler: RequestAssembler {
             let done = try await reduce(shape, plan, target: plan.budget.usable / 2, keepRecent: settings.keepRecentTurns, notice: context.notice)
             if done != .nothing { plan = try makePlan(shape) }
         }
-        try recordEstimate(threadID: shape.threadID, raw: plan.raw)
-        return request(shape, plan)
+        var built = request(shape, plan)
+        if plan.estimate > plan.budget.usable {
+            // Only the open turn is left and it is still too long (many large tool results in one
+            // answer): shorten older results in what is sent; the stored ones stay whole.
+            built.messages = Self.shortenToolResults(built.messages, excessTokens: plan.estimate - plan.budget.usable, ratio: plan.ratio)
+        }
+        try recordEstimate(threadID: shape.threadID, raw: TokenEstimator.tokens(built))
+        return built
+    }
+
+    static let shortenedNote = " [… shortened to fit the context; call the tool again for the full result]"
+
+    /// Cuts tool results, oldest first and never the latest tool message, to 400 characters until
+    /// about `excessTokens` (corrected) are saved.
+    static func shortenToolResults(_ messages: [Message], excessTokens: Int, ratio: Double) -> [Message] {
+        var out = messages
+        var saved = 0.0
+        guard let lastTool = out.lastIndex(where: { $0.role == .tool }) else { return out }
+        for i in out.indices where i < lastTool && out[i].role == .tool {
+            for (k, part) in out[i].parts.enumerated() {
+                guard Double(excessTokens) > saved, case .toolResult(var r) = part, r.content.count > 600 else { continue }
+                let before = TokenEstimator.tokens(r.content)
+                r.content = String(r.content.prefix(400)) + shortenedNote
+                saved += Double(before - TokenEstimator.tokens(r.content)) * ratio
+                out[i].parts[k] = .toolResult(r)
+            }
+        }
+        return out
     }
 
     public func handleContextOverflow(_ context: RequestContext) async -> Bool {
