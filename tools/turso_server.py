@@ -669,6 +669,9 @@ def main(argv=None):
     httpd = ThreadingHTTPServer((args.host, args.port), make_handler(server))
     httpd.daemon_threads = True
     # Stop cleanly on SIGTERM (tests stop the server that way) so the temporary database goes too.
+    # A parent may have spawned us with signals blocked (Swift's Foundation.Process inherits the
+    # calling thread's mask), so unblock them first.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(httpd.server_address[1], flush=True)
     try:

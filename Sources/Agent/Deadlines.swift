@@ -207,3 +207,28 @@ final class StreamWatchdog: Sendable {
         }
     }
 }
+
+/// A one-shot gate: `wait()` returns once `open()` was called (before or after).
+final class StartGate: Sendable {
+    private let state = Mutex<(open: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func wait() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { s -> Bool in
+                if s.open { return true }
+                s.waiter = c
+                return false
+            }
+            if ready { c.resume() }
+        }
+    }
+
+    func open() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.open = true
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+}

@@ -256,7 +256,11 @@ final class RunExecution {
         watchdog.start(overall: overall, after: overallLeft)
         let model = self.model
         let failure = OnceResult<Void>()
+        // The consumer starts reading only once the watchdog can cancel it; otherwise a deadline
+        // that falls due before `attach` (a fast machine, or virtual time) would be missed.
+        let attached = StartGate()
         let consumer = Task {
+            await attached.wait()
             do {
                 for try await event in model.stream(request) {
                     watchdog.eventArrived()
@@ -269,6 +273,7 @@ final class RunExecution {
             }
         }
         watchdog.attach(consumer)
+        attached.open()
         await withTaskCancellationHandler { await consumer.value } onCancel: { consumer.cancel() }
         watchdog.stop()
         do {

@@ -20,12 +20,15 @@ public struct CommandOutput: Sendable, Hashable {
 public struct DiagnosticsCommands: Sendable {
     public let outbox: DiagnosticsOutbox
     public let flusher: DiagnosticsFlusher?
+    /// Set when TURSO_DATABASE_URL is present but unusable (shown by `status`).
+    public let configurationProblem: String?
     let now: @Sendable () -> Double
 
-    public init(outbox: DiagnosticsOutbox, flusher: DiagnosticsFlusher?,
+    public init(outbox: DiagnosticsOutbox, flusher: DiagnosticsFlusher?, configurationProblem: String? = nil,
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.outbox = outbox
         self.flusher = flusher
+        self.configurationProblem = configurationProblem
         self.now = now
     }
 
@@ -95,6 +98,8 @@ public struct DiagnosticsCommands: Sendable {
         var lines: [String] = []
         if let flusher {
             lines.append("diagnostics: configured (\(flusher.sink.client.configuration.hasToken ? "with token" : "no token"))")
+        } else if let configurationProblem {
+            lines.append("diagnostics: misconfigured: \(configurationProblem); events stay local")
         } else {
             lines.append("diagnostics: not configured (set TURSO_DATABASE_URL and TURSO_AUTH_TOKEN to deliver); events stay local")
         }

@@ -38,7 +38,16 @@ public actor DiagnosticsFlusher {
         /// Redacted; nil on success.
         public var error: String?
         public var retryable: Bool
+        /// Seconds the server asked us to wait (429 Retry-After).
+        public var retryAfter: Double?
         public var succeeded: Bool { error == nil }
+        public init(delivered: Int, remaining: Int, error: String?, retryable: Bool, retryAfter: Double? = nil) {
+            self.delivered = delivered
+            self.remaining = remaining
+            self.error = error
+            self.retryable = retryable
+            self.retryAfter = retryAfter
+        }
     }
 
     public nonisolated let outbox: DiagnosticsOutbox
@@ -122,7 +131,9 @@ public actor DiagnosticsFlusher {
         if !report.retryable { return policy.maxBackoff }
         let exponent = min(failures - 1, 20)
         let ceiling = min(policy.maxBackoff, policy.initialBackoff * pow(2, Double(exponent)))
-        return ceiling / 2 + Double.random(in: 0...(ceiling / 2))
+        let jittered = ceiling / 2 + Double.random(in: 0...(ceiling / 2))
+        if let after = report.retryAfter, after.isFinite, after > 0 { return min(policy.maxBackoff, max(after, jittered)) }
+        return jittered
     }
 
     // MARK: - Flushing
@@ -177,8 +188,10 @@ public actor DiagnosticsFlusher {
             }
             // A statement error may mean the table changed under us: check the schema again next time.
             if case .statement? = error as? HranaError { migrated = false }
+            var retryAfter: Double?
+            if case .rateLimited(let after)? = error as? HranaError { retryAfter = after }
             return Report(delivered: delivered, remaining: (try? outbox.status().pending) ?? 0,
-                          error: Redactor.redact(message), retryable: retryable)
+                          error: Redactor.redact(message), retryable: retryable, retryAfter: retryAfter)
         }
     }
 

@@ -113,9 +113,10 @@ public struct SSEParser: Sendable {
     private mutating func consume(_ buf: UnsafeBufferPointer<UInt8>) {
         let n = buf.count
         var i = 0
+        guard n > 0 else { return } // an empty chunk must not forget a pending CR
         if pendingCR {
             pendingCR = false
-            if n > 0 && buf[0] == Self.lf { i = 1 }
+            if buf[0] == Self.lf { i = 1 }
         }
         guard let base = buf.baseAddress else { return }
         let raw = UnsafeRawPointer(base)

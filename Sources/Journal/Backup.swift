@@ -126,10 +126,12 @@ extension JournalStore {
             }
             var touchedDays: Set<CalendarDay> = []
             for e in entries {
-                if let old = try entry(e.id, in: db) {
-                    if e.updatedAt > old.updatedAt {
+                // Only the stamp and day are needed to decide; loading whole entries made restores slow.
+                if let row = try db.row("SELECT updated_at, day FROM journal_entries WHERE id = ?", [e.id.uuidString]) {
+                    if e.updatedAt.milliseconds > (row[0].int64 ?? 0) {
                         try replaceEntry(e, in: db)
-                        touchedDays.insert(old.day); touchedDays.insert(e.day)
+                        if let d = row[1].string.flatMap({ try? CalendarDay(parsing: $0) }) { touchedDays.insert(d) }
+                        touchedDays.insert(e.day)
                         report.entriesUpdated += 1
                     } else {
                         report.entriesUnchanged += 1

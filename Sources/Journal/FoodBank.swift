@@ -186,7 +186,8 @@ extension JournalStore {
         case .brand: order = "brand_key = '', brand_key, name_key, id"
         }
         let whereSQL = clauses.isEmpty ? "1" : clauses.joined(separator: " AND ")
-        let sql = "SELECT \(JournalStore.foodColumns) FROM journal_saved_foods WHERE \(whereSQL) ORDER BY \(order) LIMIT \(max(0, min(limit, 10_000)))"
+        let sql = "SELECT \(JournalStore.foodColumns) FROM journal_saved_foods WHERE \(whereSQL) ORDER BY \(order) LIMIT ?"
+        args.append(max(0, min(limit, 10_000)))
         let decoder = JournalJSON.decoder
         return try db.rows(sql, args).map { row in
             let f = try decodeFood(row, decoder: decoder)

@@ -71,6 +71,13 @@ public enum JournalFixtures {
         }
     }
 
+    /// `generateYears` in its own transaction on `store.queue`.
+    @discardableResult
+    public static func generateYears(_ years: Int = 10, endingOn lastDay: CalendarDay, foods foodCount: Int = 3_000,
+                                     seed: UInt64 = 42, store: JournalStore) throws -> Summary {
+        try store.queue.write { try generateYears(years, endingOn: lastDay, foods: foodCount, seed: seed, store: store, in: $0) }
+    }
+
     static func randomNutrients(_ rng: inout SplitMix64) -> NutrientAmounts {
         var v: [String: Double] = [
             "energy_kcal": Double(20 + rng.next(upTo: 600)),

@@ -178,6 +178,9 @@ public struct JournalStore: Sendable {
     public func deleteEntry(_ id: UUID, in db: Database) throws -> Entry {
         guard let old = try entry(id, in: db) else { throw JournalError.notFound(kind: "entry", id: id.uuidString) }
         try db.transaction { db in
+            // Explicit rather than relying on ON DELETE CASCADE, which needs foreign keys on.
+            try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = (SELECT seq FROM journal_entries WHERE id = ?)",
+                           [id.uuidString])
             try db.execute("DELETE FROM journal_entries WHERE id = ?", [id.uuidString])
             try refreshDayTotals([old.day], in: db)
         }
@@ -322,7 +325,9 @@ public struct JournalStore: Sendable {
     func loadEntries(where clause: String, _ args: [DatabaseValueConvertible], order: String, limit: Int? = nil,
                      days: (from: String, to: String)? = nil, in db: Database) throws -> [Entry] {
         var sql = "SELECT \(JournalStore.entryColumns) FROM journal_entries WHERE \(clause) ORDER BY \(order)"
-        if let limit { sql += " LIMIT \(max(0, limit))" }
+        var args = args
+        // Bound, not interpolated, so the statement cache holds one statement per query shape.
+        if let limit { sql += " LIMIT ?"; args.append(max(0, limit)) }
         var rows: [(Int64, Entry)] = []
         try db.forEachRow(sql, args) { s in rows.append(try decodeEntry(s)) }
         guard !rows.isEmpty else { return [] }

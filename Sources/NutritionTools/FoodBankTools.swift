@@ -17,7 +17,7 @@ struct SaveFood: JournalWriteTool {
         Entries already logged never change. Needs approval.
         """
     var parameters: JSONValue {
-        let portion = Schema.object(["name": Schema.string("Portion name, e.g. \"regular\".", maxLength: 60), "nutrients": Schema.nutrients],
+        let portion = Schema.object(["name": Schema.string("Portion name, e.g. \"regular\".", maxLength: 60), "nutrients": Schema.plainNutrients],
                                     required: ["name", "nutrients"])
         return Schema.object([
             "food_id": Schema.string("Edit this saved food instead of creating one.", maxLength: 64),
@@ -64,7 +64,7 @@ struct SaveFood: JournalWriteTool {
             }
             let amount = try ReferenceConversion.amount(of: ref, portion: args.string("portion"), quantity: nil, grams: try args.positive("grams"))
             draft = FoodDraft(name: String(Text.clean(ref.description, max: JournalStore.Limits.name)), serving: amount.serving,
-                              nutrients: ReferenceConversion.canonical(ref.nutrients(forGrams: amount.grams)))
+                              nutrients: ReferenceConversion.nutrients(ref, grams: amount.grams))
             // Other household portions become units the food can be logged in later ("2 large").
             var seen: Set<String> = [amount.serving.unit.symbol]
             for p in ref.portions.prefix(8) {
@@ -136,7 +136,13 @@ struct SaveFood: JournalWriteTool {
                               nutrients: draft.nutrients, ingredients: draft.ingredients, recipeServings: draft.recipeServings,
                               calculatorIngredients: draft.calculatorIngredients, isOnShelf: draft.isOnShelf, createdAt: journal.now())
         check.recompute()
-        try checked(field: "name") { try check.validate() }
+        let structure = check.kind == .composite ? "ingredients" : check.kind == .calculator ? "calculator_ingredients" : "name"
+        do { try check.validate() } catch let e as NutritionError {
+            switch e {
+            case .invalidFood, .duplicateIngredient: throw ToolArgumentError(field: structure, e.description)
+            default: try checked(field: structure) { throw e }
+            }
+        }
 
         var lines: [String] = []
         if let old = existing {
@@ -187,8 +193,9 @@ private func ingredientList(_ f: SavedFood) -> String {
 }
 
 private func calculatorList(_ f: SavedFood) -> String {
-    f.calculatorIngredients.map { "\(Text.clean($0.name, max: 60)) (\($0.portions.map { Text.clean($0.name, max: 40) }.joined(separator: "/")))" }
-        .joined(separator: ", ")
+    f.calculatorIngredients.map { i in
+        "\(Text.clean(i.name, max: 60)): " + i.portions.map { "\(Text.clean($0.name, max: 40)) (\(Text.nutrients($0.nutrients)))" }.joined(separator: ", ")
+    }.joined(separator: "; ")
 }
 
 extension CalculatorPortion {
@@ -277,8 +284,7 @@ struct SetGoals: JournalWriteTool {
         Other goals stay. `reset_to_defaults` first goes back to the FDA Daily Values. Needs approval.
         """
     var parameters: JSONValue {
-        Schema.object(["goals": ["type": "object", "description": "Nutrient id -> daily amount, or null to remove.",
-                                 "additionalProperties": ["type": ["number", "null"]]],
+        Schema.object(["goals": Schema.goalMap,
                        "reset_to_defaults": ["type": "boolean"]])
     }
     func activity(arguments: JSONValue) -> String { "preparing to change your goals" }

@@ -23,10 +23,24 @@ enum Schema {
     static let id: JSONValue = string("An id exactly as a previous tool result gave it.", maxLength: 64)
     static let date = string("A date: YYYY-MM-DD, \"today\" or \"yesterday\" (the person's time zone). Defaults to today.", maxLength: 20)
     static let meal = string("breakfast, lunch, dinner or snack. Defaults to the meal of the current local time.", maxLength: 20)
+    /// Every catalog nutrient as a named property (so the model sees the ids and their units, and
+    /// providers that need declared properties get them); other snake_case ids are allowed too.
     static let nutrients: JSONValue = [
         "type": "object",
-        "description": "Nutrient id -> amount in the id's unit (energy_kcal, protein_g, sodium_mg, vitamin_d_mcg, ...). Include every nutrient you know; omit unknown ones (never guess zero).",
-        "additionalProperties": ["type": "number", "minimum": 0],
+        "description": "Nutrient id -> amount in the unit the id ends with (energy_kcal, protein_g, sodium_mg, vitamin_d_mcg, ...). Include every nutrient you know; leave out unknown ones (never guess zero).",
+        "properties": .object(Dictionary(uniqueKeysWithValues: NutrientCatalog.all.map { ($0.id, ["type": "number"] as JSONValue) })),
+        "additionalProperties": ["type": "number"],
+    ]
+    /// A nutrient map without the named ids (for nested places such as calculator portions).
+    static let plainNutrients: JSONValue = [
+        "type": "object", "description": "Nutrient id -> amount in the unit the id ends with.",
+        "additionalProperties": ["type": "number"],
+    ]
+    static let goalMap: JSONValue = [
+        "type": "object",
+        "description": "Nutrient id -> daily amount in the unit the id ends with, or null to remove that goal.",
+        "properties": .object(Dictionary(uniqueKeysWithValues: NutrientCatalog.all.map { ($0.id, ["type": ["number", "null"]] as JSONValue) })),
+        "additionalProperties": ["type": ["number", "null"]],
     ]
     static let nutrientList: JSONValue = [
         "type": "array", "items": ["type": "string", "maxLength": 64], "maxItems": 20,
@@ -126,7 +140,7 @@ struct GetJournalDay: JournalReadTool {
 struct GetJournalRange: JournalReadTool {
     let journal: JournalStore
     let name = "get_journal_range"
-    let description = "Per-day totals and daily averages (over days with entries) for a date range, up to 366 days. Use for weeks and months (\"show last week\", \"protein this week\"); pass `nutrients` to keep the answer small."
+    let description = "Per-day totals and daily averages (over days with entries) for a date range, up to 366 days (past 31 days only days with entries are listed; past 14 days without `nutrients` only macros per day). Use for weeks and months (\"show last week\", \"protein this week\"); pass `nutrients` to keep the answer small."
     var parameters: JSONValue {
         Schema.object(["from": Schema.string("First day: YYYY-MM-DD, today or yesterday. Defaults to 6 days before `to`.", maxLength: 20),
                        "to": Schema.string("Last day: YYYY-MM-DD, today or yesterday. Defaults to today.", maxLength: 20),
@@ -140,14 +154,22 @@ struct GetJournalRange: JournalReadTool {
         let (from, to) = try range(args, journal: journal)
         let ids = args.raw["nutrients"]?.arrayValue?.compactMap(\.stringValue)
         let summary = try checked(field: "nutrients") { try journal.rangeSummary(from: from, to: to, nutrients: ids, in: db) }
+        // Long ranges without a nutrient list keep only the macros per day, so the answer stays whole.
+        let perDay: Set<String>? = ids == nil && from.days(to: to) >= 14 ? Set(NutrientCatalog.coreIDs) : nil
+        // Past a month, days without entries are left out (logged_days and the range say how many there are).
+        let includeEmpty = from.days(to: to) < 31
         let json: JSONValue = [
             "from": .string(from.description), "to": .string(to.description),
             "logged_days": .number(Double(summary.loggedDayCount)),
-            "days": .array(summary.days.map { d in ["date": .string(d.day.description), "totals": Shape.totals(d.totals)] }),
+            "days": .array(summary.days.filter { includeEmpty || $0.entryCount > 0 }.map { d in
+                ["date": .string(d.day.description), "totals": Shape.totals(d.totals, only: perDay)]
+            }),
             "totals": Shape.totals(summary.totals),
             "daily_averages": Shape.nutrients(summary.dailyAverages),
         ]
-        return output(json, "\(summary.loggedDayCount) logged days from \(from) to \(to)")
+        var out = json
+        if ids == nil && perDay != nil { out = json.merging(["per_day_nutrients": "energy_kcal, protein_g, carbohydrate_g and fat_g only; pass `nutrients` for others"]) }
+        return output(out, "\(summary.loggedDayCount) logged days from \(from) to \(to)")
     }
 }
 
@@ -324,6 +346,10 @@ struct SearchReferenceFoods: Tool {
     func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
         let args = Args(arguments)
         guard let query = try args.text("query", max: 200, required: true) else { throw ToolArgumentError(field: "query", "is required") }
+        // A database whose files failed to load answers every search with nothing; say so instead.
+        guard reference.count > 0 else {
+            return .error("the reference foods could not be loaded on this computer; search the Food Bank or ask the person for the nutrients")
+        }
         let foods = reference.search(query, limit: args.limit(default: 5, max: 10))
         return output(["foods": .array(foods.map(SearchReferenceFoods.shape)), "count": .number(Double(foods.count))],
                       "found \(foods.count) reference foods")
@@ -333,7 +359,7 @@ struct SearchReferenceFoods: Tool {
         var o: [String: JSONValue] = [
             "reference_id": .string(f.id), "name": .string(Text.clean(f.description, max: 200)), "group": .string(f.group),
             "portions": .array(f.portions.prefix(8).map { p in ["measure": .string(Text.clean(p.measure, max: 60)), "amount": Shape.number(p.amount), "grams": Shape.number(p.gramWeight)] }),
-            "nutrients_per_100g": Shape.nutrients(ReferenceConversion.canonical(f.nutrientsPer100g)),
+            "nutrients_per_100g": Shape.nutrients(ReferenceConversion.nutrients(f, grams: 100)),
         ]
         if let c = f.commonName { o["common_name"] = .string(Text.clean(c, max: 100)) }
         return .object(o)

@@ -1,4 +1,4 @@
-// Reference food -> journal values in one place (swap for JournalStore.logReferenceFood once it exists).
+// Reference food -> journal values in one place: an amount (portion or grams) and the entry it becomes.
 import Agent
 import Foundation
 import Journal
@@ -6,18 +6,10 @@ import Nutrition
 import ReferenceFoods
 
 enum ReferenceConversion {
-    /// Reference columns that repeat another column in a different unit; the canonical one is kept.
-    static let duplicateColumns: Set<String> = ["energy_kj", "vitamin_a_iu", "vitamin_d_iu"]
-
-    /// Per-100 g reference values as canonical nutrient ids (legacy names such as
-    /// vitamin_a_rae_mcg map to the catalog id; ids the catalog does not know are kept).
-    static func canonical(_ perGrams: [String: Double]) -> NutrientAmounts {
-        var values: [String: Double] = [:]
-        for (column, v) in perGrams where !duplicateColumns.contains(column) && v.isFinite && v >= 0 {
-            values[NutrientCatalog.canonicalID(for: column) ?? column] = v
-        }
-        // Values come from the shipped table and are checked above, so this cannot fail.
-        return ((try? NutrientAmounts(values)) ?? NutrientAmounts()).rounded(places: 6)
+    /// Nutrients of `grams` of a reference food under canonical ids, mapped by the journal (the
+    /// same mapping `ofj log --ref` uses); nutrients USDA did not report stay absent.
+    static func nutrients(_ food: ReferenceFood, grams: Double) -> NutrientAmounts {
+        JournalStore.referenceNutrients(food, grams: grams).rounded(places: 6)
     }
 
     /// How much of a reference food: a household portion (count of measures) or grams.
@@ -49,8 +41,8 @@ enum ReferenceConversion {
         } else if let first = food.portions.first {
             chosen = first
         } else {
-            let g = 100 * count
-            return Amount(grams: g, label: "\(Text.amount(g)) g", serving: ServingSize(quantity: g, unit: .mass(.g)))
+            // No household measure to count in: guessing a weight would make up a number.
+            throw ToolArgumentError(field: "grams", "this reference food lists no household portions; pass its weight in grams")
         }
         let g = count * chosen.gramsPerMeasure
         guard g.isFinite, g > 0 else { throw ToolArgumentError(field: "quantity", "gives no weight for this portion") }
@@ -63,6 +55,6 @@ enum ReferenceConversion {
     /// The entry a reference food becomes.
     static func draft(_ food: ReferenceFood, amount: Amount, day: CalendarDay, meal: Meal) -> EntryDraft {
         EntryDraft(day: day, meal: meal, name: String(Text.clean(food.description, max: JournalStore.Limits.name)),
-                   serving: amount.serving, servings: 1, nutrients: canonical(food.nutrients(forGrams: amount.grams)), source: .reference)
+                   serving: amount.serving, servings: 1, nutrients: nutrients(food, grams: amount.grams), source: .reference)
     }
 }

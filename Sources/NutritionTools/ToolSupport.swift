@@ -211,9 +211,19 @@ enum Text {
         let core = n.ids.filter { NutrientCatalog.coreIDs.contains($0) }
         let rest = n.ids.filter { !NutrientCatalog.coreIDs.contains($0) }
         func list(_ ids: [String]) -> String { ids.compactMap { id in n[id].map { nutrient(id, $0) } }.joined(separator: ", ") }
+        // A card must stay readable: label nutrients with a value come first, at most `shown` of
+        // them; the rest (all of which are saved) are counted.
+        let shown = 8
+        let labelled = rest.filter { NutrientCatalog.nutrient($0) != nil && (n[$0] ?? 0) > 0 }
+        let listed = Array(labelled.prefix(shown))
+        let more = rest.count - listed.count
         var lines: [String] = []
         if !core.isEmpty { lines.append("\(indent)\(label): \(list(core))") }
-        if !rest.isEmpty { lines.append("\(indent)\(core.isEmpty ? label : "Also"): \(list(rest))") }
+        if !listed.isEmpty || more > 0 {
+            var text = list(listed)
+            if more > 0 { text += (text.isEmpty ? "" : ", and ") + "\(more) more \(more == 1 ? "nutrient" : "nutrients")" }
+            lines.append("\(indent)\(core.isEmpty ? label : "Also"): \(text)")
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -253,10 +263,12 @@ enum Shape {
         .object(map.mapValues { number($0) })
     }
 
-    static func totals(_ t: NutrientTotals) -> JSONValue {
-        var out: [String: JSONValue] = ["entry_count": .number(Double(t.entryCount)), "nutrients": nutrients(t.amounts)]
+    /// Totals with "not reported" counts; `only` keeps just those nutrient ids.
+    static func totals(_ t: NutrientTotals, only: Set<String>? = nil) -> JSONValue {
+        let keep = { (id: String) in only?.contains(id) ?? true }
+        var out: [String: JSONValue] = ["entry_count": .number(Double(t.entryCount)), "nutrients": nutrients(t.amounts.filter { keep($0.key) })]
         var missing: [String: JSONValue] = [:]
-        for id in t.ids where t.notReportedCount(id) > 0 { missing[id] = .number(Double(t.notReportedCount(id))) }
+        for id in t.ids where t.notReportedCount(id) > 0 && keep(id) { missing[id] = .number(Double(t.notReportedCount(id))) }
         if !missing.isEmpty { out["not_reported_by"] = .object(missing) }
         return .object(out)
     }
@@ -330,6 +342,15 @@ enum Shape {
     static func goals(_ g: Goals) -> JSONValue {
         var o: [String: JSONValue] = [:]
         for id in g.ids { if let v = g[id] { o[id] = number(v) } }
+        return .object(o)
+    }
+}
+
+extension JSONValue {
+    /// This object with `extra` keys added (self unchanged when it is not an object).
+    func merging(_ extra: [String: JSONValue]) -> JSONValue {
+        guard case .object(var o) = self else { return self }
+        for (k, v) in extra { o[k] = v }
         return .object(o)
     }
 }

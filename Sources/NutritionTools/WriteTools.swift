@@ -164,7 +164,7 @@ struct LogReferenceFood: JournalWriteTool {
     let name = "log_reference_food"
     let description = """
         Logs a USDA reference food by its reference_id: a household portion (a `measure` from its portions list, e.g. "large" or "cup") \
-        times `quantity`, or an exact weight in `grams`. With neither, one of its first listed portion. Nutrients come from the reference data. Needs approval.
+        times `quantity`, or an exact weight in `grams`. With neither, one of its first listed portion (foods without portions need grams). Nutrients come from the reference data. Needs approval.
         """
     var parameters: JSONValue {
         Schema.object(["reference_id": Schema.string("reference_id from search_reference_foods, e.g. \"01123\".", maxLength: 16),

@@ -237,7 +237,7 @@ struct AnthropicDecoder: WireDecoder {
         } else {
             switch stopReason {
             case "end_turn", "stop_sequence", nil: mapped = .stop
-            case "max_tokens": mapped = .length
+            case "max_tokens", "model_context_window_exceeded": mapped = .length
             case "refusal": mapped = .contentFilter
             case "tool_use": mapped = .toolCalls
             default: mapped = .other

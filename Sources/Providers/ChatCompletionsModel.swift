@@ -140,7 +140,8 @@ struct ChatCompletionsDecoder: WireDecoder {
         }
         if trimmed.isEmpty { return [] }
         let chunk = try parseEventJSON(event)
-        if chunk["error"] != nil || chunk["object"]?.stringValue == "error" {
+        // Some servers put `"error": null` on every chunk; only a real value is an error.
+        if (chunk["error"].map { !$0.isNull } ?? false) || chunk["object"]?.stringValue == "error" {
             throw ProviderStreamError.provider(ProviderErrorBody.parse(chunk) ?? ProviderErrorBody(message: nil, code: nil))
         }
         var out: [ChatEvent] = []
@@ -180,7 +181,9 @@ struct ChatCompletionsDecoder: WireDecoder {
         let id = fragment["id"]?.stringValue ?? ""
         let fn = fragment["function"]
         let name = fn?["name"]?.stringValue ?? ""
-        let args = fn?["arguments"]?.stringValue ?? ""
+        // Arguments are a JSON string fragment; a few servers send a whole object instead.
+        let rawArgs = fn?["arguments"]
+        let args = rawArgs?.stringValue ?? (rawArgs?.objectValue != nil ? rawArgs?.serialized ?? "" : "")
         // Which call does this fragment continue? Key by `index`; without one, the latest call.
         // A new non-empty id always starts a new call (index reuse, or servers without index).
         var target: Int?
@@ -228,8 +231,10 @@ struct ChatCompletionsDecoder: WireDecoder {
         if !reasoningContent.isEmpty {
             out.append(.continuation(ContinuationItem(provider: "openai-chat", kind: "reasoning_content", payload: reasoningContent)))
         }
+        // Servers that send no call id get one unique to this response (the ledger keys writes by it).
+        let prefix = responseID ?? "call-" + UUID().uuidString.lowercased()
         for (n, call) in calls.enumerated() {
-            let id = call.id.isEmpty ? "\(responseID ?? "call")-\(n + 1)" : call.id
+            let id = call.id.isEmpty ? "\(prefix)-\(n + 1)" : call.id
             out.append(.toolCall(ToolCall(id: id, name: call.name, arguments: call.arguments)))
         }
         if let usage { out.append(.usage(usage)) }

@@ -212,6 +212,7 @@ struct GeminiDecoder: WireDecoder {
     var responseID: String?
     var sawCall = false
     var callCount = 0
+    var idPrefix: String?
     /// A Vertex call whose arguments are still streaming (`willContinue`).
     var pending: (name: String, id: String?, signature: String?, args: JSONValue)?
 
@@ -256,7 +257,8 @@ struct GeminiDecoder: WireDecoder {
                 return fc["willContinue"]?.boolValue == true ? [] : closePending()
             }
             var events = closePending()
-            let args = fc["args"] ?? .object([:])
+            // A call without `args` (or with null) is a no-argument call: {}.
+            let args = fc["args"]?.objectValue != nil ? (fc["args"] ?? .object([:])) : .object([:])
             if fc["willContinue"]?.boolValue == true {
                 pending = (name, fc["id"]?.stringValue, signature, args)
                 return events
@@ -323,8 +325,10 @@ struct GeminiDecoder: WireDecoder {
         sawCall = true
         callCount += 1
         let synthesized = id == nil || id == ""
-        // Stable across replays of the same recording: response id + position.
-        let callID = synthesized ? "\(responseID ?? "gemini")-call-\(callCount)" : (id ?? "")
+        // Stable across replays of the same recording: response id + position. Without a response
+        // id, a random prefix keeps ids unique across turns (the ledger keys writes by call id).
+        if synthesized && responseID == nil && idPrefix == nil { idPrefix = "gemini-" + UUID().uuidString.lowercased() }
+        let callID = synthesized ? "\(responseID ?? idPrefix ?? "gemini")-call-\(callCount)" : (id ?? "")
         var events: [ChatEvent] = []
         if signature != nil || synthesized {
             var info: [String: JSONValue] = ["callID": .string(callID)]

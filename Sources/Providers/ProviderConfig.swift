@@ -218,8 +218,10 @@ public struct ResolvedProvider: Sendable, CustomStringConvertible {
 }
 
 public enum ProviderResolver {
-    /// OpenRouter asks apps to identify themselves with these headers.
-    public static let openRouterHeaders = [HTTPHeader("HTTP-Referer", "https://github.com/openfoodjournal/ofj"), HTTPHeader("X-Title", "ofj")]
+    /// OpenRouter asks apps to identify themselves with these headers. The project has no public
+    /// site yet, so the referer uses the reserved `.invalid` domain; config.json
+    /// `providers.openrouter.headers` overrides either header.
+    public static let openRouterHeaders = [HTTPHeader("HTTP-Referer", "https://ofj.invalid"), HTTPHeader("X-Title", "ofj")]
 
     /// Resolves provider and model: flags > environment > config.json; keys from the
     /// environment, then the credentials file. No provider anywhere means "offline".
@@ -241,9 +243,14 @@ public enum ProviderResolver {
         let entry = file?.providers[spec.name]
         // The top-level config model applies only to the provider the config file chose.
         let fileModel = entry?.model ?? (file?.provider.flatMap(ProviderSpec.named)?.name == spec.name ? file?.model : nil)
-        guard let model = flags.model ?? env["OFJ_MODEL"] ?? fileModel ?? spec.defaultModel else {
-            let what = spec.name == "azure" ? "your deployment name" : "the model name"
-            throw ProviderConfigError("no model chosen for \(spec.name); set OFJ_MODEL or pass --model with \(what)")
+        // Checked in the order a person fixes them: key, endpoint, model.
+        var key: String?
+        if let variable = spec.keyVariable {
+            key = env[variable] ?? credentials[variable].flatMap { $0.isEmpty ? nil : $0 }
+            if key == nil, let credentialsProblem { throw ProviderConfigError(credentialsProblem) }
+            if key == nil {
+                throw ProviderConfigError("\(spec.name) needs a key; set \(variable) in the environment or in the credentials file")
+            }
         }
         var wire = spec.wire
         var baseURL = spec.defaultBaseURL
@@ -264,13 +271,9 @@ public enum ProviderResolver {
             throw ProviderConfigError("azure needs its endpoint; set AZURE_OPENAI_ENDPOINT (https://<resource>.openai.azure.com)")
         }
         if spec.name == "azure", let r = baseURL.range(of: "/openai") { baseURL = String(baseURL[..<r.lowerBound]) }
-        var key: String?
-        if let variable = spec.keyVariable {
-            key = env[variable] ?? credentials[variable].flatMap { $0.isEmpty ? nil : $0 }
-            if key == nil, let credentialsProblem { throw ProviderConfigError(credentialsProblem) }
-            if key == nil {
-                throw ProviderConfigError("\(spec.name) needs a key; set \(variable) in the environment or in the credentials file")
-            }
+        guard let model = flags.model ?? env["OFJ_MODEL"] ?? fileModel ?? spec.defaultModel else {
+            let what = spec.name == "azure" ? "your deployment name" : "the model name"
+            throw ProviderConfigError("no model chosen for \(spec.name); set OFJ_MODEL or pass --model with \(what)")
         }
         var headers = entry?.headers ?? []
         if spec.name == "openrouter" {

@@ -66,8 +66,10 @@ struct ErrorMapper: Sendable {
     var model: String
     var keyVariable: String
     var apiKey: String?
+    var baseURL: String
 
     init(config: AdapterConfig) {
+        baseURL = config.baseURL
         provider = config.provider
         model = config.model
         keyVariable = config.keyVariable
@@ -158,6 +160,8 @@ struct ErrorMapper: Sendable {
             return ChatError(.configuration, "TLS error talking to \(provider) (\(clean(m))); check the base URL and proxy settings")
         case .cancelled:
             return ChatError(.unknownOutcome, "the \(provider) request was cancelled")
+        case .connectFailed(let m) where !started && ModelCatalog.localProviders.contains(provider):
+            return ChatError(.retryable, "could not connect to \(provider) at \(clean(baseURL)) (\(clean(m))); is the server running?")
         case .connectFailed, .connectionReset, .other:
             if started { return ChatError(.unknownOutcome, "\(provider) connection was lost midway (\(clean(http.description))); ask again") }
             return ChatError(.retryable, "\(provider) connection failed (\(clean(http.description))); check the network and try again")

@@ -31,7 +31,8 @@ public struct ResponsesModel: ChatModel {
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         let first = httpRequest(request, includeReasoning: true)
         let hasReasoning = Self.hasReasoningItems(request.messages, family: continuationFamily)
-        let fallback = hasReasoning ? httpRequest(request, includeReasoning: false) : nil
+        let withoutItems = hasReasoning ? httpRequest(request, includeReasoning: false) : nil
+        let plain = httpRequest(request, includeReasoning: false, askForReasoning: false)
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 })
         let family = continuationFamily
         let declared = Set(request.tools.map(\.name))
@@ -39,10 +40,18 @@ public struct ResponsesModel: ChatModel {
             do {
                 try await driver.run(first, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
             } catch let error as ChatError {
-                // A stored reasoning item the server cannot verify or find: retry once without them.
-                guard let fallback, let status = error.httpStatus, status == 400 || status == 404,
-                      error.message.contains("rs_") || error.code == "invalid_encrypted_content" else { throw error }
-                try await driver.run(fallback, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
+                // Both retries happen only on a refusal before any output (httpStatus set).
+                guard let status = error.httpStatus, status == 400 || status == 404 else { throw error }
+                let lowered = error.message.lowercased()
+                if let withoutItems, error.message.contains("rs_") || error.code == "invalid_encrypted_content" {
+                    // A stored reasoning item the server cannot verify or find: once without them.
+                    try await driver.run(withoutItems, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
+                } else if status == 400, lowered.contains("encrypted") || lowered.contains("'include'") || lowered.contains("reasoning") {
+                    // A model (or Azure deployment) without reasoning refuses the include: once without it.
+                    try await driver.run(plain, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
+                } else {
+                    throw error
+                }
             }
         }
     }
@@ -51,17 +60,19 @@ public struct ResponsesModel: ChatModel {
         flavor == .azure ? "\(config.baseURL)/openai/v1/responses" : "\(config.baseURL)/responses"
     }
 
-    public func httpRequest(_ request: ChatRequest, includeReasoning: Bool = true) -> HTTPRequest {
+    /// `includeReasoning`: replay stored reasoning items; `askForReasoning`: send
+    /// `include:["reasoning.encrypted_content"]` (models without reasoning may refuse it).
+    public func httpRequest(_ request: ChatRequest, includeReasoning: Bool = true, askForReasoning: Bool = true) -> HTTPRequest {
         var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "text/event-stream")]
         if let key = config.apiKey, !key.isEmpty {
             headers.append(flavor == .azure ? HTTPHeader("api-key", key) : HTTPHeader("Authorization", "Bearer \(key)"))
         }
         headers += config.extraHeaders
-        return HTTPRequest(url: url, headers: headers, body: WireJSON.body(requestBody(request, includeReasoning: includeReasoning)),
+        return HTTPRequest(url: url, headers: headers, body: WireJSON.body(requestBody(request, includeReasoning: includeReasoning, askForReasoning: askForReasoning)),
                            timeouts: config.timeouts)
     }
 
-    public func requestBody(_ request: ChatRequest, includeReasoning: Bool = true) -> JSONValue {
+    public func requestBody(_ request: ChatRequest, includeReasoning: Bool = true, askForReasoning: Bool = true) -> JSONValue {
         var body: [String: JSONValue] = [
             "model": .string(config.model),
             "stream": true,
@@ -70,6 +81,7 @@ public struct ResponsesModel: ChatModel {
             "input": .array(input(request, includeReasoning: includeReasoning)),
             "max_output_tokens": .number(Double(request.maxOutputTokens)),
         ]
+        if !askForReasoning { body["include"] = nil }
         if !request.tools.isEmpty {
             body["tools"] = .array(request.tools.map { tool in
                 ["type": "function", "name": .string(tool.name), "description": .string(tool.description),
@@ -174,7 +186,7 @@ struct ResponsesDecoder: WireDecoder {
                 responseID = id
                 out.append(.responseID(id))
             }
-        case "response.output_text.delta":
+        case "response.output_text.delta", "response.refusal.delta":
             if let d = e["delta"]?.stringValue, !d.isEmpty {
                 streamedText[e["item_id"]?.stringValue ?? "", default: ""] += d
                 out.append(.textDelta(d))

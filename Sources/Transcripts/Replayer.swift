@@ -1,6 +1,7 @@
 // Runs a transcript through the real REPL session, agent runner, tools and database; only the
 // model is scripted. Compares what was seen with what the file expects.
 import Agent
+import Diagnostics
 import Foundation
 import Journal
 import REPL
@@ -51,6 +52,7 @@ public final class Replayer {
     var transcriptModel: TranscriptModel?
     let crashes = InterruptFlag()
     let ids = CountingIDSource(prefix: "id-")
+    let diagnosticIDs = CountingIDSource(prefix: "diag-")
 
     public init(file: TranscriptFile, environment: ReplayEnvironment, directory: String) {
         self.file = file
@@ -67,6 +69,7 @@ public final class Replayer {
 
     func applySetup() throws {
         var seeds: [String] = []
+        var backups: [(line: Int, json: String)] = []
         for step in file.setup {
             guard case .setup(let name, let argument, let block) = step.directive else { continue }
             func fail(_ m: String) -> SetupError { SetupError(description: "\(file.path):\(step.line): \(m)") }
@@ -100,8 +103,11 @@ public final class Replayer {
                     }
                 }
             case "seed":
-                guard argument == "sql" else { throw fail("@seed takes sql, followed by indented SQL lines") }
-                seeds.append(block.joined(separator: "\n"))
+                switch argument {
+                case "sql": seeds.append(block.joined(separator: "\n"))
+                case "backup": backups.append((step.line, block.joined(separator: "\n")))
+                default: throw fail("@seed takes sql or backup, followed by indented lines (SQL, or an ofj backup's JSON)")
+                }
             default:
                 throw fail("unknown set-up line @\(name); expected @clock, @provider, @config or @seed")
             }
@@ -111,6 +117,12 @@ public final class Replayer {
         var migrator = Migrator()
         environment.registerMigrations(&migrator)
         try queue.read { try migrator.migrate($0) }
+        let journal = JournalStore(queue: queue, timeZone: timeZone, now: { [epoch] in Date(timeIntervalSince1970: epoch) })
+        for (line, json) in backups {
+            do { _ = try journal.importBackup(Data(json.utf8)) } catch {
+                throw SetupError(description: "\(file.path):\(line): @seed backup: \(error)")
+            }
+        }
         for sql in seeds { try queue.read { try $0.execute(batch: sql) } }
     }
 
@@ -204,6 +216,16 @@ public final class Replayer {
         // frozen process is abandoned as a killed one would be.
         while finished.value == 0 {
             if crashes.value != crashBaseline {
+                // What was already emitted reaches the screen before the process dies, as it
+                // would have on a terminal: wait until the output stops growing.
+                var last = -1
+                var stableChecks = 0
+                while stableChecks < 5 {
+                    try? await Task.sleep(nanoseconds: 20_000_000)
+                    let now = process.output.text.utf8.count
+                    stableChecks = now == last ? stableChecks + 1 : 0
+                    last = now
+                }
                 self.process = nil
                 break
             }
@@ -248,7 +270,11 @@ public final class Replayer {
         case "usage":
             return runSQL("SELECT run_id, turn, input_tokens, output_tokens, cached_input_tokens, reasoning_tokens FROM agent_usage ORDER BY id")
         case "diag":
-            return runSQL("SELECT operation, status, coalesce(error_class, ''), coalesce(tool_name, '') FROM diagnostics_outbox ORDER BY rowid")
+            // Every field an event carries except ids, times and the app version, so a leak would show.
+            return runSQL("""
+                SELECT json_remove(payload, '$.id', '$.occurred_at_epoch', '$.started_at_epoch', '$.app_version', '$.total_ms',
+                                   '$.first_event_ms', '$.expires_at') FROM diagnostics_outbox ORDER BY seq
+                """)
         default:
             return ["unknown inspection \(what)"]
         }
@@ -309,8 +335,13 @@ final class ReplayProcess {
         }
         let configuration = AgentConfiguration(systemPrompt: replayer.environment.systemPrompt(journal), policy: replayer.policy, jitter: { 0.5 },
                                                costEstimator: { _, _, _ in 0 })
+        // Diagnostics go to the outbox as in the product, with ids and times from the replay.
+        let outbox = DiagnosticsOutbox(queue: queue, now: { clock.now() })
+        let diagnosticIDs = replayer.diagnosticIDs
+        let recorder = OutboxRecorder(outbox: outbox, appVersion: replayer.environment.version, allowedToolNames: Set(tools.tools.map(\.name)),
+                                      makeID: { diagnosticIDs.next() }, now: { clock.now() })
         runner = AgentRunner(store: store, model: model, tools: tools, approvals: approvals, clock: clock, ids: replayer.ids,
-                             configuration: configuration)
+                             diagnostics: recorder, configuration: configuration)
         let recovered = (try? runner.recoverInterruptedRuns()) ?? []
         input = ReplayInput(output: output)
         let services = SessionServices(

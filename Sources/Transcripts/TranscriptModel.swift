@@ -43,49 +43,64 @@ final class TranscriptModel: ChatModel {
     func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         requestCount.withLock { $0 += 1 }
         let turn: [ScriptedEvent]? = turns.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-        let clock = self.clock.withLock { $0 }
-        let onInterrupt = self.onInterrupt
-        let onCrash = self.onCrash
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                guard let turn else {
-                    continuation.finish(throwing: ChatError(.fatal, "the transcript has no model turn left for this request; add 'model:' lines"))
-                    return
-                }
-                do {
-                    var sawCall = false
-                    for event in turn {
-                        try Task.checkCancellation()
-                        switch event {
-                        case .text(let t): continuation.yield(.textDelta(t))
-                        case .call(let id, let name, let arguments):
-                            sawCall = true
-                            continuation.yield(.toolCall(ToolCall(id: id, name: name, arguments: arguments)))
-                        case .continuation(let kind, let payload):
-                            continuation.yield(.continuation(ContinuationItem(provider: "scripted", kind: kind, payload: payload)))
-                        case .usage(let i, let o, let c, let r):
-                            continuation.yield(.usage(Usage(inputTokens: i, cachedInputTokens: c, outputTokens: o, reasoningTokens: r)))
-                        case .delay(let seconds):
-                            try await clock.sleep(seconds: seconds)
-                        case .error(let kind, let retryAfter, let message):
-                            throw Self.chatError(kind: kind, retryAfter: retryAfter, message: message)
-                        case .interrupt:
-                            onInterrupt()
-                            try await Task.sleep(for: .seconds(86_400 * 365))
-                        case .crash:
-                            onCrash()
-                            // A crashed process does nothing more: never finish, never throw.
-                            while !Task.isCancelled { try? await Task.sleep(for: .seconds(86_400 * 365)) }
-                            return
-                        }
-                    }
-                    continuation.yield(.finish(sawCall ? .toolCalls : .stop))
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
+        let player = TurnPlayer(turn: turn, clock: clock.withLock { $0 }, onInterrupt: onInterrupt, onCrash: onCrash)
+        // Pull-driven: each step runs when the agent asks for the next event, on the agent's own
+        // task, so a delay that crosses a deadline is cut off exactly when the deadline fires.
+        return AsyncThrowingStream(unfolding: { try await player.next() })
+    }
+}
+
+/// Plays one scripted turn step by step.
+final class TurnPlayer: @unchecked Sendable {
+    private var events: [ScriptedEvent]
+    private let missing: Bool
+    private let clock: any AgentClock
+    private let onInterrupt: @Sendable () -> Void
+    private let onCrash: @Sendable () -> Void
+    private var sawCall = false
+    private var finished = false
+
+    init(turn: [ScriptedEvent]?, clock: any AgentClock, onInterrupt: @escaping @Sendable () -> Void, onCrash: @escaping @Sendable () -> Void) {
+        self.events = turn ?? []
+        self.missing = turn == nil
+        self.clock = clock
+        self.onInterrupt = onInterrupt
+        self.onCrash = onCrash
+    }
+
+    /// The next event, or nil at the end of the turn.
+    func next() async throws -> ChatEvent? {
+        if missing { throw ChatError(.fatal, "the transcript has no model turn left for this request; add 'model:' lines") }
+        while !events.isEmpty {
+            try Task.checkCancellation()
+            let event = events.removeFirst()
+            switch event {
+            case .text(let t): return .textDelta(t)
+            case .call(let id, let name, let arguments):
+                sawCall = true
+                return .toolCall(ToolCall(id: id, name: name, arguments: arguments))
+            case .continuation(let kind, let payload):
+                return .continuation(ContinuationItem(provider: "scripted", kind: kind, payload: payload))
+            case .usage(let i, let o, let c, let r):
+                return .usage(Usage(inputTokens: i, cachedInputTokens: c, outputTokens: o, reasoningTokens: r))
+            case .delay(let seconds):
+                try await clock.sleep(seconds: seconds)
+            case .error(let kind, let retryAfter, let message):
+                throw TranscriptModel.chatError(kind: kind, retryAfter: retryAfter, message: message)
+            case .interrupt:
+                onInterrupt()
+                // Wait for the Ctrl-C to stop the run.
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+                throw CancellationError()
+            case .crash:
+                onCrash()
+                // A crashed process does nothing more: never finish, never throw.
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                throw CancellationError()
             }
-            continuation.onTermination = { _ in task.cancel() }
         }
+        guard !finished else { return nil }
+        finished = true
+        return .finish(sawCall ? .toolCalls : .stop)
     }
 }

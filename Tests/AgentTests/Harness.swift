@@ -36,6 +36,7 @@ final class ActivityLog: Sendable {
     func enter(_ name: String) { state.withLock { $0.running += 1; $0.maxRunning = max($0.maxRunning, $0.running); $0.lines.append("start \(name)") } }
     func leave(_ name: String) { state.withLock { $0.running -= 1; $0.lines.append("end \(name)") } }
     var maxRunning: Int { state.withLock { $0.maxRunning } }
+    var running: Int { state.withLock { $0.running } }
 }
 
 /// A read tool: answers `{"found": query}`; can take virtual time, real time, or stall until cancelled.
@@ -54,6 +55,9 @@ struct LookupTool: Tool {
     var virtualSeconds: Double = 0
     var realMilliseconds: Int = 0
     var stall = false
+    /// Stays running until this many lookups run at once (or 3 s pass), so overlap does not
+    /// depend on how busy the machine is.
+    var waitForPeers = 0
     var resultSize = 0
 
     func activity(arguments: JSONValue) -> String { "looking up \(arguments["query"]?.stringValue ?? "?")" }
@@ -64,9 +68,37 @@ struct LookupTool: Tool {
         defer { log?.leave(q) }
         if let clock, virtualSeconds > 0 { try await clock.sleep(seconds: virtualSeconds) }
         if realMilliseconds > 0 { try await Task.sleep(for: .milliseconds(realMilliseconds)) }
+        if let log, waitForPeers > 0 {
+            let until = ContinuousClock.now + .seconds(3)
+            while log.running < waitForPeers && ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(2)) }
+            try await Task.sleep(for: .milliseconds(30)) // room for any call beyond the limit to start (and be caught)
+        }
         if stall { try await Task.sleep(for: .seconds(3600)) }
         let content = resultSize > 0 ? String(repeating: "x", count: resultSize) : JSONValue.object(["found": .string(q)]).serialized
         return ToolOutput(content: content, summary: "found \(q)")
+    }
+}
+
+/// Suspends callers (ignoring cancellation, without spinning) until `open()` is called.
+final class Latch: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    func wait() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { s -> Bool in
+                if s.open { return true }
+                s.waiters.append(c)
+                return false
+            }
+            if resumeNow { c.resume() }
+        }
+    }
+    func open() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.open = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        waiters.forEach { $0.resume() }
     }
 }
 

@@ -47,12 +47,42 @@ import TestSupport
         let started = ContinuousClock.now
         h.runner.cancel(threadID: "t1")
         let outcome = try #require(await h.runner.outcome(of: handle.runID))
-        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(ContinuousClock.now - started < .seconds(20)) // not the tool's hour (generous: the machine may be busy)
         #expect(outcome.phase == .cancelled)
         let records = try h.store.toolRecords(runID: handle.runID)
         #expect(records.map(\.status) == [.cancelled, .cancelled])
         // The stored transcript is closed: each call has its "stopped" result.
         #expect(RequestNormalizer.violations(try h.store.transcript(threadID: "t1").map(\.message)).isEmpty)
+    }
+
+    /// A read tool that ignores cancellation until released.
+    struct StubbornTool: Tool {
+        var name = "stubborn"
+        var description = "Never stops early."
+        var parameters: JSONValue = ["type": "object"]
+        var effect: ToolEffect { .read }
+        let release: Latch
+        let finished: Counter
+        func activity(arguments: JSONValue) -> String { "working" }
+        func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
+            await release.wait() // deaf to cancellation, but suspended: never spin on a cooperative thread
+            finished.increment()
+            return ToolOutput(content: "{}", summary: "done")
+        }
+    }
+
+    @Test func aReadThatIgnoresCancellationDoesNotHoldTheRun() async throws {
+        let release = Latch(), finished = Counter()
+        let h = try Harness(tools: [StubbornTool(release: release, finished: finished)])
+        h.model.enqueue(.calls(("c1", "stubborn", "{}")))
+        let handle = try h.runner.submit(threadID: "t1", text: "hi")
+        try await h.waitFor("tool") { if case .toolStarted = $0.kind { return true } else { return false } }
+        h.runner.interrupt(threadID: "t1")
+        let outcome = await h.runner.outcome(of: handle.runID)
+        #expect(outcome?.phase == .suspended)
+        #expect(finished.count == 0) // the run ended while the tool was still running
+        release.open()
+        #expect(try h.store.toolRecords(runID: handle.runID).first?.status == .interrupted)
     }
 
     @Test(arguments: [false, true])

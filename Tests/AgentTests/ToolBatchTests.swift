@@ -7,7 +7,7 @@ import SQLiteKit
 @Suite struct ToolBatchTests {
     @Test func adjacentReadsRunInParallelAtMostThree() async throws {
         let log = ActivityLog()
-        let h = try Harness(tools: [LookupTool(log: log, realMilliseconds: 40)])
+        let h = try Harness(tools: [LookupTool(log: log, waitForPeers: 3)])
         h.model.enqueue(.calls(("c1", "lookup", #"{"query":"1"}"#), ("c2", "lookup", #"{"query":"2"}"#), ("c3", "lookup", #"{"query":"3"}"#),
                                ("c4", "lookup", #"{"query":"4"}"#), ("c5", "lookup", #"{"query":"5"}"#)),
                         .text("done"))
@@ -28,7 +28,7 @@ import SQLiteKit
 
     @Test func aWriteIsABarrier() async throws {
         let log = ActivityLog()
-        let h = try Harness(tools: [LookupTool(log: log, realMilliseconds: 30), AddEntryTool(log: log)])
+        let h = try Harness(tools: [LookupTool(log: log, waitForPeers: 2), AddEntryTool(log: log)])
         h.model.enqueue(.calls(("r1", "lookup", #"{"query":"a"}"#), ("r2", "lookup", #"{"query":"b"}"#),
                                ("w1", "add_entry", #"{"item":"egg","grams":50}"#),
                                ("r3", "lookup", #"{"query":"c"}"#), ("r4", "lookup", #"{"query":"d"}"#)),

@@ -87,6 +87,16 @@ import Testing
         #expect(await flusher.nextDelay(after: failure) <= 2)
     }
 
+    @Test func rateLimitHonoursRetryAfter() async throws {
+        let (fake, outbox, flusher) = try setup(policy: .init(initialBackoff: 1, maxBackoff: 60))
+        fake.mode = .status(429, "slow down")
+        try outbox.enqueue(Fixtures.event(1))
+        let report = await flusher.flush()
+        #expect(report.retryable && report.retryAfter == 7)
+        let delay = await flusher.nextDelay(after: report)
+        #expect(delay >= 7 && delay <= 60)
+    }
+
     @Test func dropsAreReportedOnceToTheSink() async throws {
         let (fake, outbox, flusher) = try setup(limits: .init(maxEvents: 5))
         for i in 1...12 { try outbox.enqueue(Fixtures.event(i)) }
@@ -129,12 +139,13 @@ import Testing
     @Test func shutdownGivesUpAfterTheTimeout() async throws {
         let (fake, outbox, flusher) = try setup()
         try outbox.enqueue(Fixtures.event(1))
-        fake.mode = .slow(30)
+        fake.mode = .slow(120)
         let start = Date()
         let report = await flusher.shutdown(timeout: 0.5)
         let elapsed = Date().timeIntervalSince(start)
-        // The deadline is 0.5 s; the slack is for a debug build on a shared, busy 2-core machine.
-        #expect(elapsed < 3.0, "shutdown took \(elapsed) s")
+        // The deadline is 0.5 s against a server that would take 120 s; the slack is for a debug
+        // build on a shared, heavily loaded 2-core machine.
+        #expect(elapsed < 10, "shutdown took \(elapsed) s")
         #expect(report == nil || report?.succeeded == false)
         #expect(try outbox.status().pending == 1, "undelivered events stay for the next start")
     }

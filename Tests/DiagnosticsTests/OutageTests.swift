@@ -53,8 +53,8 @@ import Testing
         let p99 = sorted[sorted.count * 99 / 100]
         // Generous bounds for a debug build on a shared 2-core machine: recording is a small
         // SQLite insert, it never waits for the network.
-        #expect(median < .milliseconds(20), "median record \(median)")
-        #expect(p99 < .milliseconds(200), "p99 record \(p99)")
+        #expect(median < .milliseconds(50), "median record \(median)")
+        #expect(p99 < .milliseconds(1000), "p99 record \(p99)")
 
         // The sink comes back: the 500 kept events and one drop report arrive, once.
         fake.mode = .normal

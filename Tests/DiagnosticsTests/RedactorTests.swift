@@ -79,7 +79,7 @@ import Testing
         let message = String(repeating: "connection reset by the server with sk-proj-abcdefghijklmnopqrstuv at https://x.example/a 150g ", count: 10)
         let clock = ContinuousClock()
         let elapsed = clock.measure { for _ in 0..<50 { _ = Redactor.redact(message) } }
-        #expect(elapsed < .seconds(3), "50 redactions took \(elapsed)")  // generous: debug build on a shared 2-core machine
+        #expect(elapsed < .seconds(10), "50 redactions took \(elapsed)")  // generous: debug build on a shared 2-core machine
     }
 }
 

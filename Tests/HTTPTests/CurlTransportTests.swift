@@ -184,7 +184,7 @@ struct CurlTransportTests {
         #expect(await server.waitUntil(timeout: 20) { $0.clientDisconnects == 1 })
         let stalled = try #require(server.lastStallBegan).duration(to: #require(server.lastClientDisconnect))
         #expect(stalled >= .milliseconds(250))
-        #expect(stalled < .seconds(2))
+        #expect(stalled < .seconds(10)) // proves the timeout fired; generous for a loaded 2-core machine
     }
 
     @Test func silentServerTripsFirstByteTimeout() async throws {
@@ -196,7 +196,7 @@ struct CurlTransportTests {
         #expect(await server.waitUntil(timeout: 20) { $0.clientDisconnects == 1 })
         let waited = try #require(server.requests.first?.receivedAt).duration(to: #require(server.lastClientDisconnect))
         #expect(waited >= .milliseconds(250))
-        #expect(waited < .seconds(2))
+        #expect(waited < .seconds(10))
     }
 
     @Test func deadPortFailsToConnect() async throws {
@@ -275,8 +275,8 @@ struct CurlTransportTests {
         let wireLatency = try cancelledAt.duration(to: #require(server.lastClientDisconnect))
         // The wire side does not depend on the cooperative pool: cancel() runs the stream's
         // termination handler synchronously, and the loop thread closes the socket.
-        #expect(wireLatency < .seconds(1))
-        #expect(consumerLatency < .seconds(5))
+        #expect(wireLatency < .seconds(5))
+        #expect(consumerLatency < .seconds(15))
         #expect(await eventually { transport.activeTransfers == 0 })
         reportTiming("cancel while streaming: consumer \(consumerLatency), wire \(wireLatency)")
     }
@@ -295,8 +295,8 @@ struct CurlTransportTests {
         #expect(throws: HTTPError.cancelled) { try result.get() }
         #expect(await server.waitUntil(timeout: 20) { $0.clientDisconnects == 1 })
         let wireLatency = try cancelledAt.duration(to: #require(server.lastClientDisconnect))
-        #expect(wireLatency < .seconds(1))
-        #expect(latency < .seconds(5))
+        #expect(wireLatency < .seconds(5))
+        #expect(latency < .seconds(15))
         reportTiming("cancel while waiting for head: consumer \(latency), wire \(wireLatency)")
     }
 

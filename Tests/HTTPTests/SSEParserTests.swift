@@ -34,6 +34,12 @@ private func parseChunks(_ chunks: [[UInt8]]) -> [SSEEvent] {
         #expect(events.map(\.data) == ["a\nb"])
     }
 
+    @Test func emptyChunksAnywhereChangeNothing() {
+        let events = parseChunks([Array("data: a\r".utf8), [], Array("\ndata: b\r".utf8), [], [], Array("\n\r".utf8), [], Array("\n".utf8), []])
+        #expect(events.map(\.data) == ["a\nb"])
+        #expect(parseChunks([[], [0xEF], [], [0xBB, 0xBF], Array("data: x\n\n".utf8)]).map(\.data) == ["x"])
+    }
+
     @Test func crAtChunkEndFollowedByOtherText() {
         let events = parseChunks([Array("data: a\r".utf8), Array("data: b\r\r".utf8)])
         #expect(events.map(\.data) == ["a\nb"])
@@ -181,7 +187,11 @@ private func parseChunks(_ chunks: [[UInt8]]) -> [SSEEvent] {
         #expect(expected.count > 2)
         for seed in 1...60 as ClosedRange<UInt64> {
             var g = SeededGenerator(seed: seed)
-            let chunks = randomChunks(body, maxChunk: Int(seed % 7 == 0 ? 3 : seed * 11), generator: &g)
+            var chunks = randomChunks(body, maxChunk: Int(seed % 7 == 0 ? 3 : seed * 11), generator: &g)
+            if seed % 2 == 1 {
+                // Transports may deliver empty reads; sprinkle some in.
+                chunks = chunks.enumerated().flatMap { i, c in i % 3 == 0 ? [[], c] : [c] }
+            }
             #expect(parseChunks(chunks) == expected, "seed \(seed)")
         }
         // Every payload of these recordings is one JSON document (or the chat [DONE] sentinel).
@@ -194,25 +204,19 @@ private func parseChunks(_ chunks: [[UInt8]]) -> [SSEEvent] {
     }
 }
 
-@Suite struct SSEParserThroughputTests {
-    /// Measures throughput (debug builds are far slower than release; the release figure is
-    /// measured separately). The bound only catches pathological (quadratic) behaviour.
-    @Test func throughputIsLinear() {
+@Suite struct SSEParserLargeStreamTests {
+    /// A large stream in random chunks parses completely. Speed is measured by the benchmark
+    /// (tools/bench/sse-throughput, BENCHMARKS.md), not by a timed assertion here.
+    @Test func largeStreamInRandomChunks() {
         let payload = "{\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"some streamed words of text\"}]}}]}"
         var stream: [UInt8] = []
         for _ in 0..<20_000 { stream += Array("data: \(payload)\r\n\r\n".utf8) }
         var g = SeededGenerator(seed: 9)
         let chunks = randomChunks(stream, maxChunk: 16_384, generator: &g)
-        let clock = ContinuousClock()
         var count = 0
-        let elapsed = clock.measure {
-            var p = SSEParser()
-            for c in chunks { count += p.feed(c).count }
-            count += p.finish().count
-        }
+        var p = SSEParser()
+        for c in chunks { count += p.feed(c).count }
+        count += p.finish().count
         #expect(count == 20_000)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let mbPerSecond = Double(stream.count) / max(seconds, 1e-9) / 1e6
-        #expect(mbPerSecond > 2, "SSE parser ran at \(mbPerSecond) MB/s")
     }
 }

@@ -87,11 +87,15 @@ import Nutrition
         #expect(build.savedFoodID == calc.id)
         #expect(build.totalNutrients["energy_kcal"] == 285)
         #expect(build.name.hasPrefix("Bowl ("))
+        let double = try store.logCalculatorBuild(calc.id, selections: [CalculatorSelection(ingredient: "rice", portion: "REGULAR")], servings: 2)
+        #expect(double.totalNutrients["energy_kcal"] == 420)
+        #expect(journalError { try store.logCalculatorBuild(calc.id, selections: [CalculatorSelection(ingredient: "Rice", portion: "light")], servings: 0) } != nil)
+        #expect(journalError { try store.logCalculatorBuild(calc.id, selections: []) } == .nutrition(.emptyBuild))
         #expect(journalError { try store.logFood(calc.id) } != nil)
         #expect(journalError { try store.logCalculatorBuild(calc.id, selections: [CalculatorSelection(ingredient: "Rice", portion: "huge")]) }
                 == .nutrition(.unknownPortion(ingredient: "Rice", portion: "huge")))
         #expect(journalError { try store.logCalculatorBuild(oats.id, selections: [CalculatorSelection(ingredient: "x", portion: "y")]) } != nil)
-        #expect(try count(store, "journal_entries") == 2)
+        #expect(try count(store, "journal_entries") == 3)
     }
 
     @Test func archiveRuleShelfAndManualArchiveInSearch() throws {

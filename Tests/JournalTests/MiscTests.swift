@@ -94,3 +94,19 @@ import SQLiteKit
         #expect(journalError { try store.importBackup(Data(badUnit.utf8)) } != nil)
     }
 }
+
+@Suite struct DaylightSavingTests {
+    @Test func dayAndMealFollowTheLocalClockAcrossTheSpringForwardGap() throws {
+        let tz = try #require(TimeZone(identifier: "America/New_York"))
+        let clock = ManualClock("2024-03-10T06:30:00Z") // 01:30 EST
+        let store = try JournalStore.openStandalone(queue: try DatabaseQueue.inMemory(), timeZone: tz, now: { clock.now() })
+        #expect(store.today() == day("2024-03-10"))
+        #expect(store.defaultMeal() == .dinner)
+        clock.set("2024-03-10T07:30:00Z") // 03:30 EDT: the clock skipped 02:00-03:00
+        #expect(store.defaultMeal() == .breakfast)
+        clock.set("2024-11-03T04:30:00Z") // 00:30 EDT on the fall-back day
+        #expect(store.today() == day("2024-11-03"))
+        clock.set("2024-11-04T04:30:00Z") // 23:30 EST, still Nov 3
+        #expect(store.today() == day("2024-11-03"))
+    }
+}

@@ -49,6 +49,22 @@ import ReferenceFoods
         #expect(try count(store, "journal_entries") == 3)
     }
 
+    @Test func cliPathGramsWithPortionDescription() throws {
+        let (store, _) = try makeStore()
+        let egg = try #require(reference.food(id: "01123"))
+        let match = try #require(egg.portion(matching: "2 large"))
+        let e = try store.logReferenceFood(egg, grams: match.grams, portion: match, day: day("2024-04-01"), meal: .breakfast)
+        #expect(e.serving == ServingSize(quantity: 2, unit: .count("large"), grams: 100))
+        #expect(e.serving.label == "2 large (100 g)")
+        #expect(e.totalNutrients["energy_kcal"] == 143)
+        #expect(e.day == day("2024-04-01") && e.meal == .breakfast)
+        // Butter's "pat (1\" sq, 1/3\" high)" becomes a count named "pat".
+        let butter = try #require(reference.food(id: "01001"))
+        let pat = try #require(butter.portion(matching: "1 pat"))
+        #expect(JournalStore.referenceServing(grams: pat.grams, portion: pat).unit == .count("pat"))
+        #expect(JournalStore.referenceServing(grams: 30, portion: nil) == ServingSize(quantity: 30, unit: .mass(.g)))
+    }
+
     @Test func savedFoodFromReferenceConvertsByItsPortions() throws {
         let (store, _) = try makeStore()
         let banana = try #require(reference.food(id: "09040"))

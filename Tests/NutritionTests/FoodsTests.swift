@@ -212,3 +212,35 @@ private func amounts(_ d: [String: Double]) -> NutrientAmounts { (try? NutrientA
         #expect(recs.isEmpty)
     }
 }
+
+@Suite struct ShelfRecommenderEdgeTests {
+    func food(_ name: String, _ n: [String: Double]) -> SavedFood {
+        SavedFood(name: name, nutrients: amounts(n), isOnShelf: true, createdAt: t0)
+    }
+
+    @Test func overTheCalorieGoalEverythingIsPenalisedButStillRanked() throws {
+        let goals = try Goals(["energy_kcal": 2000, "protein_g": 100, "sodium_mg": 2300])
+        var consumed = NutrientTotals()
+        consumed.add(amounts(["energy_kcal": 2400, "protein_g": 50, "sodium_mg": 2500]))
+        let recs = ShelfRecommender.recommend(foods: [food("Cucumber", ["energy_kcal": 15]),
+                                                      food("Salami", ["energy_kcal": 400, "protein_g": 20, "sodium_mg": 1800])],
+                                              goals: goals, consumed: consumed)
+        #expect(recs.map(\.name) == ["Cucumber", "Salami"])
+        #expect(recs.allSatisfy { $0.servings == 0.5 })
+        #expect(recs.allSatisfy { $0.score <= 0 })
+        #expect(recs[1].reason.contains("over your calorie goal"))
+        #expect(recs[1].reason.contains("sodium limit"))
+    }
+
+    @Test func limitZeroAndFullGoalsMakeNoNoise() throws {
+        let goals = try Goals(["protein_g": 50])
+        var consumed = NutrientTotals()
+        consumed.add(amounts(["protein_g": 50]))
+        let recs = ShelfRecommender.recommend(foods: [food("Tofu", ["protein_g": 10])], goals: goals, consumed: consumed, limit: 0)
+        #expect(recs.isEmpty)
+        let one = ShelfRecommender.recommend(foods: [food("Tofu", ["protein_g": 10])], goals: goals, consumed: consumed)
+        #expect(one.first?.score == 0)
+        #expect(one.first?.reason.contains("adds little") == true)
+        #expect(one.first?.servings == 0.5) // ties between multiples keep the smallest
+    }
+}

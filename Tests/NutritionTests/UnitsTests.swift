@@ -105,3 +105,26 @@ private func close(_ a: Double, _ b: Double, _ tol: Double = 1e-9) -> Bool { abs
         #expect(try JSONEncoderForTests.decode([ServingUnit].self, "[\"Tbsp\",\"dollop\"]") == [.volume(.tbsp), .count("dollop")])
     }
 }
+
+@Suite struct UnitSpellingTests {
+    @Test(arguments: ["fl. oz.", "fl oz.", "FL OZ", "fluid  ounces", "floz"])
+    func fluidOunceSpellings(text: String) throws {
+        #expect(try ServingUnit.parse(text) == .volume(.flOz))
+    }
+
+    @Test func pluralCountsMatchTheirSingularMappings() throws {
+        let f = FoodMeasures(serving: ServingSize(quantity: 1, unit: .count("patty"), grams: 113))
+        #expect(try f.servings(2, .count("patties")) == 2)
+        #expect(try f.servings(226, .mass(.g)) == 2)
+        #expect(ServingUnit.count("Slices").matches(.count("slice")))
+        #expect(!ServingUnit.count("egg").matches(.count("slice")))
+        #expect(!ServingUnit.mass(.oz).matches(.volume(.flOz)))
+    }
+
+    @Test func storedSymbolsReadBackAsWritten() {
+        for u: ServingUnit in [.mass(.g), .mass(.lb), .volume(.ml), .volume(.flOz), .volume(.l), .count("serving"),
+                               .count("cup (4.86 large eggs)"), .count("large")] {
+            #expect(ServingUnit(storedSymbol: u.symbol) == u, "\(u)")
+        }
+    }
+}

@@ -86,6 +86,11 @@ import Nutrition
             ("get_nutrient_breakdown", ["nutrient": "Not A Nutrient!"], "nutrient"),
             ("save_food", ["name": "Nothing"], "nutrients"),
             ("save_food", ["food_id": oat, "from_reference_id": "01123"], "from_reference_id"),
+            ("save_food", ["name": "Poke", "calculator_ingredients": [["name": "Base", "portions": [["name": "rice", "nutrients": [:]], ["name": "Rice", "nutrients": [:]]]]]], "calculator_ingredients"),
+            ("save_food", ["name": "Poke", "calculator_ingredients": [["name": "Base", "portions": [["name": "ri\u{7}ce", "nutrients": [:]]]]]], "calculator_ingredients[0].portions[0].name"),
+            ("save_food", ["name": "Bowl", "kind": "composite", "nutrients": ["energy_kcal": 1]], "ingredients"),
+            ("log_reference_food", ["reference_id": "01289"], "grams"),
+            ("log_reference_food", ["reference_id": "01289", "quantity": 2], "grams"),
         ]
     }
 

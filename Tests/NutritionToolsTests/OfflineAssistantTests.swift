@@ -6,6 +6,7 @@ import Agent
 import Journal
 import Nutrition
 import Providers
+import ReferenceFoods
 @testable import NutritionTools
 
 /// A runner with the offline assistant, the nutrition tools and an auto-approving gate.
@@ -279,5 +280,74 @@ final class OfflineHarness: Sendable {
         let first = model.respond(to: [.user("what did I eat today")])
         #expect(first.first == .toolCall(ToolCall(id: "offline-1-1", name: "get_journal_day", arguments: #"{"date":"2026-11-29"}"#)))
         #expect(first.last == .finish(.toolCalls))
+    }
+}
+
+@Suite struct OfflineAssistantCalendarTests {
+    /// The first call the assistant makes for `text` at `now` in `zone`.
+    func firstCall(_ text: String, now: Double, zone: String) throws -> ToolCall {
+        let model = OfflineAssistant(timeZone: try #require(TimeZone(identifier: zone)), now: { now })
+        guard case .toolCall(let call)? = model.respond(to: [.user(text)]).first else { throw ToolArgumentError("no tool call for \(text)") }
+        return call
+    }
+
+    @Test func todayFollowsTheLocalZone() throws {
+        // 2026-11-29 02:30 UTC is still the evening of the 28th in Los Angeles and morning in Tokyo.
+        let instant: Double = 1_795_941_000 - 6 * 3600
+        #expect(try firstCall("what did I eat today", now: instant, zone: "America/Los_Angeles").arguments == #"{"date":"2026-11-28"}"#)
+        #expect(try firstCall("what did I eat today", now: instant, zone: "Asia/Tokyo").arguments == #"{"date":"2026-11-29"}"#)
+        #expect(try firstCall("what did I eat yesterday", now: instant, zone: "Asia/Tokyo").arguments == #"{"date":"2026-11-28"}"#)
+    }
+
+    @Test func monthsWeeksAndExplicitDatesAcrossBoundaries() throws {
+        // 2024-03-01 12:00 UTC: a leap year, so the week reaches back into February.
+        let march1: Double = 1_709_294_400
+        let month = try firstCall("which foods gave me the most sugar this month", now: march1, zone: "UTC")
+        #expect(month.arguments == #"{"from":"2024-03-01","limit":5,"nutrient":"sugars_g","to":"2024-03-01"}"#)
+        let week = try firstCall("show last week", now: march1, zone: "UTC")
+        #expect(try week.parsedArguments()["from"] == "2024-02-24")
+        let onDay = try firstCall("what did I eat on 2023-12-31", now: march1, zone: "UTC")
+        #expect(onDay.arguments == #"{"date":"2023-12-31"}"#)
+        // New Year's Eve rolls into January in a zone ahead of UTC.
+        let newYear = try firstCall("how much protein this month", now: 1_704_063_600, zone: "Europe/Berlin") // 2023-12-31 23:00 UTC
+        #expect(try newYear.parsedArguments()["from"] == "2024-01-01")
+    }
+
+    @Test func echoedWordsAreSanitized() async throws {
+        let h = try OfflineHarness()
+        let r = try await h.ask("find \u{1B}]0;pwned\u{7}oat milk in my food bank")
+        #expect(!r.text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 7 })
+        #expect(r.arguments("search_food_bank")?["query"] == "]0;pwnedoat milk")
+    }
+
+    @Test func eachWriteIsOneLedgerRowAndTheTranscriptAnswersEveryCall() async throws {
+        let h = try OfflineHarness()
+        _ = try await h.ask("log 2 eggs for breakfast")
+        _ = try await h.ask("move my coffee to breakfast")
+        let ledger = try h.store.ledgerEntries(threadID: "t1")
+        #expect(ledger.map(\.toolName) == ["log_reference_food", "move_journal_entry"])
+        #expect(ledger.allSatisfy { $0.outcome == .committed })
+        #expect(ledger.map(\.callID) == ["offline-1-3", "offline-2-2"])
+        let messages = try h.store.transcript(threadID: "t1").map(\.message)
+        #expect(RequestNormalizer.violations(messages).isEmpty)
+    }
+}
+
+@Suite struct ToolboxTests {
+    @Test func systemPromptStatesTheLocalDateAndTheRules() throws {
+        let prompt = NutritionToolbox.systemPrompt(now: Date(timeIntervalSince1970: fixtureEpoch), timeZone: try #require(TimeZone(identifier: "America/New_York")))
+        #expect(prompt.contains("Now: Sunday 2026-11-29, 03:30 local time (America/New_York)."))
+        for rule in ["ofj", "search_food_bank first", "search_reference_foods", "Never guess", "approval", "YYYY-MM-DD", "breakfast 02:00-12:00", "Keep answers short"] {
+            #expect(prompt.contains(rule), "missing: \(rule)")
+        }
+    }
+
+    @Test func aMissingReferenceDatabaseIsAnErrorNotAnEmptyAnswer() async throws {
+        let f = try Fixture(seeded: false)
+        let tools = NutritionToolbox.makeRegistry(journal: f.journal, reference: ReferenceDatabase(directoryPath: "/nonexistent/ofj-reference"))
+        let tool = try #require(tools.tool(named: "search_reference_foods"))
+        let out = try await tool.execute(arguments: ["query": "egg"], context: f.context)
+        #expect(out.isError)
+        #expect(out.content.contains("could not be loaded"))
     }
 }

@@ -30,7 +30,7 @@ import Agent
                 Log a reference food (USDA 01123): Egg, whole, raw, fresh — 2 large (100 g)
                 Date: Sunday 2026-11-29 · Meal: breakfast
                 Nutrients: 143 kcal, protein 12.6 g, carbohydrate 0.72 g, fat 9.51 g
-                Also: fiber 0 g, sugars 0.37 g, sodium 142 mg, cholesterol 372 mg, saturated fat 3.13 g, trans fat 0.038 g, monounsaturated fat 3.66 g, polyunsaturated fat 1.91 g, vitamin A 160 mcg, vitamin C 0 mg, vitamin D 2 mcg, vitamin E 1.05 mg, vitamin K 0.3 mcg, vitamin B6 0.17 mg, vitamin B12 0.89 mcg, thiamin 0.04 mg, riboflavin 0.457 mg, niacin 0.075 mg, pantothenic acid 1.53 mg, folate 47 mcg, choline 294 mg, calcium 56 mg, iron 1.75 mg, magnesium 12 mg, phosphorus 198 mg, potassium 138 mg, zinc 1.29 mg, copper 0.072 mg, manganese 0.028 mg, selenium 30.7 mcg, water 76.2 g, caffeine 0 mg, ala_18_3_n3 0.036 g, alcohol 0 g, alpha_carotene 0 mcg, ash 1.06 g, beta_carotene 0 mcg, beta_cryptoxanthin 9 mcg, betaine 0.3 mg, dha_22_6_n3 0.058 g, dpa_22_5_n3 0.007 g, epa_20_5_n3 0 g, fluoride 1.1 mcg, folate_food 47 mcg, folate_total 47 mcg, folic_acid 0 mcg, lutein_zeaxanthin 503 mcg, lycopene 0 mcg, pufa_18_2 1.56 g, pufa_18_3 0.048 g, retinol 160 mcg, theobromine 0 mg, vitamin_b12_added 0 mcg, vitamin_d3 2 mcg, vitamin_e_added 0 mg
+                Also: sugars 0.37 g, sodium 142 mg, cholesterol 372 mg, saturated fat 3.13 g, trans fat 0.038 g, monounsaturated fat 3.66 g, polyunsaturated fat 1.91 g, vitamin A 160 mcg, and 44 more nutrients
                 """),
             ("log_calculator_build", ["food_id": .string(s.bowl.uuidString), "selections": [["ingredient": "Rice", "portion": "white"], ["ingredient": "Protein", "portion": "chicken"]], "meal": "dinner"], """
                 Log a build of Burrito bowl (Chipotle) — Rice: white, Protein: chicken
@@ -61,7 +61,7 @@ import Agent
                 Serving: 1 cup, mashed (225 g) · on the Shelf
                 Also in: 1 cup, sliced = 150 g, 1 extra small (less than 6" long) = 81 g, 1 small (6" to 6-7/8" long) = 101 g, 1 medium (7" to 7-7/8" long) = 118 g, 1 large (8" to 8-7/8" long) = 136 g, 1 extra large (9" or longer) = 152 g, 1 nlea serving = 126 g
                 Per serving: 200 kcal, protein 2.45 g, carbohydrate 51.4 g, fat 0.743 g
-                Also: fiber 5.85 g, sugars 27.5 g, sodium 2.25 mg, cholesterol 0 mg, saturated fat 0.252 g, trans fat 0 g, monounsaturated fat 0.072 g, polyunsaturated fat 0.164 g, vitamin A 6.75 mcg, vitamin C 19.6 mg, vitamin D 0 mcg, vitamin E 0.225 mg, vitamin K 1.13 mcg, vitamin B6 0.826 mg, vitamin B12 0 mcg, thiamin 0.07 mg, riboflavin 0.164 mg, niacin 1.5 mg, pantothenic acid 0.752 mg, folate 45 mcg, choline 22.1 mg, calcium 11.3 mg, iron 0.585 mg, magnesium 60.8 mg, phosphorus 49.5 mg, potassium 806 mg, zinc 0.338 mg, copper 0.176 mg, manganese 0.608 mg, selenium 2.25 mcg, water 169 g, caffeine 0 mg, alcohol 0 g, alpha_carotene 56.3 mcg, ash 1.85 g, beta_carotene 58.5 mcg, beta_cryptoxanthin 0 mcg, betaine 0.225 mg, dha_22_6_n3 0 g, dpa_22_5_n3 0 g, epa_20_5_n3 0 g, fluoride 4.95 mcg, folate_food 45 mcg, folate_total 45 mcg, folic_acid 0 mcg, lutein_zeaxanthin 49.5 mcg, lycopene 0 mcg, pufa_18_2 0.104 g, pufa_18_3 0.061 g, retinol 0 mcg, starch 12.1 g, theobromine 0 mg, vitamin_b12_added 0 mcg, vitamin_e_added 0 mg
+                Also: fiber 5.85 g, sugars 27.5 g, sodium 2.25 mg, saturated fat 0.252 g, monounsaturated fat 0.072 g, polyunsaturated fat 0.164 g, vitamin A 6.75 mcg, vitamin C 19.6 mg, and 43 more nutrients
                 """),
             ("save_food", ["food_id": .string(s.oatMilk.uuidString), "name": "Oat drink", "nutrients": ["energy_kcal": 130]], """
                 Edit Food Bank food: Oat milk (Oatly)
@@ -69,6 +69,26 @@ import Agent
                   per serving before: 120 kcal, protein 3 g, carbohydrate 16 g, fat 5 g
                   Also: calcium 350 mg
                   per serving after: 130 kcal
+                """),
+            ("save_food", ["from_entry_id": .string(s.tofu.uuidString), "brand": "Home"], """
+                Save to your Food Bank: Scrambled tofu (Home) (from the entry logged breakfast on 2026-11-29)
+                Serving: 150 g
+                Per serving: 220 kcal, protein 18 g
+                Also: sodium 400 mg
+                """),
+            ("save_food", ["name": "Yogurt bowl", "recipe_servings": 2, "ingredients": [
+                ["food_id": .string(s.yogurt.uuidString), "quantity": 340, "unit": "g"], ["food_id": .string(s.oatmeal.uuidString), "quantity": 40, "unit": "g"]]], """
+                Save to your Food Bank: Yogurt bowl
+                Serving: 1 serving · composite
+                Ingredients: 340 g Greek yogurt, 40 g Oatmeal (makes 2)
+                Per serving: 101 kcal, protein 19.3 g, carbohydrate 7.91 g, fat 2.53 g
+                Also: fiber 3.16 g, sugars 8.78 g, added sugars 4.41 g, sodium 5.03 mg, cholesterol 5.66 mg, saturated fat 6.28 g, trans fat 6.91 g, monounsaturated fat 7.53 g, and 31 more nutrients
+                """),
+            ("save_food", ["name": "Poke bowl", "calculator_ingredients": [["name": "Base", "portions": [["name": "rice", "nutrients": ["energy_kcal": 200]],
+                                                                                                      ["name": "greens", "nutrients": ["energy_kcal": 20]]]]]], """
+                Save to your Food Bank: Poke bowl
+                Serving: 1 serving · calculator
+                Ingredients: Base: rice (200 kcal), greens (20 kcal)
                 """),
             ("set_food_archived", ["food_id": .string(s.oatmeal.uuidString), "archived": true], """
                 Archive Food Bank food: Oatmeal (Quaker)

@@ -162,3 +162,50 @@ import Nutrition
         #expect(bounded.content.contains("[truncated"))
     }
 }
+
+@Suite struct SchemaTests {
+    @Test func nutrientMapsNameEveryCatalogIdAndStayCompact() throws {
+        let f = try Fixture(seeded: false)
+        let logFood = try #require(f.registry.tool(named: "log_food"))
+        let properties = try #require(logFood.parameters["properties"]?["nutrients"]?["properties"]?.objectValue)
+        #expect(Set(properties.keys) == Set(NutrientCatalog.all.map(\.id)))
+        let size = f.registry.specs.map { $0.name.utf8.count + $0.description.utf8.count + $0.parameters.serialized.utf8.count }.reduce(0, +)
+        #expect(size < 25_000, "tool specs are \(size) bytes")
+    }
+
+    @Test func schemaRejectsWrongTypesBeforeTheToolRuns() throws {
+        let f = try Fixture()
+        let call = ToolCall(id: "x", name: "log_food", arguments: #"{"name":"Soup","nutrients":{"protein_g":"lots"}}"#)
+        guard case .failure(let rejection) = f.registry.resolve(call) else { Issue.record("accepted a string amount"); return }
+        #expect(rejection.message.contains("nutrients.protein_g"))
+    }
+}
+
+@Suite struct BoundsTests {
+    @Test func aLongRangeKeepsMacrosPerDayAndEverythingInTotals() async throws {
+        let f = try Fixture()
+        let year = try await f.read("get_journal_range", ["from": "2025-12-01", "to": "today"])
+        #expect(year["days"]?.arrayValue?.count == 2)
+        #expect(year["logged_days"] == 2)
+        let day = try #require(year["days"]?.arrayValue?.first { $0["date"] == "2026-11-28" })
+        #expect(day["totals"]?["nutrients"] == ["energy_kcal": 265, "protein_g": 7.3])
+        #expect(year["totals"]?["nutrients"]?["sodium_mg"] == 700)
+        #expect(year["per_day_nutrients"] != nil)
+        let week = try await f.read("get_journal_range", ["from": "2026-11-23"])
+        #expect(week["days"]?[5]?["totals"]?["nutrients"]?["sugars_g"] == 17.4)
+    }
+
+    @Test func activityLinesSayWhatIsHappening() throws {
+        let f = try Fixture(seeded: false)
+        let lines = [
+            ("search_food_bank", ["query": "yogurt"] as JSONValue, "searching your Food Bank for 'yogurt'"),
+            ("search_reference_foods", ["query": "egg\u{1B}[2J"], "searching reference foods for 'egg[2J'"),
+            ("get_journal_day", ["date": "yesterday"], "reading your journal for yesterday"),
+            ("get_nutrient_breakdown", ["nutrient": "sugars_g"], "finding which foods gave you the most sugars"),
+            ("search_journal", [:], "finding what you logged last"),
+        ]
+        for (name, args, expected) in lines {
+            #expect(f.registry.tool(named: name)?.activity(arguments: args) == expected)
+        }
+    }
+}

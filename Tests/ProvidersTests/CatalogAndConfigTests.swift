@@ -147,6 +147,10 @@ import TestSupport
         #expect(r.extraHeaders.contains { $0.name == "HTTP-Referer" })
         #expect(r.extraHeaders.contains { $0.name == "X-Title" })
         #expect(r.makeModel(transport: FakeHTTPTransport(replies: [])) is ChatCompletionsModel)
+        let file = ProviderFileConfig(providers: ["openrouter": .init(headers: [HTTPHeader("HTTP-Referer", "https://example.org")])])
+        let custom = try ProviderResolver.resolve(flags: ProviderFlags(provider: "openrouter"), environment: ["OPENROUTER_API_KEY": "sk-or-v1-abcdef"], file: file)
+        #expect(custom.extraHeaders.filter { $0.name == "HTTP-Referer" } == [HTTPHeader("HTTP-Referer", "https://example.org")])
+        #expect(custom.extraHeaders.contains(HTTPHeader("X-Title", "ofj")))
     }
 
     @Test func everyWireBuildsItsAdapter() throws {

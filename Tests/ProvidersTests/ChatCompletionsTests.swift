@@ -198,6 +198,26 @@ import TestSupport
         #expect(turn.finish == .stop)
     }
 
+    @Test func argumentsSentAsAnObjectAreKept() async throws {
+        let body = Self.frame([
+            #"{"id":"x","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":{"q":"eggs"}}}]}}]}"#,
+            #"{"id":"x","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        ])
+        let turn = await runTurn(chat(transport(body)), ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(try turn.toolCalls.first?.parsedArguments() == ["q": "eggs"])
+    }
+
+    @Test func nullErrorFieldsAreNotErrors() async throws {
+        let body = Self.frame([
+            #"{"id":"x","error":null,"choices":[{"index":0,"delta":{"content":"ok"}}]}"#,
+            #"{"id":"x","error":null,"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+            "[DONE]",
+        ])
+        let turn = await runTurn(chat(transport(body)), ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(turn.error == nil)
+        #expect(turn.text == "ok")
+    }
+
     @Test func midStreamErrorAfterOutputIsUnknownOutcome() async throws {
         let body = Self.frame([
             #"{"id":"x","choices":[{"index":0,"delta":{"content":"Par"}}]}"#,

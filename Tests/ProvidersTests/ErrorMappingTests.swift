@@ -291,4 +291,12 @@ enum AdapterKind: String, CaseIterable, Sendable {
         }
         return text[..<end.upperBound].utf8.count
     }
+
+    @Test func localServerNotRunningSaysWhere() async {
+        let cfg = AdapterConfig(provider: "ollama", baseURL: "http://127.0.0.1:11434/v1", apiKey: nil, model: "llama3.2")
+        let model = ChatCompletionsModel(config: cfg, transport: FakeHTTPTransport(.failing(.connectFailed("connection refused"))))
+        let error = await runTurn(model, request).error
+        #expect(error?.kind == .retryable)
+        #expect(error?.message == "could not connect to ollama at http://127.0.0.1:11434/v1 (connection refused); is the server running?")
+    }
 }

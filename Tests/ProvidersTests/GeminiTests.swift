@@ -267,4 +267,14 @@ import TestSupport
         #expect(results?["role"] == "user")
         #expect(results?["parts"]?.arrayValue?.compactMap { $0["functionResponse"]?["id"]?.stringValue } == ["toolu_1", "toolu_2"])
     }
+
+    @Test func synthesizedIDsDifferAcrossResponsesWithoutResponseID() async throws {
+        let body = "data: {\"candidates\": [{\"content\": {\"parts\": [{\"functionCall\": {\"name\": \"f\"}}],\"role\": \"model\"},\"finishReason\": \"STOP\"}]}\r\n\r\n"
+        let a = await runTurn(gemini(transport(body)), ChatRequest(system: "", messages: [.user("x")], tools: []))
+        let b = await runTurn(gemini(transport(body)), ChatRequest(system: "", messages: [.user("x")], tools: []))
+        let idA = try #require(a.toolCalls.first?.id)
+        let idB = try #require(b.toolCalls.first?.id)
+        #expect(idA != idB)
+        #expect(try a.toolCalls.first?.parsedArguments() == [:])
+    }
 }

@@ -205,6 +205,19 @@ import TestSupport
         #expect(second["input"]?.arrayValue?.contains { $0["type"] == "function_call" } == true)
     }
 
+    @Test func aModelThatRefusesTheIncludeIsRetriedOnceWithoutIt() async throws {
+        let body = #"{"error":{"message":"Encrypted content is not supported with this model.","type":"invalid_request_error","param":"include","code":null}}"#
+        let ok = "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"output\":[]}}\n\n"
+        let t = FakeHTTPTransport(replies: [FakeHTTPTransport.Reply(status: 400, headers: [], body: Array(body.utf8)),
+                                            FakeHTTPTransport.Reply(body: Array(ok.utf8))])
+        let turn = await runTurn(openAI(t, model: "gpt-4.1"), ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(turn.error == nil)
+        #expect(t.requests.count == 2)
+        #expect(try requestJSON(t, 0)["include"] == ["reasoning.encrypted_content"])
+        #expect(try requestJSON(t, 1)["include"] == nil)
+        #expect(try requestJSON(t, 1)["store"] == false)
+    }
+
     @Test func otherErrorsAreNotRetriedWithoutReasoning() async throws {
         let body = #"{"error":{"message":"Invalid schema for function 'f'","type":"invalid_request_error","code":"invalid_function_parameters"}}"#
         let t = FakeHTTPTransport(replies: [FakeHTTPTransport.Reply(status: 400, headers: [], body: Array(body.utf8))])

@@ -15,7 +15,7 @@ struct OfflinePlanner {
     static let coreNutrients: [JSONValue] = ["energy_kcal", "protein_g", "carbohydrate_g", "fat_g"]
 
     func next() -> OfflineStep {
-        switch OfflineGrammar.parse(state.utterance) {
+        switch OfflinePlanner.sanitized(OfflineGrammar.parse(state.utterance)) {
         case .help:
             return .answer("I'm the offline assistant: I work on this computer without an AI provider and understand these requests:\n"
                            + OfflineAssistant.capabilities + "\nConfigure a provider for anything else.")
@@ -316,6 +316,25 @@ struct OfflinePlanner {
     }
 
     // MARK: - Wording
+
+    /// The intent with the person's own words made safe to echo (no control or format characters).
+    static func sanitized(_ intent: OfflineIntent) -> OfflineIntent {
+        func clean(_ s: String) -> String {
+            let kept = s.unicodeScalars.filter { u in
+                switch u.properties.generalCategory {
+                case .control, .format, .lineSeparator, .paragraphSeparator: return false
+                default: return true
+                }
+            }
+            return String(String.UnicodeScalarView(kept.prefix(100)))
+        }
+        switch intent {
+        case .log(let food, let q, let unit, let meal, let usual): return .log(food: clean(food), quantity: q, unit: unit, meal: meal, usual: usual)
+        case .move(let food, let meal): return .move(food: clean(food), meal: meal)
+        case .searchFoodBank(let q): return .searchFoodBank(clean(q))
+        default: return intent
+        }
+    }
 
     /// The error of a failed call as one line, or nil when it succeeded.
     func failure(_ done: OfflineState.Done) -> String? {

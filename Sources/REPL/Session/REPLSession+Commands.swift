@@ -32,8 +32,9 @@ extension REPLSession {
             case "delete":
                 try delete(argument)
             case "continue":
+                let started = services.clock.monotonic()
                 let handle = try services.runner.continueRun(threadID: threadID, model: currentModel)
-                await follow(handle)
+                await follow(handle, started: started)
             case "retry":
                 try await retry()
             case "day":
@@ -144,8 +145,9 @@ extension REPLSession {
             return
         }
         say(style.dim("Asking again: \(Terminal.sanitize(String(last.message.text.prefix(80)), keepNewlines: false))"))
+        let started = services.clock.monotonic()
         let handle = try services.runner.submit(threadID: threadID, text: last.message.text, model: currentModel)
-        await follow(handle)
+        await follow(handle, started: started)
     }
 
     func showDay(_ argument: String) throws {

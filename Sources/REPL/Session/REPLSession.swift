@@ -113,8 +113,9 @@ public final class REPLSession {
             return
         }
         do {
+            let started = services.clock.monotonic()
             let handle = try services.runner.submit(threadID: threadID, text: line, model: currentModel)
-            await follow(handle)
+            await follow(handle, started: started)
         } catch {
             say(style.red("✗ ") + "\(error)")
         }
@@ -123,8 +124,9 @@ public final class REPLSession {
     // MARK: - Following a run
 
     /// Renders the run's events until it finishes. Ctrl-C (or SIGTERM) interrupts it.
-    func follow(_ handle: RunHandle) async {
-        let started = services.clock.monotonic()
+    /// `started` is read before the run was submitted: the run may be well under way (or done)
+    /// by the time this is called.
+    func follow(_ handle: RunHandle, started: Double) async {
         var total = Usage.zero
         var cost = 0.0
         var costKnown = true
@@ -179,7 +181,7 @@ public final class REPLSession {
                 total = total + usage
                 if let c { cost += c } else { costKnown = false }
             case .retrying(let operation, let delay):
-                let what = operation.hasPrefix("tool:") ? "a lookup (\(operation.dropFirst(5))) was slow" : "the model did not answer"
+                let what = operation.hasPrefix("tool:") ? "a lookup (\(operation.dropFirst(5))) was slow" : "the request to the model failed"
                 say(style.dim("  (\(what); trying again in \(JournalViews.number(delay, places: 1)) s)"))
             case .error(let error):
                 printedError = error.line
@@ -230,10 +232,11 @@ public final class REPLSession {
                     say("Please answer y, n or a.")
                 }
             case .interrupt, .eof:
-                // Ctrl-C at the card denies the write and stops the turn.
+                // Ctrl-C at the card stops the answer; the waiting write is denied by the stop itself
+                // (deterministically, without racing the next model turn).
                 say(style.yellow("Denied; stopping this answer."))
-                services.approvals.resolve(runID: request.runID, callID: request.callID, .deny)
                 services.runner.interrupt(threadID: request.threadID)
+                services.approvals.resolve(runID: request.runID, callID: request.callID, .deny)
                 return
             }
         }

@@ -1,0 +1,117 @@
+// Turning a USDA reference food plus an amount into a journal entry or a saved food, under canonical ids.
+import Foundation
+import Nutrition
+import ReferenceFoods
+import SQLiteKit
+
+extension JournalStore {
+    /// Reference columns whose canonical id differs.
+    static let referenceRenames = ["vitamin_a_rae_mcg": "vitamin_a_mcg", "folate_dfe_mcg": "folate_mcg"]
+    /// Columns left out because another column already carries the same nutrient in the
+    /// canonical unit (IU forms, kJ, folate variants), so totals never double count.
+    static let referenceDuplicates: Set<String> = ["energy_kj", "vitamin_a_iu", "vitamin_d_iu", "folate_total_mcg",
+                                                   "folic_acid_mcg", "folate_food_mcg"]
+
+    /// Nutrients of `grams` of a reference food under canonical ids. Nutrients USDA did not
+    /// report stay absent ("not reported"), never zero; extra columns (retinol, EPA, …) are kept.
+    public static func referenceNutrients(_ food: ReferenceFood, grams: Double) -> NutrientAmounts {
+        var out: [String: Double] = [:]
+        guard grams.isFinite, grams >= 0 else { return NutrientAmounts() }
+        for (column, per100) in food.nutrientsPer100g where !referenceDuplicates.contains(column) {
+            out[referenceRenames[column] ?? column] = (per100 * grams / 100).rounded(places: 6)
+        }
+        return NutrientAmounts(storedCanonical: out)
+    }
+
+    /// The serving a reference log records: the household portion when one was chosen
+    /// ("2 large", 100 g; "1 cup", 243 g), grams otherwise.
+    public static func referenceServing(grams: Double, portion: ReferencePortionMatch?) -> ServingSize {
+        guard let portion else { return ServingSize(quantity: grams, unit: .mass(.g)) }
+        return referenceServing(portion.portion, quantity: portion.quantity, grams: grams)
+    }
+
+    /// A portion as a serving: the measure's leading words ("cup" of "cup, mashed", "large")
+    /// become the unit: a volume when it is one, a named count otherwise; mass measures become grams.
+    static func referenceServing(_ p: ReferencePortion, quantity: Double, grams: Double) -> ServingSize {
+        let main = p.measure.prefix { $0 != "(" && $0 != "," }.trimmingCharacters(in: .whitespaces).lowercased()
+        var name = main.isEmpty ? "portion" : String(main.prefix(40))
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { name = "portion" }
+        // A measure that is not a known unit is this food's own count ("pat", "large").
+        let unit = (try? ServingUnit.parse(name, extraCounts: [name])) ?? .count(name)
+        if unit.isMass || !(quantity.isFinite && quantity > 0) { return ServingSize(quantity: grams, unit: .mass(.g)) }
+        return ServingSize(quantity: quantity, unit: unit, grams: grams)
+    }
+
+    /// Logs `grams` of a reference food (source `reference`), optionally described by the
+    /// household portion chosen.
+    @discardableResult
+    public func logReferenceFood(_ food: ReferenceFood, grams: Double, portion: ReferencePortionMatch? = nil,
+                                 day: CalendarDay? = nil, meal: Meal? = nil, source: EntrySource = .reference,
+                                 in db: Database) throws -> Entry {
+        try check(positive: grams, field: "grams", max: Limits.quantity)
+        let draft = EntryDraft(day: day, meal: meal, name: referenceName(food),
+                               serving: JournalStore.referenceServing(grams: grams, portion: portion),
+                               nutrients: JournalStore.referenceNutrients(food, grams: grams), source: source)
+        return try logEntry(draft, in: db)
+    }
+
+    @discardableResult
+    public func logReferenceFood(_ food: ReferenceFood, grams: Double, portion: ReferencePortionMatch? = nil,
+                                 day: CalendarDay? = nil, meal: Meal? = nil, source: EntrySource = .reference) throws -> Entry {
+        try queue.write { try logReferenceFood(food, grams: grams, portion: portion, day: day, meal: meal, source: source, in: $0) }
+    }
+
+    /// Logs a reference food by NDB id with either a typed portion ("1 large", "2 tbsp") or grams.
+    @discardableResult
+    public func logReferenceFood(id: String, portion: String? = nil, grams: Double? = nil, from reference: ReferenceDatabase,
+                                 day: CalendarDay? = nil, meal: Meal? = nil, in db: Database) throws -> Entry {
+        guard let food = reference.food(id: id) else { throw JournalError.notFound(kind: "reference food", id: String(id.prefix(20))) }
+        switch (portion, grams) {
+        case (nil, let g?):
+            return try logReferenceFood(food, grams: g, day: day, meal: meal, in: db)
+        case (let text?, nil):
+            let t = try checkText(text, field: "portion", max: 100)
+            guard let match = food.portion(matching: t) else {
+                let known = food.portions.prefix(8).map(\.label).joined(separator: ", ")
+                throw JournalError.invalid(field: "portion", reason: "\"\(t.prefix(40))\" is not a measure of this food; give grams or one of: \(known.isEmpty ? "(none)" : known)")
+            }
+            return try logReferenceFood(food, grams: match.grams, portion: match, day: day, meal: meal, in: db)
+        default:
+            throw JournalError.invalid(field: "amount", reason: "needs exactly one of a portion or grams")
+        }
+    }
+
+    @discardableResult
+    public func logReferenceFood(id: String, portion: String? = nil, grams: Double? = nil, from reference: ReferenceDatabase,
+                                 day: CalendarDay? = nil, meal: Meal? = nil) throws -> Entry {
+        try queue.write { try logReferenceFood(id: id, portion: portion, grams: grams, from: reference, day: day, meal: meal, in: $0) }
+    }
+
+    /// Creates a saved food from a reference food: 100 g servings, with its household portions
+    /// as mappings so it can later be logged "by the cup" or "by the egg".
+    @discardableResult
+    public func createFood(fromReference food: ReferenceFood, name: String? = nil, in db: Database) throws -> SavedFood {
+        var mappings: [UnitMapping] = []
+        var seen: Set<String> = []
+        for p in food.portions where p.amount > 0 && p.gramWeight > 0 {
+            let s = JournalStore.referenceServing(p, quantity: p.amount, grams: p.gramWeight)
+            if s.unit.isMass { continue } // grams already convert; a mass measure adds nothing
+            guard seen.insert(s.unit.symbol).inserted else { continue }
+            mappings.append(UnitMapping(quantity: s.quantity, unit: s.unit, grams: s.grams))
+        }
+        let draft = FoodDraft(name: try name.map { try checkText($0, field: "name", max: Limits.name) } ?? referenceName(food),
+                              serving: ServingSize(quantity: 100, unit: .mass(.g)), mappings: mappings,
+                              nutrients: JournalStore.referenceNutrients(food, grams: 100))
+        return try createFood(draft, in: db)
+    }
+
+    @discardableResult
+    public func createFood(fromReference food: ReferenceFood, name: String? = nil) throws -> SavedFood {
+        try queue.write { try createFood(fromReference: food, name: name, in: $0) }
+    }
+
+    private func referenceName(_ food: ReferenceFood) -> String {
+        let d = food.description
+        return d.count > Limits.name ? String(d.prefix(Limits.name - 1)) + "…" : d
+    }
+}
