@@ -171,7 +171,7 @@ final class RunExecution {
     // MARK: - One model turn
 
     private func modelTurn(_ turn: Int) async throws -> TurnResult {
-        let turnStart = env.clock.monotonic()
+        var turnStart = env.clock.monotonic()
         var attempt = 0
         var overflowRetried = false
         let context = RequestContext(threadID: handle.threadID, runID: handle.runID, turn: turn, systemPrompt: env.configuration.systemPrompt,
@@ -181,7 +181,11 @@ final class RunExecution {
             try Task.checkCancellation()
             attempt += 1
             try setPhase(.preparing)
+            let assemblyStart = env.clock.monotonic()
             var request = try await env.assembler.assemble(context)
+            // A compaction while assembling is its own model round under its own deadline: it
+            // must not eat this turn's (the run deadline still counts it).
+            turnStart += env.clock.monotonic() - assemblyStart
             request.messages = RequestNormalizer.normalize(request.messages, continuationFamily: model.continuationFamily)
             try fault(.beforeModelRequest)
             try setPhase(.waitingForProvider)

@@ -12,6 +12,8 @@ enum SummaryBehaviour: Sendable {
     case fabricatedID
     case fail
     case empty
+    /// Never answers (until cancelled).
+    case stall
 }
 
 /// A model that answers ordinary requests with a long text and summarising requests per `behaviour`;
@@ -46,6 +48,8 @@ final class ContextModelScript: Sendable {
                 return .failure(ChatError(.retryable, "server error 503", httpStatus: 503))
             case .empty:
                 return ScriptedTurn([.text("   "), usage])
+            case .stall:
+                return ScriptedTurn([.stall])
             }
         }
         let (n, overflow, ratio, call) = state.withLock { s -> (Int, Int?, Double?, Bool) in
@@ -75,7 +79,7 @@ struct ContextFixture {
     static let limits = ModelLimits(contextWindow: 4_000, maxOutputTokens: 500)
 
     init(window: Int = 4_000, keepRecent: Int = 2, idExists: (@Sendable (String) -> Bool)? = nil, maxSummary: Int = 2_000,
-         rounds: Int = 4, tools: [any Tool] = [LookupTool(), AddEntryTool()]) throws {
+         rounds: Int = 4, tools: [any Tool] = [LookupTool(), AddEntryTool()], compactionTimeout: Double = 60) throws {
         let queue = try openDatabase()
         let clock = VirtualClock()
         let script = ContextModelScript()
@@ -84,7 +88,8 @@ struct ContextFixture {
         let settings = ContextSettings(defaultBudget: .modelMaximum,
                                        limits: { _, _ in ModelLimits(contextWindow: window, maxOutputTokens: 500) },
                                        idExists: idExists, keepRecentTurns: keepRecent, maxSummaryCharacters: maxSummary,
-                                       summaryMaxOutputTokens: 300, maxCompactionRounds: rounds)
+                                       summaryMaxOutputTokens: 300, maxCompactionRounds: rounds,
+                                       compactionTimeout: compactionTimeout)
         let assembler = CompactingAssembler(store: store, settings: settings, clock: clock, diagnostics: diagnostics)
         self.harness = try Harness(queue: queue, model: model, clock: clock, tools: tools, maxTurns: 12, assembler: assembler)
         self.assembler = assembler
@@ -259,6 +264,31 @@ struct ContextFixture {
         let latest = try #require(try f.harness.store.latestCheckpoint(threadID: "t1"))
         #expect(latest.kind == .summary)
         #expect(try f.harness.store.messageCount(threadID: "t1") == 80)
+    }
+
+    @Test func aStalledSummaryTimesOutAndTheAnswerStillComes() async throws {
+        // Longer than the model turn's 90 s: the summary's wait must not count against the turn.
+        let f = try ContextFixture(compactionTimeout: 100)
+        f.script.state.withLock { $0.behaviour = .stall }
+        var outcomes: [RunOutcome] = []
+        for i in 0..<20 where try f.harness.store.checkpoints(threadID: "t1").isEmpty {
+            let handle = try f.harness.runner.submit(threadID: "t1", text: ContextFixture.question(i))
+            // Virtual time moves only when the test moves it: step it while a summary is pending.
+            var outcome: RunOutcome?
+            for _ in 0..<1_000 where outcome == nil {
+                if f.script.summaries > 0 { f.harness.clock.advance(by: 5) }
+                try await Task.sleep(for: .milliseconds(2))
+                let e = f.harness.events.first { if case .finished = $0.kind { return $0.runID == handle.runID } else { return false } }
+                if let e, case .finished(let o) = e.kind { outcome = o }
+            }
+            outcomes.append(try #require(outcome))
+        }
+        #expect(f.script.summaries == 1)
+        #expect(outcomes.allSatisfy { $0.phase == .completed }, "\(outcomes.compactMap(\.error))")
+        let checkpoints = try f.harness.store.checkpoints(threadID: "t1")
+        #expect(checkpoints.count == 1)
+        #expect(checkpoints.first?.kind == .pruned)
+        #expect(f.diagnostics.events.contains { $0.operation == .compaction && $0.status == "pruned" })
     }
 
     @Test func emptySummaryIsRejected() async throws {

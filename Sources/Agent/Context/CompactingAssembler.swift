@@ -30,7 +30,7 @@ public struct ContextSettings: Sendable {
                 limits: @escaping @Sendable (String, String) -> ModelLimits = { _, _ in ModelLimits(contextWindow: 32_768, maxOutputTokens: 4_096) },
                 idExists: (@Sendable (String) -> Bool)? = nil, costEstimator: (@Sendable (String, String, Usage) -> Double?)? = nil,
                 keepRecentTurns: Int = 2, maxSummaryCharacters: Int = 12_000, summaryMaxOutputTokens: Int = 2_000,
-                maxCompactionRounds: Int = 4, compactionTimeout: Double = 120, renderedResultLimit: Int = 2_000,
+                maxCompactionRounds: Int = 4, compactionTimeout: Double = 60, renderedResultLimit: Int = 2_000,
                 summarises: @escaping @Sendable (String) -> Bool = { _ in true }) {
         self.summarises = summarises
         self.defaultBudget = defaultBudget
