@@ -413,6 +413,10 @@ struct ContextFixture {
         #expect(before.contains("No checkpoints"))
         #expect(before.contains("12 message(s)"))
         #expect(before.contains("200,000"))
+        let meter = try f.assembler.meter(threadID: "t1", model: f.model, systemPrompt: system, tools: [], maxOutputTokens: 4_000)
+        #expect(meter.usable == ContextBudget(choice: .modelMaximum, limits: ModelLimits(contextWindow: 200_000, maxOutputTokens: 500),
+                                              requestedOutput: 4_000).usable)
+        #expect(meter.estimate > 12 * 100 && meter.estimate < meter.usable)
         let line = try await f.assembler.compact(threadID: "t1", focus: "keep the breakfast ideas", model: f.model, systemPrompt: system,
                                                  tools: [], maxOutputTokens: 4_000)
         #expect(line.hasPrefix("Compacted messages up to #8"))

@@ -203,6 +203,14 @@ public final class CompactingAssembler: RequestAssembler {
         }
     }
 
+    /// For a context meter: the next request's estimated tokens and the thread's usable budget.
+    public func meter(threadID: String, model: any ChatModel, systemPrompt: String, tools: [ToolSpec],
+                      maxOutputTokens: Int) throws -> (estimate: Int, usable: Int) {
+        let plan = try makePlan(Shape(threadID: threadID, systemPrompt: systemPrompt, tools: tools, maxOutputTokens: maxOutputTokens,
+                                      model: model, runID: nil))
+        return (plan.estimate, plan.budget.usable)
+    }
+
     /// `/context`: used/budget, what the next request would carry, and the checkpoints in effect.
     public func report(threadID: String, model: any ChatModel, systemPrompt: String, tools: [ToolSpec], maxOutputTokens: Int) throws -> String {
         let shape = Shape(threadID: threadID, systemPrompt: systemPrompt, tools: tools, maxOutputTokens: maxOutputTokens, model: model, runID: nil)
