@@ -155,5 +155,7 @@ extension ConversationStore {
                 INSERT INTO agent_run_phases (run_id, phase, at) VALUES (NEW.id, NEW.phase, NEW.phase_changed_at);
             END;
             """)
+
+        registerContextMigrations(into: &migrator)
     }
 }

@@ -10,6 +10,22 @@ public struct RequestContext: Sendable {
     public var maxOutputTokens: Int
     public var store: ConversationStore
     public var model: any ChatModel
+    /// Tells the person something in one line during the run (e.g. that old messages were left
+    /// out to fit the context); shown as an `AgentEvent` error line.
+    public var notice: @Sendable (AgentError) -> Void = { _ in }
+
+    public init(threadID: String, runID: String, turn: Int, systemPrompt: String, tools: [ToolSpec], maxOutputTokens: Int,
+                store: ConversationStore, model: any ChatModel, notice: @escaping @Sendable (AgentError) -> Void = { _ in }) {
+        self.threadID = threadID
+        self.runID = runID
+        self.turn = turn
+        self.systemPrompt = systemPrompt
+        self.tools = tools
+        self.maxOutputTokens = maxOutputTokens
+        self.store = store
+        self.model = model
+        self.notice = notice
+    }
 }
 
 /// Chooses what a request carries. The default sends the system prompt and the whole stored

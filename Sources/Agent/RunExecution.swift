@@ -171,16 +171,21 @@ final class RunExecution {
     // MARK: - One model turn
 
     private func modelTurn(_ turn: Int) async throws -> TurnResult {
-        let turnStart = env.clock.monotonic()
+        var turnStart = env.clock.monotonic()
         var attempt = 0
         var overflowRetried = false
         let context = RequestContext(threadID: handle.threadID, runID: handle.runID, turn: turn, systemPrompt: env.configuration.systemPrompt,
-                                     tools: env.tools.specs, maxOutputTokens: env.configuration.maxOutputTokens, store: env.store, model: model)
+                                     tools: env.tools.specs, maxOutputTokens: env.configuration.maxOutputTokens, store: env.store, model: model,
+                                     notice: { [env, handle] in env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .error($0))) })
         while true {
             try Task.checkCancellation()
             attempt += 1
             try setPhase(.preparing)
+            let assemblyStart = env.clock.monotonic()
             var request = try await env.assembler.assemble(context)
+            // A compaction while assembling is its own model round under its own deadline: it
+            // must not eat this turn's (the run deadline still counts it).
+            turnStart += env.clock.monotonic() - assemblyStart
             request.messages = RequestNormalizer.normalize(request.messages, continuationFamily: model.continuationFamily)
             try fault(.beforeModelRequest)
             try setPhase(.waitingForProvider)

@@ -132,6 +132,7 @@ public enum ModelCatalog {
     /// For `AgentConfiguration.costEstimator`: the estimate, or nil when the model is unknown
     /// (a guessed price would look more certain than it is).
     public static let costEstimator: @Sendable (String, String, Usage) -> Double? = { provider, model, usage in
+        if provider == "offline" { return 0 } // the built-in assistant runs locally and costs nothing
         let info = info(model: model, provider: provider)
         guard info.isKnown || localProviders.contains(provider) else { return nil }
         return cost(usage: usage, model: model, provider: provider)

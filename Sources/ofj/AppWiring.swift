@@ -62,7 +62,28 @@ struct App {
     /// Builds a runner for `model` with this app's stores, tools and diagnostics.
     func makeRunner(model: any ChatModel, approvals: any ApprovalGate) -> AgentRunner {
         AgentRunner(store: store, model: model, tools: tools, approvals: approvals, clock: SystemClock(), diagnostics: recorder,
-                    configuration: configuration(for: model))
+                    configuration: configuration(for: model), assembler: makeAssembler())
+    }
+
+    /// The context manager: budgets from the model catalog, checkpoints validated against the journal.
+    func makeAssembler() -> CompactingAssembler {
+        let journal = self.journal
+        let settings = ContextSettings(
+            defaultBudget: .k200,
+            limits: { provider, model in
+                let info = ModelCatalog.info(model: model, provider: provider)
+                return ModelLimits(contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens)
+            },
+            idExists: { id in
+                // A failed lookup counts as "unknown": the summary is then refused, never trusted.
+                guard let uuid = UUID(uuidString: id) else { return false }
+                return ((try? journal.entry(uuid)) ?? nil) != nil || ((try? journal.food(uuid)) ?? nil) != nil
+            },
+            costEstimator: { provider, model, usage in
+                provider == "offline" ? 0 : ModelCatalog.cost(usage: usage, model: model, provider: provider)
+            },
+            summarises: { $0 != "offline" })
+        return CompactingAssembler(store: store, settings: settings, clock: SystemClock(), diagnostics: recorder)
     }
 
     static func loadConfig(path: String) throws -> ProviderFileConfig? {

@@ -58,6 +58,7 @@ struct Launcher {
         _ = try? runner.recoverInterruptedRuns()
         let modelBox = ModelBox(model)
         let tools = app.tools
+        let assembler = app.makeAssembler()
         let services = SessionServices(
             runner: runner, store: app.store, journal: app.journal, approvals: approvals, clock: clock, ids: UUIDSource(),
             model: { modelBox.value },
@@ -70,6 +71,17 @@ struct Launcher {
             configureHint: App.configureHint,
             knownModels: { ModelCatalog.known.map(\.model) },
             diagnosticsStatus: { app.diagnosticsCommands.status().stdout.trimmingCharacters(in: .newlines) },
+            contextReport: { threadID in
+                let m = modelBox.value
+                let c = app.configuration(for: m)
+                return try assembler.report(threadID: threadID, model: m, systemPrompt: c.systemPrompt, tools: tools.specs, maxOutputTokens: c.maxOutputTokens)
+            },
+            compact: { threadID, focus in
+                let m = modelBox.value
+                let c = app.configuration(for: m)
+                return try await assembler.compact(threadID: threadID, focus: focus, model: m, systemPrompt: c.systemPrompt, tools: tools.specs,
+                                                   maxOutputTokens: c.maxOutputTokens)
+            },
             version: version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
         var threadID = p.value("--thread")

@@ -1,0 +1,547 @@
+// The context manager: budgets per thread, automatic compaction into validated checkpoints,
+// pruning when compaction fails, and the /context and /compact commands.
+import SQLiteKit
+import Synchronization
+
+/// How the context manager behaves. `limits` maps (provider, model) to the model's window and
+/// output limit (the composition root passes the model catalog).
+public struct ContextSettings: Sendable {
+    public var defaultBudget: ContextBudgetChoice
+    public var limits: @Sendable (_ provider: String, _ model: String) -> ModelLimits
+    /// Whether an entry or food id exists in the journal (a checkpoint may cite ids the replaced
+    /// messages do not contain only if the database knows them).
+    public var idExists: (@Sendable (String) -> Bool)?
+    /// Estimated cost of a compaction round, stored with its usage row.
+    public var costEstimator: (@Sendable (String, String, Usage) -> Double?)?
+    /// Closed turns kept verbatim after a compaction (fewer when they alone are too large).
+    public var keepRecentTurns: Int
+    public var maxSummaryCharacters: Int
+    public var summaryMaxOutputTokens: Int
+    /// Summaries of a very long stretch are built in chunks, each on top of the last; at most this many.
+    public var maxCompactionRounds: Int
+    public var compactionTimeout: Double
+    /// Tool results are shortened to this many characters in what the summariser reads.
+    public var renderedResultLimit: Int
+    /// Whether a provider's models can write summaries (the offline assistant cannot: its
+    /// threads are pruned instead).
+    public var summarises: @Sendable (_ provider: String) -> Bool
+
+    public init(defaultBudget: ContextBudgetChoice = .k200,
+                limits: @escaping @Sendable (String, String) -> ModelLimits = { _, _ in ModelLimits(contextWindow: 32_768, maxOutputTokens: 4_096) },
+                idExists: (@Sendable (String) -> Bool)? = nil, costEstimator: (@Sendable (String, String, Usage) -> Double?)? = nil,
+                keepRecentTurns: Int = 2, maxSummaryCharacters: Int = 12_000, summaryMaxOutputTokens: Int = 2_000,
+                maxCompactionRounds: Int = 4, compactionTimeout: Double = 60, renderedResultLimit: Int = 2_000,
+                summarises: @escaping @Sendable (String) -> Bool = { _ in true }) {
+        self.summarises = summarises
+        self.defaultBudget = defaultBudget
+        self.limits = limits
+        self.idExists = idExists
+        self.costEstimator = costEstimator
+        self.keepRecentTurns = keepRecentTurns
+        self.maxSummaryCharacters = maxSummaryCharacters
+        self.summaryMaxOutputTokens = summaryMaxOutputTokens
+        self.maxCompactionRounds = maxCompactionRounds
+        self.compactionTimeout = compactionTimeout
+        self.renderedResultLimit = renderedResultLimit
+    }
+}
+
+/// What a compaction or pruning step did.
+public enum ContextReduction: Sendable, Hashable {
+    case nothing
+    case compacted(ContextCheckpoint)
+    case pruned(ContextCheckpoint, reason: String)
+}
+
+/// Why the model's summary could not be used.
+struct CompactionFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// A `RequestAssembler` that keeps requests within the thread's budget: system prompt, the latest
+/// checkpoint (as a system addendum), and only the messages after it. Reads only those messages.
+public final class CompactingAssembler: RequestAssembler {
+    public let store: ConversationStore
+    public let settings: ContextSettings
+    let clock: any AgentClock
+    let diagnostics: any DiagnosticsRecorder
+
+    public init(store: ConversationStore, settings: ContextSettings, clock: any AgentClock = SystemClock(),
+                diagnostics: any DiagnosticsRecorder = NoDiagnostics()) {
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.diagnostics = diagnostics
+    }
+
+    /// The prompt of the summarising request. Journal facts must be re-read, never trusted from it.
+    public static let compactionPrompt = """
+        You are compacting the older part of a conversation between a person and their food-journal assistant \
+        into a checkpoint that will replace those messages for the assistant. Write a concise plain-text summary that keeps: \
+        what the person asked for and prefers, decisions and corrections, open questions and unfinished tasks, and the ids \
+        of entries or foods that were mentioned (copy them exactly; never invent an id). \
+        Facts that live in the journal database — goals, today's or any day's totals, what was logged and in what amounts — \
+        must NOT be stated as current facts: write that they must be re-read with tools, because the journal may have changed. \
+        No preamble, no closing remarks.
+        """
+
+    /// What one request is built for.
+    struct Shape {
+        var threadID: String
+        var systemPrompt: String
+        var tools: [ToolSpec]
+        var maxOutputTokens: Int
+        var model: any ChatModel
+        var runID: String?
+    }
+
+    /// The messages a request would carry, grouped into turns, with their estimates.
+    struct Plan {
+        var checkpoint: ContextCheckpoint?
+        var messages: [StoredMessage]
+        var messageTokens: [Int]
+        /// Start index (in `messages`) of each turn; a turn starts at a user message.
+        var turnStarts: [Int]
+        var budget: ContextBudget
+        var choice: ContextBudgetChoice
+        var ratio: Double
+        var systemTokens: Int
+        var checkpointTokens: Int
+        var toolTokens: Int
+
+        var rawMessages: Int { messageTokens.reduce(0, +) }
+        var raw: Int { systemTokens + checkpointTokens + toolTokens + rawMessages }
+        func corrected(_ raw: Int) -> Int { Int((Double(raw) * ratio).rounded(.up)) }
+        var estimate: Int { corrected(raw) }
+        func turnRange(_ k: Int) -> Range<Int> { turnStarts[k]..<(k + 1 < turnStarts.count ? turnStarts[k + 1] : messages.count) }
+    }
+
+    // MARK: - RequestAssembler
+
+    public func assemble(_ context: RequestContext) async throws -> ChatRequest {
+        let shape = Shape(threadID: context.threadID, systemPrompt: context.systemPrompt, tools: context.tools,
+                          maxOutputTokens: context.maxOutputTokens, model: context.model, runID: context.runID)
+        try calibrate(threadID: shape.threadID)
+        var plan = try makePlan(shape)
+        if plan.estimate > plan.budget.compactionThreshold {
+            let done = try await reduce(shape, plan, target: plan.budget.usable / 2, keepRecent: settings.keepRecentTurns, notice: context.notice)
+            if done != .nothing { plan = try makePlan(shape) }
+        }
+        var built = request(shape, plan)
+        if plan.estimate > plan.budget.usable {
+            // Only the open turn is left and it is still too long (many large tool results in one
+            // answer): shorten older results in what is sent; the stored ones stay whole.
+            built.messages = Self.shortenToolResults(built.messages, excessTokens: plan.estimate - plan.budget.usable, ratio: plan.ratio)
+        }
+        try recordEstimate(threadID: shape.threadID, raw: TokenEstimator.tokens(built))
+        return built
+    }
+
+    static let shortenedNote = " [… shortened to fit the context; call the tool again for the full result]"
+
+    /// Cuts tool results, oldest first and never the latest tool message, to 400 characters until
+    /// about `excessTokens` (corrected) are saved.
+    static func shortenToolResults(_ messages: [Message], excessTokens: Int, ratio: Double) -> [Message] {
+        var out = messages
+        var saved = 0.0
+        guard let lastTool = out.lastIndex(where: { $0.role == .tool }) else { return out }
+        for i in out.indices where i < lastTool && out[i].role == .tool {
+            for (k, part) in out[i].parts.enumerated() {
+                guard Double(excessTokens) > saved, case .toolResult(var r) = part, r.content.count > 600 else { continue }
+                let before = TokenEstimator.tokens(r.content)
+                r.content = String(r.content.prefix(400)) + shortenedNote
+                saved += Double(before - TokenEstimator.tokens(r.content)) * ratio
+                out[i].parts[k] = .toolResult(r)
+            }
+        }
+        return out
+    }
+
+    public func handleContextOverflow(_ context: RequestContext) async -> Bool {
+        let shape = Shape(threadID: context.threadID, systemPrompt: context.systemPrompt, tools: context.tools,
+                          maxOutputTokens: context.maxOutputTokens, model: context.model, runID: context.runID)
+        do {
+            // The provider counted more than we estimated: trust our estimate less from now on.
+            try store.queue.write { db in
+                try db.execute("INSERT OR IGNORE INTO agent_context_state (thread_id) VALUES (?)", [shape.threadID])
+                try db.execute("UPDATE agent_context_state SET ratio = min(4.0, ratio * 1.25) WHERE thread_id = ?", [shape.threadID])
+            }
+            let plan = try makePlan(shape)
+            return try await reduce(shape, plan, target: plan.budget.usable * 4 / 10, keepRecent: 0, notice: context.notice) != .nothing
+        } catch {
+            return false
+        }
+    }
+
+    // MARK: - Manual control
+
+    /// `/compact [focus]`: summarises all but the most recent turns now. Never prunes: when the
+    /// summary fails or is invalid nothing changes and the error says so.
+    public func compact(threadID: String, focus: String, model: any ChatModel, systemPrompt: String, tools: [ToolSpec],
+                        maxOutputTokens: Int) async throws -> String {
+        let shape = Shape(threadID: threadID, systemPrompt: systemPrompt, tools: tools, maxOutputTokens: maxOutputTokens, model: model, runID: nil)
+        try calibrate(threadID: threadID)
+        let before = try makePlan(shape)
+        let split = splitPoint(before, openLast: false, keepRecent: max(1, settings.keepRecentTurns), target: nil)
+        guard settings.summarises(model.provider) else {
+            return "\(model.provider == "offline" ? "The offline assistant" : "This model") cannot summarise a conversation; old turns are left out automatically when the thread gets too long."
+        }
+        guard split > 0 else {
+            return "Nothing to compact yet: the \(before.turnStarts.count) most recent turn(s) are always kept as they are. /context shows the size."
+        }
+        do {
+            let checkpoint = try await compactTurns(shape, before, turns: split, focus: focus.trimmingSpaces())
+            let after = try makePlan(shape)
+            return "Compacted messages up to #\(checkpoint.toSeq) into a checkpoint (~\(Self.number(after.corrected(after.checkpointTokens))) tokens); "
+                + "the next request carries ~\(Self.number(after.estimate)) of \(Self.number(after.budget.usable)) tokens (was ~\(Self.number(before.estimate)))."
+        } catch let e as CancellationError {
+            throw e
+        } catch let e as CompactionFailure {
+            throw AgentError(.contextOverflow, "Compaction failed (\(e.description)); nothing was changed. Try again, or with another model.")
+        } catch let e as ChatError {
+            throw AgentError(.providerUnavailable, "Compaction failed: the model did not answer (\(e.message.trimmingSpaces())); nothing was changed. Try again in a moment.")
+        }
+    }
+
+    /// For a context meter: the next request's estimated tokens and the thread's usable budget.
+    public func meter(threadID: String, model: any ChatModel, systemPrompt: String, tools: [ToolSpec],
+                      maxOutputTokens: Int) throws -> (estimate: Int, usable: Int) {
+        let plan = try makePlan(Shape(threadID: threadID, systemPrompt: systemPrompt, tools: tools, maxOutputTokens: maxOutputTokens,
+                                      model: model, runID: nil))
+        return (plan.estimate, plan.budget.usable)
+    }
+
+    /// `/context`: used/budget, what the next request would carry, and the checkpoints in effect.
+    public func report(threadID: String, model: any ChatModel, systemPrompt: String, tools: [ToolSpec], maxOutputTokens: Int) throws -> String {
+        let shape = Shape(threadID: threadID, systemPrompt: systemPrompt, tools: tools, maxOutputTokens: maxOutputTokens, model: model, runID: nil)
+        let plan = try makePlan(shape)
+        let b = plan.budget
+        let n = Self.number
+        let percent = b.usable > 0 ? plan.estimate * 100 / b.usable : 0
+        let limits = settings.limits(model.provider, model.model)
+        var lines: [String] = []
+        lines.append("Context: ~\(n(plan.estimate)) of \(n(b.usable)) tokens (\(percent)%); compacts at 80% (\(n(b.compactionThreshold))).")
+        lines.append("Budget \(plan.choice.rawValue) (\(model.model): \(n(limits.contextWindow))-token window) = \(n(b.limit)), "
+                     + "minus \(n(b.outputHeadroom)) for the answer and \(n(b.toolHeadroom)) for tool results.")
+        let c = { (raw: Int) in n(plan.corrected(raw)) }
+        var carry = "Next request: system prompt ~\(c(plan.systemTokens))"
+        if plan.checkpoint != nil { carry += " · checkpoint ~\(c(plan.checkpointTokens))" }
+        carry += " · \(plan.messages.count) message(s) ~\(c(plan.rawMessages)) · \(shape.tools.count) tool spec(s) ~\(c(plan.toolTokens))"
+        if abs(plan.ratio - 1) > 0.005 { carry += " (estimates ×\(JSONValue.format((plan.ratio * 100).rounded() / 100)) from the provider's counts)" }
+        lines.append(carry + ".")
+        let all = try store.checkpoints(threadID: threadID)
+        if let latest = plan.checkpoint {
+            let how = latest.kind == .summary ? "summarised by \(latest.model ?? "the model")" : "left out to fit"
+            lines.append("In effect: checkpoint #\(latest.id) — messages up to #\(latest.toSeq) \(how)\(latest.kind == .pruned && !latest.summary.isEmpty ? " (earlier summary kept)" : "").")
+            let earlier = all.filter { $0.id != latest.id }.suffix(3)
+            if !earlier.isEmpty {
+                lines.append("Earlier checkpoints (\(all.count - 1)): " + earlier.map { "#\($0.id) \($0.kind.rawValue) #\($0.fromSeq)–#\($0.toSeq)" }.joined(separator: ", ") + ".")
+            }
+            lines.append("All messages stay saved; /compact [focus] summarises older turns now.")
+        } else {
+            lines.append("No checkpoints: the whole thread is sent. /compact [focus] summarises older turns now.")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: - Planning
+
+    func limits(for model: any ChatModel) -> ModelLimits { settings.limits(model.provider, model.model) }
+
+    func makePlan(_ shape: Shape) throws -> Plan {
+        let (checkpoint, messages, choice, ratio) = try store.queue.read { db -> (ContextCheckpoint?, [StoredMessage], ContextBudgetChoice, Double) in
+            let checkpoint = try ConversationStore.latestCheckpoint(db, threadID: shape.threadID)
+            let messages = try ConversationStore.messages(db, threadID: shape.threadID, afterSeq: checkpoint?.toSeq ?? 0)
+            let state = try db.row("SELECT budget, ratio FROM agent_context_state WHERE thread_id = ?", [shape.threadID])
+            let choice = state?[0].string.flatMap(ContextBudgetChoice.init(rawValue:)) ?? settings.defaultBudget
+            return (checkpoint, messages, choice, state?[1].double ?? 1)
+        }
+        var tokens: [Int] = []
+        tokens.reserveCapacity(messages.count)
+        var starts: [Int] = messages.isEmpty ? [] : [0]
+        for (i, m) in messages.enumerated() {
+            tokens.append(TokenEstimator.tokens(m.message))
+            if i > 0 && m.message.role == .user { starts.append(i) }
+        }
+        let addendum = checkpoint.map(Self.addendum) ?? ""
+        return Plan(checkpoint: checkpoint, messages: messages, messageTokens: tokens, turnStarts: starts,
+                    budget: ContextBudget(choice: choice, limits: limits(for: shape.model), requestedOutput: shape.maxOutputTokens),
+                    choice: choice, ratio: ratio, systemTokens: TokenEstimator.tokens(shape.systemPrompt),
+                    checkpointTokens: TokenEstimator.tokens(addendum), toolTokens: TokenEstimator.tokens(shape.tools))
+    }
+
+    func request(_ shape: Shape, _ plan: Plan) -> ChatRequest {
+        let system = shape.systemPrompt + (plan.checkpoint.map(Self.addendum) ?? "")
+        return ChatRequest(system: system, messages: plan.messages.map(\.message), tools: shape.tools, maxOutputTokens: shape.maxOutputTokens)
+    }
+
+    /// How a checkpoint is carried: appended to the system prompt.
+    static func addendum(_ c: ContextCheckpoint) -> String {
+        var s = "\n\n## Earlier in this conversation\n"
+        if c.kind == .pruned {
+            s += "Some earlier messages (up to #\(c.toSeq)) are not shown: they were left out to fit the context. "
+                + "Ask the person if something from earlier is needed.\n"
+        }
+        if !c.summary.isEmpty {
+            s += "Summary of the earlier messages (a checkpoint written by the assistant). Facts that live in the journal — goals, totals, "
+                + "what was logged — may be out of date here: re-read them with tools before relying on them.\n\n" + c.summary
+        } else {
+            s += "Re-read journal facts (goals, totals, what was logged) with tools before relying on them."
+        }
+        return s
+    }
+
+    /// How many leading turns to replace (0: none). The last turn is open during a run; the most
+    /// recent `keepRecent` closed turns are kept unless the kept part would exceed `target`.
+    func splitPoint(_ plan: Plan, openLast: Bool, keepRecent: Int, target: Int?) -> Int {
+        let turns = plan.turnStarts.count
+        let closed = openLast ? turns - 1 : turns
+        guard closed > 0 else { return 0 }
+        var split = max(0, closed - max(0, keepRecent))
+        if let target {
+            let fixed = plan.corrected(plan.systemTokens + plan.toolTokens) + plan.corrected(2 * settings.summaryMaxOutputTokens)
+            var tail = plan.corrected(plan.messageTokens[plan.turnStarts[split]...].reduce(0, +))
+            while split < closed && fixed + tail > target {
+                tail -= plan.corrected(plan.messageTokens[plan.turnRange(split)].reduce(0, +))
+                split += 1
+            }
+        }
+        return split
+    }
+
+    // MARK: - Compaction and pruning
+
+    /// Compacts (or, when that fails, prunes) the leading turns so the rest fits `target`.
+    func reduce(_ shape: Shape, _ plan: Plan, target: Int, keepRecent: Int, notice: @Sendable (AgentError) -> Void) async throws -> ContextReduction {
+        let split = splitPoint(plan, openLast: true, keepRecent: keepRecent, target: target)
+        guard split > 0 else { return .nothing }
+        let reason: String
+        do {
+            guard settings.summarises(shape.model.provider) else { throw CompactionFailure(description: "this model cannot summarise") }
+            return .compacted(try await compactTurns(shape, plan, turns: split, focus: ""))
+        } catch let e as CancellationError {
+            throw e
+        } catch let e as CompactionFailure {
+            reason = e.description
+        } catch let e as ChatError {
+            reason = "the model did not answer: \(e.message.trimmingSpaces())"
+        } catch let e as DeadlineExpired {
+            reason = "the model took longer than \(RunExecution.formatSeconds(e.seconds))"
+        }
+        // A chunked compaction may have stored some checkpoints before failing: start from there.
+        let now = try makePlan(shape)
+        let pruneSplit = max(1, splitPoint(now, openLast: true, keepRecent: 0, target: target))
+        guard pruneSplit <= now.turnStarts.count - 1 else { return .nothing }
+        let dropped = now.messages[now.turnStarts[0]..<now.turnStarts[pruneSplit]]
+        guard let first = dropped.first, let last = dropped.last else { return .nothing }
+        let clockNow = clock.now()
+        let carried = now.checkpoint?.summary ?? ""
+        let id = try store.queue.write { db in
+            try ConversationStore.insertCheckpoint(db, threadID: shape.threadID, kind: .pruned, fromSeq: first.seq, toSeq: last.seq,
+                                                   summary: carried, provider: nil, model: nil, now: clockNow)
+        }
+        var d = diagnostic(shape, status: "pruned")
+        d.errorClass = "compaction_failed"
+        d.resultCount = dropped.count
+        diagnostics.record(d)
+        notice(AgentError(.contextOverflow, "This conversation got too long for the model and could not be summarised, so its \(dropped.count) oldest "
+                          + "message(s) are now left out of what the model sees (they stay saved); /context shows what is sent."))
+        let checkpoint = ContextCheckpoint(id: id, threadID: shape.threadID, kind: .pruned, fromSeq: first.seq, toSeq: last.seq,
+                                           summary: carried, provider: nil, model: nil, createdAt: clockNow)
+        return .pruned(checkpoint, reason: reason)
+    }
+
+    /// Summarises the first `turns` turns of `plan` (in chunks that fit the model) into validated
+    /// checkpoints, each building on the previous one; returns the last.
+    func compactTurns(_ shape: Shape, _ plan: Plan, turns split: Int, focus: String) async throws -> ContextCheckpoint {
+        var previous = plan.checkpoint?.summary ?? ""
+        let inputCap = max(1_000, plan.budget.usable * 6 / 10 - settings.summaryMaxOutputTokens)
+        var start = 0
+        var rounds = 0
+        var stored: ContextCheckpoint?
+        while start < split {
+            rounds += 1
+            guard rounds <= settings.maxCompactionRounds else {
+                throw CompactionFailure(description: "the older part is too long to summarise in \(settings.maxCompactionRounds) steps")
+            }
+            var end = start
+            var used = TokenEstimator.tokens(previous)
+            var rendered = ""
+            while end < split {
+                let piece = render(plan.messages[plan.turnRange(end)])
+                let t = TokenEstimator.tokens(piece)
+                if end > start && used + t > inputCap { break }
+                used += t
+                rendered += piece
+                end += 1
+            }
+            let maxBytes = inputCap * TokenEstimator.bytesPerToken
+            if rendered.utf8.count > maxBytes { rendered = String(rendered.prefix(maxBytes / 2)) + "\n[… the rest of this turn is shortened …]\n" }
+            let messages = plan.messages[plan.turnStarts[start]..<plan.turnRange(end - 1).upperBound]
+            let summary = try await summarise(shape, previous: previous, rendered: rendered, focus: focus)
+            let replaced = previous + "\n" + messages.map { Self.fullText($0.message) }.joined(separator: "\n")
+            switch CheckpointValidator.validate(summary, replacedText: replaced, maxCharacters: settings.maxSummaryCharacters, idExists: settings.idExists) {
+            case .failure(let rejection):
+                var d = diagnostic(shape, status: "rejected")
+                d.errorClass = "invalid_checkpoint"
+                d.sizeBytes = summary.utf8.count
+                diagnostics.record(d)
+                throw CompactionFailure(description: rejection.description)
+            case .success(let text):
+                guard let first = messages.first, let last = messages.last else { throw CompactionFailure(description: "nothing to summarise") }
+                let now = clock.now()
+                let model = shape.model
+                let id = try store.queue.write { db in
+                    try ConversationStore.insertCheckpoint(db, threadID: shape.threadID, kind: .summary, fromSeq: first.seq, toSeq: last.seq,
+                                                           summary: text, provider: model.provider, model: model.model, now: now)
+                }
+                stored = ContextCheckpoint(id: id, threadID: shape.threadID, kind: .summary, fromSeq: first.seq, toSeq: last.seq, summary: text,
+                                           provider: model.provider, model: model.model, createdAt: now)
+                var d = diagnostic(shape, status: "ok")
+                d.resultCount = messages.count
+                d.sizeBytes = text.utf8.count
+                diagnostics.record(d)
+                previous = text
+            }
+            start = end
+        }
+        guard let stored else { throw CompactionFailure(description: "nothing to summarise") }
+        return stored
+    }
+
+    /// One summarising request to the current model, under a deadline. Its usage is stored.
+    func summarise(_ shape: Shape, previous: String, rendered: String, focus: String) async throws -> String {
+        var input = ""
+        if !previous.isEmpty { input += "Summary of what came before (an earlier checkpoint; keep what still matters):\n\(previous)\n\n" }
+        input += "Messages to summarise:\n\(rendered)"
+        if !focus.isEmpty { input += "\n\nThe person asked the summary to keep in particular: \(focus)" }
+        let request = ChatRequest(system: Self.compactionPrompt, messages: [.user(input)], tools: [], maxOutputTokens: settings.summaryMaxOutputTokens)
+        let model = shape.model
+        let timeout = settings.compactionTimeout
+        let consumer = Task { () throws -> (String, Usage?) in
+            var text = ""
+            var usage: Usage?
+            for try await event in model.stream(request) {
+                switch event {
+                case .textDelta(let t): text += t
+                case .usage(let u): usage = u
+                default: break
+                }
+            }
+            try Task.checkCancellation()
+            return (text, usage)
+        }
+        // A scheduled deadline (not a sleep), so a virtual clock does not jump ahead.
+        let expired = Mutex(false)
+        let timer = clock.schedule(after: timeout) {
+            expired.withLock { $0 = true }
+            consumer.cancel()
+        }
+        let result = await withTaskCancellationHandler { await consumer.result } onCancel: { consumer.cancel() }
+        timer.cancel()
+        try Task.checkCancellation()
+        if expired.withLock({ $0 }) { throw DeadlineExpired(kind: .modelTurn, seconds: timeout) }
+        let (text, usage) = try result.get()
+        if let usage { recordUsage(shape, usage) }
+        return text
+    }
+
+    /// Compaction rounds are model rounds too: stored with turn 0 so they count in totals but not
+    /// in the estimate calibration.
+    func recordUsage(_ shape: Shape, _ usage: Usage) {
+        let cost = shape.model.provider == "offline" ? 0 : settings.costEstimator?(shape.model.provider, shape.model.model, usage)
+        let now = clock.now()
+        do {
+            try store.queue.write { db in
+                try db.execute("""
+                    INSERT INTO agent_usage (thread_id, run_id, turn, provider, model, input_tokens, cached_input_tokens, output_tokens,
+                        reasoning_tokens, cost_usd, provider_request_id, created_at) VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
+                    """, [shape.threadID, shape.runID ?? "compaction", shape.model.provider, shape.model.model, usage.inputTokens,
+                          usage.cachedInputTokens, usage.outputTokens, usage.reasoningTokens, cost, now])
+            }
+        } catch {
+            var d = diagnostic(shape, status: "usage_not_saved")
+            d.errorClass = "storage"
+            diagnostics.record(d)
+        }
+    }
+
+    func diagnostic(_ shape: Shape, status: String) -> AgentDiagnostic {
+        var d = AgentDiagnostic(operation: .compaction, status: status)
+        d.threadID = shape.threadID
+        d.runID = shape.runID
+        d.provider = shape.model.provider
+        d.model = shape.model.model
+        return d
+    }
+
+    /// What the summariser reads: roles, text, tool calls, and tool results shortened.
+    func render(_ messages: ArraySlice<StoredMessage>) -> String {
+        var out = ""
+        for stored in messages {
+            for part in stored.message.parts {
+                switch part {
+                case .text(let t) where !t.isEmpty: out += "[\(stored.message.role.rawValue) #\(stored.seq)] \(t)\n"
+                case .toolCall(let c): out += "[assistant #\(stored.seq) calls \(c.name)] \(c.arguments)\n"
+                case .toolResult(let r):
+                    let body = r.content.count > settings.renderedResultLimit
+                        ? String(r.content.prefix(settings.renderedResultLimit)) + " [… shortened]" : r.content
+                    out += "[\(r.name) result\(r.isError ? " (error)" : "")] \(body)\n"
+                default: break
+                }
+            }
+        }
+        return out
+    }
+
+    /// Everything a message says, unshortened (what cited ids are checked against).
+    static func fullText(_ m: Message) -> String {
+        m.parts.map { part -> String in
+            switch part {
+            case .text(let t): return t
+            case .toolCall(let c): return c.arguments
+            case .toolResult(let r): return r.content
+            case .continuation: return ""
+            }
+        }.joined(separator: "\n")
+    }
+
+    // MARK: - Calibration
+
+    /// Updates the thread's estimate ratio from the provider's count for the last request sent.
+    func calibrate(threadID: String) throws {
+        let pending = try store.queue.read { db -> (Int64, Int, Int)? in
+            guard let state = try db.row("SELECT last_estimate, last_usage_id FROM agent_context_state WHERE thread_id = ?", [threadID]),
+                  let estimate = state[0].int, estimate > 0, let seen = state[1].int64,
+                  let usage = try db.row("SELECT id, input_tokens FROM agent_usage WHERE thread_id = ? AND turn > 0 ORDER BY id DESC LIMIT 1", [threadID]),
+                  let id = usage[0].int64, id > seen, let input = usage[1].int, input > 0 else { return nil }
+            return (id, input, estimate)
+        }
+        guard let (id, input, estimate) = pending else { return }
+        let ratio = min(4, max(0.25, Double(input) / Double(estimate)))
+        try store.queue.write { db in
+            try db.execute("UPDATE agent_context_state SET ratio = ?, last_usage_id = ? WHERE thread_id = ?", [ratio, id, threadID])
+        }
+    }
+
+    /// Remembers the raw estimate of the request about to be sent, to compare with the provider's count.
+    func recordEstimate(threadID: String, raw: Int) throws {
+        try store.queue.write { db in
+            let seen = try db.scalar("SELECT coalesce(max(id), 0) FROM agent_usage WHERE thread_id = ? AND turn > 0", [threadID]).int64 ?? 0
+            try db.execute("""
+                INSERT INTO agent_context_state (thread_id, last_estimate, last_usage_id) VALUES (?, ?, ?)
+                ON CONFLICT (thread_id) DO UPDATE SET last_estimate = excluded.last_estimate, last_usage_id = excluded.last_usage_id
+                """, [threadID, raw, seen])
+        }
+    }
+
+    static func number(_ n: Int) -> String {
+        let digits = String(abs(n))
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return n < 0 ? "-" + out : out
+    }
+}
