@@ -26,9 +26,14 @@ public struct ReplayEnvironment: Sendable {
     /// Models other than "scripted" (e.g. the offline assistant), by provider name.
     public var makeModel: @Sendable (_ provider: String, _ journalClock: @escaping @Sendable () -> Date, _ timeZone: TimeZone) -> (any ChatModel)?
     public var version: String
+    /// The context manager for a replayed process; `contextWindow` comes from `@config context=N`.
+    public var makeAssembler: @Sendable (_ store: ConversationStore, _ journal: JournalStore, _ clock: any AgentClock,
+                                         _ diagnostics: any DiagnosticsRecorder, _ contextWindow: Int?) -> any RequestAssembler
     public init(makeTools: @escaping @Sendable (JournalStore) -> ToolRegistry, systemPrompt: @escaping @Sendable (JournalStore) -> String,
                 registerMigrations: @escaping @Sendable (inout Migrator) -> Void,
-                makeModel: @escaping @Sendable (String, @escaping @Sendable () -> Date, TimeZone) -> (any ChatModel)?, version: String) {
+                makeModel: @escaping @Sendable (String, @escaping @Sendable () -> Date, TimeZone) -> (any ChatModel)?, version: String,
+                makeAssembler: @escaping @Sendable (ConversationStore, JournalStore, any AgentClock, any DiagnosticsRecorder, Int?) -> any RequestAssembler) {
+        self.makeAssembler = makeAssembler
         self.makeTools = makeTools
         self.systemPrompt = systemPrompt
         self.registerMigrations = registerMigrations
@@ -48,6 +53,7 @@ public final class Replayer {
     var provider = "scripted"
     var modelName = "scripted-1"
     var policy = DeadlinePolicy.fast
+    var contextWindow: Int?
     var process: ReplayProcess?
     var transcriptModel: TranscriptModel?
     let crashes = InterruptFlag()
@@ -98,8 +104,11 @@ public final class Replayer {
                     case "policy":
                         guard kv[1] == "fast" || kv[1] == "patient" else { throw fail("policy is fast or patient") }
                         policy = kv[1] == "fast" ? .fast : .patient
+                    case "context":
+                        guard let n = Int(kv[1]), n >= 1_000 else { throw fail("context takes a token count of 1000 or more") }
+                        contextWindow = n
                     default:
-                        throw fail("unknown @config key \(kv[0])")
+                        throw fail("unknown @config key \(kv[0]); known: policy, context")
                     }
                 }
             case "seed":
@@ -340,8 +349,9 @@ final class ReplayProcess {
         let diagnosticIDs = replayer.diagnosticIDs
         let recorder = OutboxRecorder(outbox: outbox, appVersion: replayer.environment.version, allowedToolNames: Set(tools.tools.map(\.name)),
                                       makeID: { diagnosticIDs.next() }, now: { clock.now() })
+        let assembler = replayer.environment.makeAssembler(store, journal, clock, recorder, replayer.contextWindow)
         runner = AgentRunner(store: store, model: model, tools: tools, approvals: approvals, clock: clock, ids: replayer.ids,
-                             diagnostics: recorder, configuration: configuration)
+                             diagnostics: recorder, configuration: configuration, assembler: assembler)
         let recovered = (try? runner.recoverInterruptedRuns()) ?? []
         input = ReplayInput(output: output)
         let services = SessionServices(
@@ -350,6 +360,16 @@ final class ReplayProcess {
             switchModel: { _, _ in throw UsageError("switching models is not available in a replay") },
             configureHint: "set OFJ_PROVIDER and a key to use a real model",
             knownModels: { [] }, diagnosticsStatus: { "Diagnostics: not configured." },
+            contextReport: { threadID in
+                guard let a = assembler as? CompactingAssembler else { return "Context details are not available." }
+                return try a.report(threadID: threadID, model: model, systemPrompt: configuration.systemPrompt, tools: tools.specs,
+                                    maxOutputTokens: configuration.maxOutputTokens)
+            },
+            compact: { threadID, focus in
+                guard let a = assembler as? CompactingAssembler else { return "Compaction is not available." }
+                return try await a.compact(threadID: threadID, focus: focus, model: model, systemPrompt: configuration.systemPrompt,
+                                           tools: tools.specs, maxOutputTokens: configuration.maxOutputTokens)
+            },
             version: replayer.environment.version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
         // Resume the most recently updated thread, as `ofj --resume` would.

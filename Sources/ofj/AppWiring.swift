@@ -67,8 +67,12 @@ struct App {
 
     /// The context manager: budgets from the model catalog, checkpoints validated against the journal.
     func makeAssembler() -> CompactingAssembler {
-        let journal = self.journal
-        let settings = ContextSettings(
+        CompactingAssembler(store: store, settings: App.contextSettings(journal: journal), clock: SystemClock(), diagnostics: recorder)
+    }
+
+    /// Context budgets from the model catalog; checkpoint ids are checked against the journal.
+    static func contextSettings(journal: JournalStore) -> ContextSettings {
+        ContextSettings(
             defaultBudget: .k200,
             limits: { provider, model in
                 let info = ModelCatalog.info(model: model, provider: provider)
@@ -80,11 +84,11 @@ struct App {
                 return ((try? journal.entry(uuid)) ?? nil) != nil || ((try? journal.food(uuid)) ?? nil) != nil
             },
             costEstimator: { provider, model, usage in
-                provider == "offline" ? 0 : ModelCatalog.cost(usage: usage, model: model, provider: provider)
+                provider == "offline" ? 0 : ModelCatalog.costEstimator(provider, model, usage)
             },
             summarises: { $0 != "offline" })
-        return CompactingAssembler(store: store, settings: settings, clock: SystemClock(), diagnostics: recorder)
     }
+
 
     static func loadConfig(path: String) throws -> ProviderFileConfig? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }

@@ -71,7 +71,17 @@ struct ReplayCommand {
             makeModel: { provider, now, timeZone in
                 provider == "offline" ? Toolbox.offlineAssistant(now: now, timeZone: timeZone) : nil
             },
-            version: version)
+            version: version,
+            makeAssembler: { store, journal, clock, diagnostics, contextWindow in
+                // Scripted models get a small window when the transcript asks for one, so that a
+                // few turns cross the 80% line; the product's context manager does the rest.
+                var settings = App.contextSettings(journal: journal)
+                if let contextWindow {
+                    settings.defaultBudget = .modelMaximum
+                    settings.limits = { _, _ in ModelLimits(contextWindow: contextWindow, maxOutputTokens: 256) }
+                }
+                return CompactingAssembler(store: store, settings: settings, clock: clock, diagnostics: diagnostics)
+            })
     }
 
     /// Replays a just-recorded transcript offline and writes the screen the replay shows as its
