@@ -78,3 +78,11 @@ import Testing
         #expect(out.text == "a very long line that is not wrapped at all\n")
     }
 }
+
+@Suite struct HidingSecretsTests {
+    @Test func keysInErrorLinesAreHidden() {
+        #expect(hidingSecrets("bad request from https://x.example/v1?key=sk-proj-ABCDEFGHIJKL for you") == "bad request from https://x.example/v1?key=[key] for you")
+        #expect(hidingSecrets("token AIzaSyA1234567890abcdefghij rejected") == "token [key] rejected")
+        #expect(hidingSecrets("wait 10 min (quota)") == "wait 10 min (quota)")
+    }
+}

@@ -185,11 +185,11 @@ public final class REPLSession {
                 say(style.dim("  (\(what); trying again in \(JournalViews.number(delay, places: 1)) s)"))
             case .error(let error):
                 printedError = error.line
-                say(style.red("✗ ") + Terminal.sanitize(error.line, keepNewlines: false))
+                say(style.red("✗ ") + hidingSecrets(Terminal.sanitize(error.line, keepNewlines: false)))
             case .finished(let outcome):
                 writer.finishLine()
                 if let e = outcome.error, e.line != printedError {
-                    say((outcome.phase == .failed ? style.red("✗ ") : style.yellow("⏸ ")) + e.line)
+                    say((outcome.phase == .failed ? style.red("✗ ") : style.yellow("⏸ ")) + hidingSecrets(Terminal.sanitize(e.line, keepNewlines: false)))
                 }
                 let seconds = services.clock.monotonic() - started
                 say(style.dim("  " + Self.footer(usage: total, cost: costKnown ? cost : nil, seconds: seconds)))
