@@ -234,7 +234,7 @@ public final class REPLSession {
             case .interrupt, .eof:
                 // Ctrl-C at the card stops the answer; the waiting write is denied by the stop itself
                 // (deterministically, without racing the next model turn).
-                say(style.yellow("Denied; stopping this answer."))
+                say(style.yellow("Stopped; nothing was written. /continue shows this card again."))
                 services.runner.interrupt(threadID: request.threadID)
                 services.approvals.resolve(runID: request.runID, callID: request.callID, .deny)
                 return
