@@ -208,6 +208,16 @@ class Auth(unittest.TestCase):
         finally:
             server.stop()
 
+    def test_fail_rate_one_always_fails(self):
+        server = LocalServer("--fail-rate", "1.0")
+        try:
+            body = {"baton": None, "requests": [{"type": "close"}]}
+            self.assertEqual(post(server.url + "/v2/pipeline", body)[0], 500)
+            with urllib.request.urlopen(server.url + "/__admin/stats", timeout=5) as resp:
+                self.assertGreaterEqual(json.loads(resp.read())["faults"], 1)
+        finally:
+            server.stop()
+
     def test_no_auth_ignores_placeholder_headers(self):
         server = LocalServer()
         try:

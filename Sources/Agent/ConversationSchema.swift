@@ -137,6 +137,25 @@ extension ConversationStore {
             CREATE INDEX agent_usage_by_thread ON agent_usage(thread_id, created_at);
             CREATE INDEX agent_usage_by_time ON agent_usage(created_at);
             """)
+
+        // Every phase a run went through, with its time, written by triggers so no path
+        // (submit, continue, recovery, supersede) can forget it.
+        migrator.register("agent-2-run-phase-history", sql: """
+            CREATE TABLE agent_run_phases (
+                id INTEGER PRIMARY KEY,
+                run_id TEXT NOT NULL REFERENCES agent_runs(id) ON DELETE CASCADE,
+                phase TEXT NOT NULL,
+                at REAL NOT NULL
+            );
+            CREATE INDEX agent_run_phases_by_run ON agent_run_phases(run_id, id);
+            CREATE TRIGGER agent_runs_phase_inserted AFTER INSERT ON agent_runs BEGIN
+                INSERT INTO agent_run_phases (run_id, phase, at) VALUES (NEW.id, NEW.phase, NEW.phase_changed_at);
+            END;
+            CREATE TRIGGER agent_runs_phase_changed AFTER UPDATE OF phase ON agent_runs WHEN NEW.phase IS NOT OLD.phase BEGIN
+                INSERT INTO agent_run_phases (run_id, phase, at) VALUES (NEW.id, NEW.phase, NEW.phase_changed_at);
+            END;
+            """)
+
         registerContextMigrations(into: &migrator)
     }
 }

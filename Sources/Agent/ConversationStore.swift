@@ -106,6 +106,15 @@ public final class ConversationStore: Sendable {
         }
     }
 
+    /// The phases a run went through, in order, with their times.
+    public func phaseHistory(runID: String) throws -> [(phase: RunPhase, at: Double)] {
+        try queue.read { db in
+            try db.rows("SELECT phase, at FROM agent_run_phases WHERE run_id = ? ORDER BY id", [runID]).compactMap { r in
+                RunPhase(rawValue: r[0].string ?? "").map { ($0, r[1].double ?? 0) }
+            }
+        }
+    }
+
     public func toolRecords(runID: String) throws -> [ToolRecord] {
         try queue.read { db in
             try db.rows("SELECT \(Self.toolColumns) FROM agent_tool_calls WHERE run_id = ? ORDER BY turn, ordinal", [runID]).map(Self.toolRecord)

@@ -89,8 +89,8 @@ public final class PTYProcess: @unchecked Sendable {
     /// Reads until `text` has appeared in the output (returns everything so far) or the timeout passes (nil).
     public func read(until text: String, timeout: Double = 20) async -> String? {
         let found = await drain(until: Date().addingTimeInterval(timeout)) { String(decoding: $0, as: UTF8.self).contains(text) }
-        let out = takeAll()
-        return found ? out : nil
+        // On a miss the output stays buffered, so the next read (or a failure message) can show it.
+        return found ? takeAll() : nil
     }
 
     private func takeAll() -> String {

@@ -20,6 +20,8 @@ struct App {
     let transport: any HTTPTransport
     let fileConfig: ProviderFileConfig?
     let credentials: [String: String]
+    /// Why the credentials file was refused (e.g. its mode is not 0600), for a precise error.
+    let credentialsProblem: String?
     let outbox: DiagnosticsOutbox
     let recorder: OutboxRecorder
     /// Delivers diagnostics to Turso when TURSO_DATABASE_URL is set; nil otherwise.
@@ -34,8 +36,12 @@ struct App {
         store = ConversationStore(queue: queue)
         tools = Toolbox.registry(journal: journal)
         transport = CurlTransport()
+        // A broken config.json stops start-up with its own message; a refused credentials file is
+        // reported when a key from it is needed, so the environment's keys keep working.
         fileConfig = try App.loadConfig(path: paths.configPath)
-        credentials = (try? CredentialsFile.load(path: paths.credentialsPath)) ?? [:]
+        let files = ProviderFiles.load(environment: environment)
+        credentials = files.credentials
+        credentialsProblem = files.credentialsProblem
         outbox = DiagnosticsOutbox(queue: queue)
         recorder = OutboxRecorder(outbox: outbox, appVersion: appVersion, allowedToolNames: Set(tools.tools.map(\.name)))
         let turso: TursoConfiguration?
@@ -94,7 +100,7 @@ struct App {
         let resolved: ResolvedProvider
         do {
             resolved = try ProviderResolver.resolve(flags: ProviderFlags(provider: provider, model: model), environment: environment,
-                                                    file: fileConfig, credentials: credentials)
+                                                    file: fileConfig, credentials: credentials, credentialsProblem: credentialsProblem)
         } catch let e as ProviderConfigError {
             throw CLIError(e.description + " (ofj doctor shows what is configured)")
         }
@@ -112,7 +118,8 @@ struct App {
     func configuration(for model: any ChatModel) -> AgentConfiguration {
         AgentConfiguration(systemPrompt: Toolbox.systemPrompt(journal: journal), policy: policy(for: model),
                            costEstimator: { provider, model, usage in
-                               provider == "offline" ? 0 : ModelCatalog.cost(usage: usage, model: model, provider: provider)
+                               // The offline assistant runs here and costs nothing.
+                               provider == "offline" ? 0 : ModelCatalog.costEstimator(provider, model, usage)
                            })
     }
 

@@ -5,6 +5,7 @@ import Foundation
 import Journal
 import Providers
 import REPL
+import Transcripts
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,10 +44,12 @@ struct Launcher {
 
     @MainActor
     func repl(_ args: [String]) async throws -> Int32 {
-        let p = try ArgumentSpec(flags: ["--resume"], options: ["--provider", "--model", "--thread"]).parse(args)
+        let p = try ArgumentSpec(flags: ["--resume"], options: ["--provider", "--model", "--thread", "--record"]).parse(args)
         guard p.positionals.isEmpty else { throw CLIError("unexpected '\(p.positionals[0].prefix(30))'; to ask one question use: ofj ask \"…\"", status: 2) }
         let app = try App(paths: paths, environment: environment, appVersion: version)
-        let model = try app.makeModel(provider: p.value("--provider"), model: p.value("--model"))
+        let recorder = try p.value("--record").map { try startRecording(to: $0, app: app, model: p.value("--model") ?? "recorded") }
+        let record: @Sendable (any ChatModel) -> any ChatModel = { m in recorder.map { RecordingChatModel(m, recorder: $0) } ?? m }
+        let model = record(try app.makeModel(provider: p.value("--provider"), model: p.value("--model")))
         Toolbox.warmUp()
         let approvals = ApprovalBroker()
         let clock = SystemClock()
@@ -61,7 +64,7 @@ struct Launcher {
             model: { modelBox.value },
             switchModel: { provider, name in
                 let current = modelBox.value
-                let m = try app.makeModel(provider: provider ?? (name == nil ? nil : current.provider), model: name)
+                let m = record(try app.makeModel(provider: provider ?? (name == nil ? nil : current.provider), model: name))
                 modelBox.value = m
                 return m
             },
@@ -92,23 +95,55 @@ struct Launcher {
         }
         Signals.install()
         let style = Style.detect(environment: environment)
-        let session = REPLSession(services: services, input: LineReaderInput(reader: reader), output: StandardOutput(), style: style,
+        var input: any SessionInput = LineReaderInput(reader: reader)
+        var output: any Output = StandardOutput()
+        if let recorder {
+            input = RecordingInput(input, recorder: recorder)
+            output = RecordingOutput(output, recorder: recorder)
+        }
+        let session = REPLSession(services: services, input: input, output: output, style: style,
                                   width: isTTY ? Terminal.width() : 0, interrupts: Signals.interrupts,
                                   terminations: Signals.terminations, threadID: threadID)
         let status = await session.runInteractive()
         runner.interruptAll()
         _ = await app.flusher?.shutdown(timeout: 2)
+        if let recorder { try await finishRecording(recorder) }
         return status
+    }
+
+    // MARK: - recording
+
+    func startRecording(to path: String, app: App, model: String) throws -> SessionRecorder {
+        if FileManager.default.fileExists(atPath: path) {
+            throw CLIError("\(path) already exists; choose another file for the recording", status: 2)
+        }
+        FileHandle.standardError.write(Data("ofj: recording to \(path); it will contain your journal and what you type (never keys), so review it before sharing\n".utf8))
+        let backup = String(decoding: try app.journal.exportBackup(), as: UTF8.self)
+        return SessionRecorder(path: path, model: model, startedAt: app.journal.now(), timeZone: app.journal.timeZone, backupJSON: backup)
+    }
+
+    @MainActor
+    func finishRecording(_ recorder: SessionRecorder) async throws {
+        do { try recorder.write() } catch { throw CLIError("could not write the recording \(recorder.path): check the folder is writable") }
+        if !(await ReplayCommand.settle(path: recorder.path, version: version)) {
+            FileHandle.standardError.write(Data("ofj: the recording could not be replayed offline; it is kept as recorded\n".utf8))
+        }
+        FileHandle.standardError.write(Data("ofj: recorded \(recorder.path); replay it with: ofj replay \(recorder.path)\n".utf8))
     }
 
     // MARK: - ask
 
     func ask(_ args: [String]) async throws -> Int32 {
-        let p = try ArgumentSpec(flags: ["--yes", "--json"], options: ["--thread", "--provider", "--model"]).parse(args)
+        let p = try ArgumentSpec(flags: ["--yes", "--json"], options: ["--thread", "--provider", "--model", "--record"]).parse(args)
         let text = p.positionals.joined(separator: " ")
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError("usage: ofj ask \"your question\" [--yes] [--json]", status: 2) }
         let app = try App(paths: paths, environment: environment, appVersion: version)
-        let model = try app.makeModel(provider: p.value("--provider"), model: p.value("--model"))
+        let recorder = try p.value("--record").map { try startRecording(to: $0, app: app, model: p.value("--model") ?? "recorded") }
+        var model = try app.makeModel(provider: p.value("--provider"), model: p.value("--model"))
+        if let recorder {
+            model = RecordingChatModel(model, recorder: recorder)
+            recorder.input(text)
+        }
         Toolbox.warmUp()
         let runner = app.makeRunner(model: model, approvals: FixedApprovals(p.has("--yes") ? .allowOnce : .deny))
         _ = try? runner.recoverInterruptedRuns()
@@ -126,6 +161,7 @@ struct Launcher {
         }
         defer { watcher.cancel() }
         for await event in runner.events where event.runID == handle.runID {
+            if let recorder, case .approvalRequested = event.kind { recorder.answer(p.has("--yes") ? "y" : "n") }
             if p.has("--json") {
                 FileHandle.standardOutput.write(Data((event.jsonLine + "\n").utf8))
             } else {
@@ -144,6 +180,7 @@ struct Launcher {
         }
         if !p.has("--json") { FileHandle.standardOutput.write(Data("\n".utf8)) }
         _ = await app.flusher?.shutdown(timeout: 2)
+        if let recorder { try await finishRecording(recorder) }
         guard let outcome else { return 1 }
         switch outcome.phase {
         case .completed: return 0

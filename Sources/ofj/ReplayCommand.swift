@@ -21,18 +21,7 @@ struct ReplayCommand {
             FileHandle.standardError.write(Data("ofj: usage: ofj replay FILE… [--update]\n".utf8))
             return 2
         }
-        let environment = ReplayEnvironment(
-            makeTools: { Toolbox.registry(journal: $0) },
-            systemPrompt: { Toolbox.systemPrompt(journal: $0) },
-            registerMigrations: { m in
-                JournalStore.registerMigrations(into: &m)
-                ConversationStore.registerMigrations(into: &m)
-                DiagnosticsOutbox.registerMigrations(into: &m)
-            },
-            makeModel: { provider, now, timeZone in
-                provider == "offline" ? Toolbox.offlineAssistant(now: now, timeZone: timeZone) : nil
-            },
-            version: version)
+        let environment = Self.environment(version: version)
         var failed = 0
         var passed = 0
         for path in p.positionals {
@@ -67,5 +56,35 @@ struct ReplayCommand {
         }
         print("transcripts: \(passed) passed, \(failed) failed")
         return failed == 0 ? 0 : 1
+    }
+
+    /// The product's tools, prompt, migrations and offline assistant for replays.
+    static func environment(version: String) -> ReplayEnvironment {
+        ReplayEnvironment(
+            makeTools: { Toolbox.registry(journal: $0) },
+            systemPrompt: { Toolbox.systemPrompt(journal: $0) },
+            registerMigrations: { m in
+                JournalStore.registerMigrations(into: &m)
+                ConversationStore.registerMigrations(into: &m)
+                DiagnosticsOutbox.registerMigrations(into: &m)
+            },
+            makeModel: { provider, now, timeZone in
+                provider == "offline" ? Toolbox.offlineAssistant(now: now, timeZone: timeZone) : nil
+            },
+            version: version)
+    }
+
+    /// Replays a just-recorded transcript offline and writes the screen the replay shows as its
+    /// expected output, so the file replays cleanly (live timings differ from replayed ones).
+    @MainActor
+    static func settle(path: String, version: String) async -> Bool {
+        guard let data = FileManager.default.contents(atPath: path),
+              let file = try? TranscriptFile.parse(String(decoding: data, as: UTF8.self), path: path) else { return false }
+        let dir = NSTemporaryDirectory() + "ofj-record-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let result = await Replayer(file: file, environment: environment(version: version), directory: dir).run()
+        do { try Data(result.updatedText.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch { return false }
+        return true
     }
 }

@@ -10,6 +10,14 @@ final class FiredLog: Sendable {
     var all: [String] { box.withLock { $0 } }
 }
 
+final class TaskBox: Sendable {
+    private let box = Mutex<Task<Void, any Error>?>(nil)
+    var task: Task<Void, any Error>? {
+        get { box.withLock { $0 } }
+        set { box.withLock { $0 = newValue } }
+    }
+}
+
 @Suite struct ClockTests {
     @Test func virtualClockFiresDueTimersInOrderAtTheirTime() async throws {
         let clock = VirtualClock(epoch: 1_000)
@@ -29,9 +37,15 @@ final class FiredLog: Sendable {
 
     @Test func aSleeperCancelledByATimerStopsAtThatInstant() async throws {
         let clock = VirtualClock()
-        let task = Task { try await clock.sleep(seconds: 100) }
-        let timer = clock.schedule(after: 4) { task.cancel() }
-        _ = timer
+        let sleeper = TaskBox()
+        _ = clock.schedule(after: 4) { sleeper.task?.cancel() } // armed before anyone sleeps
+        let ready = Latch()
+        let task = Task {
+            await ready.wait()
+            try await clock.sleep(seconds: 100)
+        }
+        sleeper.task = task
+        ready.open()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(clock.monotonic() == 4)
     }
@@ -46,7 +60,7 @@ final class FiredLog: Sendable {
                 return 0
             }
         }
-        try await Task.sleep(for: .milliseconds(20))
+        while clock.pendingCount == 0 { try await Task.sleep(for: .milliseconds(2)) } // the deadline is armed
         clock.advance(by: 1)
         do {
             _ = try await stuck.value

@@ -223,10 +223,10 @@ final class Harness: Sendable {
 
     var events: [AgentEvent] { collected.all }
 
-    /// Waits (real time, up to 5 s) until an event matching `predicate` has been seen.
+    /// Waits (real time, up to 20 s: the machine may be busy) until an event matching `predicate` has been seen.
     @discardableResult
     func waitFor(_ what: String = "event", _ predicate: (AgentEvent) -> Bool) async throws -> AgentEvent {
-        for _ in 0..<2_500 {
+        for _ in 0..<10_000 {
             if let e = events.first(where: predicate) { return e }
             try await Task.sleep(for: .milliseconds(2))
         }

@@ -225,6 +225,9 @@ import TestSupport
             #expect(partial.map(\.message) == [.assistant("Checking first. ")])
         }
         #expect(try second.store.run(runID)?.phase == .completed)
+        let history = try second.store.phaseHistory(runID: runID).map(\.phase)
+        #expect(history.first == .queued && history.last == .completed)
+        #expect(history.contains(.suspended)) // recovery is on the record
     }
 
     /// Crashes the n-th time a point is reached.

@@ -33,6 +33,7 @@ import TestSupport
         #expect(kinds.last == .finished(outcome))
         let phases = kinds.compactMap { if case .phase(let p) = $0 { return p } else { return nil } }
         #expect(phases == [.queued, .preparing, .waitingForProvider, .finalizing, .completed])
+        #expect(try h.store.phaseHistory(runID: handle.runID).map(\.phase) == phases) // persisted, in order
 
         let rounds = h.diagnostics.events.filter { $0.operation == .modelRound }
         #expect(rounds.count == 1 && rounds[0].status == "ok" && rounds[0].providerRequestID == "resp-1" && rounds[0].usage?.outputTokens == 5)

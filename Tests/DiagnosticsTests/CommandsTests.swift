@@ -116,6 +116,38 @@ import Testing
         #expect(try outbox.status().pending == 1)
     }
 
+    @Test func exportRowsCarryTheEventFields() async throws {
+        let (_, outbox, commands) = try setup()
+        var d = Fixtures.diagnostic(.retry, status: "retrying")
+        d.httpStatus = 503
+        d.errorMessage = "server overloaded, retry later"
+        d.retryCount = 2
+        let time = Date().timeIntervalSince1970 - 10
+        try outbox.enqueue(DiagnosticEvent(d, id: "csv-1", occurredAt: time, appVersion: "9.9.9"))
+        let out = await commands.export(to: nil)
+        let lines = out.stdout.split(separator: "\r\n").map(String.init)
+        #expect(lines.count == 2)
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        // The message contains a comma, so it is quoted; split on the quoted field first.
+        let row = try #require(lines.last)
+        #expect(row.contains("\"server overloaded, retry later\""))
+        let plain = row.replacingOccurrences(of: "\"server overloaded, retry later\"", with: "MSG")
+            .split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        #expect(plain.count == header.count)
+        let field = Dictionary(uniqueKeysWithValues: zip(header, plain))
+        #expect(field["id"] == "csv-1")
+        #expect(field["occurred_at"] == ISOTime.format(time))
+        #expect(field["expires_at"] == ISOTime.format(time + 14 * 86_400))
+        #expect(field["operation"] == "retry")
+        #expect(field["status"] == "retrying")
+        #expect(field["http_status"] == "503")
+        #expect(field["retry_count"] == "2")
+        #expect(field["input_tokens"] == "100")
+        #expect(field["error_message"] == "MSG")
+        #expect(field["app_version"] == "9.9.9")
+        #expect(field["tool_name"] == "")
+    }
+
     @Test func csvQuotingAndFormulaNeutralising() {
         #expect(CSV.quote("a,b") == "\"a,b\"")
         #expect(CSV.quote("say \"hi\"") == "\"say \"\"hi\"\"\"")

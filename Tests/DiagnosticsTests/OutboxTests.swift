@@ -23,6 +23,29 @@ import Testing
         #expect(try outbox.status().pending == 2)
     }
 
+    @Test func pendingRespectsTheBatchByteBudget() throws {
+        let outbox = try Fixtures.outbox()
+        for i in 1...10 { try outbox.enqueue(Fixtures.event(i)) }
+        let one = Fixtures.event(1).json.utf8.count
+        #expect(try outbox.pending(limit: 100, maxBytes: one * 3).count == 3)
+        // A single event larger than the budget still goes alone, so the queue cannot stall.
+        #expect(try outbox.pending(limit: 100, maxBytes: 1).count == 1)
+    }
+
+    @Test func recorderStoresRedactedEventsAndNotifies() throws {
+        let outbox = try Fixtures.outbox()
+        let nudges = Counter()
+        let recorder = OutboxRecorder(outbox: outbox, appVersion: "0.1.0", onRecord: { _ = nudges.nextID() })
+        var d = Fixtures.diagnostic(.failure, status: "error")
+        d.errorMessage = "timeout after sending 250 g of Porridge to https://x.example"
+        recorder.record(d)
+        recorder.record(Fixtures.diagnostic())
+        let stored = try outbox.pending(limit: 10)
+        #expect(stored.count == 2)
+        #expect(stored[0].errorMessage == "timeout after sending [amount] of … to [url]")
+        #expect(nudges.nextID().hasSuffix("3"), "two nudges before this call")
+    }
+
     @Test func boundedByCountOldestFirst() throws {
         let clock = TestClock()
         let outbox = try Fixtures.outbox(limits: .init(maxEvents: 10), now: { clock.now })

@@ -57,3 +57,24 @@ import Testing
         #expect(joinContinuation(first: "ends in \\") { nil } == "ends in \n")
     }
 }
+
+@Suite struct StreamWriterTests {
+    @Test func showsEveryFragmentAtOnceAndWrapsWholeWords() {
+        let out = CapturedOutput()
+        let w = StreamWriter(output: out, width: 12)
+        w.write("Here are thr")
+        #expect(out.text == "Here are thr") // nothing held back
+        w.write("ee dinner ideas")
+        #expect(out.text == "Here are three\ndinner ideas") // "dinner" did not fit after "three"
+        w.finishLine()
+        #expect(out.text.hasSuffix("ideas\n"))
+    }
+
+    @Test func withoutWidthWritesVerbatim() {
+        let out = CapturedOutput()
+        let w = StreamWriter(output: out, width: 0)
+        w.write("a very long line that is not wrapped at all")
+        w.finishLine()
+        #expect(out.text == "a very long line that is not wrapped at all\n")
+    }
+}

@@ -41,7 +41,7 @@ public struct UsageTotals: Sendable, Hashable {
 
 extension ConversationStore {
     static func registerContextMigrations(into migrator: inout Migrator) {
-        migrator.register("agent-2-context", sql: """
+        migrator.register("agent-3-context", sql: """
             CREATE TABLE agent_checkpoints (
                 id INTEGER PRIMARY KEY,
                 thread_id TEXT NOT NULL REFERENCES agent_threads(id) ON DELETE CASCADE,

@@ -27,19 +27,21 @@ public final class CapturedOutput: Output {
     public var text: String { buffer.withLock { $0 } }
 }
 
-/// Writes streamed text, wrapping words at `width` columns (0 = no wrapping) and tracking the column.
+/// Writes streamed text, wrapping words at `width` columns (0 = no wrapping) and tracking the
+/// column. Every fragment is shown as soon as it arrives: a word is placed (on this line or the
+/// next) when its first part arrives, and later parts of the same word follow it directly.
 final class StreamWriter {
     let output: any Output
     var width: Int
     private(set) var column = 0
     private var pendingWord = ""
+    private var midWord = false
 
     init(output: any Output, width: Int) {
         self.output = output
         self.width = width
     }
 
-    /// Writes a fragment; words are held back until a space or newline shows where they end.
     func write(_ text: String) {
         guard width > 0 else {
             output.write(text)
@@ -51,21 +53,28 @@ final class StreamWriter {
         var out = ""
         for ch in text {
             if ch == "\n" {
-                out += flushWord() + "\n"
+                out += placeWord() + "\n"
                 column = 0
+                midWord = false
             } else if ch == " " {
-                out += flushWord()
+                out += placeWord()
+                midWord = false
                 if column < width { out += " "; column += 1 }
+            } else if midWord {
+                out.append(ch)
+                column += 1
             } else {
                 pendingWord.append(ch)
             }
         }
+        out += placeWord()
         output.write(out)
     }
 
-    private func flushWord() -> String {
+    /// Puts the word being collected on this line, or the next when it does not fit.
+    private func placeWord() -> String {
         guard !pendingWord.isEmpty else { return "" }
-        defer { pendingWord = "" }
+        defer { pendingWord = ""; midWord = true }
         if column > 0 && column + pendingWord.count > width {
             column = pendingWord.count
             return "\n" + pendingWord
@@ -76,8 +85,9 @@ final class StreamWriter {
 
     /// Ends the current line if anything is on it.
     func finishLine() {
-        let rest = flushWord()
+        let rest = placeWord()
         if !rest.isEmpty { output.write(rest) }
+        midWord = false
         if column > 0 { output.write("\n"); column = 0 }
     }
 }

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TestSupport
+import SQLiteKit
+
+/// The real ofj, talking to a loopback OpenAI-compatible server, on a pseudo-terminal: Ctrl-C
+/// mid-stream and SIGTERM leave the run suspended with its partial text, and `ask --json` emits
+/// the event stream.
+@Suite(.serialized) struct ProviderSessionTests {
+    let home = TempDirectory(prefix: "ofj-provider")
+
+    static let partial = """
+        data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"Here are three"}}]}
+
+        data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":" dinner ideas:"}}]}
+
+
+        """
+
+    func environment(_ server: LoopbackHTTPServer) -> [String: String] {
+        ["OFJ_HOME": home.file("data"), "XDG_STATE_HOME": home.file("state"), "XDG_CONFIG_HOME": home.file("config"),
+         "HOME": home.path, "TERM": "xterm", "LANG": "C.UTF-8", "OFJ_PROVIDER": "openai", "OFJ_MODEL": "test-model",
+         "OPENAI_BASE_URL": server.url("/v1"), "OPENAI_API_KEY": "sk-test-NOT-A-REAL-KEY-123456"]
+    }
+
+    func runPhases() throws -> [String] {
+        let db = try Database(path: home.file("data/ofj.sqlite"))
+        return try db.rows("SELECT phase FROM agent_runs ORDER BY created_at").compactMap { $0[0].string }
+    }
+
+    @Test func ctrlCMidStreamSuspendsAndSIGTERMExitsCleanly() async throws {
+        let server = try LoopbackHTTPServer()
+        let body = Array(Self.partial.utf8)
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "text/event-stream")], body: body, framing: .chunked,
+                             ending: .stall(afterBodyBytes: body.count)))
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "text/event-stream")], body: body, framing: .chunked,
+                             ending: .stall(afterBodyBytes: body.count)))
+        let binary = try #require(OfjBinary.path)
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment(server))
+        #expect(await p.read(until: "/help for commands") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("dinner ideas?\r")
+        #expect(await p.read(until: "dinner ideas:") != nil)
+        let pressed = ContinuousClock.now
+        p.send("\u{03}")
+        let afterText = await p.read(until: "/continue")
+        if afterText == nil { Issue.record("screen after Ctrl-C: \(await p.read(timeout: 0.5).debugDescription)") }
+        let after = try #require(afterText)
+        #expect(ContinuousClock.now - pressed < .seconds(8)) // stopped by Ctrl-C, not by the 8 s idle deadline
+        #expect(after.contains("Interrupted"))
+        #expect(try runPhases() == ["suspended"])
+
+        // A second answer stalls too; SIGTERM leaves it suspended and ofj exits cleanly.
+        p.send("more?\r")
+        #expect(await p.read(until: "dinner ideas:") != nil)
+        p.signal(SIGTERM)
+        #expect(await p.waitForExit() == 0)
+        #expect(try runPhases() == ["cancelled", "suspended"]) // the first was superseded by the new message
+        // The key never reaches the screen or the database.
+        let db = try String(contentsOfFile: home.file("data/ofj.sqlite"), encoding: .isoLatin1)
+        #expect(!db.contains("NOT-A-REAL-KEY"))
+    }
+
+    @Test func askJSONEmitsTheEventStream() async throws {
+        let env = ["OFJ_HOME": home.file("data"), "HOME": home.path, "OFJ_PROVIDER": "offline", "XDG_CONFIG_HOME": home.file("config")]
+        let r = try await OfjBinary.run(["ask", "--json", "how much protein today"], environment: env)
+        #expect(r.status == 0)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        var types: [String] = []
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+            types.append(object["type"] as? String ?? "?")
+        }
+        #expect(types.first == "phase")
+        #expect(types.contains("tool_started") && types.contains("text_delta"))
+        #expect(types.last == "finished")
+    }
+
+    @Test func askRefusesWritesWithoutYes() async throws {
+        let env = ["OFJ_HOME": home.file("data2"), "HOME": home.path, "OFJ_PROVIDER": "offline", "XDG_CONFIG_HOME": home.file("config")]
+        let refused = try await OfjBinary.run(["ask", "log 2 eggs for breakfast"], environment: env)
+        #expect(refused.stderr.contains("refused log_reference_food"))
+        let day = try await OfjBinary.run(["day", "--json"], environment: env)
+        #expect(!day.stdout.contains("Egg"))
+        let allowed = try await OfjBinary.run(["ask", "--yes", "log 2 eggs for breakfast"], environment: env)
+        #expect(allowed.status == 0)
+        let after = try await OfjBinary.run(["day"], environment: env)
+        #expect(after.stdout.contains("Egg, whole, raw, fresh"))
+    }
+}
