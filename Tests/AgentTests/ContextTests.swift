@@ -457,6 +457,18 @@ struct ContextFixture {
         #expect(plan.checkpoint?.summary == "earlier: meal plans")
     }
 
+    @Test func aTinyWindowFullOfToolSpecsDoesNotCompactEveryTurn() async throws {
+        // 20 tool specs of ~110 tokens each take most of a 4,000-token window.
+        let specs = (0..<20).map { i in
+            LookupTool(name: "lookup_\(i)", description: String(repeating: "Looks up one kind of thing in the journal. ", count: 7))
+        }
+        let f = try ContextFixture(tools: specs)
+        try await f.talk(0..<8)
+        // Over 80% from the first turn, but the closed turns are too small to be worth a summary.
+        #expect(f.script.summaries <= 3, "\(f.ordinaryRequests.map { TokenEstimator.tokens($0) })") // without the guard: one every turn from the second
+        for r in f.ordinaryRequests { #expect(TokenEstimator.tokens(r) <= f.budget().usable) }
+    }
+
     @Test func budgetChoicePerThread() throws {
         let f = try ContextFixture(window: 1_000_000)
         #expect(try f.harness.store.contextBudget(threadID: "t9") == nil)

@@ -167,7 +167,7 @@ public final class CompactingAssembler: RequestAssembler {
                 try db.execute("UPDATE agent_context_state SET ratio = min(4.0, ratio * 1.25) WHERE thread_id = ?", [shape.threadID])
             }
             let plan = try makePlan(shape)
-            return try await reduce(shape, plan, target: plan.budget.usable * 4 / 10, keepRecent: 0, notice: context.notice) != .nothing
+            return try await reduce(shape, plan, target: plan.budget.usable * 4 / 10, keepRecent: 0, force: true, notice: context.notice) != .nothing
         } catch {
             return false
         }
@@ -312,9 +312,14 @@ public final class CompactingAssembler: RequestAssembler {
     // MARK: - Compaction and pruning
 
     /// Compacts (or, when that fails, prunes) the leading turns so the rest fits `target`.
-    func reduce(_ shape: Shape, _ plan: Plan, target: Int, keepRecent: Int, notice: @Sendable (AgentError) -> Void) async throws -> ContextReduction {
+    /// Unless `force`d or over the hard limit, a stretch smaller than two summaries is left alone
+    /// (with a tiny window and many tool specs, compacting every turn would gain nothing).
+    func reduce(_ shape: Shape, _ plan: Plan, target: Int, keepRecent: Int, force: Bool = false,
+                notice: @Sendable (AgentError) -> Void) async throws -> ContextReduction {
         let split = splitPoint(plan, openLast: true, keepRecent: keepRecent, target: target)
         guard split > 0 else { return .nothing }
+        let replaced = plan.corrected(plan.messageTokens[..<plan.turnStarts[split]].reduce(0, +))
+        if !force && plan.estimate <= plan.budget.usable && replaced < 2 * settings.summaryMaxOutputTokens { return .nothing }
         let reason: String
         do {
             guard settings.summarises(shape.model.provider) else { throw CompactionFailure(description: "this model cannot summarise") }
