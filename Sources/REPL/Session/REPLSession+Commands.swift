@@ -167,31 +167,21 @@ extension REPLSession {
     }
 
     func showUsage() throws {
-        let rows = try services.store.usage(threadID: threadID)
-        let thread = rows.reduce(Usage.zero) { $0 + $1.usage }
-        let threadCost = rows.compactMap(\.costUSD).reduce(0, +)
-        // Midnight today in the person's zone: now minus the seconds since local midnight.
+        let thread = try services.store.usageTotals(threadID: threadID)
         let now = services.journal.now()
-        let local = now.timeIntervalSince1970 + Double(services.journal.timeZone.secondsFromGMT(for: now))
-        let start = now.timeIntervalSince1970 - local.truncatingRemainder(dividingBy: 86_400)
-        let day = try services.store.queue.read { db in
-            try db.row("""
-                SELECT coalesce(sum(input_tokens),0), coalesce(sum(cached_input_tokens),0), coalesce(sum(output_tokens),0),
-                       coalesce(sum(reasoning_tokens),0), coalesce(sum(cost_usd),0), count(*)
-                FROM agent_usage WHERE created_at >= ?
-                """, [start])
-        }
-        say("This thread: \(rows.count) model rounds · " + Self.usageLine(thread, cost: threadCost))
-        if let day {
-            let u = Usage(inputTokens: day[0].int ?? 0, cachedInputTokens: day[1].int ?? 0, outputTokens: day[2].int ?? 0, reasoningTokens: day[3].int ?? 0)
-            say("Today, all threads: \(day[5].int ?? 0) model rounds · " + Self.usageLine(u, cost: day[4].double ?? 0))
-        }
+        let day = try services.store.usageTotals(dayContaining: now.timeIntervalSince1970,
+                                                 secondsFromGMT: services.journal.timeZone.secondsFromGMT(for: now))
+        say("This thread: \(thread.rounds) model rounds · " + Self.usageLine(thread))
+        say("Today, all threads: \(day.rounds) model rounds · " + Self.usageLine(day))
         say(style.dim("Costs are estimates from ofj's price table."))
     }
 
-    static func usageLine(_ u: Usage, cost: Double) -> String {
+    static func usageLine(_ t: UsageTotals) -> String {
         let n = { (v: Int) in JournalViews.number(Double(v), places: 0) }
+        let u = t.usage
+        let cost = t.costUSD == 0 ? "$0.00" : String(format: "$%.4f", t.costUSD)
+        let unknown = t.roundsWithoutCost > 0 ? " (+\(t.roundsWithoutCost) rounds of unknown cost)" : ""
         return "input \(n(u.inputTokens)) (cached \(n(u.cachedInputTokens))) · output \(n(u.outputTokens)) (reasoning \(n(u.reasoningTokens))) · "
-            + (cost == 0 ? "$0.00" : String(format: "$%.4f", cost))
+            + cost + unknown
     }
 }
