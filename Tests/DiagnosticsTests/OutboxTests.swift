@@ -25,8 +25,9 @@ import Testing
 
     @Test func pendingRespectsTheBatchByteBudget() throws {
         let outbox = try Fixtures.outbox()
-        for i in 1...10 { try outbox.enqueue(Fixtures.event(i)) }
-        let one = Fixtures.event(1).json.utf8.count
+        // Fixed times and one-digit ids: every event has the same size, so the budget is exact.
+        for i in 1...9 { try outbox.enqueue(Fixtures.event(i, at: 1_800_000_000)) }
+        let one = Fixtures.event(1, at: 1_800_000_000).json.utf8.count
         #expect(try outbox.pending(limit: 100, maxBytes: one * 3).count == 3)
         // A single event larger than the budget still goes alone, so the queue cannot stall.
         #expect(try outbox.pending(limit: 100, maxBytes: 1).count == 1)
