@@ -130,7 +130,7 @@ import Testing
         await flusher.start()
         for i in 1...4 { try outbox.enqueue(Fixtures.event(i)) }
         flusher.nudge()
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while (try? remoteCount(fake)) ?? 0 < 4, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
         #expect(try remoteCount(fake) == 4)
         _ = await flusher.shutdown(timeout: 2)
@@ -145,7 +145,7 @@ import Testing
         let elapsed = Date().timeIntervalSince(start)
         // The deadline is 0.5 s against a server that would take 120 s; the slack is for a debug
         // build on a shared, heavily loaded 2-core machine.
-        #expect(elapsed < 10, "shutdown took \(elapsed) s")
+        #expect(elapsed < 30, "shutdown took \(elapsed) s")
         #expect(report == nil || report?.succeeded == false)
         #expect(try outbox.status().pending == 1, "undelivered events stay for the next start")
     }
@@ -154,7 +154,9 @@ import Testing
         let (fake, outbox, flusher) = try setup()
         await flusher.start()
         for i in 1...3 { try outbox.enqueue(Fixtures.event(i)) }
-        let report = await flusher.shutdown(timeout: 2)
+        // The 2 s exit budget is shown above; here the point is what gets delivered, so the
+        // budget is wide enough for a loaded machine.
+        let report = await flusher.shutdown(timeout: 30)
         #expect(report?.succeeded == true)
         #expect(try remoteCount(fake) == 3)
         #expect(try outbox.status().pending == 0)
