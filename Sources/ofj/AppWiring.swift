@@ -127,5 +127,5 @@ struct App {
                            })
     }
 
-    static let configureHint = "set OFJ_PROVIDER and a key such as GEMINI_API_KEY for a real model; ofj doctor checks"
+    static let configureHint = "set OFJ_PROVIDER and its key (e.g. OFJ_PROVIDER=gemini GEMINI_API_KEY=…); ofj doctor checks the setup"
 }

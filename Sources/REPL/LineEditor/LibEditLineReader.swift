@@ -96,13 +96,16 @@ public final class LibEditLineReader: LineReader {
         return .line(line)
     }
 
-    /// True when more input is already waiting (a paste in progress).
-    private func inputPending() -> Bool {
+    /// True when more input is waiting (within `milliseconds`).
+    private func inputPending(milliseconds: Int32 = 15) -> Bool {
         var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        return poll(&fds, 1, 15) > 0
+        return poll(&fds, 1, milliseconds) > 0
     }
 
     public func readLine(prompt: String) -> LineInput {
+        // Lines typed ahead while an answer was streaming are separate messages; only lines that
+        // arrive together while this line is being read (a paste) are joined.
+        let typedAhead = inputPending(milliseconds: 0)
         let first = rawLine(prompt: prompt)
         guard case .line(var text) = first else { return first }
         // Backslash continuation.
@@ -111,7 +114,7 @@ public final class LibEditLineReader: LineReader {
             return nil
         }
         // Pasted multi-line text arrives as one message.
-        while inputPending() {
+        while !typedAhead && inputPending() {
             guard case .line(let more) = rawLine(prompt: "… ") else { break }
             text += "\n" + more
         }

@@ -49,15 +49,13 @@ public final class REPLSession {
     /// The one-line banner (plus a line about a suspended run, when there is one).
     public func banner() -> String {
         var lines: [String] = []
-        let who: String
         let model = currentModel
-        if model.provider == "offline" {
-            who = "offline assistant (\(services.configureHint))"
-        } else {
-            who = "\(model.provider) · \(model.model)"
-        }
+        let who = model.provider == "offline" ? "offline assistant" : "\(model.provider) · \(model.model)"
         let title = (try? services.store.thread(threadID))?.map { "thread “\(Terminal.sanitize($0.title, keepNewlines: false))”" } ?? "new thread"
         lines.append("ofj \(services.version) · \(who) · \(title) · /help for commands")
+        if model.provider == "offline" {
+            lines.append(style.dim("No AI provider is configured, so the built-in offline assistant answers; to use a real model, \(services.configureHint)."))
+        }
         if let run = (try? services.store.runs(threadID: threadID))?.last, run.phase == .suspended {
             lines.append(style.yellow("An answer in this thread was interrupted. Type /continue to resume it, or send a new message."))
         } else if let suspended = try? services.store.suspendedRuns(), let other = suspended.first(where: { $0.threadID != threadID }) {
