@@ -60,9 +60,9 @@ struct App {
     var diagnosticsCommands: DiagnosticsCommands { DiagnosticsCommands(outbox: outbox, flusher: flusher) }
 
     /// Builds a runner for `model` with this app's stores, tools and diagnostics.
-    func makeRunner(model: any ChatModel, approvals: any ApprovalGate) -> AgentRunner {
+    func makeRunner(model: any ChatModel, approvals: any ApprovalGate) throws -> AgentRunner {
         AgentRunner(store: store, model: model, tools: tools, approvals: approvals, clock: SystemClock(), diagnostics: recorder,
-                    configuration: configuration(for: model), assembler: makeAssembler())
+                    configuration: configuration(for: model), assembler: makeAssembler(), faults: try KillAtFault.fromEnvironment(environment))
     }
 
     /// The context manager: budgets from the model catalog, checkpoints validated against the journal.

@@ -53,7 +53,7 @@ struct Launcher {
         Toolbox.warmUp()
         let approvals = ApprovalBroker()
         let clock = SystemClock()
-        let runner = app.makeRunner(model: model, approvals: approvals)
+        let runner = try app.makeRunner(model: model, approvals: approvals)
         await app.flusher?.start()
         _ = try? runner.recoverInterruptedRuns()
         let modelBox = ModelBox(model)
@@ -145,7 +145,7 @@ struct Launcher {
             recorder.input(text)
         }
         Toolbox.warmUp()
-        let runner = app.makeRunner(model: model, approvals: FixedApprovals(p.has("--yes") ? .allowOnce : .deny))
+        let runner = try app.makeRunner(model: model, approvals: FixedApprovals(p.has("--yes") ? .allowOnce : .deny))
         _ = try? runner.recoverInterruptedRuns()
         let threadID = p.value("--thread") ?? UUIDSource().next()
         Signals.install()

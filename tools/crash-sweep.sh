@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Crash sweep: for every fault point, run a write turn ("log 2 eggs for breakfast" through the
+# offline assistant, approved with --yes) in a process that SIGKILLs itself at that point, start
+# ofj again and /continue the suspended run, then check: the user's message is kept, the write
+# happened exactly once (journal rows and ledger rows), the run ended completed, and
+# PRAGMA integrity_check is ok. Usage: tools/crash-sweep.sh [ROUNDS] (default 3 per point).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ofj=${OFJ_BIN:-.build/debug/ofj}
+rounds=${1:-3}
+points="run_started before_model_request after_first_text_delta after_model_turn after_read_result before_approval after_approval inside_write_transaction after_write_commit before_finalize"
+fail=0; runs=0
+for point in $points; do
+  for round in $(seq 1 "$rounds"); do
+    home=$(mktemp -d)
+    { (OFJ_HOME=$home OFJ_PROVIDER=offline OFJ_FAULT=$point exec "$ofj" ask --yes "log 2 eggs for breakfast" >/dev/null 2>&1); } 2>/dev/null
+    killed=$?
+    db=$home/ofj.sqlite
+    q() { sqlite3 "$db" "$1"; }
+    # Resume the interrupted run as a person would: /continue, answering "y" when the write was
+    # not committed yet (the card is shown again). Nothing is resumed when the point was not reached.
+    answers='/continue\n'
+    [ "$(q "SELECT count(*) FROM agent_ledger")" = 0 ] && answers='/continue\ny\n'
+    printf "$answers" | OFJ_HOME=$home OFJ_PROVIDER=offline "$ofj" --resume >/dev/null 2>&1
+    entries=$(q "SELECT count(*) FROM journal_entries")
+    ledger=$(q "SELECT count(*) FROM agent_ledger WHERE outcome = 'committed'")
+    users=$(q "SELECT count(*) FROM agent_messages m JOIN agent_message_parts p ON p.message_id = m.id WHERE m.role = 'user' AND p.body LIKE '%log 2 eggs for breakfast%'")
+    phase=$(q "SELECT phase FROM agent_runs ORDER BY created_at LIMIT 1")
+    integrity=$(q "PRAGMA integrity_check")
+    runs=$((runs + 1))
+    if [ "$entries" != 1 ] || [ "$ledger" != 1 ] || [ "$users" != 1 ] || [ "$phase" != completed ] || [ "$integrity" != ok ]; then
+      echo "FAIL $point round $round (exit $killed): entries=$entries ledger=$ledger user_messages=$users phase=$phase integrity=$integrity"
+      fail=$((fail + 1))
+    fi
+    rm -rf "$home"
+  done
+  echo "point $point: $rounds rounds"
+done
+echo "crash sweep: $((runs - fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]
