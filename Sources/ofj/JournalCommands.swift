@@ -8,7 +8,8 @@ import ReferenceFoods
 
 struct JournalCommands {
     let journal: JournalStore
-    let reference: ReferenceDatabase
+    /// The reference foods, for `ref` and `log --ref` only.
+    let reference: ReferenceDatabase?
     let out: (String) -> Void
 
     static let dayHelp = """
@@ -101,7 +102,7 @@ struct JournalCommands {
                 }
             }
             entry = try journal.logFood(food.id, amount: amount, day: dayValue, meal: meal)
-        } else if let refID = p.value("--ref") {
+        } else if let refID = p.value("--ref"), let reference {
             guard reference.food(id: refID) != nil else {
                 throw CLIError("no reference food with id '\(JournalViews.safeName(String(refID.prefix(20))))'; find ids with `ofj ref QUERY`")
             }
@@ -171,7 +172,7 @@ struct JournalCommands {
         let query = p.positionals.joined(separator: " ")
         guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError("give words to search for\n" + Self.refHelp, status: 2) }
         guard let limit = Int(p.value("--limit") ?? "10"), limit > 0, limit <= 500 else { throw CLIError("--limit takes 1 to 500", status: 2) }
-        let foods = reference.search(query, limit: limit)
+        let foods = reference?.search(query, limit: limit) ?? []
         if p.has("--json") {
             let items: [JSONValue] = foods.map { f in
                 .object(["id": .string(f.id), "description": .string(f.description), "group": .string(f.group),

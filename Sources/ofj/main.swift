@@ -58,8 +58,11 @@ func runJournalCommand(_ name: String, _ args: [String]) throws {
         writeOut(helpText)
         return
     }
-    let reference = ReferenceDatabase.shared
-    if name == "ref" || (name == "log" && args.contains("--ref")) {
+    // Only `ref` and `log --ref` read the bundled reference foods; other commands do not even
+    // locate the resource bundle (it shows in their start-up time).
+    let needsReference = name == "ref" || (name == "log" && args.contains("--ref"))
+    let reference = needsReference ? ReferenceDatabase.shared : nil
+    if let reference {
         do { try reference.load() } catch { throw CLIError("the bundled reference foods could not be read (\(error)); reinstall ofj") }
     }
     let commands = JournalCommands(journal: try openJournal(), reference: reference, out: writeOut)
