@@ -95,7 +95,7 @@ SELECT e.meal, e.name, e.brand, e.servings, n.nutrient, n.total FROM journal_ent
   JOIN journal_entry_nutrients n ON n.entry_seq = e.seq WHERE e.day = '$DAY' ORDER BY e.meal, e.seq, n.nutrient;
 SELECT meal, count(*) FROM journal_entries WHERE day = '$DAY' GROUP BY meal;
 SELECT * FROM journal_day_totals WHERE day = '$DAY';
-SELECT * FROM journal_goals;
+SELECT value FROM journal_settings WHERE key = 'goals';
 SQL
 }
 
@@ -103,7 +103,7 @@ step_journal() {
   step_journal_gen
   day_sql > "$B/day.sql"
   log "== journal at scale: ofj day vs sqlite3 shell on the same file (query: $B/day.sql)"
-  sqlite3 "$B/home-day/ofj.sqlite" "SELECT count(*) || ' entries, ' || (SELECT count(*) FROM saved_foods) || ' saved foods' FROM journal_entries" 2>/dev/null | tee -a "$OUT" || true
+  sqlite3 "$B/home-day/ofj.sqlite" "SELECT count(*) || ' entries, ' || (SELECT count(*) FROM journal_saved_foods) || ' saved foods' FROM journal_entries" 2>/dev/null | tee -a "$OUT" || true
   load
   OFJ_HOME="$B/home-day" bench journal \
     "$OFJ day $DAY" "sqlite3 $B/home-day/ofj.sqlite \".read $B/day.sql\""
@@ -164,13 +164,16 @@ step_diag() {
   # fill N: replace the outbox with N copies of the template events (fresh ids; the outbox cap is 500).
   cat > "$B/fill.sh" <<SH
 #!/bin/sh
-n=\$1
-sqlite3 "$db" "DELETE FROM diagnostics_outbox; WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM k WHERE i < \$n - 1)
+# Replaces the outbox with \$1 copies of the template events, each with a fresh id (also inside the payload).
+n=\$1; run=\$(date +%s%N)
+sqlite3 "$db" "DELETE FROM diagnostics_outbox;
+ WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < \$n - 1),
+      t AS (SELECT row_number() OVER () - 1 AS r, occurred_at, payload FROM bench_event_template)
  INSERT INTO diagnostics_outbox (id, occurred_at, payload, size)
- SELECT lower(hex(randomblob(16))), (SELECT occurred_at FROM bench_event_template LIMIT 1) + k.i * 0.001,
-        (SELECT payload FROM bench_event_template LIMIT 1 OFFSET (k.i % (SELECT count(*) FROM bench_event_template))),
-        (SELECT size FROM bench_event_template LIMIT 1 OFFSET (k.i % (SELECT count(*) FROM bench_event_template)))
- FROM k;"
+ SELECT printf('bench-%s-%06d', '\$run', k.i), t.occurred_at + k.i * 0.001,
+        json_set(t.payload, '\$.id', printf('bench-%s-%06d', '\$run', k.i)),
+        length(json_set(t.payload, '\$.id', printf('bench-%s-%06d', '\$run', k.i)))
+   FROM k JOIN t ON t.r = k.i % (SELECT count(*) FROM bench_event_template);"
 SH
   chmod +x "$B/fill.sh"
   export TURSO_DATABASE_URL="http://127.0.0.1:$turso" TURSO_AUTH_TOKEN=bench-token
@@ -216,19 +219,20 @@ step_rss() {
   log "  fresh thread: peak RSS $(awk -F': ' '/Maximum resident/ {print $2}' "$B/rss-fresh.txt") kB"
   if [ "$(sqlite3 "$db" "SELECT count(*) FROM agent_messages WHERE thread_id = '$thread'")" -lt 10000 ]; then
     OFJ_HOME="$home" "$OFJ" ask "How am I doing today?" --provider openai --thread "$thread" > /dev/null
-    # Copy the two messages of that turn until the thread holds 10,000 (user/assistant alternating).
+    # Copy the messages of that turn (user, assistant) until the thread holds 10,000 (user/assistant alternating).
     sqlite3 "$db" <<SQL
 BEGIN;
-CREATE TEMP TABLE tmpl AS SELECT id, role, seq FROM agent_messages WHERE thread_id = '$thread' ORDER BY seq;
-WITH RECURSIVE k(i) AS (SELECT (SELECT max(seq) FROM agent_messages WHERE thread_id = '$thread') + 1
+CREATE TEMP TABLE tmpl AS SELECT row_number() OVER (ORDER BY seq) - 1 AS r, id, role, seq, run_id, turn, created_at
+  FROM agent_messages WHERE thread_id = '$thread';
+WITH RECURSIVE k(i) AS (SELECT (SELECT max(seq) FROM tmpl) + 1
                         UNION ALL SELECT i + 1 FROM k WHERE i < (SELECT min(seq) FROM tmpl) + 9999)
 INSERT INTO agent_messages (thread_id, seq, run_id, role, turn, state, created_at)
-SELECT '$thread', k.i, m.run_id, m.role, m.turn, 'complete', m.created_at
-  FROM k JOIN agent_messages m ON m.id = (SELECT id FROM tmpl ORDER BY seq LIMIT 1 OFFSET ((k.i - (SELECT min(seq) FROM tmpl)) % 2));
+SELECT '$thread', k.i, t.run_id, t.role, t.turn, 'complete', t.created_at
+  FROM k JOIN tmpl t ON t.r = (k.i - (SELECT min(seq) FROM tmpl)) % (SELECT count(*) FROM tmpl);
 INSERT INTO agent_message_parts (message_id, ordinal, kind, body, call_id, name, is_error, provider, subkind)
 SELECT m.id, p.ordinal, p.kind, p.body, p.call_id, p.name, p.is_error, p.provider, p.subkind
   FROM agent_messages m
-  JOIN tmpl t ON t.role = m.role
+  JOIN tmpl t ON t.r = (m.seq - (SELECT min(seq) FROM tmpl)) % (SELECT count(*) FROM tmpl)
   JOIN agent_message_parts p ON p.message_id = t.id
  WHERE m.thread_id = '$thread' AND m.id NOT IN (SELECT id FROM tmpl);
 COMMIT;
