@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CREATED = 1764400000
 MODEL = "bench-model"
-STATS = {"requests": 0, "text": 0, "tools": 0}
+STATS = {"requests": 0, "text": 0, "tools": 0, "last_request_bytes": 0, "last_request_messages": 0}
 LOCK = threading.Lock()
 
 
@@ -110,6 +110,8 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             STATS["requests"] += 1
             STATS["tools" if tools else "text"] += 1
+            STATS["last_request_bytes"] = len(raw)
+            STATS["last_request_messages"] = len(req.get("messages") or [])
         body = TOOLS if tools else TEXT
         if req.get("stream") is False:
             # Non-streaming clients get the text answer as one JSON object.

@@ -2,7 +2,8 @@
 # One entry point for the whole-process benchmarks of issues 2 and 10 (start-up, turn overhead,
 # journal at scale, diagnostics, long-thread RSS) plus the existing in-process probes; see BENCHMARKS.md.
 # Usage: tools/bench/run.sh [all|build|startup|turn|journal|diag|rss|inproc]...   (default: all)
-# Env: RUNS (hyperfine runs per command, default 20), BENCH_DIR (scratch, default /tmp/ofj-bench).
+# Env: RUNS (hyperfine runs per command, default 20), BENCH_DIR (scratch, default /tmp/ofj-bench),
+#      OFJ_ALT (optional second ofj binary, e.g. a --static-swift-stdlib build, timed side by side in start-up/journal).
 # Results: $BENCH_DIR/results.txt (appended) and hyperfine JSON files in $BENCH_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -80,13 +81,29 @@ step_journal_gen() {
   [ -f "$B/home-day/ofj.sqlite" ] || { cp "$JOURNAL_SRC" "$B/home-day/ofj.sqlite"; OFJ_HOME="$B/home-day" "$OFJ" day "$DAY" > /dev/null; }
 }
 
+# Floors for start-up: a Swift program that prints one line, without and with Foundation
+# (same toolchain, -O, dynamically linked like ofj), and `true`.
+build_floors() {
+  [ -x "$B/hello-swift" ] && [ -x "$B/hello-foundation" ] && return
+  echo 'print("hello")' > "$B/hello-swift.swift"
+  cat > "$B/hello-foundation.swift" <<'SWIFT'
+import Foundation
+_ = ProcessInfo.processInfo.environment
+FileHandle.standardOutput.write(Data("hello\n".utf8))
+SWIFT
+  (cd "$B" && swiftc -O hello-swift.swift -o hello-swift && swiftc -O hello-foundation.swift -o hello-foundation)
+}
+
 step_startup() {
   step_journal_gen
+  build_floors
   log "== start-up (OFJ_HOME=$B/home-day, 10-year journal; llm with LLM_USER_PATH=$B/llm-home)"
   load
   mkdir -p "$B/llm-home"
+  local alt=()
+  [ -n "${OFJ_ALT:-}" ] && alt=("$OFJ_ALT --version" "$OFJ_ALT day $DAY")
   OFJ_HOME="$B/home-day" LLM_USER_PATH="$B/llm-home" bench startup \
-    "$OFJ --version" "$LLM --version" "$OFJ day $DAY"
+    "$OFJ --version" "$LLM --version" "$OFJ day $DAY" "$B/hello-swift" "$B/hello-foundation" "true" "${alt[@]}"
   load
 }
 
@@ -105,8 +122,10 @@ step_journal() {
   log "== journal at scale: ofj day vs sqlite3 shell on the same file (query: $B/day.sql)"
   sqlite3 "$B/home-day/ofj.sqlite" "SELECT count(*) || ' entries, ' || (SELECT count(*) FROM journal_saved_foods) || ' saved foods' FROM journal_entries" 2>/dev/null | tee -a "$OUT" || true
   load
+  local alt=()
+  [ -n "${OFJ_ALT:-}" ] && alt=("$OFJ_ALT day $DAY")
   OFJ_HOME="$B/home-day" bench journal \
-    "$OFJ day $DAY" "sqlite3 $B/home-day/ofj.sqlite \".read $B/day.sql\""
+    "$OFJ day $DAY" "sqlite3 $B/home-day/ofj.sqlite \".read $B/day.sql\"" "${alt[@]}"
   load
 }
 
@@ -210,7 +229,8 @@ PY
 step_rss() {
   step_journal_gen
   start_server tools/bench/fake_openai.py --port 0
-  export OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1" OPENAI_API_KEY=bench-not-a-key
+  local fake=$PORT
+  export OPENAI_BASE_URL="http://127.0.0.1:$fake/v1" OPENAI_API_KEY=bench-not-a-key
   local home="$B/home-rss"
   prepare_ask_home "$home"
   local db="$home/ofj.sqlite" thread=bench-thread-10k
@@ -242,6 +262,7 @@ SQL
   for i in 1 2 3; do
     OFJ_HOME="$home" /usr/bin/time -v "$OFJ" ask "How am I doing today?" --provider openai --thread "$thread" 2> "$B/rss-10k-$i.txt" > "$B/rss-10k-$i.out" || true
     log "  run $i: peak RSS $(awk -F': ' '/Maximum resident/ {print $2}' "$B/rss-10k-$i.txt") kB, wall $(awk -F'): ' '/Elapsed/ {print $2}' "$B/rss-10k-$i.txt"), exit $(awk -F': ' '/Exit status/ {print $2}' "$B/rss-10k-$i.txt"): $(head -c 120 "$B/rss-10k-$i.out" | tr '\n' ' ')"
+    log "    request as received by the server: $(curl -s "http://127.0.0.1:$fake/__stats")"
   done
   unset OPENAI_BASE_URL OPENAI_API_KEY
 }
