@@ -37,13 +37,15 @@ bench() {
   local name=$1; shift
   local json="$B/$name.json"
   hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$json" "$@" > "$B/$name.log" 2>&1 || { cat "$B/$name.log"; return 1; }
-  python3 - "$json" <<'PY' | tee -a "$OUT"
+  python3 - "$json" "$repo/" "$LLM_VENV/bin/" "$B/" <<'PY' | tee -a "$OUT"
 import json, sys
 rs = json.load(open(sys.argv[1]))["results"]
 base = rs[0]["median"]
+def short(c):  # paths shortened for the table: ./ = repo, llm = venv, $B = BENCH_DIR
+    return c.replace(sys.argv[2], "./").replace(sys.argv[3], "").replace(sys.argv[4], "$B/")
 for r in rs:
     ts = sorted(r["times"])
-    print(f'  {r["command"][:88]:<88} median {r["median"]*1000:8.1f} ms  (min {ts[0]*1000:.1f}, max {ts[-1]*1000:.1f}, n={len(ts)})'
+    print(f'  {short(r["command"]):<100} median {r["median"]*1000:8.1f} ms  (min {ts[0]*1000:.1f}, max {ts[-1]*1000:.1f}, n={len(ts)})'
           + (f'  = {r["median"]/base:.2f}x the first' if r is not rs[0] else ''))
 PY
 }
@@ -226,26 +228,18 @@ PY
   unset OPENAI_BASE_URL OPENAI_API_KEY
 }
 
-step_rss() {
-  step_journal_gen
-  start_server tools/bench/fake_openai.py --port 0
-  local fake=$PORT
-  export OPENAI_BASE_URL="http://127.0.0.1:$fake/v1" OPENAI_API_KEY=bench-not-a-key
-  local home="$B/home-rss"
-  prepare_ask_home "$home"
-  local db="$home/ofj.sqlite" thread=bench-thread-10k
-  log "== peak RSS: ofj ask --thread on a 10,000-message thread (/usr/bin/time -v)"
-  OFJ_HOME="$home" /usr/bin/time -v "$OFJ" ask "How am I doing today?" --provider openai 2> "$B/rss-fresh.txt" > /dev/null
-  log "  fresh thread: peak RSS $(awk -F': ' '/Maximum resident/ {print $2}' "$B/rss-fresh.txt") kB"
-  if [ "$(sqlite3 "$db" "SELECT count(*) FROM agent_messages WHERE thread_id = '$thread'")" -lt 10000 ]; then
-    OFJ_HOME="$home" "$OFJ" ask "How am I doing today?" --provider openai --thread "$thread" > /dev/null
-    # Copy the messages of that turn (user, assistant) until the thread holds 10,000 (user/assistant alternating).
-    sqlite3 "$db" <<SQL
+# fill_thread DB THREAD N: one real turn on THREAD, then its (user, assistant) messages copied until
+# the thread holds N messages. Skipped when the thread already holds N or more.
+fill_thread() {
+  local db=$1 thread=$2 n=$3
+  [ "$(sqlite3 "$db" "SELECT count(*) FROM agent_messages WHERE thread_id = '$thread'")" -ge "$n" ] && return
+  OFJ_HOME="$(dirname "$db")" "$OFJ" ask "How am I doing today?" --provider openai --thread "$thread" > /dev/null
+  sqlite3 "$db" <<SQL
 BEGIN;
 CREATE TEMP TABLE tmpl AS SELECT row_number() OVER (ORDER BY seq) - 1 AS r, id, role, seq, run_id, turn, created_at
   FROM agent_messages WHERE thread_id = '$thread';
 WITH RECURSIVE k(i) AS (SELECT (SELECT max(seq) FROM tmpl) + 1
-                        UNION ALL SELECT i + 1 FROM k WHERE i < (SELECT min(seq) FROM tmpl) + 9999)
+                        UNION ALL SELECT i + 1 FROM k WHERE i < (SELECT min(seq) FROM tmpl) + $n - 1)
 INSERT INTO agent_messages (thread_id, seq, run_id, role, turn, state, created_at)
 SELECT '$thread', k.i, t.run_id, t.role, t.turn, 'complete', t.created_at
   FROM k JOIN tmpl t ON t.r = (k.i - (SELECT min(seq) FROM tmpl)) % (SELECT count(*) FROM tmpl);
@@ -257,12 +251,37 @@ SELECT m.id, p.ordinal, p.kind, p.body, p.call_id, p.name, p.is_error, p.provide
  WHERE m.thread_id = '$thread' AND m.id NOT IN (SELECT id FROM tmpl);
 COMMIT;
 SQL
-  fi
-  log "  thread messages: $(sqlite3 "$db" "SELECT count(*) FROM agent_messages WHERE thread_id = '$thread'")"
+}
+
+# Long threads: `ofj ask --thread` on threads of 100, 1,000 and 10,000 messages (whole process,
+# which includes loading the thread and assembling the request), and peak RSS on the largest.
+step_rss() {
+  step_journal_gen
+  start_server tools/bench/fake_openai.py --port 0
+  local fake=$PORT
+  export OPENAI_BASE_URL="http://127.0.0.1:$fake/v1" OPENAI_API_KEY=bench-not-a-key
+  local home="$B/home-rss"
+  prepare_ask_home "$home"
+  local db="$home/ofj.sqlite"
+  for n in 100 1000 10000; do fill_thread "$db" "bench-thread-$n" "$n"; done
+  log "== long threads: ofj ask --thread on 100 / 1,000 / 10,000-message threads (each run adds 2 messages)"
+  for n in 100 1000 10000; do
+    OFJ_HOME="$home" "$OFJ" ask "How am I doing today?" --provider openai --thread "bench-thread-$n" > /dev/null
+    log "  $n: request as received by the server: $(curl -s "http://127.0.0.1:$fake/__stats")"
+  done
+  load
+  OFJ_HOME="$home" bench threads \
+    "$OFJ ask \"How am I doing today?\" --provider openai --thread bench-thread-100" \
+    "$OFJ ask \"How am I doing today?\" --provider openai --thread bench-thread-1000" \
+    "$OFJ ask \"How am I doing today?\" --provider openai --thread bench-thread-10000"
+  load
+  log "== peak RSS (/usr/bin/time -v): ofj ask, fresh thread vs the 10,000-message thread"
+  OFJ_HOME="$home" /usr/bin/time -v "$OFJ" ask "How am I doing today?" --provider openai 2> "$B/rss-fresh.txt" > /dev/null
+  log "  fresh thread: peak RSS $(awk -F': ' '/Maximum resident/ {print $2}' "$B/rss-fresh.txt") kB"
+  log "  thread messages: $(sqlite3 "$db" "SELECT count(*) FROM agent_messages WHERE thread_id = 'bench-thread-10000'")"
   for i in 1 2 3; do
-    OFJ_HOME="$home" /usr/bin/time -v "$OFJ" ask "How am I doing today?" --provider openai --thread "$thread" 2> "$B/rss-10k-$i.txt" > "$B/rss-10k-$i.out" || true
-    log "  run $i: peak RSS $(awk -F': ' '/Maximum resident/ {print $2}' "$B/rss-10k-$i.txt") kB, wall $(awk -F'): ' '/Elapsed/ {print $2}' "$B/rss-10k-$i.txt"), exit $(awk -F': ' '/Exit status/ {print $2}' "$B/rss-10k-$i.txt"): $(head -c 120 "$B/rss-10k-$i.out" | tr '\n' ' ')"
-    log "    request as received by the server: $(curl -s "http://127.0.0.1:$fake/__stats")"
+    OFJ_HOME="$home" /usr/bin/time -v "$OFJ" ask "How am I doing today?" --provider openai --thread bench-thread-10000 2> "$B/rss-10k-$i.txt" > "$B/rss-10k-$i.out" || true
+    log "  run $i: peak RSS $(awk -F': ' '/Maximum resident/ {print $2}' "$B/rss-10k-$i.txt") kB, wall $(awk -F'): ' '/Elapsed/ {print $2}' "$B/rss-10k-$i.txt"), exit $(awk -F': ' '/Exit status/ {print $2}' "$B/rss-10k-$i.txt"): $(head -c 60 "$B/rss-10k-$i.out" | tr '\n' ' ')"
   done
   unset OPENAI_BASE_URL OPENAI_API_KEY
 }
