@@ -291,7 +291,8 @@ step_inproc() {
   load
   [ -f "$JOURNAL_SRC" ] && { log "-- tools/bench-journal.sh (on a copy of the generated journal)"; cp "$JOURNAL_SRC" "$B/journal-inproc.sqlite"; tools/bench-journal.sh "$B/journal-inproc.sqlite" | tee -a "$OUT"; }
   log "-- tools/bench-reference.sh"; tools/bench-reference.sh | tee -a "$OUT"
-  log "-- tools/bench/sse-throughput"; tools/bench/sse-throughput | tee -a "$OUT"
+  log "-- tools/bench/sse-throughput (parser only, Gemini-shaped events, best of 5)"; tools/bench/sse-throughput | tee -a "$OUT"
+  log "-- tools/bench/sse-decode (parser + JSONValue.parse per event, per wire format, medians)"; tools/bench/sse-decode | tee -a "$OUT"
   load
 }
 
