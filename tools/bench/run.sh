@@ -84,8 +84,14 @@ step_journal_gen() {
 }
 
 # Floors for start-up: a Swift program that prints one line, without and with Foundation
-# (same toolchain, -O, dynamically linked like ofj), and `true`.
+# (same toolchain, -O, dynamically linked like ofj), `true`, and an empty C program without and
+# with ofj's C libraries (libcurl with its TLS/Kerberos/LDAP chain, libsqlite3, libedit) linked.
 build_floors() {
+  if [ ! -x "$B/nop-curl" ]; then
+    echo 'int main(void) { return 0; }' > "$B/nop.c"
+    gcc -O2 "$B/nop.c" -o "$B/nop-plain"
+    gcc -O2 "$B/nop.c" -o "$B/nop-curl" -Wl,--no-as-needed -lcurl -lsqlite3 -ledit
+  fi
   [ -x "$B/hello-swift" ] && [ -x "$B/hello-foundation" ] && return
   echo 'print("hello")' > "$B/hello-swift.swift"
   cat > "$B/hello-foundation.swift" <<'SWIFT'
@@ -105,7 +111,8 @@ step_startup() {
   local alt=()
   [ -n "${OFJ_ALT:-}" ] && alt=("$OFJ_ALT --version" "$OFJ_ALT day $DAY")
   OFJ_HOME="$B/home-day" LLM_USER_PATH="$B/llm-home" bench startup \
-    "$OFJ --version" "$LLM --version" "$OFJ day $DAY" "$B/hello-swift" "$B/hello-foundation" "true" "${alt[@]}"
+    "$OFJ --version" "$LLM --version" "$OFJ day $DAY" "$B/hello-swift" "$B/hello-foundation" "true" \
+    "$B/nop-plain" "$B/nop-curl" "${alt[@]}"
   load
 }
 
