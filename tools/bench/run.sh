@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One entry point for the whole-process benchmarks of issues 2 and 10 (start-up, turn overhead,
 # journal at scale, diagnostics, long-thread RSS) plus the existing in-process probes; see BENCHMARKS.md.
-# Usage: tools/bench/run.sh [all|build|startup|turn|journal|diag|rss|inproc]...   (default: all)
+# Usage: tools/bench/run.sh [all|build|startup|turn|journal|diag|rss|repl|inproc]...   (default: all)
 # Env: RUNS (hyperfine runs per command, default 20), BENCH_DIR (scratch, default /tmp/ofj-bench),
 #      OFJ_ALT (optional second ofj binary, e.g. a --static-swift-stdlib build, timed side by side in start-up/journal).
 # Results: $BENCH_DIR/results.txt (appended) and hyperfine JSON files in $BENCH_DIR.
@@ -293,6 +293,30 @@ step_rss() {
   unset OPENAI_BASE_URL OPENAI_API_KEY
 }
 
+# The REPL in a pseudo-terminal (tools/bench/repl_probe.py): time to the first prompt on a new thread
+# and on the 10,000-message thread with one turn (peak RSS), and llm's `chat` prompt for comparison.
+step_repl() {
+  step_journal_gen
+  start_server tools/bench/fake_openai.py --port 0
+  local fake=$PORT
+  export OPENAI_BASE_URL="http://127.0.0.1:$fake/v1" OPENAI_API_KEY=bench-not-a-key
+  local home="$B/home-rss"
+  prepare_ask_home "$home"
+  fill_thread "$home/ofj.sqlite" bench-thread-10000 10000
+  write_llm_config "$fake"
+  local n=$RUNS
+  log "== REPL: time to first prompt (pty), new thread"
+  load
+  OFJ_HOME="$home" python3 tools/bench/repl_probe.py --runs "$n" -- "$OFJ" --provider openai | tail -1 | tee -a "$OUT"
+  log "== llm chat -m bench: time to first prompt (pty)"
+  LLM_USER_PATH="$B/llm-home" python3 tools/bench/repl_probe.py --runs "$n" --prompt $'\n> ' --quit exit -- "$LLM" chat -m bench | tail -1 | tee -a "$OUT"
+  log "== REPL on the 10,000-message thread: first prompt, one turn, peak RSS"
+  OFJ_HOME="$home" python3 tools/bench/repl_probe.py --runs 5 --ask "How am I doing today?" -- "$OFJ" --provider openai --thread bench-thread-10000 | tee -a "$OUT"
+  log "  last request as received by the server: $(curl -s "http://127.0.0.1:$fake/__stats")"
+  load
+  unset OPENAI_BASE_URL OPENAI_API_KEY
+}
+
 step_inproc() {
   log "== in-process probes (existing scripts)"
   load
@@ -307,9 +331,9 @@ steps=("$@"); [ ${#steps[@]} -eq 0 ] && steps=(all)
 log "#### tools/bench/run.sh ${steps[*]}  $(date -u +%FT%TZ)  RUNS=$RUNS  $(uname -srm)"
 for s in "${steps[@]}"; do
   case $s in
-    all) step_build; step_startup; step_journal; step_turn; step_diag; step_rss; step_inproc ;;
+    all) step_build; step_startup; step_journal; step_turn; step_diag; step_rss; step_repl; step_inproc ;;
     build) step_build ;; startup) step_startup ;; journal) step_journal ;; turn) step_turn ;;
-    diag) step_diag ;; rss) step_rss ;; inproc) step_inproc ;;
+    diag) step_diag ;; rss) step_rss ;; repl) step_repl ;; inproc) step_inproc ;;
     *) echo "unknown step $s" >&2; exit 2 ;;
   esac
 done
