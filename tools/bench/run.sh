@@ -282,6 +282,9 @@ step_rss() {
     "$OFJ ask \"How am I doing today?\" --provider openai --thread bench-thread-1000" \
     "$OFJ ask \"How am I doing today?\" --provider openai --thread bench-thread-10000"
   load
+  log "== request assembly in-process (tools/bench/assembly.sh on a snapshot of the same threads)"
+  sqlite3 "$db" ".backup $B/assembly.sqlite"
+  tools/bench/assembly.sh "$B/assembly.sqlite" bench-thread-100 bench-thread-1000 bench-thread-10000 | tee -a "$OUT"
   log "== peak RSS (/usr/bin/time -v): ofj ask, fresh thread vs the 10,000-message thread"
   OFJ_HOME="$home" /usr/bin/time -v "$OFJ" ask "How am I doing today?" --provider openai 2> "$B/rss-fresh.txt" > /dev/null
   log "  fresh thread: peak RSS $(awk -F': ' '/Maximum resident/ {print $2}' "$B/rss-fresh.txt") kB"
