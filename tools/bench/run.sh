@@ -330,7 +330,15 @@ step_inproc() {
   load
 }
 
+# Single steps still need the binary, llm and hyperfine.
+ensure_tools() {
+  command -v hyperfine >/dev/null || { echo "hyperfine missing: apt-get install -y hyperfine" >&2; exit 1; }
+  [ -x "$OFJ" ] || swift build -c release --product ofj 2>&1 | tail -2
+  [ -x "$LLM" ] || { python3 -m venv "$LLM_VENV" && "$LLM_VENV/bin/pip" install -q llm; }
+}
+
 steps=("$@"); [ ${#steps[@]} -eq 0 ] && steps=(all)
+ensure_tools
 log "#### tools/bench/run.sh ${steps[*]}  $(date -u +%FT%TZ)  RUNS=$RUNS  $(uname -srm)"
 for s in "${steps[@]}"; do
   case $s in
