@@ -2,7 +2,7 @@
 # Installs the Debian packages ofj needs to build and test, only when missing.
 set -euo pipefail
 need=()
-for pkg in libsqlite3-dev libcurl4-openssl-dev libedit-dev sqlite3 python3; do
+for pkg in libsqlite3-dev libcurl4-openssl-dev libedit-dev sqlite3 python3 python3-venv; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
