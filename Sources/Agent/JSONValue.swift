@@ -178,6 +178,7 @@ public enum JSONValue: Sendable, Hashable {
         mutating func parseObject(depth: Int) throws -> JSONValue {
             index += 1
             var dict: [String: JSONValue] = [:]
+            dict.reserveCapacity(8) // provider chunks are small objects; skip the first regrowths
             skipWhitespace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(dict) }
             while true {
@@ -213,25 +214,65 @@ public enum JSONValue: Sendable, Hashable {
             }
         }
 
+        /// Powers of ten exactly representable as Double (Clinger's fast path).
+        static let exactPowersOfTen: [Double] = (0...22).map { pow10Exact($0) }
+        static func pow10Exact(_ n: Int) -> Double { var r = 1.0; for _ in 0..<n { r *= 10 }; return r }
+
         mutating func parseNumber() throws -> Double {
             let start = index
-            if bytes[index] == UInt8(ascii: "-") { index += 1 }
-            func digits() -> Int {
+            var negative = false
+            if bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
+            // Mantissa digits as an integer and a decimal exponent; exact for up to 15 significant
+            // digits and small exponents, which is nearly every number a provider sends.
+            var mantissa: UInt64 = 0
+            var digitCount = 0
+            var exponent = 0
+            func digits(_ into: inout UInt64, _ count: inout Int, fraction: Bool, _ exponent: inout Int) -> Int {
                 let s = index
-                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                    if count < 19 {
+                        into = into &* 10 &+ UInt64(bytes[index] - UInt8(ascii: "0"))
+                        if into != 0 { count += 1 }
+                        if fraction { exponent -= 1 }
+                    } else if !fraction {
+                        exponent += 1
+                    }
+                    index += 1
+                }
                 return index - s
             }
             guard index < bytes.count else { throw error("invalid number") }
-            if bytes[index] == UInt8(ascii: "0") { index += 1 } else if digits() == 0 { throw error("invalid number") }
+            if bytes[index] == UInt8(ascii: "0") {
+                index += 1
+            } else if digits(&mantissa, &digitCount, fraction: false, &exponent) == 0 {
+                throw error("invalid number")
+            }
             if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
                 index += 1
-                if digits() == 0 { throw error("invalid number") }
+                if digits(&mantissa, &digitCount, fraction: true, &exponent) == 0 { throw error("invalid number") }
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-                if digits() == 0 { throw error("invalid number") }
+                var expNegative = false
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    expNegative = bytes[index] == UInt8(ascii: "-")
+                    index += 1
+                }
+                var e = 0
+                let s = index
+                while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                    if e < 100_000 { e = e * 10 + Int(bytes[index] - UInt8(ascii: "0")) }
+                    index += 1
+                }
+                if index == s { throw error("invalid number") }
+                exponent += expNegative ? -e : e
             }
+            if digitCount <= 15 && abs(exponent) <= 22 {
+                var value = Double(mantissa)
+                if exponent < 0 { value /= Parser.exactPowersOfTen[-exponent] } else if exponent > 0 { value *= Parser.exactPowersOfTen[exponent] }
+                return negative ? -value : value
+            }
+            // Anything else: the standard library's correctly rounded conversion.
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
             guard let value = Double(text), value.isFinite else { throw error("number out of range") }
             return value

@@ -28,3 +28,25 @@ import Testing
         #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(deep) }
     }
 }
+
+@Suite struct JSONNumberTests {
+    /// The fast path must agree with the standard library's correctly rounded conversion.
+    @Test func numbersMatchTheStandardLibrary() throws {
+        var g = SystemRandomNumberGenerator()
+        var samples = ["0", "-0", "1", "-1", "0.1", "0.000123", "123456789012345", "1234567890123456789012", "1e22", "1e23",
+                       "2.5e-3", "9007199254740993", "0.30000000000000004", "1.7976931348623157e308", "5e-324", "12.5E+2"]
+        for _ in 0..<2_000 {
+            let mantissa = UInt64.random(in: 0...999_999_999_999_999, using: &g)
+            let scale = Int.random(in: 0...18, using: &g)
+            var text = String(mantissa)
+            if scale > 0 && scale < text.count { text.insert(".", at: text.index(text.endIndex, offsetBy: -scale)) }
+            if Bool.random(using: &g) { text = "-" + text }
+            if Int.random(in: 0...3, using: &g) == 0 { text += "e\(Int.random(in: -30...30, using: &g))" }
+            samples.append(text)
+        }
+        for text in samples {
+            let expected = try #require(Double(text))
+            #expect(try JSONValue.parse(text) == .number(expected), "\(text)")
+        }
+    }
+}
