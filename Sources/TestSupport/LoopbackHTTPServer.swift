@@ -180,18 +180,8 @@ public struct LoopbackServerError: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// SplitMix64: a tiny seeded generator so "random" chunking is reproducible.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The loopback server's name for the one seeded generator of TestSupport (SplitMix64).
+public typealias SeededRandom = SeededGenerator
 
 // MARK: - Implementation
 
