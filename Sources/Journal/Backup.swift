@@ -199,6 +199,10 @@ extension JournalStore {
 public enum CSV {
     /// One field, quoted when it holds a comma, a quote, CR or LF (quotes doubled).
     public static func field(_ s: String) -> String {
+        // A text cell starting with = + - @ (or a tab/CR) would run as a formula in a spreadsheet:
+        // prefix an apostrophe, as OWASP recommends. Numbers ofj writes are never negative.
+        var s = s
+        if let first = s.first, "=+-@\t\r".contains(first) { s = "'" + s }
         guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return s }
         return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

@@ -28,7 +28,23 @@ public struct AppPaths: Sendable {
 
     /// Creates the data directory (mode 0700: it holds health data).
     public func ensureDataDirectory() throws {
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: dataDirectory, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw DataFolderError(description: "the data folder \(dataDirectory) is a file; set OFJ_HOME to a folder")
+            }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw DataFolderError(description: "cannot create the data folder \(dataDirectory); set OFJ_HOME to a folder you can write")
+        }
     }
+}
+
+/// The data folder cannot be used; the message says what to change.
+public struct DataFolderError: Error, CustomStringConvertible, Sendable {
+    public let description: String
 }

@@ -26,6 +26,15 @@ enum OfjDatabase {
         } catch let e as DatabaseError {
             throw CLIError("cannot open \(path): \(e.message); check the folder exists and is writable")
         }
+        // Another program's SQLite file is left alone: only an empty file or one ofj made is used.
+        let foreign = try? queue.read { db -> Bool in
+            let tables = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").int ?? 0
+            let ours = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").int ?? 0
+            return tables > 0 && ours == 0
+        }
+        if foreign == true {
+            throw CLIError("\(path) is an SQLite database of another program, not an ofj database; move it aside or set OFJ_HOME to another folder")
+        }
         do {
             try queue.read { try migrator.migrate($0) }
         } catch let e as Migrator.MigrationError {

@@ -121,6 +121,7 @@ struct JournalCommands {
             if let pair = p.value("--nutrient") {
                 let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
                 guard kv.count == 2 else { throw CLIError("--nutrient takes ID=VALUE, e.g. sodium_mg=120", status: 2) }
+                try requireKnownNutrient(kv[0])
                 raw[kv[0]] = try nonNegativeNumber(kv[1], field: "--nutrient \(kv[0])")
             }
             guard raw["energy_kcal"] != nil else { throw CLIError("a manual entry needs --kcal (and ideally --protein, --carbs, --fat)", status: 2) }
@@ -130,6 +131,15 @@ struct JournalCommands {
             entry = try journal.logEntry(draft)
         }
         if p.has("--json") { try json(entry) } else { out("Logged to \(entry.meal.rawValue) on \(entry.day): " + JournalViews.entryLine(entry)) }
+    }
+
+    /// A nutrient a person types must be one ofj knows (a typo would otherwise be stored quietly);
+    /// display names such as "Sodium" are accepted too.
+    func requireKnownNutrient(_ id: String) throws {
+        guard NutrientCatalog.nutrient(id) != nil || NutrientCatalog.canonicalID(for: id) != nil else {
+            let close = NutrientCatalog.all.map(\.id).min { editDistance($0, id) < editDistance($1, id) } ?? "energy_kcal"
+            throw CLIError("unknown nutrient '\(JournalViews.safeName(String(id.prefix(40))))' (did you mean \(close)?); ids look like energy_kcal, protein_g, sodium_mg", status: 2)
+        }
     }
 
     func positiveNumber(_ text: String, field: String) throws -> Double {
@@ -198,6 +208,7 @@ struct JournalCommands {
             for pair in args.dropFirst() {
                 let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
                 guard kv.count == 2 else { throw CLIError("'\(pair.prefix(40))' is not NUTRIENT=VALUE\n" + Self.goalsHelp, status: 2) }
+                try requireKnownNutrient(kv[0])
                 let value: Double?
                 if kv[1] == "none" { value = nil } else { value = try positiveNumber(kv[1], field: kv[0]) }
                 goals = try goals.setting(kv[0], to: value)
@@ -252,8 +263,10 @@ struct JournalCommands {
             out(String(decoding: data, as: UTF8.self))
             return
         }
-        if FileManager.default.fileExists(atPath: path) && !force {
-            throw CLIError("\(path) already exists; choose another name or add --force to replace it")
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw CLIError("\(path) is a folder; give a file name", status: 2) }
+            if !force { throw CLIError("\(path) already exists; choose another name or add --force to replace it") }
         }
         do {
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)

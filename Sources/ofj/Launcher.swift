@@ -29,13 +29,13 @@ struct Launcher {
                 throw CLIError("unknown command '\(Terminal.sanitize(other, keepNewlines: false).prefix(30))' (see ofj --help)", status: 2)
             }
         } catch let e as CLIError {
-            FileHandle.standardError.write(Data("ofj: \(e.description)\n".utf8))
+            Console.err("ofj: \(e.description)\n")
             return e.status
         } catch let e as UsageError {
-            FileHandle.standardError.write(Data("ofj: \(e.message) (see ofj --help)\n".utf8))
+            Console.err("ofj: \(e.message) (see ofj --help)\n")
             return 2
         } catch {
-            FileHandle.standardError.write(Data("ofj: \(Terminal.sanitize("\(error)", keepNewlines: false))\n".utf8))
+            Console.err("ofj: \(Terminal.sanitize("\(error)", keepNewlines: false))\n")
             return 1
         }
     }
@@ -117,7 +117,7 @@ struct Launcher {
         if FileManager.default.fileExists(atPath: path) {
             throw CLIError("\(path) already exists; choose another file for the recording", status: 2)
         }
-        FileHandle.standardError.write(Data("ofj: recording to \(path); it will contain your journal and what you type (never keys), so review it before sharing\n".utf8))
+        Console.err("ofj: recording to \(path); it will contain your journal and what you type (never keys), so review it before sharing\n")
         let backup = String(decoding: try app.journal.exportBackup(), as: UTF8.self)
         return SessionRecorder(path: path, model: model, startedAt: app.journal.now(), timeZone: app.journal.timeZone, backupJSON: backup)
     }
@@ -126,9 +126,9 @@ struct Launcher {
     func finishRecording(_ recorder: SessionRecorder) async throws {
         do { try recorder.write() } catch { throw CLIError("could not write the recording \(recorder.path): check the folder is writable") }
         if !(await ReplayCommand.settle(path: recorder.path, version: version)) {
-            FileHandle.standardError.write(Data("ofj: the recording could not be replayed offline; it is kept as recorded\n".utf8))
+            Console.err("ofj: the recording could not be replayed offline; it is kept as recorded\n")
         }
-        FileHandle.standardError.write(Data("ofj: recorded \(recorder.path); replay it with: ofj replay \(recorder.path)\n".utf8))
+        Console.err("ofj: recorded \(recorder.path); replay it with: ofj replay \(recorder.path)\n")
     }
 
     // MARK: - ask
@@ -147,10 +147,14 @@ struct Launcher {
         Toolbox.warmUp()
         let runner = try app.makeRunner(model: model, approvals: FixedApprovals(p.has("--yes") ? .allowOnce : .deny))
         _ = try? runner.recoverInterruptedRuns()
+        if let given = p.value("--thread"), try app.store.thread(given) == nil {
+            throw CLIError("no thread with id \(Terminal.sanitize(String(given.prefix(40)), keepNewlines: false)); leave out --thread to start a new one", status: 2)
+        }
         let threadID = p.value("--thread") ?? UUIDSource().next()
         Signals.install()
         let handle = try runner.submit(threadID: threadID, text: text, model: model)
         var outcome: RunOutcome?
+        var refusedWrites = 0
         let watcher = Task.detached {
             let base = Signals.interrupts.value
             let termBase = Signals.terminations.value
@@ -162,14 +166,15 @@ struct Launcher {
         defer { watcher.cancel() }
         for await event in runner.events where event.runID == handle.runID {
             if let recorder, case .approvalRequested = event.kind { recorder.answer(p.has("--yes") ? "y" : "n") }
+            if case .approvalRequested = event.kind, !p.has("--yes") { refusedWrites += 1 }
             if p.has("--json") {
-                FileHandle.standardOutput.write(Data((event.jsonLine + "\n").utf8))
+                Console.out((event.jsonLine + "\n"))
             } else {
                 switch event.kind {
-                case .textDelta(let t): FileHandle.standardOutput.write(Data(Terminal.sanitize(t).utf8))
+                case .textDelta(let t): Console.out(Terminal.sanitize(t))
                 case .approvalRequested(let r) where !p.has("--yes"):
-                    FileHandle.standardError.write(Data("ofj: refused \(r.toolName) (writes need --yes in ofj ask)\n".utf8))
-                case .error(let e): FileHandle.standardError.write(Data("ofj: \(e.line)\n".utf8))
+                    Console.err("ofj: refused \(r.toolName) (writes need --yes in ofj ask)\n")
+                case .error(let e): Console.err("ofj: \(e.line)\n")
                 default: break
                 }
             }
@@ -178,11 +183,14 @@ struct Launcher {
                 break
             }
         }
-        if !p.has("--json") { FileHandle.standardOutput.write(Data("\n".utf8)) }
+        if !p.has("--json") { Console.out("\n") }
         _ = await app.flusher?.shutdown(timeout: 2)
         if let recorder { try await finishRecording(recorder) }
         guard let outcome else { return 1 }
         switch outcome.phase {
+        case .completed where refusedWrites > 0:
+            // The answer finished, but what was asked for was not done: scripts must be able to tell.
+            return 1
         case .completed: return 0
         case .suspended, .cancelled: return 130
         default: return 1
@@ -198,8 +206,8 @@ struct Launcher {
         }
         let app = try App(paths: paths, environment: environment, appVersion: version)
         let result = await app.diagnosticsCommands.run(args)
-        if !result.stdout.isEmpty { FileHandle.standardOutput.write(Data(result.stdout.utf8)) }
-        if !result.stderr.isEmpty { FileHandle.standardError.write(Data(result.stderr.utf8)) }
+        if !result.stdout.isEmpty { Console.out(result.stdout) }
+        if !result.stderr.isEmpty { Console.err(result.stderr) }
         return result.exitCode
     }
 

@@ -14,11 +14,11 @@ struct ReplayCommand {
     func run(_ args: [String]) async -> Int32 {
         let p: ParsedArguments
         do { p = try ArgumentSpec(flags: ["--update", "--quiet"]).parse(args) } catch {
-            FileHandle.standardError.write(Data("ofj: \(error)\n".utf8))
+            Console.err("ofj: \(error)\n")
             return 2
         }
         guard !p.positionals.isEmpty else {
-            FileHandle.standardError.write(Data("ofj: usage: ofj replay FILE… [--update]\n".utf8))
+            Console.err("ofj: usage: ofj replay FILE… [--update]\n")
             return 2
         }
         let environment = Self.environment(version: version)

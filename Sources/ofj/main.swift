@@ -1,6 +1,7 @@
 // ofj entry point: argument parsing and wiring only.
 import Foundation
 import Journal
+import Nutrition
 import REPL
 import ReferenceFoods
 #if canImport(Glibc)
@@ -30,8 +31,8 @@ let help = """
     Data lives in $OFJ_HOME or ~/.local/share/ofj. NO_COLOR turns colour off.
     """
 
-func writeOut(_ s: String) { FileHandle.standardOutput.write(Data((s + "\n").utf8)) }
-func writeErr(_ s: String) { FileHandle.standardError.write(Data(("ofj: " + s + "\n").utf8)) }
+func writeOut(_ s: String) { Console.out((s + "\n")) }
+func writeErr(_ s: String) { Console.err(("ofj: " + s + "\n")) }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment
@@ -78,6 +79,8 @@ func runJournalCommand(_ name: String, _ args: [String]) throws {
 }
 
 func main() async -> Int32 {
+    // A closed pipe is an error return from write, not a signal that kills a half-done command.
+    signal(SIGPIPE, SIG_IGN)
     do {
         switch arguments.first {
         case "--version", "-V":
@@ -95,6 +98,16 @@ func main() async -> Int32 {
         return e.status
     } catch let e as UsageError {
         writeErr("\(e.message) (see ofj --help)")
+        return 2
+    } catch let e as JournalError {
+        // Invalid input is a usage error (exit 2); other journal failures are runtime ones.
+        writeErr(Terminal.sanitize(e.description, keepNewlines: false))
+        if case .invalid = e { return 2 }
+        if case .nutrition = e { return 2 }
+        return 1
+    } catch let e as NutritionError {
+        // Every nutrition error is about input: a unit, amount, name or date that cannot be used.
+        writeErr(Terminal.sanitize(e.description, keepNewlines: false))
         return 2
     } catch {
         writeErr(Terminal.sanitize("\(error)", keepNewlines: false))

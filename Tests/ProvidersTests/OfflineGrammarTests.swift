@@ -30,3 +30,16 @@ import Testing
         #expect(OfflineGrammar.parse(utterance) == expected)
     }
 }
+
+@Suite struct OfflineGrammarRefusals {
+    @Test(arguments: [
+        ("how much protein did I have last month", OfflineIntent.nutrientTotal(nutrient: "protein_g", period: .lastDays(30))),
+        ("log -2 eggs", .unknown),
+        ("log 2 eggs yesterday", .unknown),
+        ("log 2 eggs on 2026-02-30", .unknown),
+        ("how much protein did I have in 1999", .unknown),
+    ])
+    func doesNotGuess(_ utterance: String, _ expected: OfflineIntent) {
+        #expect(OfflineGrammar.parse(utterance) == expected)
+    }
+}

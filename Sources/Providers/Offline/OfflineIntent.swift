@@ -96,7 +96,7 @@ public enum OfflineGrammar {
            let n = nutrientID(m[0]) {
             return .topFoods(nutrient: n, period: period(m.count > 1 ? m[1] : "") ?? .thisMonth)
         }
-        if let m = s.firstMatch(#"^how much (.+?)(?: did i (?:have|eat|get))?(?: (today|yesterday|this week|last week|this month))?$"#),
+        if let m = s.firstMatch(#"^how much (.+?)(?: did i (?:have|eat|get))?(?: (today|yesterday|this week|last week|this month|last month|last 30 days))?$"#),
            let n = nutrientID(m[0]) {
             return .nutrientTotal(nutrient: n, period: period(m.count > 1 ? m[1] : "") ?? .today)
         }
@@ -159,7 +159,10 @@ public enum OfflineGrammar {
             }
         }
         rest = rest.trimmingCharacters(in: .whitespaces)
-        guard !rest.isEmpty, quantity > 0, quantity.isFinite else { return nil }
+        // "-2 eggs" or "eggs yesterday" are not something to guess about: the reply lists what
+        // is understood instead of logging a different food or day.
+        guard !rest.isEmpty, quantity > 0, quantity.isFinite, !rest.hasPrefix("-"),
+              rest.firstMatch(#"\b(yesterday|today|tomorrow|tonight|last night|for (brunch|supper|elevenses|tea))\b|\bon \d"#) == nil else { return nil }
         return .log(food: rest, quantity: quantity, unit: unit, meal: meal, usual: usual)
     }
 
@@ -171,10 +174,11 @@ public enum OfflineGrammar {
         return Double(text)
     }
 
+    /// The nutrient a phrase names exactly ("protein", "added sugar"); anything more is not guessed,
+    /// so "protein did i have last month" is not read as "protein today".
     static func nutrientID(_ phrase: String) -> String? {
         let p = phrase.trimmingCharacters(in: .whitespaces)
         for (words, id) in nutrients where words.contains(p) { return id }
-        for (words, id) in nutrients where words.contains(where: { p.hasSuffix(" " + $0) || p.hasPrefix($0 + " ") }) { return id }
         return nil
     }
 
@@ -184,6 +188,7 @@ public enum OfflineGrammar {
         case "yesterday": return .yesterday
         case "this week", "last week": return .lastDays(7)
         case "this month": return .thisMonth
+        case "last month", "the last month", "last 30 days", "the last 30 days": return .lastDays(30)
         default:
             if phrase.hasPrefix("on ") { return .date(String(phrase.dropFirst(3))) }
             return nil

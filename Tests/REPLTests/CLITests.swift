@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import TestSupport
+import SQLiteKit
+
+/// The journal CLI as scripts use it: clear one-line errors, conventional exit codes, nothing
+/// written or overwritten on bad input.
+@Suite struct CLITests {
+    let home = TempDirectory(prefix: "ofj-cli")
+    var env: [String: String] { ["OFJ_HOME": home.file("data"), "HOME": home.path, "XDG_CONFIG_HOME": home.file("config"), "OFJ_PROVIDER": "offline"] }
+
+    @Test func anotherProgramsSQLiteFileIsLeftAlone() async throws {
+        try FileManager.default.createDirectory(atPath: home.file("data"), withIntermediateDirectories: true)
+        let db = try Database(path: home.file("data/ofj.sqlite"))
+        try db.execute("CREATE TABLE theirs (x)")
+        let r = try await OfjBinary.run(["day"], environment: env)
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("another program, not an ofj database"))
+        let tables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].string }
+        #expect(tables == ["theirs"])
+    }
+
+    @Test func badInputIsAUsageErrorAndWritesNothing() async throws {
+        for args in [["log", "", "--kcal", "10"], ["log", "X", "--kcal", "1e12"], ["log", "X", "--kcal", "-1"],
+                     ["log", "X", "--kcal", "10", "--nutrient", "sodum_mg=5"], ["goals", "set", "foo=3"],
+                     ["day", "2026-02-30"], ["log", "--ref", "01123", "--portion", "3 wheels"]] {
+            let r = try await OfjBinary.run(args, environment: env)
+            #expect(r.status == 2, "\(args): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("ofj: ") && r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+        }
+        let day = try await OfjBinary.run(["day"], environment: env)
+        #expect(day.stdout.contains("Nothing logged"))
+    }
+
+    @Test func csvCellsCannotRunAsFormulas() async throws {
+        _ = try await OfjBinary.run(["log", "=HYPERLINK(\"http://x\")", "--kcal", "1"], environment: env)
+        let r = try await OfjBinary.run(["export", "csv"], environment: env)
+        #expect(r.stdout.contains("\"'=HYPERLINK(\"\"http://x\"\")\""))
+    }
+
+    @Test func askFailsWhenAWriteWasRefused() async throws {
+        let refused = try await OfjBinary.run(["ask", "log 2 eggs for breakfast"], environment: env)
+        #expect(refused.status == 1)
+        let unknownThread = try await OfjBinary.run(["ask", "hi", "--thread", "nope"], environment: env)
+        #expect(unknownThread.status == 2)
+    }
+
+    @Test func aDataFolderThatIsAFileIsNamed() async throws {
+        let file = home.file("plain-file")
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let r = try await OfjBinary.run(["day"], environment: ["OFJ_HOME": file, "HOME": home.path])
+        #expect(r.status == 1)
+        #expect(r.stderr == "ofj: the data folder \(file) is a file; set OFJ_HOME to a folder\n")
+    }
+}
