@@ -55,7 +55,10 @@ struct JournalCommands {
         case "today": return today
         case "yesterday": return try today.adding(days: -1)
         default:
-            if let n = Int(text), n <= 0 { return try today.adding(days: n) }
+            if let n = Int(text), n <= 0 {
+                guard n >= -36_500 else { throw CLIError("'\(text)' is more than 100 years ago; give a date as YYYY-MM-DD", status: 2) }
+                return try today.adding(days: n)
+            }
             do { return try CalendarDay(parsing: text) } catch {
                 throw CLIError("invalid date '\(text.prefix(40))': use YYYY-MM-DD, today, yesterday or -N", status: 2)
             }
@@ -253,6 +256,7 @@ struct JournalCommands {
         let p = try ArgumentSpec(flags: ["--force"], options: ["-o", "--output", "--from", "--to"]).parse(Array(args.dropFirst()))
         let from = try p.value("--from").map { try parseDay($0) }
         let to = try p.value("--to").map { try parseDay($0) }
+        if let from, let to, from > to { throw CLIError("--from \(from) is after --to \(to)", status: 2) }
         let csv = try journal.exportCSV(from: from, to: to)
         try write(Data(csv.utf8), to: p.value("-o") ?? p.value("--output"), force: p.has("--force"))
     }

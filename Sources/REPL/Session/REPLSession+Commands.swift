@@ -59,6 +59,8 @@ extension REPLSession {
             case "model":
                 if argument.isEmpty {
                     say("Model: \(currentModel.model) (provider \(currentModel.provider)). /model NAME switches.")
+                } else if currentModel.provider == "offline" {
+                    say("The offline assistant has no models to choose from; /provider NAME picks a provider first.")
                 } else {
                     setModel(try services.switchModel(nil, argument))
                 }

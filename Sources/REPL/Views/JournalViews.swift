@@ -72,16 +72,19 @@ public enum JournalViews {
         }
         if !view.entries.isEmpty {
             lines.append("  Total: " + macros(view.totals.amounts, notReported: view.totals.notReportedCount))
-            let missing = mainNutrients.filter { view.totals.notReportedCount($0) > 0 }
-            if !missing.isEmpty {
-                lines.append("  * not reported by " + missing.map { "\(view.totals.notReportedCount($0)) \(view.totals.notReportedCount($0) == 1 ? "entry" : "entries") for \(NutrientCatalog.displayName($0).lowercased())" }.joined(separator: ", "))
+            // The footnote explains the stars: nutrients with a total that some entries lack.
+            let starred = mainNutrients.filter { view.totals.amounts[$0] != nil && view.totals.notReportedCount($0) > 0 }
+            if !starred.isEmpty {
+                lines.append("  * not reported by " + starred.map { "\(view.totals.notReportedCount($0)) \(view.totals.notReportedCount($0) == 1 ? "entry" : "entries") for \(NutrientCatalog.displayName($0).lowercased())" }.joined(separator: ", "))
             }
         }
         let shown = view.goals.filter { mainNutrients.contains($0.id) }
         if !shown.isEmpty {
             lines.append("  Goals: " + shown.map { g in
                 let name = g.id == "energy_kcal" ? "calories" : g.name.lowercased()
-                return "\(name) \(amount(g.id, g.consumed))/\(amount(g.id, g.goal))"
+                // Nothing reported is not zero eaten.
+                let consumed = view.totals.entryCount > 0 && view.totals.amounts[g.id] == nil ? "–" : amount(g.id, g.consumed)
+                return "\(name) \(consumed)/\(amount(g.id, g.goal))"
             }.joined(separator: " · "))
         }
         return lines.joined(separator: "\n")
