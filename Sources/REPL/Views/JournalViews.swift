@@ -108,7 +108,7 @@ public enum JournalViews {
 
     public static func foods(_ items: [FoodBankItem], query: String) -> String {
         guard !items.isEmpty else {
-            return query.isEmpty ? "Your Food Bank is empty. Save foods through the assistant (\"save this as a food\")." : "No foods match '\(safe(query))'."
+            return query.isEmpty ? "Your Food Bank is empty. With an AI provider configured, ask the assistant to save a food (\"save my oatmeal as a food\"); `ofj backup import` restores saved foods." : "No foods match '\(safe(query))'."
         }
         return items.map { item in
             let f = item.food
