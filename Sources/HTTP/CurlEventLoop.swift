@@ -25,7 +25,7 @@ final class CurlEventLoop: @unchecked Sendable {
     private static let idlePollMilliseconds: Int32 = 30_000
 
     private init?() {
-        guard curlGlobalInit == CURLE_OK, let multi = curl_multi_init() else { return nil }
+        guard curlGlobalInit == CURLE_OK, let multi = ccurl_multi_init() else { return nil }
         self.multi = multi
         let thread = Thread { [self] in self.run() }
         thread.name = "ofj-curl"
@@ -40,7 +40,7 @@ final class CurlEventLoop: @unchecked Sendable {
 
     /// Interrupts `curl_multi_poll`; safe from any thread.
     func wakeup() {
-        curl_multi_wakeup(multi)
+        ccurl_multi_wakeup(multi)
     }
 
     // MARK: - Loop thread
@@ -53,7 +53,7 @@ final class CurlEventLoop: @unchecked Sendable {
                 finish(transfer, .cancelled)
             }
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            ccurl_multi_perform(multi, &running)
             collectCompleted()
 
             let now = monotonicNanos()
@@ -73,7 +73,7 @@ final class CurlEventLoop: @unchecked Sendable {
                 wait = Int32(min(UInt64(wait), max(ms, 1)))
             }
             // libcurl shortens the wait itself when its own timers (connect timeout, retries) are due.
-            curl_multi_poll(multi, nil, 0, wait, nil)
+            ccurl_multi_poll(multi, nil, 0, wait, nil)
         }
     }
 
@@ -90,7 +90,7 @@ final class CurlEventLoop: @unchecked Sendable {
                 continue
             }
             transfer.started()
-            guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+            guard ccurl_multi_add_handle(multi, easy) == CURLM_OK else {
                 transfer.finish(.other("could not start the HTTP transfer"))
                 continue
             }
@@ -101,7 +101,7 @@ final class CurlEventLoop: @unchecked Sendable {
     private func collectCompleted() {
         var done: [(CurlTransfer, CURLcode)] = []
         var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
+        while let message = ccurl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                   let transfer = active[easy] else { continue }
             done.append((transfer, message.pointee.data.result))
@@ -115,7 +115,7 @@ final class CurlEventLoop: @unchecked Sendable {
     private func finish(_ transfer: CurlTransfer, _ error: HTTPError?) {
         if let easy = transfer.easy {
             active[easy] = nil
-            curl_multi_remove_handle(multi, easy)
+            ccurl_multi_remove_handle(multi, easy)
         }
         transfer.finish(error)
     }

@@ -60,7 +60,7 @@ final class CurlTransfer: @unchecked Sendable {
             // Neither the name nor the value goes into the message: the value may be a key.
             throw HTTPError.other("a request header contains a character HTTP does not allow")
         }
-        guard let easy = curl_easy_init() else {
+        guard let easy = ccurl_easy_init() else {
             throw HTTPError.other("could not start an HTTP transfer (libcurl out of memory)")
         }
         self.easy = easy
@@ -82,8 +82,8 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
-        if let easy { curl_easy_cleanup(easy) }
-        if let headerList { curl_slist_free_all(headerList) }
+        if let easy { ccurl_easy_cleanup(easy) }
+        if let headerList { ccurl_slist_free_all(headerList) }
         errorBuffer.deallocate()
     }
 
@@ -171,7 +171,7 @@ final class CurlTransfer: @unchecked Sendable {
         let names = Set(request.headers.map { $0.name.lowercased() })
         if !names.contains("expect") { lines.append("Expect:") }  // no 100-continue round trip
         if !names.contains("content-type") { lines.append("Content-Type:") }  // not form-encoded
-        for line in lines { headerList = curl_slist_append(headerList, line) }
+        for line in lines { headerList = ccurl_slist_append(headerList, line) }
         if headerList == nil { failed = true }
         set(ccurl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
         if !names.contains("user-agent") { set(ccurl_setopt_string(easy, CURLOPT_USERAGENT, "ofj")) }
@@ -277,9 +277,9 @@ final class CurlTransfer: @unchecked Sendable {
             status = code
             deliverHead()
         }
-        if let easy { curl_easy_cleanup(easy) }
+        if let easy { ccurl_easy_cleanup(easy) }
         easy = nil
-        if let headerList { curl_slist_free_all(headerList) }
+        if let headerList { ccurl_slist_free_all(headerList) }
         headerList = nil
         // Count the transfer as done before anyone waiting on it resumes.
         onFinish()
@@ -329,7 +329,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func sanitizedDetail(_ code: CURLcode) -> String {
         var text = String(cString: errorBuffer)
-        if text.isEmpty { text = String(cString: curl_easy_strerror(code)) }
+        if text.isEmpty { text = String(cString: ccurl_easy_strerror(code)) }
         // libcurl's messages name hosts and OS errors, not headers; scrub anyway, defensively.
         for secret in secrets { text = text.replacingAll(secret, with: "[redacted]") }
         return text

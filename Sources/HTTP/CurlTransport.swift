@@ -30,6 +30,10 @@ public final class CurlTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         if Task.isCancelled { throw HTTPError.cancelled }
+        // libcurl is loaded on first use (see CCurl/shim.h); say plainly when it cannot be.
+        guard ccurl_available() == 1 else {
+            throw HTTPError.other("libcurl could not be loaded; install the Debian package libcurl4 (or libcurl4-openssl-dev)")
+        }
         guard let loop = CurlEventLoop.shared else {
             throw HTTPError.other("HTTP is unavailable: libcurl failed to initialise")
         }
