@@ -78,9 +78,9 @@ func runJournalCommand(_ name: String, _ args: [String]) throws {
     }
 }
 
-func main() async -> Int32 {
-    // A closed pipe is an error return from write, not a signal that kills a half-done command.
-    signal(SIGPIPE, SIG_IGN)
+/// Commands that need no concurrency run on the plain main thread: the async runtime is started
+/// only for the assistant, replay and diagnostics (it shows in `ofj day`'s start-up time).
+func runSynchronously() -> Int32? {
     do {
         switch arguments.first {
         case "--version", "-V":
@@ -90,29 +90,43 @@ func main() async -> Int32 {
         case "day", "log", "foods", "ref", "goals", "backup", "export":
             try runJournalCommand(arguments[0], Array(arguments.dropFirst()))
         default:
-            return await Launcher(arguments: arguments, environment: environment, paths: paths, version: version).run()
+            return nil
         }
         return 0
-    } catch let e as CLIError {
+    } catch {
+        return report(error)
+    }
+}
+
+/// One line on stderr and the exit status for an error.
+func report(_ error: any Error) -> Int32 {
+    switch error {
+    case let e as CLIError:
         writeErr(e.description)
         return e.status
-    } catch let e as UsageError {
+    case let e as UsageError:
         writeErr("\(e.message) (see ofj --help)")
         return 2
-    } catch let e as JournalError {
+    case let e as JournalError:
         // Invalid input is a usage error (exit 2); other journal failures are runtime ones.
         writeErr(Terminal.sanitize(e.description, keepNewlines: false))
         if case .invalid = e { return 2 }
         if case .nutrition = e { return 2 }
         return 1
-    } catch let e as NutritionError {
+    case let e as NutritionError:
         // Every nutrition error is about input: a unit, amount, name or date that cannot be used.
         writeErr(Terminal.sanitize(e.description, keepNewlines: false))
         return 2
-    } catch {
+    default:
         writeErr(Terminal.sanitize("\(error)", keepNewlines: false))
         return 1
     }
 }
 
-exit(await main())
+// A closed pipe is an error return from write, not a signal that kills a half-done command.
+signal(SIGPIPE, SIG_IGN)
+if let status = runSynchronously() { exit(status) }
+// Everything else runs in a task; the main queue serves the REPL's main actor meanwhile.
+let launcher = Launcher(arguments: arguments, environment: environment, paths: paths, version: version)
+Task { @MainActor in exit(await launcher.run()) }
+dispatchMain()
