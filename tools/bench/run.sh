@@ -60,8 +60,8 @@ start_server() { # script args... ; sets PORT
 }
 
 step_build() {
-  log "== build: swift build -c release --product ofj"
-  swift build -c release --product ofj 2>&1 | tail -2
+  log "== build: swift build -c release --static-swift-stdlib --product ofj"
+  swift build -c release --static-swift-stdlib --product ofj 2>&1 | tail -2
   "$OFJ" --version | tee -a "$OUT"
   command -v hyperfine >/dev/null || { echo "hyperfine missing: apt-get install -y hyperfine" >&2; exit 1; }
   if [ ! -x "$LLM" ]; then
@@ -333,7 +333,7 @@ step_inproc() {
 # Single steps still need the binary, llm and hyperfine.
 ensure_tools() {
   command -v hyperfine >/dev/null || { echo "hyperfine missing: apt-get install -y hyperfine" >&2; exit 1; }
-  [ -x "$OFJ" ] || swift build -c release --product ofj 2>&1 | tail -2
+  [ -x "$OFJ" ] || swift build -c release --static-swift-stdlib --product ofj 2>&1 | tail -2
   [ -x "$LLM" ] || { python3 -m venv "$LLM_VENV" && "$LLM_VENV/bin/pip" install -q llm; }
 }
 
