@@ -303,6 +303,21 @@ struct CurlTransportTests {
         reportTiming("cancel while waiting for head: consumer \(latency), wire \(wireLatency)")
     }
 
+    @Test func cancellingWhileConnectingThrowsCancelled() async throws {
+        let blackhole = try #require(BlackholeListener())
+        let transport = self.transport
+        let req = HTTPRequest(url: "http://127.0.0.1:\(blackhole.port)/", timeouts: relaxed)
+        let consumer = Task { try await transport.send(req) }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelledAt = ContinuousClock.now
+        consumer.cancel()
+        let result = await consumer.result
+        #expect(throws: HTTPError.cancelled) { try result.get() }
+        #expect(cancelledAt.duration(to: .now) < .seconds(5))
+        #expect(await eventually { transport.activeTransfers == 0 })
+        withExtendedLifetime(blackhole) {}
+    }
+
     @Test func droppingTheResponseStopsTheTransfer() async throws {
         let server = try LoopbackHTTPServer()
         server.enqueue(.init(status: 200, body: randomBytes(100, seed: 6), ending: .stall(afterBodyBytes: 10)))
