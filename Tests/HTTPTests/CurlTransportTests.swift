@@ -232,7 +232,7 @@ struct CurlTransportTests {
         let server = try LoopbackHTTPServer()
         let url = "https://127.0.0.1:\(server.port)/v1"
         do {
-            _ = try await transport.send(HTTPRequest(url: url, timeouts: relaxed))
+            _ = try await transport.send(HTTPRequest(url: url, timeouts: relaxedTimeouts))
             Issue.record("expected a TLS failure")
         } catch let error as HTTPError {
             guard case .tls = error else {
@@ -306,7 +306,7 @@ struct CurlTransportTests {
     @Test func cancellingWhileConnectingThrowsCancelled() async throws {
         let blackhole = try #require(BlackholeListener())
         let transport = self.transport
-        let req = HTTPRequest(url: "http://127.0.0.1:\(blackhole.port)/", timeouts: relaxed)
+        let req = HTTPRequest(url: "http://127.0.0.1:\(blackhole.port)/", timeouts: relaxedTimeouts)
         let consumer = Task { try await transport.send(req) }
         try await Task.sleep(for: .milliseconds(100))
         let cancelledAt = ContinuousClock.now
