@@ -11,10 +11,13 @@ import Synchronization
 /// - Timeouts: `connect` (DNS + TCP + TLS) → `.connectTimeout`; `firstByte` from the moment the
 ///   request is sent until the response head → `.firstByteTimeout`; `idle`, the longest silence
 ///   after the head → `.idleTimeout`. A value of zero or less disables that timeout.
-/// - Cancelling the task waiting in `send`, or the task iterating the body (or dropping the
-///   iterator), aborts the transfer and closes its connection within milliseconds.
+/// - Cancelling the task waiting in `send` or the task iterating the body, or releasing the
+///   response (stream and iterator) before the end, aborts the transfer and closes its connection
+///   within milliseconds. A cancelled iteration simply ends (AsyncThrowingStream semantics);
+///   check `Task.isCancelled`.
 /// - TLS peer and host verification are always on; proxies come from the standard environment
-///   variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`). Redirects are not followed.
+///   variables (`https_proxy`, `http_proxy`, `all_proxy`, `no_proxy`), except that loopback hosts
+///   are always reached directly. Redirects are not followed. Connections are reused.
 /// - Errors never contain request headers, bodies or the URL's query string.
 public final class CurlTransport: HTTPTransport {
     /// A class so the finish callback can hold it (an `Atomic` cannot be captured).

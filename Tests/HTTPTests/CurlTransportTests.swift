@@ -169,17 +169,20 @@ struct CurlTransportTests {
         }
     }
 
-    // Timing bounds below use server-side instants: the transport's timers run on its own
-    // thread, while the test task may wait for a busy cooperative pool.
+    // Timing: lower bounds are measured by the test (a starved cooperative pool only makes them
+    // longer); upper bounds use server-side instants, since the transport's timers run on its
+    // own thread while the test task may wait seconds for a busy pool.
 
     @Test func stallTripsIdleTimeout() async throws {
         let server = try LoopbackHTTPServer()
         server.enqueue(.init(status: 200, body: randomBytes(100, seed: 1), framing: .chunked,
                              ending: .stall(afterBodyBytes: 50)))
+        let started = ContinuousClock.now
         let response = try await transport.send(request(server, timeouts: HTTPTimeouts(connect: 10, firstByte: 30, idle: 0.3)))
         let drained = await drain(response)
         #expect(drained.bytes.count == 50)
         #expect(drained.error as? HTTPError == .idleTimeout)
+        #expect(started.duration(to: .now) >= .milliseconds(300))
         // The transport hung up on the stalled server about `idle` after the last byte.
         #expect(await server.waitUntil(timeout: 20) { $0.clientDisconnects == 1 })
         let stalled = try #require(server.lastStallBegan).duration(to: #require(server.lastClientDisconnect))
@@ -190,9 +193,11 @@ struct CurlTransportTests {
     @Test func silentServerTripsFirstByteTimeout() async throws {
         let server = try LoopbackHTTPServer()
         server.enqueue(.init(status: 200, body: [1, 2, 3], delayBeforeHead: 30))
+        let started = ContinuousClock.now
         await #expect(throws: HTTPError.firstByteTimeout) {
             _ = try await transport.send(request(server, timeouts: HTTPTimeouts(connect: 10, firstByte: 0.3, idle: 30)))
         }
+        #expect(started.duration(to: .now) >= .milliseconds(300))
         #expect(await server.waitUntil(timeout: 20) { $0.clientDisconnects == 1 })
         let waited = try #require(server.requests.first?.receivedAt).duration(to: #require(server.lastClientDisconnect))
         #expect(waited >= .milliseconds(250))
@@ -229,7 +234,7 @@ struct CurlTransportTests {
         let server = try LoopbackHTTPServer()
         let url = "https://127.0.0.1:\(server.port)/v1"
         do {
-            _ = try await transport.send(HTTPRequest(url: url, timeouts: relaxed))
+            _ = try await transport.send(HTTPRequest(url: url, timeouts: relaxedTimeouts))
             Issue.record("expected a TLS failure")
         } catch let error as HTTPError {
             guard case .tls = error else {
@@ -298,6 +303,21 @@ struct CurlTransportTests {
         #expect(wireLatency < .seconds(5))
         #expect(latency < .seconds(15))
         reportTiming("cancel while waiting for head: consumer \(latency), wire \(wireLatency)")
+    }
+
+    @Test func cancellingWhileConnectingThrowsCancelled() async throws {
+        let blackhole = try #require(BlackholeListener())
+        let transport = self.transport
+        let req = HTTPRequest(url: "http://127.0.0.1:\(blackhole.port)/", timeouts: relaxedTimeouts)
+        let consumer = Task { try await transport.send(req) }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelledAt = ContinuousClock.now
+        consumer.cancel()
+        let result = await consumer.result
+        #expect(throws: HTTPError.cancelled) { try result.get() }
+        #expect(cancelledAt.duration(to: .now) < .seconds(5))
+        #expect(await eventually { transport.activeTransfers == 0 })
+        withExtendedLifetime(blackhole) {}
     }
 
     @Test func droppingTheResponseStopsTheTransfer() async throws {

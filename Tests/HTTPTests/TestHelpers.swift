@@ -25,14 +25,14 @@ func drain(_ response: HTTPStreamingResponse) async -> Drained {
 
 func request(_ server: LoopbackHTTPServer, _ path: String = "/v1/test", method: String = "POST",
              headers: [HTTPHeader] = [], body: [UInt8] = Array(#"{"hello":"world"}"#.utf8),
-             timeouts: HTTPTimeouts = relaxed) -> HTTPRequest {
+             timeouts: HTTPTimeouts = relaxedTimeouts) -> HTTPRequest {
     HTTPRequest(method: method, url: server.url(path), headers: headers, body: body, timeouts: timeouts)
 }
 
 /// Timeouts that only a broken transport trips. Tests run in parallel with every other suite on
 /// a busy machine, where the cooperative pool can be starved for seconds; a test that relies on
 /// the consumer keeping up (e.g. releasing a hold) must not race a short idle timer.
-let relaxed = HTTPTimeouts(connect: 10, firstByte: 30, idle: 30)
+let relaxedTimeouts = HTTPTimeouts(connect: 10, firstByte: 30, idle: 30)
 
 /// Deterministic pseudo-random bytes.
 func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
