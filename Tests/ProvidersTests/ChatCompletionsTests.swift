@@ -207,6 +207,21 @@ import TestSupport
         #expect(try turn.toolCalls.first?.parsedArguments() == ["q": "eggs"])
     }
 
+    @Test func ollamaStyleReasoningIsEchoedAsReasoning() async throws {
+        let body = Self.frame([
+            #"{"id":"o","choices":[{"index":0,"delta":{"role":"assistant","content":"","reasoning":"Think"}}]}"#,
+            #"{"id":"o","choices":[{"index":0,"delta":{"reasoning":"ing."}}]}"#,
+            #"{"id":"o","choices":[{"index":0,"delta":{"content":"Done"}}]}"#,
+            #"{"id":"o","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+            "[DONE]",
+        ])
+        let turn = await runTurn(chat(transport(body), provider: "ollama"), ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(turn.text == "Done")
+        #expect(turn.continuations == [ContinuationItem(provider: "openai-chat", kind: "reasoning", payload: "Thinking.")])
+        let sent = chat(transport(""), provider: "ollama").requestBody(ChatRequest(system: "", messages: [.user("x"), turn.assistantMessage], tools: []))
+        #expect(sent["messages"]?[1] == ["role": "assistant", "content": "Done", "reasoning": "Thinking."])
+    }
+
     @Test func nullErrorFieldsAreNotErrors() async throws {
         let body = Self.frame([
             #"{"id":"x","error":null,"choices":[{"index":0,"delta":{"content":"ok"}}]}"#,

@@ -277,4 +277,15 @@ import TestSupport
         #expect(idA != idB)
         #expect(try a.toolCalls.first?.parsedArguments() == [:])
     }
+
+    @Test func signatureOnANonEmptyTextPartStaysOnThatPart() async throws {
+        let body = "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}],\"role\": \"model\"}}],\"responseId\": \"r1\"}\r\n\r\n"
+            + "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"lo\",\"thoughtSignature\": \"c2ln/+==\"}],\"role\": \"model\"},\"finishReason\": \"STOP\"}],\"responseId\": \"r1\"}\r\n\r\n"
+        let turn = await expectSplitInvariant({ gemini($0) }, body: body, request: ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(turn.text == "Hello")
+        // The runner stores "Hello" as one text part, then the item; replay splits them again.
+        #expect(turn.assistantMessage.parts.count == 2)
+        let parts = gemini(transport("")).requestBody(ChatRequest(system: "", messages: [.user("x"), turn.assistantMessage], tools: []))["contents"]?[1]?["parts"]
+        #expect(parts == [["text": "Hel"], ["text": "lo", "thoughtSignature": "c2ln/+=="]])
+    }
 }
