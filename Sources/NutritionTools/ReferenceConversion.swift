@@ -9,8 +9,7 @@ enum ReferenceConversion {
     /// Nutrients of `grams` of a reference food under canonical ids, mapped by the journal (the
     /// same mapping `ofj log --ref` uses); nutrients USDA did not report stay absent.
     static func nutrients(_ food: ReferenceFood, grams: Double) -> NutrientAmounts {
-        // The shipped table holds only finite values >= 0 and grams are checked first, so this cannot fail.
-        ((try? JournalStore.referenceNutrients(food, grams: grams)) ?? NutrientAmounts()).rounded(places: 6)
+        JournalStore.referenceNutrients(food, grams: grams).rounded(places: 6)
     }
 
     /// How much of a reference food: a household portion (count of measures) or grams.
