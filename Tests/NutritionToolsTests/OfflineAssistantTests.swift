@@ -351,3 +351,26 @@ final class OfflineHarness: Sendable {
         #expect(out.content.contains("could not be loaded"))
     }
 }
+
+@Suite struct OfflineAssistantErrorTests {
+    @Test func aRejectedLogIsReportedAndNothingIsAskedOrWritten() async throws {
+        let h = try OfflineHarness()
+        let before = try h.fixture.snapshot()
+        let r = try await h.ask("log my usual 2 cups oatmeal")
+        #expect(r.names == ["search_food_bank", "search_reference_foods", "log_saved_food"])
+        #expect(r.arguments("log_saved_food") == ["food_id": .string(h.seed.oatmeal.uuidString), "quantity": 2, "unit": "cup"])
+        #expect(h.gate.asked.isEmpty) // the preview rejected it before any approval
+        #expect(r.text.hasPrefix("I couldn't log oatmeal: unit: cannot convert"))
+        #expect(r.text.hasSuffix("Nothing was written."))
+        #expect(try h.fixture.snapshot() == before)
+    }
+
+    @Test func nothingLoggedGivesNoNumbers() async throws {
+        let h = try OfflineHarness()
+        let r = try await h.ask("what did I eat on 2026-11-01")
+        #expect(r.arguments("get_journal_day") == ["date": "2026-11-01"])
+        #expect(r.text == "Nothing is logged on 2026-11-01.")
+        let total = try await h.ask("how much fiber yesterday")
+        #expect(total.text == "None of your 2 entries yesterday (2026-11-28) reported fiber.")
+    }
+}
