@@ -23,7 +23,6 @@ public struct AppPaths: Sendable {
 
     public var databasePath: String { dataDirectory + "/ofj.sqlite" }
     public var configPath: String { configDirectory + "/config.json" }
-    public var credentialsPath: String { configDirectory + "/credentials" }
     public var historyPath: String { stateDirectory + "/history" }
 
     /// Creates the data directory (mode 0700: it holds health data).

@@ -38,8 +38,9 @@ struct App {
         transport = CurlTransport()
         // A broken config.json stops start-up with its own message; a refused credentials file is
         // reported when a key from it is needed, so the environment's keys keep working.
-        fileConfig = try App.loadConfig(path: paths.configPath)
         let files = ProviderFiles.load(environment: environment)
+        if let problem = files.problems.first(where: { $0 != files.credentialsProblem }) { throw CLIError(problem) }
+        fileConfig = files.file
         credentials = files.credentials
         credentialsProblem = files.credentialsProblem
         outbox = DiagnosticsOutbox(queue: queue)
@@ -89,15 +90,6 @@ struct App {
             summarises: { $0 != "offline" })
     }
 
-
-    static func loadConfig(path: String) throws -> ProviderFileConfig? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        do {
-            return try ProviderFileConfig.parse(String(decoding: data, as: UTF8.self))
-        } catch {
-            throw CLIError("\(path): \(error)")
-        }
-    }
 
     /// Resolves provider and model (flags > environment > config.json) and builds the model.
     func makeModel(provider: String?, model: String?) throws -> any ChatModel {

@@ -214,14 +214,14 @@ struct Launcher {
     // MARK: - doctor
 
     func doctor() throws -> Int32 {
-        var credentials: [String: String] = [:]
-        var credentialsError: String?
-        do { credentials = try CredentialsFile.load(path: paths.credentialsPath) } catch { credentialsError = "\(error)" }
-        let file = try App.loadConfig(path: paths.configPath)
-        let lines = ProviderDoctor.report(environment: environment, file: file, credentials: credentials, credentialsError: credentialsError)
+        // The same loader as start-up; the doctor reports a broken file instead of stopping at it.
+        let files = ProviderFiles.load(environment: environment)
+        let lines = ProviderDoctor.report(environment: environment, file: files.file, credentials: files.credentials,
+                                          credentialsError: files.credentialsProblem)
         print("ofj \(version)")
         print("data: \(paths.databasePath)")
         print("config: \(paths.configPath)\(FileManager.default.fileExists(atPath: paths.configPath) ? "" : " (none)")")
+        for problem in files.problems where problem != files.credentialsProblem { print("-- \(problem)") }
         print(ProviderDoctor.render(lines))
         return 0
     }

@@ -11,8 +11,6 @@ public protocol SessionInput: AnyObject {
 /// Messages and answers from one line reader (the terminal, or plain stdin).
 public final class LineReaderInput: SessionInput {
     let reader: any LineReader
-    /// Whether the prompt should be written by us (plain input on a terminal would need it;
-    /// libedit draws its own, and pipes get none).
     public init(reader: any LineReader) { self.reader = reader }
     public func readMessage(prompt: String) -> LineInput { reader.readLine(prompt: prompt) }
     public func readAnswer(prompt: String) -> LineInput { reader.readLine(prompt: prompt) }
