@@ -167,7 +167,7 @@ struct AnthropicDecoder: WireDecoder {
                 // `input` is {} at start and the real input streams as input_json_delta fragments;
                 // some proxies put the whole input here instead, so keep it as a fallback.
                 var start: JSONValue?
-                if let input = b?["input"], let fields = input.objectValue, !fields.isEmpty { start = input }
+                if let input = b?["input"], let fields = input.objectValue, !fields.isEmpty { start = .object(fields) }
                 blocks[index] = .toolUse(id: b?["id"]?.stringValue ?? "", name: b?["name"]?.stringValue ?? "", json: "", start: start)
             default:
                 blocks[index] = .other
@@ -216,7 +216,7 @@ struct AnthropicDecoder: WireDecoder {
     }
 
     /// message_start has the input counts; message_delta has cumulative output (and may repeat input).
-    mutating func applyUsage(_ u: JSONValue) {
+    mutating func applyUsage(_ u: JSONRef) {
         let cacheRead = u["cache_read_input_tokens"]?.intValue
         let cacheWrite = u["cache_creation_input_tokens"]?.intValue
         if let input = u["input_tokens"]?.intValue {

@@ -157,12 +157,12 @@ struct ChatCompletionsDecoder: WireDecoder {
                           reasoningTokens: reasoningTokens)
         }
         for choice in chunk["choices"]?.arrayValue ?? [] where (choice["index"]?.intValue ?? 0) == 0 {
-            let delta = choice["delta"] ?? choice["message"] ?? .null
-            if let text = delta["content"]?.stringValue, !text.isEmpty { out.append(.textDelta(text)) }
-            if let r = delta["reasoning_content"]?.stringValue { reasoningContent += r }
-            if let r = delta["reasoning"]?.stringValue { reasoning += r }
-            for d in delta["reasoning_details"]?.arrayValue ?? [] { mergeDetail(d) }
-            for fragment in delta["tool_calls"]?.arrayValue ?? [] { addFragment(fragment) }
+            let delta = choice["delta"] ?? choice["message"]
+            if let text = delta?["content"]?.stringValue, !text.isEmpty { out.append(.textDelta(text)) }
+            if let r = delta?["reasoning_content"]?.stringValue { reasoningContent += r }
+            if let r = delta?["reasoning"]?.stringValue { reasoning += r }
+            for d in delta?["reasoning_details"]?.arrayValue ?? [] { mergeDetail(d.value) }
+            for fragment in delta?["tool_calls"]?.arrayValue ?? [] { addFragment(fragment) }
             if let reason = choice["finish_reason"]?.stringValue {
                 if reason == "error" {
                     let err = ProviderErrorBody.parse(chunk) ?? ProviderErrorBody(
@@ -176,7 +176,7 @@ struct ChatCompletionsDecoder: WireDecoder {
         return out
     }
 
-    mutating func addFragment(_ fragment: JSONValue) {
+    mutating func addFragment(_ fragment: JSONRef) {
         let index = fragment["index"]?.intValue
         let id = fragment["id"]?.stringValue ?? ""
         let fn = fragment["function"]

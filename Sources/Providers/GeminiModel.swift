@@ -218,7 +218,7 @@ struct GeminiDecoder: WireDecoder {
 
     mutating func decode(_ event: SSEEvent) throws -> [ChatEvent] {
         let chunk = try parseEventJSON(event)
-        if let err = ProviderErrorBody.parse(chunk), chunk["error"] != nil { throw ProviderStreamError.provider(err) }
+        if chunk["error"] != nil, let err = ProviderErrorBody.parse(chunk) { throw ProviderStreamError.provider(err) }
         var out: [ChatEvent] = []
         if responseID == nil, let id = chunk["responseId"]?.stringValue {
             responseID = id
@@ -244,7 +244,7 @@ struct GeminiDecoder: WireDecoder {
         return out
     }
 
-    mutating func decodePart(_ part: JSONValue) throws -> [ChatEvent] {
+    mutating func decodePart(_ part: JSONRef) throws -> [ChatEvent] {
         let signature = part["thoughtSignature"]?.stringValue
         if let fc = part["functionCall"] {
             guard let name = fc["name"]?.stringValue else {
@@ -258,7 +258,7 @@ struct GeminiDecoder: WireDecoder {
             }
             var events = closePending()
             // A call without `args` (or with null) is a no-argument call: {}.
-            let args = fc["args"]?.objectValue != nil ? (fc["args"] ?? .object([:])) : .object([:])
+            let args: JSONValue = .object(fc["args"]?.objectValue ?? [:])
             if fc["willContinue"]?.boolValue == true {
                 pending = (name, fc["id"]?.stringValue, signature, args)
                 return events
@@ -282,7 +282,7 @@ struct GeminiDecoder: WireDecoder {
         return []
     }
 
-    mutating func applyPartial(_ piece: JSONValue) {
+    mutating func applyPartial(_ piece: JSONRef) {
         guard let path = piece["jsonPath"]?.stringValue, path.hasPrefix("$."), var p = pending else { return }
         let keys = path.dropFirst(2).split(separator: ".").map(String.init)
         let value: JSONValue?
@@ -290,9 +290,9 @@ struct GeminiDecoder: WireDecoder {
             let existing = Self.get(p.args, keys)?.stringValue ?? ""
             value = .string(existing + s)
         } else if let n = piece["numberValue"] {
-            value = n
+            value = n.value
         } else if let b = piece["boolValue"] {
-            value = b
+            value = b.value
         } else if piece["nullValue"] != nil {
             value = .null
         } else {

@@ -19,7 +19,7 @@ struct ProviderErrorBody: Sendable {
         self.retryDelay = retryDelay
     }
 
-    static func parse(_ value: JSONValue) -> ProviderErrorBody? {
+    static func parse<J: JSONReadable>(_ value: J) -> ProviderErrorBody? {
         if let err = value["error"] {
             if let text = err.stringValue { return ProviderErrorBody(message: text, code: value["code"]?.stringValue) }
             guard err.objectValue != nil else { return nil }

@@ -204,7 +204,7 @@ struct ResponsesDecoder: WireDecoder {
             case "reasoning":
                 if let blob = item["encrypted_content"]?.stringValue, !blob.isEmpty, let id = item["id"]?.stringValue {
                     var kept: [String: JSONValue] = ["type": "reasoning", "id": .string(id), "encrypted_content": .string(blob)]
-                    kept["summary"] = item["summary"] ?? .array([])
+                    kept["summary"] = item["summary"]?.value ?? .array([])
                     out.append(.continuation(ContinuationItem(provider: family, kind: "reasoning", payload: JSONValue.object(kept).serialized)))
                 }
             case "function_call":
@@ -223,7 +223,7 @@ struct ResponsesDecoder: WireDecoder {
             status = r?["status"]?.stringValue ?? (type == "response.completed" ? "completed" : "incomplete")
             incompleteReason = r?["incomplete_details"]?["reason"]?.stringValue
             // Calls the stream never announced with output_item.done (seen from some proxies).
-            for item in r?["output"]?.arrayValue ?? [] where item["type"] == "function_call" {
+            for item in r?["output"]?.arrayValue ?? [] where item["type"]?.stringValue == "function_call" {
                 guard let callID = item["call_id"]?.stringValue, !emittedCalls.contains(callID) else { continue }
                 sawCall = true
                 emittedCalls.insert(callID)

@@ -143,9 +143,10 @@ func makeEventStream(_ body: @escaping @Sendable (AsyncThrowingStream<ChatEvent,
 }
 
 /// Parses the data of one SSE event as JSON, reporting a malformed stream otherwise.
-func parseEventJSON(_ event: SSEEvent) throws -> JSONValue {
+/// Events are read in place (JSONDocument): decoders read a few fields of each.
+func parseEventJSON(_ event: SSEEvent) throws -> JSONRef {
     do {
-        return try JSONValue.parse(event.data)
+        return try JSONDocument(parsing: event.data).root
     } catch {
         throw ProviderStreamError.malformed("an event was not valid JSON")
     }
