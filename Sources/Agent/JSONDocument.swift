@@ -8,9 +8,20 @@
 // and UTF-8 rules, through the same Parser) and reads the same values; `value` materialises any
 // part as a JSONValue.
 
-public final class JSONDocument: Sendable {
-    /// The document's text; always contiguous UTF-8, so its bytes are read in place.
-    let text: String
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public final class JSONDocument: @unchecked Sendable {
+    // The document's bytes, copied once into memory this object owns, so reads use a stable
+    // pointer (no closure or bounds-checked array access per key comparison). Never written
+    // after init, hence @unchecked Sendable.
+    private let storage: UnsafeMutableBufferPointer<UInt8>
+    let bytes: UnsafeBufferPointer<UInt8>
     let tape: [Entry]
 
     struct Entry: Sendable {
@@ -29,21 +40,37 @@ public final class JSONDocument: Sendable {
     enum Kind: UInt8, Sendable { case null, trueValue, falseValue, number, string, array, object }
 
     /// Parses one JSON document (surrounding whitespace allowed, nothing else).
-    public init(parsing text: String) throws {
+    public convenience init(parsing text: String) throws {
         var text = text
-        text.makeContiguousUTF8()
-        self.tape = try text.utf8.withContiguousStorageIfAvailable { try Self.buildTape($0) }
-            ?? Array(text.utf8).withUnsafeBufferPointer { try Self.buildTape($0) }
-        self.text = text
+        let storage = text.withUTF8 { Self.copy($0) }
+        try self.init(owning: storage)
     }
 
     /// Parses one JSON document from bytes, rejecting invalid UTF-8 as JSONValue.parse does.
-    public init(bytes: [UInt8]) throws {
-        self.tape = try bytes.withUnsafeBufferPointer { try Self.buildTape($0) }
-        // Valid JSON here is valid UTF-8 (outside strings only ASCII is allowed), so the text keeps
-        // exactly these bytes and every offset in the tape.
-        self.text = String(decoding: bytes, as: UTF8.self)
+    public convenience init(bytes: [UInt8]) throws {
+        try self.init(owning: bytes.withUnsafeBufferPointer { Self.copy($0) })
     }
+
+    private static func copy(_ source: UnsafeBufferPointer<UInt8>) -> UnsafeMutableBufferPointer<UInt8> {
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(source.count, 1))
+        _ = storage.initialize(from: source)
+        return UnsafeMutableBufferPointer(rebasing: storage[0..<source.count])
+    }
+
+    /// Takes ownership of `storage` (freed by deinit, or here when parsing fails).
+    private init(owning storage: UnsafeMutableBufferPointer<UInt8>) throws {
+        let bytes = UnsafeBufferPointer(storage)
+        do {
+            tape = try Self.buildTape(bytes)
+        } catch {
+            storage.deallocate()
+            throw error
+        }
+        self.storage = storage
+        self.bytes = bytes
+    }
+
+    deinit { storage.deallocate() }
 
     private static func buildTape(_ buffer: UnsafeBufferPointer<UInt8>) throws -> [Entry] {
         guard buffer.count < Int(Int32.max) else { throw JSONValue.ParseError(offset: 0, reason: "document too large") }
@@ -54,11 +81,6 @@ public final class JSONDocument: Sendable {
         builder.parser.skipWhitespace()
         guard builder.parser.index == buffer.count else { throw builder.parser.error("unexpected trailing characters") }
         return builder.tape
-    }
-
-    func withBytes<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
-        if let result = try text.utf8.withContiguousStorageIfAvailable(body) { return result }
-        return try Array(text.utf8).withUnsafeBufferPointer(body)
     }
 
     /// The top-level value.
@@ -130,8 +152,9 @@ public final class JSONDocument: Sendable {
             let quote = index
             var i = quote + 1
             var ascii = true
-            // Eight bytes at a time while none is a quote, a backslash or a control character
-            // (bit tricks on one UInt64); the byte loop below takes over at the first such word.
+            // Eight bytes at a time: bit tricks on one UInt64 find the first quote, backslash or
+            // control character (the lowest flagged byte is always a real one), and the byte loop
+            // below starts right there.
             if let base = bytes.baseAddress {
                 let raw = UnsafeRawPointer(base)
                 let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
@@ -139,8 +162,13 @@ public final class JSONDocument: Sendable {
                 while i + 8 <= bytes.count {
                     let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                     let quotes = w ^ (ones &* 0x22), backslashes = w ^ (ones &* 0x5C)
-                    let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | ((w &- ones &* 0x20) & ~w)
-                    if special & highs != 0 { break }
+                    let special = (((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | ((w &- ones &* 0x20) & ~w)) & highs
+                    if special != 0 {
+                        let skip = special.littleEndian.trailingZeroBitCount / 8
+                        high |= w.littleEndian & ((1 << UInt64(skip * 8)) &- 1)
+                        i += skip
+                        break
+                    }
                     high |= w
                     i += 8
                 }
@@ -175,10 +203,8 @@ public final class JSONDocument: Sendable {
     func entry(_ i: Int) -> Entry { tape[i] }
 
     func withParser<T>(at offset: Int32, _ body: (inout JSONValue.Parser) throws -> T) rethrows -> T {
-        try withBytes { buffer in
-            var parser = JSONValue.Parser(bytes: buffer, index: Int(offset))
-            return try body(&parser)
-        }
+        var parser = JSONValue.Parser(bytes: bytes, index: Int(offset))
+        return try body(&parser)
     }
 
     func string(at i: Int) -> String {
@@ -187,22 +213,28 @@ public final class JSONDocument: Sendable {
             // Already validated while building the tape.
             return (try? withParser(at: e.start - 1) { try $0.parseString() }) ?? ""
         }
-        return withBytes {
-            String(decoding: UnsafeBufferPointer(rebasing: $0[Int(e.start)..<Int(e.end)]), as: UTF8.self)
-        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[Int(e.start)..<Int(e.end)]), as: UTF8.self)
     }
 
-    func keyEquals(_ i: Int, _ key: String) -> Bool {
-        let e = tape[i]
-        if e.escaped { return string(at: i) == key }
-        let length = Int(e.end - e.start)
+    /// The tape index of the value of the member `key` of the object at `object`, if any: the last
+    /// one when a key repeats, as JSONValue keeps it.
+    func member(_ key: String, ofObjectAt object: Int) -> Int? {
         var key = key
         return key.withUTF8 { k in
-            guard k.count == length else { return false }
-            return withBytes { b in
-                for n in 0..<length where b[Int(e.start) + n] != k[n] { return false }
-                return true
+            var found: Int?
+            var i = object + 1
+            let end = Int(tape[object].next)
+            while i < end {
+                let e = tape[i]
+                if e.escaped {
+                    if string(at: i).utf8.elementsEqual(k) { found = i + 1 }
+                } else if Int(e.end - e.start) == k.count,
+                          k.isEmpty || memcmp(bytes.baseAddress! + Int(e.start), k.baseAddress!, k.count) == 0 {
+                    found = i + 1
+                }
+                i = Int(tape[i + 1].next)
             }
+            return found
         }
     }
 }
@@ -217,16 +249,8 @@ public struct JSONRef: Sendable {
 
     /// The member `key` of an object (the last one when a key repeats, as JSONValue keeps it).
     public subscript(key: String) -> JSONRef? {
-        let e = entry
-        guard e.kind == .object else { return nil }
-        var found: Int?
-        var i = index + 1
-        let end = Int(e.next)
-        while i < end {
-            if document.keyEquals(i, key) { found = i + 1 }
-            i = Int(document.entry(i + 1).next)
-        }
-        return found.map { JSONRef(document: document, index: $0) }
+        guard entry.kind == .object else { return nil }
+        return document.member(key, ofObjectAt: index).map { JSONRef(document: document, index: $0) }
     }
 
     public subscript(position: Int) -> JSONRef? {

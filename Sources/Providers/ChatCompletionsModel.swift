@@ -133,12 +133,15 @@ struct ChatCompletionsDecoder: WireDecoder {
 
     mutating func decode(_ event: SSEEvent) throws -> [ChatEvent] {
         if done { return [] }
-        let trimmed = event.data.trimmingSpaces
-        if trimmed == "[DONE]" {
-            done = true
-            return []
+        // Only a short payload can be the end marker; don't copy every chunk to find out.
+        if event.data.utf8.count < 64 {
+            let trimmed = event.data.trimmingSpaces
+            if trimmed == "[DONE]" {
+                done = true
+                return []
+            }
+            if trimmed.isEmpty { return [] }
         }
-        if trimmed.isEmpty { return [] }
         let chunk = try parseEventJSON(event)
         // Some servers put `"error": null` on every chunk; only a real value is an error.
         if (chunk["error"].map { !$0.isNull } ?? false) || chunk["object"]?.stringValue == "error" {
