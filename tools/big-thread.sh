@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A thread with N (default 100,000) messages, used as a person would: `ofj ask --thread` with the
 # offline assistant and with a loopback OpenAI-compatible server (tools/bench/fake_openai.py),
-# `ofj --resume` in the REPL with /threads, /threads QUERY, /context and one message, exports,
+# `ofj --resume` in the REPL with /threads, /threads QUERY, /context, one message and /retry, exports,
 # and /delete. Prints wall time and peak RSS of each step and what the fake server received, and
 # fails when a step fails or the request sent exceeds the context budget.
 #
@@ -89,7 +89,7 @@ if [ "$sent_bytes" -gt $((128000 * 4)) ]; then echo "  request of $sent_bytes by
 step ask-fake-again "${fake[@]}" OFJ_HOME="$work/data-fake" "$OFJ" ask --thread "$thread" "And protein?"
 echo "  fake server: $(curl -s "http://127.0.0.1:$port/__stats")"
 
-printf '/threads\n/threads eat today\n/context\nwhat did I eat today\n/exit\n' > "$work/repl.in"
+printf '/threads\n/threads eat today\n/context\nwhat did I eat today\n/retry\n/exit\n' > "$work/repl.in"
 STEP_INPUT=$work/repl.in step repl-resume "$OFJ" --resume
 grep -q "what did I eat" "$work/repl-resume.out" || { echo "  REPL output unexpected: $(head -c 600 "$work/repl-resume.out")"; fail=1; }
 grep "^Context:" "$work/repl-resume.out" | head -1 | sed 's/^/  /'

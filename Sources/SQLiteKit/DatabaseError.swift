@@ -21,7 +21,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
 
     public var description: String {
         // What a person sees when another process held the write lock past the busy timeout.
-        if isBusy { return "the database is in use by another ofj process; try again in a moment" }
+        if isBusy { return "the database is locked by another ofj process; close it or try again in a moment" }
         var s = "SQLite error \(code): \(message)"
         if let sql { s += " - while executing `\(sql)`" }
         return s
