@@ -91,8 +91,11 @@ echo "  fake server: $(curl -s "http://127.0.0.1:$port/__stats")"
 
 printf '/threads\n/threads eat today\n/context\nwhat did I eat today\n/retry\n/exit\n' > "$work/repl.in"
 STEP_INPUT=$work/repl.in step repl-resume "$OFJ" --resume
-grep -q "what did I eat" "$work/repl-resume.out" || { echo "  REPL output unexpected: $(head -c 600 "$work/repl-resume.out")"; fail=1; }
+grep -q "Asking again: what did I eat" "$work/repl-resume.out" || { echo "  REPL output unexpected: $(head -c 600 "$work/repl-resume.out")"; fail=1; }
 grep "^Context:" "$work/repl-resume.out" | head -1 | sed 's/^/  /'
+
+printf '/threads no-such-words-anywhere\n/exit\n' > "$work/search.in"
+STEP_INPUT=$work/search.in step threads-search-miss "$OFJ" --resume
 
 step backup-export "$OFJ" backup export -o "$work/backup.json"
 step csv-export "$OFJ" export csv -o "$work/entries.csv"

@@ -346,7 +346,10 @@ public final class CompactingAssembler: RequestAssembler {
             reason = "the model took longer than \(RunExecution.formatSeconds(e.seconds))"
         }
         // A chunked compaction may have stored some checkpoints before failing: start from there.
-        let now = try makePlan(shape)
+        // Otherwise the plan in hand is still right (reloading a 100,000-message backlog while
+        // holding it doubled the peak memory).
+        let latest = try store.latestCheckpoint(threadID: shape.threadID)
+        let now = latest?.id == plan.checkpoint?.id ? plan : try makePlan(shape)
         let pruneSplit = max(1, splitPoint(now, openLast: true, keepRecent: 0, target: target))
         guard pruneSplit <= now.turnStarts.count - 1,
               let checkpoint = try prune(shape, now, turns: pruneSplit, reason: "compaction_failed", notice: notice) else { return .nothing }
