@@ -104,6 +104,33 @@ import SQLiteKit
         #expect(try database().scalar("SELECT count(*) FROM journal_entries").int == 1)
     }
 
+    @Test func askOnAThreadTheREPLIsAnsweringIsRefusedUntilItFinishes() async throws {
+        // The REPL's run waits at an approval card (an active phase) while `ofj ask` targets it.
+        let binary = try #require(OfjBinary.path)
+        var env = offline
+        env["TERM"] = "xterm"
+        let repl = try PTYProcess(executable: binary, arguments: [], environment: env)
+        #expect(await repl.read(until: "/help for commands") != nil)
+        repl.send("log 2 eggs for breakfast\r")
+        #expect(await repl.read(until: "[y]es") != nil)
+        let thread = try #require(try database().scalar("SELECT id FROM agent_threads LIMIT 1").string)
+        #expect(try phases(thread) == ["awaiting_approval"])
+
+        let refused = try await OfjBinary.run(["ask", "--yes", "--thread", thread, "log 1 banana"], environment: offline)
+        #expect(refused.status == 1)
+        #expect(refused.stderr == Self.busyLine)
+        #expect(try phases(thread) == ["awaiting_approval"]) // the REPL's run was left alone
+
+        repl.send("y\r")
+        #expect(await repl.read(until: "Logged") != nil)
+        let after = try await OfjBinary.run(["ask", "--yes", "--thread", thread, "log 1 banana"], environment: offline)
+        #expect(after.status == 0, "\(after.stderr)")
+        #expect(try phases(thread) == ["completed", "completed"])
+        #expect(try database().scalar("SELECT count(*) FROM journal_entries").int == 2)
+        repl.send("/exit\r")
+        #expect(await repl.waitForExit() == 0)
+    }
+
     @Test func aRunLeftByAProcessThatDiedIsRecoveredByTheNextMessage() async throws {
         let thread = try await makeThread()
         // A run some ofj left active and then died (a pid that no longer exists).
