@@ -71,6 +71,11 @@ printf 'generated: %s messages, %s parts in %.1f s; database %s MB\n' \
 # cannot summarise, so on the original the first turn prunes instead).
 cp -r "$OFJ_HOME" "$work/data-fake"
 
+# Opening the untouched thread: start-up and /context (which plans the next request).
+printf '/context\n/exit\n' > "$work/open.in"
+STEP_INPUT=$work/open.in step repl-open-uncompacted "$OFJ" --resume
+grep "^Context:" "$work/repl-open-uncompacted.out" | head -1 | sed 's/^/  /'
+
 step ask-offline "$OFJ" ask --thread "$thread" "what did I eat today"
 grep -q "nothing\|Nothing\|logged\|kcal" "$work/ask-offline.out" || { echo "  unexpected answer: $(head -c 300 "$work/ask-offline.out")"; fail=1; }
 

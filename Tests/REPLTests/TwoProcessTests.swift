@@ -149,7 +149,9 @@ import SQLiteKit
         let offline = self.offline
         _ = try await OfjBinary.run(["day"], environment: offline) // create the database once
         let results = try await withThrowingTaskGroup(of: OfjBinary.Result.self) { group in
-            for i in 0..<4 {
+            // Four at once overlap on two cores without starving the other suites' pseudo-terminal
+            // tests; tools/two-process.sh shakes harder.
+            for i in 0..<2 {
                 group.addTask { try await OfjBinary.run(["log", "Food \(i)", "--kcal", "100"], environment: offline) }
                 group.addTask { try await OfjBinary.run(["ask", "--yes", "log 2 eggs for breakfast"], environment: offline) }
             }
@@ -159,7 +161,7 @@ import SQLiteKit
             #expect(r.status == 0, "\(r.stderr)")
             #expect(!r.stderr.contains("SQLite") && !r.stderr.contains("locked"), "\(r.stderr)")
         }
-        #expect(try database().scalar("SELECT count(*) FROM journal_entries").int == 8)
-        #expect(try database().scalar("SELECT count(*) FROM agent_ledger WHERE outcome = 'committed'").int == 4)
+        #expect(try database().scalar("SELECT count(*) FROM journal_entries").int == 4)
+        #expect(try database().scalar("SELECT count(*) FROM agent_ledger WHERE outcome = 'committed'").int == 2)
     }
 }
