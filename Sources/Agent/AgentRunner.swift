@@ -109,7 +109,29 @@ public final class AgentRunner: Sendable {
         let runID = environment.ids.next()
         let now = environment.clock.now()
         do {
-            try store.queue.write { db in
+            try insertRun(threadID: threadID, runID: runID, text: text, model: model, now: now)
+        } catch let error as DatabaseError where Self.isActiveRunConflict(error) {
+            // The active run may belong to an ofj that stopped after this one started: recover
+            // the thread's orphaned runs and try once more; a live run keeps the thread busy.
+            guard (try? recoverInterruptedRuns(threadID: threadID))?.isEmpty == false else { throw AgentError.busy }
+            do {
+                try insertRun(threadID: threadID, runID: runID, text: text, model: model, now: now)
+            } catch let error as DatabaseError where Self.isActiveRunConflict(error) {
+                throw AgentError.busy
+            } catch {
+                throw AgentError.storage(error)
+            }
+        } catch {
+            throw AgentError.storage(error)
+        }
+        environment.emit(AgentEvent(threadID: threadID, runID: runID, kind: .phase(.queued)))
+        start(RunHandle(threadID: threadID, runID: runID), model: model, turnsUsed: 0)
+        return RunHandle(threadID: threadID, runID: runID)
+    }
+
+    /// The user's message and a queued run owned by this process, in one transaction.
+    private func insertRun(threadID: String, runID: String, text: String, model: any ChatModel, now: Double) throws {
+        try store.queue.write { db in
                 try ConversationStore.ensureThread(db, id: threadID, now: now)
                 // A new message supersedes a run left suspended: it can no longer be continued.
                 try db.execute("""
@@ -118,22 +140,14 @@ public final class AgentRunner: Sendable {
                     WHERE thread_id = ? AND phase = 'suspended'
                     """, [now, now, threadID])
                 try db.execute("""
-                    INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at)
-                    VALUES (?, ?, 'queued', ?, ?, ?, ?)
-                    """, [runID, threadID, model.provider, model.model, now, now])
+                    INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at, owner)
+                    VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)
+                    """, [runID, threadID, model.provider, model.model, now, now, RunOwner.current])
                 try ConversationStore.insertMessage(db, threadID: threadID, runID: runID, role: .user, turn: nil, state: .complete,
                                                     parts: [.text(text)], now: now)
                 try db.execute("UPDATE agent_threads SET title = ? WHERE id = ? AND title IS NULL", [Self.autoTitle(text), threadID])
                 try db.execute("UPDATE agent_threads SET provider = ?, model = ? WHERE id = ?", [model.provider, model.model, threadID])
             }
-        } catch let error as DatabaseError where Self.isActiveRunConflict(error) {
-            throw AgentError.busy
-        } catch {
-            throw AgentError.storage(error)
-        }
-        environment.emit(AgentEvent(threadID: threadID, runID: runID, kind: .phase(.queued)))
-        start(RunHandle(threadID: threadID, runID: runID), model: model, turnsUsed: 0)
-        return RunHandle(threadID: threadID, runID: runID)
     }
 
     /// Resumes the thread's latest run if it is `suspended`: unanswered tool calls of its last
@@ -156,9 +170,9 @@ public final class AgentRunner: Sendable {
                 }
                 try db.execute("""
                     UPDATE agent_runs SET phase = 'queued', error_class = NULL, error_line = NULL, phase_changed_at = ?, finished_at = NULL,
-                        provider = ?, model = ?
+                        provider = ?, model = ?, owner = ?
                     WHERE id = ?
-                    """, [now, model.provider, model.model, latest.id])
+                    """, [now, model.provider, model.model, RunOwner.current, latest.id])
                 return latest
             }
         } catch let error as DatabaseError where Self.isActiveRunConflict(error) {
@@ -242,15 +256,20 @@ public final class AgentRunner: Sendable {
 
     /// Call once at start: runs left in an active phase by a process that stopped (crash, kill,
     /// power loss) become `suspended`; their half-streamed messages become `partial` and tool
-    /// calls caught running become `interrupted`. Runs of this runner are left alone. Sends
-    /// nothing to any provider. Returns the runs now suspended.
+    /// calls caught running become `interrupted`. Runs of this runner are left alone, and so are
+    /// runs of another ofj process that is still running (`agent_runs.owner`). Sends nothing to
+    /// any provider. Returns the runs now suspended. `threadID` limits it to one thread and to
+    /// runs of other processes that are gone (used when a message finds its thread busy).
     @discardableResult
-    public func recoverInterruptedRuns() throws -> [RunRecord] {
+    public func recoverInterruptedRuns(threadID: String? = nil) throws -> [RunRecord] {
         let mine = state.withLock { Set($0.active.keys) }
         let now = environment.clock.now()
         do {
             let recovered = try store.queue.write { db -> [String] in
-                let ids = try db.rows("SELECT id FROM agent_runs WHERE phase IN (\(ConversationStore.activePhaseList)) ORDER BY created_at")
+                let sql = "SELECT id, owner FROM agent_runs WHERE phase IN (\(ConversationStore.activePhaseList))"
+                    + (threadID == nil ? "" : " AND thread_id = ?") + " ORDER BY created_at"
+                let ids = try db.rows(sql, threadID.map { [$0] } ?? [])
+                    .filter { RunOwner.isOrphaned($0[1].string, includingThisProcess: threadID == nil) }
                     .compactMap { $0[0].string }.filter { !mine.contains($0) }
                 for id in ids {
                     try ConversationStore.setPhase(db, runID: id, .suspended, now: now,

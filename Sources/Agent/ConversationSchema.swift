@@ -157,5 +157,9 @@ extension ConversationStore {
             """)
 
         registerContextMigrations(into: &migrator)
+
+        // The process that runs an active run ("pid:start"), so that another ofj starting on the
+        // same database leaves that run alone and only suspends runs whose process is gone.
+        migrator.register("agent-4-run-owner", sql: "ALTER TABLE agent_runs ADD COLUMN owner TEXT;")
     }
 }

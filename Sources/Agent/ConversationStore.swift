@@ -82,6 +82,23 @@ public final class ConversationStore: Sendable {
         try queue.read { try Self.messages($0, threadID: threadID, afterSeq: afterSeq) }
     }
 
+    /// The text of the thread's latest user message that has any (what /retry asks again).
+    /// Reads from the end through the (thread_id, seq) index: a long thread is not loaded.
+    public func lastUserText(threadID: String) throws -> String? {
+        try queue.read { db in
+            try db.scalar("""
+                SELECT group_concat(body, '') FROM (
+                    SELECT p.body FROM agent_message_parts p
+                    WHERE p.message_id = (SELECT m.id FROM agent_messages m
+                                          WHERE m.thread_id = ? AND m.role = 'user'
+                                            AND EXISTS (SELECT 1 FROM agent_message_parts q
+                                                        WHERE q.message_id = m.id AND q.kind = 'text' AND q.body <> '')
+                                          ORDER BY m.seq DESC LIMIT 1)
+                      AND p.kind = 'text' ORDER BY p.ordinal)
+                """, [threadID]).string
+        }
+    }
+
     public func messageCount(threadID: String) throws -> Int {
         try queue.read { try $0.scalar("SELECT COUNT(*) FROM agent_messages WHERE thread_id = ?", [threadID]).int ?? 0 }
     }

@@ -20,6 +20,8 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String {
+        // What a person sees when another process held the write lock past the busy timeout.
+        if isBusy { return "the database is locked by another ofj process; close it or try again in a moment" }
         var s = "SQLite error \(code): \(message)"
         if let sql { s += " - while executing `\(sql)`" }
         return s
@@ -27,7 +29,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
 
     /// For local debugging only: includes the bound arguments.
     public var expandedDescription: String {
-        description + (arguments.isEmpty ? "" : " with arguments \(arguments)")
+        "SQLite error \(code): \(message)" + (sql.map { " - while executing `\($0)`" } ?? "") + (arguments.isEmpty ? "" : " with arguments \(arguments)")
     }
 
     public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }

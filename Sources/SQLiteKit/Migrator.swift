@@ -47,6 +47,9 @@ public struct Migrator: Sendable {
         let done = Set(applied)
         for migration in migrations where !done.contains(migration.identifier) {
             try db.transaction(.immediate) { db in
+                // Another process may have applied it while this one waited for the write lock
+                // (two ofj starting at once on a new database).
+                if try db.row("SELECT 1 FROM schema_migrations WHERE identifier = ?", [migration.identifier]) != nil { return }
                 try migration.migrate(db)
                 if try db.row("PRAGMA foreign_key_check") != nil {
                     throw MigrationError.foreignKeyViolation(migration.identifier)

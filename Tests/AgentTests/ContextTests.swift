@@ -354,7 +354,10 @@ struct ContextFixture {
         for s in f.summaryRequests { #expect(TokenEstimator.tokens(s) + 300 <= f.budget().usable) }
     }
 
-    @Test func tooManyChunksFallsBackToPruning() async throws {
+    @Test func aBacklogLongerThanTheSummaryRoundsLeavesOutItsOldestPartAndSummarisesTheRest() async throws {
+        // Regression (tools/big-thread.sh, 100,000 messages): the rounds summarised the oldest
+        // turns, then gave up and left out everything after them, so the summary described the
+        // start of the thread and the recent past was dropped.
         let f = try ContextFixture(rounds: 1)
         try f.harness.queue.write { db in
             try ConversationStore.ensureThread(db, id: "t1", now: 0)
@@ -367,11 +370,17 @@ struct ContextFixture {
         }
         let (_, outcome) = try await f.harness.ask(ContextFixture.question(60))
         #expect(outcome.phase == .completed)
-        let latest = try #require(try f.harness.store.latestCheckpoint(threadID: "t1"))
-        #expect(latest.kind == .pruned)
-        // The one valid summary made before giving up is carried along.
-        #expect(!latest.summary.isEmpty)
-        #expect(TokenEstimator.tokens(try #require(f.ordinaryRequests.last)) <= f.budget().usable)
+        let checkpoints = try f.harness.store.checkpoints(threadID: "t1")
+        #expect(checkpoints.map(\.kind) == [.pruned, .summary])
+        let (pruned, summary) = (checkpoints[0], checkpoints[1])
+        #expect(pruned.fromSeq == 1 && pruned.summary.isEmpty)
+        #expect(summary.fromSeq == pruned.toSeq + 1) // the summary covers the turns right before the kept ones
+        #expect(f.summaryRequests.count == 1)
+        let request = try #require(f.ordinaryRequests.last)
+        #expect(TokenEstimator.tokens(request) <= f.budget().usable)
+        // What was summarised is the most recent part of the backlog, not its start.
+        let rendered = f.summaryRequests[0].messages.map(\.text).joined()
+        #expect(!rendered.contains("Question 0:"))
     }
 
     @Test func manyLargeToolResultsInOneAnswerAreShortenedInTheRequestOnly() async throws {

@@ -17,6 +17,28 @@ import TestSupport
         #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%'") == migrator.migrations.count)
     }
 
+    @Test func lastUserTextReadsOnlyTheEndOfTheThread() async throws {
+        // /retry used to load the whole transcript to find this; now one indexed query.
+        let h = try Harness()
+        #expect(try h.store.lastUserText(threadID: "t") == nil)
+        try h.queue.write { db in
+            try ConversationStore.ensureThread(db, id: "t", now: 0)
+            for i in 0..<2_000 {
+                try ConversationStore.insertMessage(db, threadID: "t", runID: nil, role: .user, turn: nil, state: .complete,
+                                                    parts: [.text("question \(i)")], now: 0)
+                try ConversationStore.insertMessage(db, threadID: "t", runID: nil, role: .assistant, turn: 1, state: .complete,
+                                                    parts: [.text("answer \(i)")], now: 0)
+            }
+            // A user message with no text (only an empty part) is skipped; parts join in order.
+            try ConversationStore.insertMessage(db, threadID: "t", runID: nil, role: .user, turn: nil, state: .complete,
+                                                parts: [.text("first half, "), .text("second half")], now: 0)
+            try ConversationStore.insertMessage(db, threadID: "t", runID: nil, role: .user, turn: nil, state: .complete,
+                                                parts: [.text("")], now: 0)
+        }
+        #expect(try h.store.lastUserText(threadID: "t") == "first half, second half")
+        #expect(try h.store.lastUserText(threadID: "other") == nil)
+    }
+
     @Test func threadsAutoTitleListSearchRenameDelete() async throws {
         let h = try Harness()
         h.model.enqueue(.text("Noted."), .text("Second."), .text("Third."))

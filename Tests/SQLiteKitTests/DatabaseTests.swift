@@ -42,6 +42,24 @@ import Foundation
         }
     }
 
+    @Test func aLockHeldPastTheTimeoutReadsAsOnePlainLine() throws {
+        // Regression: the person saw "SQLite error 5: database is locked - while executing …".
+        let dir = TempDirectory()
+        let holder = try Database(path: dir.file("x.sqlite"))
+        try holder.execute("CREATE TABLE t (x)")
+        let other = try Database(path: dir.file("x.sqlite"), options: .init(busyTimeoutMilliseconds: 20))
+        try holder.execute(batch: "BEGIN IMMEDIATE")
+        defer { try? holder.execute(batch: "ROLLBACK") }
+        do {
+            try other.transaction { try $0.execute("INSERT INTO t VALUES (1)") }
+            Issue.record("expected SQLITE_BUSY")
+        } catch let error as DatabaseError {
+            #expect(error.isBusy)
+            #expect(error.description == "the database is locked by another ofj process; close it or try again in a moment")
+            #expect(error.expandedDescription.contains("database is locked"))
+        }
+    }
+
     @Test func transactionRollsBackAndRethrowsFirstError() throws {
         struct Boom: Error {}
         let db = try Database(path: ":memory:")

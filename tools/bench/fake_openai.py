@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CREATED = 1764400000
 MODEL = "bench-model"
-STATS = {"requests": 0, "text": 0, "tools": 0, "last_request_bytes": 0, "last_request_messages": 0}
+STATS = {"requests": 0, "text": 0, "tools": 0, "last_request_bytes": 0, "last_request_messages": 0, "max_request_bytes": 0}
 LOCK = threading.Lock()
 
 
@@ -111,6 +111,7 @@ class Handler(BaseHTTPRequestHandler):
             STATS["requests"] += 1
             STATS["tools" if tools else "text"] += 1
             STATS["last_request_bytes"] = len(raw)
+            STATS["max_request_bytes"] = max(STATS["max_request_bytes"], len(raw))
             STATS["last_request_messages"] = len(req.get("messages") or [])
         body = TOOLS if tools else TEXT
         if req.get("stream") is False:

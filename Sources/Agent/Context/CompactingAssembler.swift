@@ -323,6 +323,18 @@ public final class CompactingAssembler: RequestAssembler {
         let reason: String
         do {
             guard settings.summarises(shape.model.provider) else { throw CompactionFailure(description: "this model cannot summarise") }
+            var plan = plan
+            var split = split
+            // A backlog longer than the summary rounds can read (a thread grown without a context
+            // manager, e.g. 100,000 stored messages): leave out its oldest part first, so the
+            // summary covers the turns just before the kept ones rather than the oldest few.
+            let head = backlogHead(plan, split: split)
+            if head > 0 {
+                try prune(shape, plan, turns: head, notice: notice)
+                plan = try makePlan(shape)
+                split = splitPoint(plan, openLast: true, keepRecent: keepRecent, target: target)
+                guard split > 0 else { return .nothing }
+            }
             return .compacted(try await compactTurns(shape, plan, turns: split, focus: ""))
         } catch let e as CancellationError {
             throw e
@@ -334,33 +346,65 @@ public final class CompactingAssembler: RequestAssembler {
             reason = "the model took longer than \(RunExecution.formatSeconds(e.seconds))"
         }
         // A chunked compaction may have stored some checkpoints before failing: start from there.
-        let now = try makePlan(shape)
+        // Otherwise the plan in hand is still right (reloading a 100,000-message backlog while
+        // holding it doubled the peak memory).
+        let latest = try store.latestCheckpoint(threadID: shape.threadID)
+        let now = latest?.id == plan.checkpoint?.id ? plan : try makePlan(shape)
         let pruneSplit = max(1, splitPoint(now, openLast: true, keepRecent: 0, target: target))
-        guard pruneSplit <= now.turnStarts.count - 1 else { return .nothing }
-        let dropped = now.messages[now.turnStarts[0]..<now.turnStarts[pruneSplit]]
-        guard let first = dropped.first, let last = dropped.last else { return .nothing }
+        guard pruneSplit <= now.turnStarts.count - 1,
+              let checkpoint = try prune(shape, now, turns: pruneSplit, reason: "compaction_failed", notice: notice) else { return .nothing }
+        return .pruned(checkpoint, reason: reason)
+    }
+
+    /// How many leading turns of the first `split` to leave out before summarising, so that the
+    /// rest fits in the allowed summary rounds (0 when it already does). Estimates are of the
+    /// whole messages, more than the summariser reads (tool results are shortened there).
+    func backlogHead(_ plan: Plan, split: Int) -> Int {
+        let capacity = settings.maxCompactionRounds * compactionInputCap(plan) * 8 / 10
+        var tokens = 0
+        var start = split
+        while start > 0 {
+            let t = plan.messageTokens[plan.turnRange(start - 1)].reduce(0, +)
+            if tokens + t > capacity { break }
+            tokens += t
+            start -= 1
+        }
+        // Always summarise at least the last turn of the stretch.
+        return min(start, split - 1)
+    }
+
+    /// Tokens one summary round may read.
+    func compactionInputCap(_ plan: Plan) -> Int { max(1_000, plan.budget.usable * 6 / 10 - settings.summaryMaxOutputTokens) }
+
+    /// Stores a pruned checkpoint for the first `turns` turns of `plan` (carrying its checkpoint's
+    /// summary) and tells the person.
+    @discardableResult
+    func prune(_ shape: Shape, _ plan: Plan, turns: Int, reason: String = "backlog_too_long",
+               notice: @Sendable (AgentError) -> Void) throws -> ContextCheckpoint? {
+        let dropped = plan.messages[plan.turnStarts[0]..<plan.turnStarts[turns]]
+        guard let first = dropped.first, let last = dropped.last else { return nil }
         let clockNow = clock.now()
-        let carried = now.checkpoint?.summary ?? ""
+        let carried = plan.checkpoint?.summary ?? ""
         let id = try store.queue.write { db in
             try ConversationStore.insertCheckpoint(db, threadID: shape.threadID, kind: .pruned, fromSeq: first.seq, toSeq: last.seq,
                                                    summary: carried, provider: nil, model: nil, now: clockNow)
         }
         var d = diagnostic(shape, status: "pruned")
-        d.errorClass = "compaction_failed"
+        d.errorClass = reason
         d.resultCount = dropped.count
         diagnostics.record(d)
-        notice(AgentError(.contextOverflow, "This conversation got too long for the model and could not be summarised, so its \(dropped.count) oldest "
+        let why = reason == "compaction_failed" ? "could not be summarised" : "is too long to summarise whole"
+        notice(AgentError(.contextOverflow, "This conversation got too long for the model and \(why), so its \(dropped.count) oldest "
                           + "message(s) are now left out of what the model sees (they stay saved); /context shows what is sent."))
-        let checkpoint = ContextCheckpoint(id: id, threadID: shape.threadID, kind: .pruned, fromSeq: first.seq, toSeq: last.seq,
-                                           summary: carried, provider: nil, model: nil, createdAt: clockNow)
-        return .pruned(checkpoint, reason: reason)
+        return ContextCheckpoint(id: id, threadID: shape.threadID, kind: .pruned, fromSeq: first.seq, toSeq: last.seq,
+                                 summary: carried, provider: nil, model: nil, createdAt: clockNow)
     }
 
     /// Summarises the first `turns` turns of `plan` (in chunks that fit the model) into validated
     /// checkpoints, each building on the previous one; returns the last.
     func compactTurns(_ shape: Shape, _ plan: Plan, turns split: Int, focus: String) async throws -> ContextCheckpoint {
         var previous = plan.checkpoint?.summary ?? ""
-        let inputCap = max(1_000, plan.budget.usable * 6 / 10 - settings.summaryMaxOutputTokens)
+        let inputCap = compactionInputCap(plan)
         var start = 0
         var rounds = 0
         var stored: ContextCheckpoint?

@@ -141,14 +141,14 @@ extension REPLSession {
     }
 
     func retry() async throws {
-        let messages = try services.store.transcript(threadID: threadID)
-        guard let last = messages.last(where: { $0.message.role == .user && !$0.message.text.isEmpty }) else {
+        // Only the last user message is read: /retry on a 100,000-message thread stays instant.
+        guard let text = try services.store.lastUserText(threadID: threadID) else {
             say("Nothing to retry in this thread yet.")
             return
         }
-        say(style.dim("Asking again: \(Terminal.sanitize(String(last.message.text.prefix(80)), keepNewlines: false))"))
+        say(style.dim("Asking again: \(Terminal.sanitize(String(text.prefix(80)), keepNewlines: false))"))
         let started = services.clock.monotonic()
-        let handle = try services.runner.submit(threadID: threadID, text: last.message.text, model: currentModel)
+        let handle = try services.runner.submit(threadID: threadID, text: text, model: currentModel)
         await follow(handle, started: started)
     }
 
