@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Provider chaos harness (run through tools/provider-chaos.sh [TURNS] [SEED]).
+
+Starts tools/chaos_provider.py on loopback, then for each turn runs
+`ofj ask --yes --provider P --model chaos-model "log chaos food NNNN for lunch"`, rotating
+through five providers (openrouter: Chat Completions; anthropic: Messages; gemini; openai:
+Responses; azure: Responses on the Azure route), all on one OFJ_HOME. A failed turn is asked
+again like a person would, up to three more times, choosing per turn (seeded) between:
+- "same thread": reopen the thread (what `ofj --resume` opens) and ask again there
+  (`ofj ask --thread ID`); a person does this because the error line says "Ask again";
+- "new ask": run the same `ofj ask` again (a new thread), but only when nothing on screen said
+  the food was logged (a person does not ask again for what they saw done).
+
+Checks, all of which must hold:
+- no crash: every exit status is 0 or 1 (the documented ones for these runs), never a signal;
+- every failure is exactly one line on stderr, starting "ofj: ", with no raw transport, JSON,
+  Foundation or libcurl text, no stack trace, no key and no prompt text; a success prints nothing
+  on stderr; keys never appear on stdout either;
+- no duplicate writes: at most one journal entry per turn's food, exactly one committed ledger row
+  per entry (and none without its entry), and every entry's tool result reached the model (the
+  server saw it) while the server never saw a result for an entry that does not exist;
+- the server never saw a history a real provider would refuse (tool calls without results...);
+- PRAGMA integrity_check is ok.
+Prints a summary (fault counts, outcomes) and writes it as JSON to <work dir>/summary.json.
+"""
+
+import json
+import os
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROVIDERS = ["openrouter", "anthropic", "gemini", "openai", "azure"]
+KEYS = {
+    "OPENROUTER_API_KEY": "sk-chaos-or-5d41402abc4b2a76b9719d91",
+    "ANTHROPIC_API_KEY": "sk-chaos-an-7d793037a0760186574b0282",
+    "GEMINI_API_KEY": "sk-chaos-ge-9e107d9d372bb6826bd81d35",
+    "OPENAI_API_KEY": "sk-chaos-oa-e4d909c290d0fb1ca068ffad",
+    "AZURE_OPENAI_API_KEY": "sk-chaos-az-45c48cce2e2d7fbdea1afc51",
+}
+# Text that must never reach the person's terminal as an error line.
+RAW = [re.compile(p) for p in [
+    r"sk-chaos", r"chaos food", r"[{}\[\]]\s*\"", r"\"\w+\"\s*:", r"\\u[0-9a-fA-F]{4}",
+    r"Error Domain", r"NSError", r"NSURLError", r"Foundation\.", r"Swift\.", r"Fatal error", r"Optional\(",
+    r"CURLE_", r"[Cc]url", r"Recv failure", r"Send failure", r"Failed to connect", r"Couldn't", r"after \d+ ms",
+    r"errno", r"Connection reset by peer", r"Operation timed out",
+    r"^\s*#\d+ ", r"\bat 0x[0-9a-f]+", r"Backtrace", r"\.swift:\d+",
+    r"HTTPError\.", r"ChatError", r"DecodingError", r"ProviderStreamError", r"DeadlineExpired",
+]]
+
+
+def ofj_env(work, port):
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+    env.update({
+        "HOME": work, "OFJ_HOME": f"{work}/home", "XDG_CONFIG_HOME": f"{work}/config", "XDG_STATE_HOME": f"{work}/state",
+        "XDG_DATA_HOME": f"{work}/data", "NO_COLOR": "1", "TZ": "UTC",
+        "OPENROUTER_BASE_URL": f"http://127.0.0.1:{port}/api/v1",
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}/v1",
+        "GEMINI_BASE_URL": f"http://127.0.0.1:{port}/v1beta",
+        "AZURE_OPENAI_ENDPOINT": f"http://127.0.0.1:{port}",
+    })
+    env.update(KEYS)
+    os.makedirs(f"{work}/config/ofj", exist_ok=True)
+    # OPENAI_BASE_URL would switch openai to Chat Completions; config.json keeps it on Responses.
+    with open(f"{work}/config/ofj/config.json", "w") as f:
+        json.dump({"providers": {"openai": {"base_url": f"http://127.0.0.1:{port}/v1", "wire": "responses"}}}, f)
+    return env
+
+
+def run_ofj(ofj, env, args):
+    start = time.monotonic()
+    p = subprocess.run([ofj] + args, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=600)
+    return {"rc": p.returncode, "out": p.stdout.decode("utf-8", "replace"), "err": p.stderr.decode("utf-8", "replace"),
+            "secs": round(time.monotonic() - start, 2)}
+
+
+def check_attempt(a):
+    """Problems with one ofj invocation's exit status and output."""
+    problems = []
+    rc = a["rc"]
+    if rc < 0 or rc >= 128 or rc not in (0, 1):
+        problems.append(f"exit status {rc}" + (f" (signal {signal.Signals(-rc).name})" if rc < 0 else ""))
+    lines = [l for l in a["err"].split("\n") if l != ""]
+    if rc == 0 and lines:
+        problems.append(f"success with stderr: {lines[:3]!r}")
+    if rc != 0:
+        if len(lines) != 1:
+            problems.append(f"{len(lines)} stderr lines: {lines[:4]!r}")
+        for l in lines:
+            if not l.startswith("ofj: "):
+                problems.append(f"stderr line without 'ofj: ': {l[:200]!r}")
+            for r in RAW:
+                if r.search(l):
+                    problems.append(f"raw text /{r.pattern}/ in: {l[:300]!r}")
+    if "sk-chaos" in a["out"]:
+        problems.append("a key on stdout")
+    return problems
+
+
+def latest_thread(db_path):
+    con = sqlite3.connect(db_path)
+    try:
+        row = con.execute("SELECT id FROM agent_threads ORDER BY updated_at DESC, rowid DESC LIMIT 1").fetchone()
+        return row[0] if row else None
+    finally:
+        con.close()
+
+
+def main():
+    turns = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    ofj = os.environ.get("OFJ_BIN", f"{ROOT}/.build/debug/ofj")
+    stall = os.environ.get("CHAOS_STALL", "25")
+    keep = os.environ.get("CHAOS_KEEP") == "1"
+    if not os.access(ofj, os.X_OK):
+        print(f"provider-chaos: {ofj} not found; run swift build first", file=sys.stderr)
+        return 2
+    work = tempfile.mkdtemp(prefix="ofj-chaos-")
+    log_path = f"{work}/server.jsonl"
+    server = subprocess.Popen([sys.executable, f"{ROOT}/tools/chaos_provider.py", "--seed", str(seed), "--log", log_path, "--stall", stall]
+                              + (["--only", os.environ["CHAOS_ONLY"]] if os.environ.get("CHAOS_ONLY") else []),
+                              stdout=subprocess.PIPE, text=True)
+    port = int(server.stdout.readline())
+    env = ofj_env(work, port)
+    db_path = f"{work}/home/ofj.sqlite"
+    rng = random.Random(seed * 7919 + 17)
+    attempts, problems = [], []
+    started = time.monotonic()
+    try:
+        for t in range(1, turns + 1):
+            provider = PROVIDERS[(t - 1) % len(PROVIDERS)]
+            food = f"chaos food {t:04d}"
+            prompt = f"log {food} for lunch"
+            base = ["ask", "--yes", "--provider", provider, "--model", "chaos-model"]
+            strategy = rng.choice(["same thread", "new ask"])
+            a = run_ofj(ofj, env, base + [prompt])
+            a.update(turn=t, provider=provider, attempt=1, how="ask")
+            attempts.append(a)
+            n = 1
+            while a["rc"] != 0 and n < 4:
+                shown_logged = any(food in x["out"] and "logged" in x["out"].lower() for x in attempts if x["turn"] == t)
+                if strategy == "new ask" and shown_logged:
+                    break
+                n += 1
+                if strategy == "same thread":
+                    thread = latest_thread(db_path)
+                    a = run_ofj(ofj, env, base + ["--thread", thread, prompt])
+                else:
+                    a = run_ofj(ofj, env, base + [prompt])
+                a.update(turn=t, provider=provider, attempt=n, how=strategy)
+                attempts.append(a)
+            if t % 20 == 0:
+                ok = sum(1 for x in attempts if x["rc"] == 0)
+                print(f"  turn {t}/{turns}: {len(attempts)} asks, {ok} succeeded, {time.monotonic() - started:.0f}s", flush=True)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+    for a in attempts:
+        for p in check_attempt(a):
+            problems.append(f"turn {a['turn']} attempt {a['attempt']} ({a['provider']}): {p}")
+
+    requests = [json.loads(l) for l in open(log_path, encoding="utf-8")]
+    con = sqlite3.connect(db_path)
+    entries = con.execute("SELECT id, name FROM journal_entries").fetchall()
+    ledger = con.execute("SELECT call_id, tool_name, outcome, result FROM agent_ledger").fetchall()
+    integrity = con.execute("PRAGMA integrity_check").fetchone()[0]
+    runs = dict(con.execute("SELECT phase, count(*) FROM agent_runs GROUP BY phase").fetchall())
+    con.close()
+
+    per_food = {}
+    for eid, name in entries:
+        per_food.setdefault(name, []).append(eid.upper())
+    for name, ids in per_food.items():
+        if len(ids) > 1:
+            problems.append(f"duplicate write: {len(ids)} journal entries for {name!r}")
+    entry_ids = {eid.upper() for eid, _ in entries}
+    committed = [r for r in ledger if r[2] == "committed"]
+    ledger_ids = []
+    for call_id, tool, outcome, result in committed:
+        m = re.search(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}", result or "")
+        ledger_ids.append(m.group(0).upper() if m else None)
+    for eid in entry_ids:
+        c = ledger_ids.count(eid)
+        if c != 1:
+            problems.append(f"journal entry {eid} has {c} committed ledger rows")
+    for lid in ledger_ids:
+        if lid not in entry_ids:
+            problems.append(f"committed ledger row for {lid} without its journal entry")
+    seen = {r["entry_id"] for q in requests for r in q["results"] if r.get("entry_id")}
+    for eid in entry_ids - seen:
+        problems.append(f"entry {eid} was written but its result never reached the model")
+    for eid in seen - entry_ids:
+        problems.append(f"the model was told entry {eid} was logged, but it is not in the journal")
+    for q in requests:
+        if q.get("invalid"):
+            problems.append(f"request {q['request']} ({q['wire']}): history a provider would refuse: {q['invalid']}")
+        if not q.get("key_sent"):
+            problems.append(f"request {q['request']} ({q['wire']}) carried no key")
+    if integrity != "ok":
+        problems.append(f"integrity_check: {integrity}")
+
+    faults = {}
+    for q in requests:
+        faults[q["fault"]] = faults.get(q["fault"], 0) + 1
+    by_turn = {}
+    for a in attempts:
+        by_turn.setdefault(a["turn"], []).append(a)
+    logged_turns = sum(1 for t in by_turn if f"chaos food {t:04d}" in per_food)
+    first_try = sum(1 for t, xs in by_turn.items() if xs[0]["rc"] == 0)
+    failure_lines = {}
+    for a in attempts:
+        if a["rc"] != 0:
+            line = re.sub(r"\d+(\.\d+)? s\b", "N s", a["err"].strip())
+            failure_lines[line] = failure_lines.get(line, 0) + 1
+    summary = {
+        "turns": turns, "seed": seed, "asks": len(attempts), "model_requests": len(requests), "faults": faults,
+        "asks_succeeded": sum(1 for a in attempts if a["rc"] == 0), "asks_failed": sum(1 for a in attempts if a["rc"] != 0),
+        "turns_ok_first_try": first_try, "turns_logged": logged_turns, "journal_entries": len(entries),
+        "committed_ledger_rows": len(committed), "runs_by_phase": runs, "integrity": integrity,
+        "exit_codes": {str(k): sum(1 for a in attempts if a["rc"] == k) for k in sorted({a["rc"] for a in attempts})},
+        "retries": {"same thread": sum(1 for a in attempts if a["how"] == "same thread"),
+                    "new ask": sum(1 for a in attempts if a["how"] == "new ask")},
+        "failure_lines": dict(sorted(failure_lines.items(), key=lambda kv: -kv[1])),
+        "seconds": round(time.monotonic() - started, 1), "problems": problems, "work": work,
+    }
+    with open(f"{work}/summary.json", "w") as f:
+        json.dump({**summary, "attempts": attempts}, f, indent=1)
+    print(f"provider chaos: {turns} turns, seed {seed}, {len(attempts)} asks, {len(requests)} model requests, {summary['seconds']} s")
+    print("  faults injected: " + ", ".join(f"{k} {v}" for k, v in sorted(faults.items())))
+    print(f"  asks: {summary['asks_succeeded']} succeeded, {summary['asks_failed']} failed (exit codes {summary['exit_codes']}); "
+          f"retries: {summary['retries']}")
+    print(f"  turns: {first_try} clean on the first try, {logged_turns} logged in the end; journal entries {len(entries)}, "
+          f"committed ledger rows {len(committed)}; runs {runs}; integrity {integrity}")
+    print("  failure lines seen:")
+    for line, c in list(summary["failure_lines"].items())[:40]:
+        print(f"    {c:4d}  {line[:220]}")
+    if problems:
+        print(f"  PROBLEMS ({len(problems)}):")
+        for p in problems[:60]:
+            print("    " + p)
+        print(f"  details: {work}/summary.json")
+        return 1
+    print("  no problems")
+    if not keep:
+        subprocess.run(["rm", "-rf", work])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
