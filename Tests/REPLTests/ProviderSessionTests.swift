@@ -76,6 +76,36 @@ import SQLiteKit
         #expect(types.last == "finished")
     }
 
+    // Provider chaos found this: when the model request after an approved write failed, `ofj ask`
+    // showed only the error, so a person asked again (a new thread) and the food was logged twice.
+    // The committed write is shown as in the REPL, and the failure stays one line on stderr.
+    @Test func askShowsACommittedWriteWhenTheAnswerFailsAfterIt() async throws {
+        let server = try LoopbackHTTPServer()
+        let call = """
+            data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"log_food","arguments":""}}]}}]}
+
+            data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"name\\":\\"Chaos bar\\",\\"meal\\":\\"lunch\\",\\"nutrients\\":{\\"energy_kcal\\":210}}"}}]}}]}
+
+            data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+            data: [DONE]
+
+
+            """
+        server.enqueue(.eventStream(call))
+        let failed = #"{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}"#
+        server.enqueue(.json(failed, status: 500))
+        server.enqueue(.json(failed, status: 500)) // the one retry of a request that produced nothing
+        var env = environment(server)
+        env["OFJ_HOME"] = home.file("data3")
+        let r = try await OfjBinary.run(["ask", "--yes", "log a chaos bar for lunch"], environment: env)
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("✓ logged Chaos bar to lunch"), "\(r.stdout)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("ofj: The provider failed"), "\(r.stderr)")
+        #expect(server.requests.count == 3)
+    }
+
     @Test func askRefusesWritesWithoutYes() async throws {
         let env = ["OFJ_HOME": home.file("data2"), "HOME": home.path, "OFJ_PROVIDER": "offline", "XDG_CONFIG_HOME": home.file("config")]
         let refused = try await OfjBinary.run(["ask", "log 2 eggs for breakfast"], environment: env)
