@@ -738,6 +738,16 @@ class Handler(BaseHTTPRequestHandler):
         return candidates[int(v * len(candidates)) % len(candidates)]
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # ofj closing a kept-alive connection (or giving up on a stall) is expected here.
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
+
+
 def main():
     global STATE
     ap = argparse.ArgumentParser()
@@ -753,8 +763,7 @@ def main():
     if unknown:
         ap.error("unknown fault kinds: " + ", ".join(sorted(unknown)))
     STATE = State(args.seed, args.log, args.stall, args.clean_weight, only)
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", args.port), Handler)
     print(server.server_address[1], flush=True)
     try:
         server.serve_forever()
