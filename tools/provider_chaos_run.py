@@ -9,7 +9,10 @@ again like a person would, up to three more times, choosing per turn (seeded) be
 - "same thread": reopen the thread (what `ofj --resume` opens) and ask again there
   (`ofj ask --thread ID`); a person does this because the error line says "Ask again";
 - "new ask": run the same `ofj ask` again (a new thread), but only when nothing on screen said
-  the food was logged (a person does not ask again for what they saw done).
+  the food was logged (a person does not ask again for what they saw done);
+- "ctrl-c": press Ctrl-C (SIGINT) when an ask shows no result after 4 s (a stall), then
+  `ofj --resume` and `/continue`, answering `y` to the approval card if it appears; if that
+  does not finish the turn, go on as "same thread".
 
 Checks, all of which must hold:
 - no crash: every exit status is 0 or 1 (the documented ones for these runs), never a signal;
@@ -33,6 +36,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -73,17 +77,102 @@ def ofj_env(work, port):
     return env
 
 
-def run_ofj(ofj, env, args):
+def run_ofj(ofj, env, args, interrupt_after=None):
+    """Runs ofj; with `interrupt_after`, presses Ctrl-C (SIGINT) if it is still running then."""
     start = time.monotonic()
-    p = subprocess.run([ofj] + args, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=600)
-    return {"rc": p.returncode, "out": p.stdout.decode("utf-8", "replace"), "err": p.stderr.decode("utf-8", "replace"),
-            "secs": round(time.monotonic() - start, 2)}
+    p = subprocess.Popen([ofj] + args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    interrupted = False
+    if interrupt_after is not None:
+        try:
+            p.wait(timeout=interrupt_after)
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGINT)
+            interrupted = True
+    out, err = p.communicate(timeout=600)
+    return {"rc": p.returncode, "out": out.decode("utf-8", "replace"), "err": err.decode("utf-8", "replace"),
+            "secs": round(time.monotonic() - start, 2), "interrupted": interrupted}
+
+
+def latest_run_phase(db_path):
+    con = sqlite3.connect(db_path, timeout=5)
+    try:
+        row = con.execute("SELECT r.id, r.phase FROM agent_runs r JOIN agent_threads t ON t.id = r.thread_id "
+                          "ORDER BY t.updated_at DESC, t.id, r.created_at DESC, r.rowid DESC LIMIT 1").fetchone()
+        return row if row else (None, None)
+    except sqlite3.OperationalError:
+        return (None, None)  # busy: ask again at the next poll
+    finally:
+        con.close()
+
+
+def resume_and_continue(ofj, env, db_path, provider):
+    """What a person does after Ctrl-C: `ofj --resume`, then `/continue`, answering `y` when the
+    approval card appears; `/exit` once the answer ended. Driven through pipes (the REPL reads
+    plain lines when stdin is not a terminal); the run's phase in the database says when."""
+    start = time.monotonic()
+    p = subprocess.Popen([ofj, "--resume", "--provider", provider, "--model", "chaos-model"], env=env,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Read the output as it comes, so a full pipe never blocks the REPL while we poll.
+    chunks = {"out": [], "err": []}
+    readers = [threading.Thread(target=lambda f=f, k=k: chunks[k].extend(iter(lambda: f.read1(65536), b"")), daemon=True)
+               for f, k in ((p.stdout, "out"), (p.stderr, "err"))]
+    for r in readers:
+        r.start()
+    run_id, phase = latest_run_phase(db_path)
+    p.stdin.write(b"/continue\n")
+    p.stdin.flush()
+    answered, went_active, approvals = set(), False, 0
+    while time.monotonic() - start < 120 and p.poll() is None:
+        time.sleep(0.1)
+        rid, phase = latest_run_phase(db_path)
+        if rid != run_id:
+            break  # something else started; should not happen
+        if phase in ("queued", "preparing", "waiting_for_provider", "executing_tools", "awaiting_approval", "finalizing"):
+            went_active = True
+        if phase == "awaiting_approval" and approvals not in answered:
+            answered.add(approvals)
+            approvals += 1
+            p.stdin.write(b"y\n")
+            p.stdin.flush()
+        elif went_active and phase in ("completed", "failed", "cancelled", "suspended"):
+            break
+    try:
+        p.stdin.write(b"/exit\n")
+        p.stdin.close()
+    except OSError:
+        pass
+    try:
+        p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    for r in readers:
+        r.join(timeout=10)
+    out, err = b"".join(chunks["out"]), b"".join(chunks["err"])
+    return {"rc": p.returncode, "out": out.decode("utf-8", "replace"), "err": err.decode("utf-8", "replace"),
+            "secs": round(time.monotonic() - start, 2), "interrupted": False, "continued_phase": phase, "approvals": approvals}
 
 
 def check_attempt(a):
     """Problems with one ofj invocation's exit status and output."""
     problems = []
     rc = a["rc"]
+    if a.get("how") == "resume + /continue":
+        # The REPL: it reports on stdout; it must exit 0 and never show a key or a crash.
+        if a["real_rc"] != 0:
+            problems.append(f"REPL exit status {a['real_rc']}")
+        for text in (a["out"], a["err"]):
+            for r in RAW[:1] + [re.compile(p) for p in (r"Fatal error", r"Backtrace", r"\.swift:\d+")]:
+                if r.search(text):
+                    problems.append(f"/{r.pattern}/ in the REPL output")
+        return problems
+    if a.get("interrupted"):
+        if rc not in (0, 1, 130):
+            problems.append(f"exit status {rc} after Ctrl-C")
+        lines = [l for l in a["err"].split("\n") if l != ""]
+        if len(lines) > 1:
+            problems.append(f"{len(lines)} stderr lines after Ctrl-C: {lines[:4]!r}")
+        return problems
     if rc < 0 or rc >= 128 or rc not in (0, 1):
         problems.append(f"exit status {rc}" + (f" (signal {signal.Signals(-rc).name})" if rc < 0 else ""))
     lines = [l for l in a["err"].split("\n") if l != ""]
@@ -106,7 +195,7 @@ def check_attempt(a):
 def latest_thread(db_path):
     con = sqlite3.connect(db_path)
     try:
-        row = con.execute("SELECT id FROM agent_threads ORDER BY updated_at DESC, rowid DESC LIMIT 1").fetchone()
+        row = con.execute("SELECT id FROM agent_threads ORDER BY updated_at DESC, id LIMIT 1").fetchone()
         return row[0] if row else None
     finally:
         con.close()
@@ -138,11 +227,23 @@ def main():
             food = f"chaos food {t:04d}"
             prompt = f"log {food} for lunch"
             base = ["ask", "--yes", "--provider", provider, "--model", "chaos-model"]
-            strategy = rng.choice(["same thread", "new ask"])
-            a = run_ofj(ofj, env, base + [prompt])
+            strategy = rng.choice(["same thread", "new ask", "ctrl-c"])
+            # A person who sees nothing happen for a few seconds presses Ctrl-C (normal turns here
+            # take about a second; stalls wait out 8-10 s deadlines).
+            a = run_ofj(ofj, env, base + [prompt], interrupt_after=4 if strategy == "ctrl-c" else None)
             a.update(turn=t, provider=provider, attempt=1, how="ask")
             attempts.append(a)
             n = 1
+            if a["interrupted"] and a["rc"] == 130:
+                # ... and then resumes the interrupted answer.
+                n += 1
+                a = resume_and_continue(ofj, env, db_path, provider)
+                a.update(turn=t, provider=provider, attempt=n, how="resume + /continue")
+                attempts.append(a)
+                logged = any(food == name for (name,) in sqlite3.connect(db_path).execute("SELECT name FROM journal_entries"))
+                a["real_rc"] = a["rc"]
+                a["rc"] = 0 if a["continued_phase"] == "completed" or logged else 1
+                strategy = "same thread"
             while a["rc"] != 0 and n < 4:
                 shown_logged = any(food in x["out"] and "logged" in x["out"].lower() for x in attempts if x["turn"] == t)
                 if strategy == "new ask" and shown_logged:
@@ -219,7 +320,7 @@ def main():
     first_try = sum(1 for t, xs in by_turn.items() if xs[0]["rc"] == 0)
     failure_lines = {}
     for a in attempts:
-        if a["rc"] != 0:
+        if a["rc"] != 0 and a["how"] != "resume + /continue":
             line = re.sub(r"\d+(\.\d+)? s\b", "N s", a["err"].strip())
             failure_lines[line] = failure_lines.get(line, 0) + 1
     summary = {
@@ -227,9 +328,10 @@ def main():
         "asks_succeeded": sum(1 for a in attempts if a["rc"] == 0), "asks_failed": sum(1 for a in attempts if a["rc"] != 0),
         "turns_ok_first_try": first_try, "turns_logged": logged_turns, "journal_entries": len(entries),
         "committed_ledger_rows": len(committed), "runs_by_phase": runs, "integrity": integrity,
-        "exit_codes": {str(k): sum(1 for a in attempts if a["rc"] == k) for k in sorted({a["rc"] for a in attempts})},
+        "exit_codes": {str(k): sum(1 for a in attempts if a.get("real_rc", a["rc"]) == k) for k in sorted({a.get("real_rc", a["rc"]) for a in attempts})},
         "retries": {"same thread": sum(1 for a in attempts if a["how"] == "same thread"),
-                    "new ask": sum(1 for a in attempts if a["how"] == "new ask")},
+                    "new ask": sum(1 for a in attempts if a["how"] == "new ask"),
+                    "ctrl-c then resume + /continue": sum(1 for a in attempts if a["how"] == "resume + /continue")},
         "failure_lines": dict(sorted(failure_lines.items(), key=lambda kv: -kv[1])),
         "seconds": round(time.monotonic() - started, 1), "problems": problems, "work": work,
     }

@@ -192,6 +192,13 @@ struct Launcher {
             }
             if case .finished(let o) = event.kind {
                 outcome = o
+                if o.phase == .suspended && !p.has("--json") {
+                    // Ctrl-C or SIGTERM: say how to pick the answer up again (`/continue` alone is
+                    // a REPL command, which `ask` users may not know).
+                    if midLine { Console.out("\n") }
+                    midLine = false
+                    Console.err("ofj: Interrupted; what arrived is saved. To resume it: ofj --resume, then /continue\n")
+                }
                 break
             }
         }

@@ -106,6 +106,24 @@ import SQLiteKit
         #expect(server.requests.count == 3)
     }
 
+    // Provider chaos: Ctrl-C during a stalled `ofj ask` exited 130 with nothing on stderr, so the
+    // person was not told the answer can be resumed, or how.
+    @Test func askInterruptedByCtrlCSaysHowToResume() async throws {
+        let server = try LoopbackHTTPServer()
+        let body = Array(Self.partial.utf8)
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "text/event-stream")], body: body, framing: .chunked,
+                             ending: .stall(afterBodyBytes: body.count)))
+        var env = environment(server)
+        env["OFJ_HOME"] = home.file("data4")
+        let binary = try #require(OfjBinary.path)
+        let p = try PTYProcess(executable: binary, arguments: ["ask", "dinner ideas?"], environment: env)
+        #expect(await p.read(until: "dinner ideas:") != nil)
+        p.signal(SIGINT)
+        let rest = await p.read(until: "ofj --resume, then /continue")
+        if rest == nil { Issue.record("screen after Ctrl-C: \(await p.read(timeout: 0.5).debugDescription)") }
+        #expect(await p.waitForExit() == 130)
+    }
+
     @Test func askRefusesWritesWithoutYes() async throws {
         let env = ["OFJ_HOME": home.file("data2"), "HOME": home.path, "OFJ_PROVIDER": "offline", "XDG_CONFIG_HOME": home.file("config")]
         let refused = try await OfjBinary.run(["ask", "log 2 eggs for breakfast"], environment: env)
