@@ -243,7 +243,8 @@ def main():
                 logged = any(food == name for (name,) in sqlite3.connect(db_path).execute("SELECT name FROM journal_entries"))
                 a["real_rc"] = a["rc"]
                 a["rc"] = 0 if a["continued_phase"] == "completed" or logged else 1
-                strategy = "same thread"
+            if strategy == "ctrl-c":
+                strategy = "same thread"  # after Ctrl-C, or when no stall came, they go on in the thread
             while a["rc"] != 0 and n < 4:
                 shown_logged = any(food in x["out"] and "logged" in x["out"].lower() for x in attempts if x["turn"] == t)
                 if strategy == "new ask" and shown_logged:
