@@ -42,6 +42,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var status = 0
     private var headers: [HTTPHeader] = []
     private(set) var headDelivered = false
+    /// True once a body byte arrived: from then on only the idle limit applies.
+    private var sawBody = false
     /// When the connection was ready and the request went out (first-byte clock starts here).
     private var connectedAt: UInt64?
     /// Last time response bytes arrived (idle clock).
@@ -242,6 +244,7 @@ final class CurlTransfer: @unchecked Sendable {
         if !headDelivered { deliverHead() }
         lastActivity = monotonicNanos()
         if bytes.isEmpty { return true }
+        sawBody = true
         if case .terminated = body.yield(Array(bytes)) { return false }
         return true
     }
@@ -257,7 +260,14 @@ final class CurlTransfer: @unchecked Sendable {
     func checkDeadlines(now: UInt64) -> (expired: HTTPError?, next: UInt64?) {
         if headDelivered {
             guard let idleLimit else { return (nil, nil) }
-            let deadline = lastActivity &+ idleLimit
+            var deadline = lastActivity &+ idleLimit
+            if !sawBody, let connectedAt, let firstByteLimit {
+                // Servers send the head at once and then think: until the first body byte the
+                // first-byte limit applies too, so the idle limit (often shorter) does not cut
+                // the wait for the answer's start short.
+                deadline = max(deadline, connectedAt &+ firstByteLimit)
+                if now >= deadline { return (.firstByteTimeout, nil) }
+            }
             return now >= deadline ? (.idleTimeout, nil) : (nil, deadline)
         }
         // Before the connection is ready, libcurl's own connect timeout applies.
@@ -311,7 +321,7 @@ final class CurlTransfer: @unchecked Sendable {
             return .connectFailed(detail)
         case CURLE_OPERATION_TIMEDOUT:
             // The only timeout we give libcurl is the connect timeout; ours are checked by the loop.
-            if headDelivered { return .idleTimeout }
+            if headDelivered { return sawBody ? .idleTimeout : .firstByteTimeout }
             return connectedAt == nil ? .connectTimeout : .firstByteTimeout
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
              CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,

@@ -4,11 +4,16 @@ import HTTP
 import Agent
 
 extension DeadlinePolicy {
-    /// Transport timeouts for this policy: first byte and idle follow the first-event and
-    /// stream-idle deadlines (the runner enforces the turn and run deadlines itself).
+    /// Transport timeouts for this policy: a backstop 2 s behind the first-event and stream-idle
+    /// deadlines, which the runner enforces itself (with the turn and run deadlines). Equal
+    /// limits raced, and when the transport won the person saw a different line for the same
+    /// stall, and a first-event stall was not retried.
     public var httpTimeouts: HTTPTimeouts {
-        HTTPTimeouts(connect: 10, firstByte: firstEvent, idle: streamIdle)
+        HTTPTimeouts(connect: 10, firstByte: firstEvent + Self.transportMargin, idle: streamIdle + Self.transportMargin)
     }
+
+    /// How far the transport's timeouts trail the runner's deadlines, in seconds.
+    public static let transportMargin = 2.0
 
     /// "fast" or "patient" (config.json spelling).
     public static func named(_ name: String) -> DeadlinePolicy? {

@@ -67,9 +67,11 @@ struct ErrorMapper: Sendable {
     var keyVariable: String
     var apiKey: String?
     var baseURL: String
+    var timeouts: HTTPTimeouts
 
     init(config: AdapterConfig) {
         baseURL = config.baseURL
+        timeouts = config.timeouts
         provider = config.provider
         model = config.model
         keyVariable = config.keyVariable
@@ -109,7 +111,7 @@ struct ErrorMapper: Sendable {
             return ChatError(.rateLimited(retryAfter: delay), "\(provider) is rate limiting requests (HTTP 429)\(detail); wait a moment and try again",
                              httpStatus: status, code: code)
         case 500...599:
-            return ChatError(.retryable, "\(provider) had a server error (HTTP \(status))\(detail); try again shortly",
+            return ChatError(.retryable, "\(provider) had a server error (HTTP \(status))\(detail)",
                              httpStatus: status, code: code)
         default:
             return ChatError(.fatal, "\(provider) refused the request (HTTP \(status))\(detail)", httpStatus: status, code: code)
@@ -131,41 +133,57 @@ struct ErrorMapper: Sendable {
             return ChatError(.configuration, "\(provider) rejected the request\(detail); check \(keyVariable)", code: code)
         }
         if ["rate_limit_error", "rate_limit_exceeded", "resource_exhausted", "429"].contains(lowered) {
-            if started { return ChatError(.unknownOutcome, "\(provider) stopped the answer midway (rate limited)\(detail); ask again", code: code) }
+            if started { return ChatError(.unknownOutcome, "\(provider) stopped the answer midway (rate limited)\(detail)", code: code) }
             return ChatError(.rateLimited(retryAfter: body.retryDelay), "\(provider) is rate limiting requests\(detail); wait a moment and try again", code: code)
         }
         if ["invalid_request_error", "invalid_argument", "invalid_prompt", "not_found_error", "400", "404"].contains(lowered) {
             return ChatError(.fatal, "\(provider) refused the request\(detail)", code: code)
         }
         // Server errors, overload, unknown: the answer was cut off.
-        if started { return ChatError(.unknownOutcome, "\(provider) stopped the answer midway\(detail); ask again", code: code) }
-        return ChatError(.retryable, "\(provider) failed before answering\(detail); try again shortly", code: code)
+        if started { return ChatError(.unknownOutcome, "\(provider) stopped the answer midway\(detail)", code: code) }
+        return ChatError(.retryable, "\(provider) failed before answering\(detail)", code: code)
     }
 
-    /// Maps a transport failure. `started` says whether output was already produced.
+    /// Maps a transport failure. `started` says whether output was already produced. The
+    /// person sees these words (wrapped by the runner), so they say what happened in plain
+    /// terms: libcurl's own error text ("Recv failure: Connection reset by peer") stays out,
+    /// except for TLS problems, where its detail is what the person needs to fix the setup.
     func mapTransport(_ error: Error, started: Bool) -> ChatError {
         if let chat = error as? ChatError { return chat }
         guard let http = error as? HTTPError else {
-            let text = clean(String(describing: error))
-            return started ? ChatError(.unknownOutcome, "\(provider) connection failed midway (\(text)); ask again")
-                : ChatError(.retryable, "could not reach \(provider) (\(text)); check the network and try again")
+            return started ? ChatError(.unknownOutcome, "the connection to \(provider) failed midway")
+                : ChatError(.retryable, "could not reach \(provider)")
         }
         switch http {
-        case .connectTimeout, .firstByteTimeout, .idleTimeout:
-            if started { return ChatError(.unknownOutcome, "\(provider) \(clean(http.description)) midway; ask again") }
-            return ChatError(.timeout, "\(provider) \(clean(http.description)); try again or choose the patient policy for slow local servers")
+        case .connectTimeout:
+            return ChatError(.timeout, "\(provider) did not accept the connection within \(seconds(timeouts.connect))\(localHint)")
+        case .firstByteTimeout where !started, .idleTimeout where !started:
+            return ChatError(.timeout, "\(provider) did not start answering within \(seconds(http == .firstByteTimeout ? timeouts.firstByte : timeouts.idle))\(localHint)")
+        case .idleTimeout, .firstByteTimeout:
+            return ChatError(.unknownOutcome, "\(provider) stopped sending for \(seconds(timeouts.idle)) in the middle of the answer")
         case .invalidURL:
             return ChatError(.configuration, "the \(provider) base URL is not a valid URL; check the base URL setting")
         case .tls(let m):
             return ChatError(.configuration, "TLS error talking to \(provider) (\(clean(m))); check the base URL and proxy settings")
         case .cancelled:
             return ChatError(.unknownOutcome, "the \(provider) request was cancelled")
-        case .connectFailed(let m) where !started && ModelCatalog.localProviders.contains(provider):
-            return ChatError(.retryable, "could not connect to \(provider) at \(clean(baseURL)) (\(clean(m))); is the server running?")
-        case .connectFailed, .connectionReset, .other:
-            if started { return ChatError(.unknownOutcome, "\(provider) connection was lost midway (\(clean(http.description))); ask again") }
-            return ChatError(.retryable, "\(provider) connection failed (\(clean(http.description))); check the network and try again")
+        case .connectFailed where !started && ModelCatalog.localProviders.contains(provider):
+            return ChatError(.retryable, "could not connect to \(provider) at \(clean(baseURL)); is the server running?")
+        case .connectFailed:
+            return ChatError(.retryable, "could not connect to \(provider)")
+        case .connectionReset, .other:
+            if started { return ChatError(.unknownOutcome, "the connection to \(provider) was lost midway") }
+            return ChatError(.retryable, "the connection to \(provider) was lost before it answered")
         }
+    }
+
+    /// Slow local servers are what the patient policy is for; hosted ones are not helped by it.
+    private var localHint: String {
+        ModelCatalog.localProviders.contains(provider) ? " (slow local servers need the patient policy)" : ""
+    }
+
+    private func seconds(_ s: Double) -> String {
+        s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
     }
 
     func isContextOverflow(status: Int, code: String?, message: String?) -> Bool {

@@ -103,7 +103,7 @@ struct StreamDriver: Sendable {
             closing = try decoder.finish()
         } catch let error as ProviderStreamError {
             if !sawEvent && !parser.sawNonSSEText {
-                throw ChatError(.retryable, "\(mapper.provider) closed the connection without answering; try again")
+                throw ChatError(.retryable, "\(mapper.provider) closed the connection without answering")
             }
             throw map(error, started: started)
         }
@@ -115,13 +115,15 @@ struct StreamDriver: Sendable {
         case .provider(let body):
             return mapper.mapStreamError(body, started: started)
         case .truncated:
-            return started ? ChatError(.unknownOutcome, "the \(mapper.provider) answer was cut off before it finished; ask again")
-                : ChatError(.retryable, "the \(mapper.provider) stream ended before any answer; try again")
+            return started ? ChatError(.unknownOutcome, "the \(mapper.provider) answer was cut off before it finished")
+                : ChatError(.retryable, "the \(mapper.provider) stream ended before any answer")
         case .blocked(let reason):
             return ChatError(.fatal, "\(mapper.provider) blocked the request (\(mapper.clean(reason))); rephrase it")
         case .malformed(let what):
-            return started ? ChatError(.unknownOutcome, "\(mapper.provider) sent a malformed stream (\(what)); ask again")
-                : ChatError(.fatal, "\(mapper.provider) sent a malformed stream (\(what))")
+            // Garbled bytes are a transient fault of the provider or a proxy on the way, not a
+            // refusal: before any output, one retry is safe and the settings are not to blame.
+            return started ? ChatError(.unknownOutcome, "\(mapper.provider) sent a damaged stream (\(what))")
+                : ChatError(.retryable, "\(mapper.provider) sent a damaged stream (\(what))")
         }
     }
 }

@@ -155,6 +155,9 @@ struct Launcher {
         let handle = try runner.submit(threadID: threadID, text: text, model: model)
         var outcome: RunOutcome?
         var refusedWrites = 0
+        // Whether stdout ends mid-line (streamed text), so a write's line starts on its own.
+        var midLine = false
+        let tools = app.tools
         let watcher = Task.detached {
             let base = Signals.interrupts.value
             let termBase = Signals.terminations.value
@@ -171,7 +174,16 @@ struct Launcher {
                 Console.out((event.jsonLine + "\n"))
             } else {
                 switch event.kind {
-                case .textDelta(let t): Console.out(Terminal.sanitize(t))
+                case .textDelta(let t):
+                    let shown = Terminal.sanitize(t)
+                    Console.out(shown)
+                    if !shown.isEmpty { midLine = !shown.hasSuffix("\n") }
+                case .toolFinished(_, let name, .succeeded, let summary) where tools.tool(named: name)?.effect == .write:
+                    // A committed write is shown as it happens (as in the REPL): if the answer
+                    // fails afterwards, the person knows the change was made and does not ask for
+                    // it again in a new thread.
+                    Console.out((midLine ? "\n" : "") + "  ✓ " + Terminal.sanitize(summary, keepNewlines: false) + "\n")
+                    midLine = false
                 case .approvalRequested(let r) where !p.has("--yes"):
                     Console.err("ofj: refused \(r.toolName) (writes need --yes in ofj ask)\n")
                 case .error(let e): Console.err("ofj: \(e.line)\n")
@@ -180,6 +192,13 @@ struct Launcher {
             }
             if case .finished(let o) = event.kind {
                 outcome = o
+                if o.phase == .suspended && !p.has("--json") {
+                    // Ctrl-C or SIGTERM: say how to pick the answer up again (`/continue` alone is
+                    // a REPL command, which `ask` users may not know).
+                    if midLine { Console.out("\n") }
+                    midLine = false
+                    Console.err("ofj: Interrupted; what arrived is saved. To resume it: ofj --resume, then /continue\n")
+                }
                 break
             }
         }

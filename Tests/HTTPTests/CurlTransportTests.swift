@@ -190,6 +190,32 @@ struct CurlTransportTests {
         #expect(stalled < .seconds(10)) // proves the timeout fired; generous for a loaded 2-core machine
     }
 
+    // Provider chaos found this: servers send the head at once and then think before the first
+    // event. The idle limit (8 s under the fast policy) used to start at the head, so a first
+    // event due within the 10 s first-byte limit was cut off at 8 s.
+    @Test func headThenSilenceIsBoundByTheFirstByteLimitNotTheIdleOne() async throws {
+        let server = try LoopbackHTTPServer()
+        let body = Array("data: {}\n\n".utf8)
+        server.enqueue(.init(status: 200, body: body, framing: .chunked, holdAfterBodyBytes: 0))
+        let response = try await transport.send(request(server, timeouts: HTTPTimeouts(connect: 10, firstByte: 30, idle: 0.3)))
+        #expect(response.head.status == 200)
+        try await Task.sleep(for: .seconds(1)) // well past the idle limit, before any body byte
+        server.releaseHold()
+        let drained = await drain(response)
+        #expect(drained.error == nil)
+        #expect(drained.bytes == body)
+    }
+
+    @Test func headThenSilenceTripsFirstByteTimeout() async throws {
+        let server = try LoopbackHTTPServer()
+        server.enqueue(.init(status: 200, body: Array("data: {}\n\n".utf8), framing: .chunked, holdAfterBodyBytes: 0))
+        let response = try await transport.send(request(server, timeouts: HTTPTimeouts(connect: 10, firstByte: 0.3, idle: 0.3)))
+        let drained = await drain(response)
+        #expect(drained.bytes.isEmpty)
+        #expect(drained.error as? HTTPError == .firstByteTimeout)
+        server.releaseHold()
+    }
+
     @Test func silentServerTripsFirstByteTimeout() async throws {
         let server = try LoopbackHTTPServer()
         server.enqueue(.init(status: 200, body: [1, 2, 3], delayBeforeHead: 30))

@@ -175,6 +175,41 @@ enum AdapterKind: String, CaseIterable, Sendable {
         #expect(e2.error?.kind == .unknownOutcome)
     }
 
+    // Provider chaos found these: libcurl's own words ("Recv failure: Connection reset by peer",
+    // "Failed to connect … after 0 ms: Couldn't connect to server") reached the person's error
+    // line, and a timeout read "openrouter the response stalled; … patient policy for slow
+    // local servers" for a hosted provider.
+    @Test(arguments: AdapterKind.allCases)
+    func transportFailuresAreWordedWithoutLibcurlText(kind: AdapterKind) async throws {
+        let body = Array(kind.textStream.utf8)
+        let replies: [FakeHTTPTransport.Reply] = [
+            FakeHTTPTransport.Reply(body: body, maxChunk: 4, failure: .connectionReset("Recv failure: Connection reset by peer"), failAfterBytes: 3),
+            FakeHTTPTransport.Reply(body: body, maxChunk: 4, failure: .connectionReset("Recv failure: Connection reset by peer"), failAfterBytes: body.count - 2),
+            .failing(.connectFailed("Failed to connect to 127.0.0.1 port 80 after 0 ms: Couldn't connect to server")),
+            .failing(.other("HTTP transfer failed (Failure when receiving data from the peer)")),
+            FakeHTTPTransport.Reply(body: [], failure: .idleTimeout),
+            FakeHTTPTransport.Reply(body: body, maxChunk: 4, failure: .idleTimeout, failAfterBytes: body.count - 2),
+            .failing(.firstByteTimeout),
+        ]
+        for reply in replies {
+            let message = try #require(await runTurn(kind.make(FakeHTTPTransport(reply)), request).error?.message)
+            for raw in ["Recv failure", "Connection reset by peer", "Couldn't", "after 0 ms", "Failure when receiving", "port 80", "patient policy"] {
+                #expect(!message.contains(raw), "\(message)")
+            }
+            #expect(message.contains(kind.rawValue), "\(message)")
+        }
+    }
+
+    // Provider chaos: a truncated JSON event before any output was reported as a refused request
+    // ("check the model name and settings") and never retried; it is a damaged stream, retried once.
+    @Test(arguments: AdapterKind.allCases)
+    func damagedEventBeforeOutputIsRetryable(kind: AdapterKind) async {
+        let damaged = "event: message_start\ndata: {\"type\":\"message_start\",\"mess\n\n"
+        let error = await runTurn(kind.make(transport(damaged)), request).error
+        #expect(error?.kind == .retryable)
+        #expect(error?.message.contains("damaged stream") == true)
+    }
+
     @Test(arguments: AdapterKind.allCases)
     func timeoutsAndConnectFailures(kind: AdapterKind) async {
         let idle = FakeHTTPTransport(FakeHTTPTransport.Reply(body: [], failure: .idleTimeout))
@@ -297,6 +332,7 @@ enum AdapterKind: String, CaseIterable, Sendable {
         let model = ChatCompletionsModel(config: cfg, transport: FakeHTTPTransport(.failing(.connectFailed("connection refused"))))
         let error = await runTurn(model, request).error
         #expect(error?.kind == .retryable)
-        #expect(error?.message == "could not connect to ollama at http://127.0.0.1:11434/v1 (connection refused); is the server running?")
+        // The transport's own words stay out (provider chaos); where and what to check stay in.
+        #expect(error?.message == "could not connect to ollama at http://127.0.0.1:11434/v1; is the server running?")
     }
 }

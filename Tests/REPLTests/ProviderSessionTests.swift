@@ -76,6 +76,54 @@ import SQLiteKit
         #expect(types.last == "finished")
     }
 
+    // Provider chaos found this: when the model request after an approved write failed, `ofj ask`
+    // showed only the error, so a person asked again (a new thread) and the food was logged twice.
+    // The committed write is shown as in the REPL, and the failure stays one line on stderr.
+    @Test func askShowsACommittedWriteWhenTheAnswerFailsAfterIt() async throws {
+        let server = try LoopbackHTTPServer()
+        let call = """
+            data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"log_food","arguments":""}}]}}]}
+
+            data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"name\\":\\"Chaos bar\\",\\"meal\\":\\"lunch\\",\\"nutrients\\":{\\"energy_kcal\\":210}}"}}]}}]}
+
+            data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+            data: [DONE]
+
+
+            """
+        server.enqueue(.eventStream(call))
+        let failed = #"{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}"#
+        server.enqueue(.json(failed, status: 500))
+        server.enqueue(.json(failed, status: 500)) // the one retry of a request that produced nothing
+        var env = environment(server)
+        env["OFJ_HOME"] = home.file("data3")
+        let r = try await OfjBinary.run(["ask", "--yes", "log a chaos bar for lunch"], environment: env)
+        #expect(r.status == 1)
+        #expect(r.stdout.contains("✓ logged Chaos bar to lunch"), "\(r.stdout)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("ofj: The provider failed"), "\(r.stderr)")
+        #expect(server.requests.count == 3)
+    }
+
+    // Provider chaos: Ctrl-C during a stalled `ofj ask` exited 130 with nothing on stderr, so the
+    // person was not told the answer can be resumed, or how.
+    @Test func askInterruptedByCtrlCSaysHowToResume() async throws {
+        let server = try LoopbackHTTPServer()
+        let body = Array(Self.partial.utf8)
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "text/event-stream")], body: body, framing: .chunked,
+                             ending: .stall(afterBodyBytes: body.count)))
+        var env = environment(server)
+        env["OFJ_HOME"] = home.file("data4")
+        let binary = try #require(OfjBinary.path)
+        let p = try PTYProcess(executable: binary, arguments: ["ask", "dinner ideas?"], environment: env)
+        #expect(await p.read(until: "dinner ideas:") != nil)
+        p.signal(SIGINT)
+        let rest = await p.read(until: "ofj --resume, then /continue")
+        if rest == nil { Issue.record("screen after Ctrl-C: \(await p.read(timeout: 0.5).debugDescription)") }
+        #expect(await p.waitForExit() == 130)
+    }
+
     @Test func askRefusesWritesWithoutYes() async throws {
         let env = ["OFJ_HOME": home.file("data2"), "HOME": home.path, "OFJ_PROVIDER": "offline", "XDG_CONFIG_HOME": home.file("config")]
         let refused = try await OfjBinary.run(["ask", "log 2 eggs for breakfast"], environment: env)
