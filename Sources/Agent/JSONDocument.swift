@@ -75,7 +75,7 @@ public final class JSONDocument: @unchecked Sendable {
     private static func buildTape(_ buffer: UnsafeBufferPointer<UInt8>) throws -> [Entry] {
         guard buffer.count < Int(Int32.max) else { throw JSONValue.ParseError(offset: 0, reason: "document too large") }
         var builder = Builder(parser: JSONValue.Parser(bytes: buffer))
-        builder.tape.reserveCapacity(16)
+        builder.tape.reserveCapacity(buffer.count / 8 + 4) // about one value per 8-10 bytes in provider events
         builder.parser.skipWhitespace()
         try builder.value(depth: 0)
         builder.parser.skipWhitespace()
@@ -219,22 +219,25 @@ public final class JSONDocument: @unchecked Sendable {
     /// The tape index of the value of the member `key` of the object at `object`, if any: the last
     /// one when a key repeats, as JSONValue keeps it.
     func member(_ key: String, ofObjectAt object: Int) -> Int? {
+        let length = key.utf8.count
+        var found: Int?
+        var i = object + 1
+        let end = Int(tape[object].next)
+        while i < end {
+            let e = tape[i]
+            // Most members differ in length: compare bytes only when the lengths agree.
+            if e.escaped ? string(at: i) == key : (Int(e.end - e.start) == length && bytesEqual(e.start, key)) {
+                found = i + 1
+            }
+            i = Int(tape[i + 1].next)
+        }
+        return found
+    }
+
+    private func bytesEqual(_ start: Int32, _ key: String) -> Bool {
         var key = key
         return key.withUTF8 { k in
-            var found: Int?
-            var i = object + 1
-            let end = Int(tape[object].next)
-            while i < end {
-                let e = tape[i]
-                if e.escaped {
-                    if string(at: i).utf8.elementsEqual(k) { found = i + 1 }
-                } else if Int(e.end - e.start) == k.count,
-                          k.isEmpty || memcmp(bytes.baseAddress! + Int(e.start), k.baseAddress!, k.count) == 0 {
-                    found = i + 1
-                }
-                i = Int(tape[i + 1].next)
-            }
-            return found
+            k.isEmpty || memcmp(bytes.baseAddress! + Int(start), k.baseAddress!, k.count) == 0
         }
     }
 }
