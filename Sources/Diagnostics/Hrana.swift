@@ -322,7 +322,7 @@ public struct HranaClient: Sendable {
             body = try await response.collect(limit: responseLimit)
         } catch let error as HTTPError {
             if error == .invalidURL { throw HranaError.invalidURL }
-            throw HranaError.network(error.description)
+            throw HranaError.network(Self.networkReason(error))
         } catch is CancellationError {
             throw HranaError.network("cancelled")
         } catch {
@@ -330,6 +330,21 @@ public struct HranaClient: Sendable {
         }
         try Self.check(status: status, body: body, retryAfter: retryAfter)
         return try Self.decodePipeline(body, expected: requests.count + 1).prefix(requests.count).map { $0 }
+    }
+
+    /// A fixed phrase per transport failure. libcurl's own text ("Failed to connect to 127.0.0.1
+    /// port 8080 after 0 ms: Couldn't connect to server") is not shown: after redaction it read
+    /// as half a sentence with "…" holes, and it names the host and port.
+    static func networkReason(_ error: HTTPError) -> String {
+        switch error {
+        case .connectFailed(let detail):
+            return detail.lowercased().contains("resolve") ? "could not resolve the host" : "could not connect"
+        case .connectTimeout, .firstByteTimeout, .idleTimeout, .cancelled, .invalidURL: return error.description
+        case .connectionReset: return "the connection was lost"
+        case .tls: return "TLS error"
+        case .other(let detail):
+            return detail.hasPrefix("response larger than") ? "the answer was too large" : "the request failed"
+        }
     }
 
     /// Maps a non-200 status to its error class.
@@ -354,7 +369,7 @@ public struct HranaClient: Sendable {
         let json: JSONValue
         do { json = try JSONValue.parse(bytes: body) } catch { throw HranaError.invalidResponse("not JSON") }
         guard let results = json["results"]?.arrayValue else { throw HranaError.invalidResponse("no results") }
-        guard results.count == expected else { throw HranaError.invalidResponse("expected \(expected) results, got \(results.count)") }
+        guard results.count == expected else { throw HranaError.invalidResponse("expected \(expected) results, received \(results.count)") }
         return try results.map { result in
             switch result["type"]?.stringValue {
             case "ok":
