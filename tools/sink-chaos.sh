@@ -25,6 +25,7 @@ done
 keep=1
 if [ -z "$work" ]; then work=$(mktemp -d /tmp/sink-chaos.XXXXXX); keep=0; fi
 # A private copy, so that a rebuild during a long run does not change the binary under test.
+mkdir -p "$work"
 cp "$ofj" "$work/ofj"
 status=0
 python3 tools/sink_chaos.py --ofj "$work/ofj" --workdir "$work" ${args[@]+"${args[@]}"} || status=$?

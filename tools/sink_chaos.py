@@ -61,6 +61,7 @@ class Run:
         self.stop = threading.Event()
         self.asks = []      # (mode, seconds, exit)
         self.turns = []     # (mode, wall seconds, reported seconds)
+        self.flushes_timed = []  # (mode, seconds, exit) of `ofj diag flush`
         self.samples = []   # (t, rows, bytes)
         self.statuses = set()
         self.stderr_lines = []
@@ -154,6 +155,17 @@ class Run:
                 with self.lock:
                     self.statuses.add(re.sub(r"\d+", "N", s.stdout.decode() + s.stderr.decode()))
 
+    def flush_loop(self):
+        """`ofj diag flush` every few seconds: an explicit flush ignores the stored backoff, so every
+        mode of the schedule meets real requests even while automatic delivery is backing off."""
+        while not self.stop.is_set():
+            mode = self.mode()
+            r, elapsed = self.ofj("diag", "flush", timeout=300)
+            with self.lock:
+                self.flushes_timed.append((mode, elapsed, r.returncode))
+                self.statuses.add(re.sub(r"\d+", "N", r.stdout.decode() + r.stderr.decode()))
+            self.stop.wait(self.args.flush_every)
+
     def repl_loop(self):
         p = subprocess.Popen([self.args.ofj], env=self.env(self.url), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=open(os.path.join(self.dir, "repl.err"), "wb"), bufsize=0)
@@ -210,6 +222,8 @@ class Run:
         workers = [threading.Thread(target=self.sampler), threading.Thread(target=self.ask_loop)]
         if not self.args.no_repl:
             workers.append(threading.Thread(target=self.repl_loop))
+        if self.args.flush_every > 0:
+            workers.append(threading.Thread(target=self.flush_loop))
         started = now()
         for w in workers:
             w.start()
@@ -327,8 +341,13 @@ class Run:
             "turn_median_by_mode": {m: [med(v), len(v)] for m, v in sorted(turn_by_mode.items())},
             "turn_max": round(max((s for _, s, _ in self.turns), default=0), 3),
             "repl_exit_seconds": round(getattr(self, "repl_exit", 0), 3),
+            "diag_flushes": len(self.flushes_timed),
+            "diag_flush_median_by_mode": {m: [med([s for mm, s, _ in self.flushes_timed if mm == m]),
+                                              len([1 for mm, _, _ in self.flushes_timed if mm == m])]
+                                          for m in sorted({mm for mm, _, _ in self.flushes_timed})},
+            "diag_flush_max": round(max((s for _, s, _ in self.flushes_timed), default=0), 3),
             "proxy": self.state(),
-            "diag_status_lines": sorted({l for s in self.statuses for l in s.splitlines() if "rror" in l}),
+            "diag_status_lines": sorted({l for s in self.statuses for l in s.splitlines() if "rror" in l or l.startswith("ofj:")}),
             "failures": self.failures,
         }
         return summary
@@ -352,6 +371,7 @@ def main():
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--repl-pause", type=float, default=0.5)
     p.add_argument("--no-repl", action="store_true")
+    p.add_argument("--flush-every", type=float, default=3.0, help="seconds between `ofj diag flush` runs (0: none)")
     args = p.parse_args()
     run = Run(args)
     try:

@@ -276,3 +276,38 @@ extension SinkChaosTests {
         #expect(try outbox.backoff().retryAt == nil)
     }
 }
+
+/// Answers 200 at once, then sends one space every 50 ms, forever (under any idle timeout).
+struct DripTransport: HTTPTransport {
+    func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        let body = AsyncThrowingStream<[UInt8], Error> { continuation in
+            let task = Task {
+                while !Task.isCancelled {
+                    continuation.yield([UInt8(ascii: " ")])
+                    try? await Task.sleep(nanoseconds: 50_000_000)
+                }
+                continuation.finish(throwing: CancellationError())
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+        return HTTPStreamingResponse(head: HTTPResponseHead(status: 200, headers: []), body: body)
+    }
+}
+
+extension SinkChaosTests {
+    /// Found by the chaos run: a sink dripping one byte every 4 s kept `ofj diag flush` waiting
+    /// until the drip stopped (45 s in the run; forever for a server that never stops). Each
+    /// request now has a total deadline.
+    @Test(.timeLimit(.minutes(1))) func aDrippingSinkCannotHoldAFlushForever() async throws {
+        let outbox = try Fixtures.outbox()
+        let config = try TursoConfiguration(databaseURL: "libsql://diag.example.test", authToken: "tok")
+        var client = HranaClient(configuration: config, transport: DripTransport())
+        client.totalTimeout = 0.5
+        let flusher = DiagnosticsFlusher(outbox: outbox, sink: TursoSink(client: client), appVersion: "0.1.0")
+        try outbox.enqueue(Fixtures.event(1))
+        let report = await flusher.flush()
+        #expect(report.error == "could not reach the diagnostics database (the response did not finish in time); delivery will retry later")
+        #expect(report.retryable)
+        #expect(try outbox.status().pending == 1)
+    }
+}
