@@ -235,16 +235,25 @@ class Run:
         # Recovered for good: deliver everything that is left.
         flushes = 0
         recover_started = now()
-        while flushes < 30:
+        # Removed-but-sent events are checked with the sink after they settle (60 s).
+        while now() - recover_started < 150:
             flushes += 1
             r, _ = self.ofj("diag", "flush")
-            pending = self.outbox_rows()
-            if pending == 0 and r.returncode == 0:
+            if self.outbox_rows() == 0 and r.returncode == 0 and self.unconfirmed_rows() == 0:
                 break
-            time.sleep(1)
+            time.sleep(2)
         self.recover_seconds = now() - recover_started
         self.flushes = flushes
         return self.check()
+
+    def unconfirmed_rows(self):
+        c = sqlite3.connect(self.db, timeout=30)
+        try:
+            return c.execute("SELECT COUNT(*) FROM diagnostics_unconfirmed").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
+        finally:
+            c.close()
 
     def outbox_rows(self):
         c = sqlite3.connect(self.db, timeout=30)
@@ -317,6 +326,13 @@ class Run:
         def med(xs):
             return round(statistics.median(xs), 3) if xs else None
 
+        def p95(xs):
+            return round(sorted(xs)[int(len(xs) * 0.95)], 3) if xs else None
+
+        with open(os.path.join(self.dir, "timings.json"), "w") as f:
+            json.dump({"asks": self.asks, "turns": self.turns, "diag_flushes": self.flushes_timed,
+                       "outbox_samples": self.samples}, f)
+
         good = ("normal",)
         ask_by_mode = {}
         for mode, secs, _ in self.asks:
@@ -336,10 +352,16 @@ class Run:
             "ask_median_bad": med([s for m, s, _ in self.asks if m not in good]),
             "ask_median_by_mode": {m: [med(v), len(v)] for m, v in sorted(ask_by_mode.items())},
             "ask_max": round(max((s for _, s, _ in self.asks), default=0), 3),
+            "ask_p95_good": p95([s for m, s, _ in self.asks if m in good]),
+            "ask_p95_bad": p95([s for m, s, _ in self.asks if m not in good]),
+            "ask_max_good": round(max((s for m, s, _ in self.asks if m in good), default=0), 3),
             "turn_median_good": med([s for m, s, _ in self.turns if m in good]),
             "turn_median_bad": med([s for m, s, _ in self.turns if m not in good]),
             "turn_median_by_mode": {m: [med(v), len(v)] for m, v in sorted(turn_by_mode.items())},
             "turn_max": round(max((s for _, s, _ in self.turns), default=0), 3),
+            "turn_p95_good": p95([s for m, s, _ in self.turns if m in good]),
+            "turn_p95_bad": p95([s for m, s, _ in self.turns if m not in good]),
+            "turn_max_good": round(max((s for m, s, _ in self.turns if m in good), default=0), 3),
             "repl_exit_seconds": round(getattr(self, "repl_exit", 0), 3),
             "diag_flushes": len(self.flushes_timed),
             "diag_flush_median_by_mode": {m: [med([s for mm, s, _ in self.flushes_timed if mm == m]),

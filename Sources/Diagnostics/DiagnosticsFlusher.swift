@@ -18,6 +18,9 @@ public actor DiagnosticsFlusher {
         public var maxBatchesPerFlush: Int
         /// Seconds between deletes of expired sink rows.
         public var expirySweepInterval: Double
+        /// Seconds after which one flush starts no further request (a sink answering each request
+        /// slowly but within the timeouts kept `ofj diag flush` busy for 60 s in the chaos run).
+        public var flushBudget: Double = 15
         public init(interval: Double = 30, initialBackoff: Double = 2, maxBackoff: Double = 300,
                     batchEvents: Int = 100, batchBytes: Int = 128 << 10, maxBatchesPerFlush: Int = 10,
                     expirySweepInterval: Double = 3600) {
@@ -183,9 +186,12 @@ public actor DiagnosticsFlusher {
                 try await sink.migrate()
                 migrated = true
             }
-            try await reportDrops()
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .milliseconds(Int64(policy.flushBudget * 1000)))
+            try await reportDrops(until: deadline)
             for _ in 0..<policy.maxBatchesPerFlush {
                 try Task.checkCancellation()
+                if clock.now >= deadline { break }
                 let batch = try outbox.pending(limit: policy.batchEvents, maxBytes: policy.batchBytes)
                 if batch.isEmpty { break }
                 try outbox.markAttempted(batch.map(\.id))
@@ -225,11 +231,13 @@ public actor DiagnosticsFlusher {
     /// Sends one event saying how many events the outbox dropped since the last report.
     /// The report is stored before it is sent and resent unchanged until acknowledged, so a lost
     /// acknowledgement cannot count the same drops twice on the sink.
-    private func reportDrops() async throws {
+    private func reportDrops(until deadline: ContinuousClock.Instant) async throws {
         // Sent events the bounds removed before an acknowledgement: count each as delivered or
         // dropped by what the sink holds, so that a lost acknowledgement is not reported as a drop.
+        // Only ids removed a while ago: a request the client gave up on may still commit.
         for _ in 0..<10 {
-            let ids = try outbox.unconfirmed(limit: 100)
+            if ContinuousClock().now >= deadline { break }
+            let ids = try outbox.unconfirmed(limit: 100, removedBefore: now() - DiagnosticsOutbox.unconfirmedSettle)
             if ids.isEmpty { break }
             let found = try await sink.existingIDs(ids)
             try outbox.resolveUnconfirmed(ids, found: found)

@@ -77,7 +77,8 @@ public final class DiagnosticsOutbox: Sendable {
             ALTER TABLE diagnostics_outbox ADD COLUMN attempted INTEGER NOT NULL DEFAULT 0;
             CREATE TABLE diagnostics_unconfirmed (
                 n INTEGER PRIMARY KEY AUTOINCREMENT,
-                id TEXT NOT NULL UNIQUE
+                id TEXT NOT NULL UNIQUE,
+                removed_at REAL NOT NULL
             );
             """)
     }
@@ -111,14 +112,14 @@ public final class DiagnosticsOutbox: Sendable {
     /// Removes the rows `condition` selects. Rows never sent are dropped and counted at once. Rows
     /// already sent may have reached the sink with the acknowledgement lost (or still in flight):
     /// their ids wait in `diagnostics_unconfirmed` until the flusher asks the sink (at most
-    /// `maxEvents` of them; beyond that the oldest count as dropped unchecked).
+    /// four times `maxEvents` of them; beyond that the oldest count as dropped unchecked).
     private func remove(_ db: Database, where condition: String, _ arguments: [DatabaseValueConvertible]) throws -> Int {
-        try db.execute("INSERT OR IGNORE INTO diagnostics_unconfirmed (id) SELECT id FROM diagnostics_outbox WHERE attempted = 1 AND \(condition) ORDER BY seq",
-                       arguments)
+        try db.execute("INSERT OR IGNORE INTO diagnostics_unconfirmed (id, removed_at) SELECT id, ? FROM diagnostics_outbox WHERE attempted = 1 AND \(condition) ORDER BY seq",
+                       [now()] + arguments)
         try db.execute("DELETE FROM diagnostics_outbox WHERE attempted = 0 AND \(condition)", arguments)
         var dropped = db.changes
         try db.execute("DELETE FROM diagnostics_outbox WHERE \(condition)", arguments)
-        let excess = (try db.scalar("SELECT COUNT(*) FROM diagnostics_unconfirmed").int ?? 0) - limits.maxEvents
+        let excess = (try db.scalar("SELECT COUNT(*) FROM diagnostics_unconfirmed").int ?? 0) - Self.unconfirmedLimit(limits)
         if excess > 0 {
             try db.execute("DELETE FROM diagnostics_unconfirmed WHERE n IN (SELECT n FROM diagnostics_unconfirmed ORDER BY n LIMIT ?)", [excess])
             dropped += db.changes
@@ -232,10 +233,18 @@ public final class DiagnosticsOutbox: Sendable {
         }
     }
 
+    /// Unconfirmed ids kept at most (ids only, about 40 bytes each).
+    static func unconfirmedLimit(_ limits: Limits) -> Int { 4 * limits.maxEvents }
+
+    /// Seconds an unconfirmed id waits before the sink is asked: a request the client gave up on
+    /// (timeout, exit deadline) may still commit on the server a little later.
+    public static let unconfirmedSettle: Double = 60
+
     /// Ids removed by the bounds after they were sent, oldest first: on the sink or lost.
-    public func unconfirmed(limit: Int) throws -> [String] {
+    public func unconfirmed(limit: Int, removedBefore: Double = .infinity) throws -> [String] {
         try queue.read { db in
-            try db.rows("SELECT id FROM diagnostics_unconfirmed ORDER BY n LIMIT ?", [limit]).compactMap { $0[0].string }
+            try db.rows("SELECT id FROM diagnostics_unconfirmed WHERE removed_at < ? ORDER BY n LIMIT ?", [removedBefore, limit])
+                .compactMap { $0[0].string }
         }
     }
 
