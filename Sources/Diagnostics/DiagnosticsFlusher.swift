@@ -192,9 +192,8 @@ public actor DiagnosticsFlusher {
             for _ in 0..<policy.maxBatchesPerFlush {
                 try Task.checkCancellation()
                 if clock.now >= deadline { break }
-                let batch = try outbox.pending(limit: policy.batchEvents, maxBytes: policy.batchBytes)
+                let batch = try outbox.pending(limit: policy.batchEvents, maxBytes: policy.batchBytes, markAttempted: true)
                 if batch.isEmpty { break }
-                try outbox.markAttempted(batch.map(\.id))
                 try await sink.insert(batch)
                 try outbox.acknowledge(batch.map(\.id))
                 delivered += batch.count

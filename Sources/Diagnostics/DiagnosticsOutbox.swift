@@ -154,8 +154,11 @@ public final class DiagnosticsOutbox: Sendable {
     // MARK: - Delivery
 
     /// The oldest pending events, at most `limit` of them and about `maxBytes` of payload.
-    public func pending(limit: Int, maxBytes: Int = 256 << 10) throws -> [DiagnosticEvent] {
-        try queue.read { db in
+    /// With `markAttempted`, the rows are marked as sent in the same transaction: marking them
+    /// afterwards left a moment (long when another process held the write lock) in which the
+    /// bound could remove them as never sent, so an event could arrive and be counted as dropped.
+    public func pending(limit: Int, maxBytes: Int = 256 << 10, markAttempted: Bool = false) throws -> [DiagnosticEvent] {
+        try queue.write { db in
             var out: [DiagnosticEvent] = []
             var bytes = 0
             var corrupt: [String] = []
@@ -174,15 +177,10 @@ public final class DiagnosticsOutbox: Sendable {
                 try db.execute("DELETE FROM diagnostics_outbox WHERE id = ?", [id])
                 try db.execute("UPDATE diagnostics_state SET dropped = dropped + 1 WHERE singleton = 1")
             }
+            if markAttempted {
+                for event in out { try db.execute("UPDATE diagnostics_outbox SET attempted = 1 WHERE id = ?", [event.id]) }
+            }
             return out
-        }
-    }
-
-    /// Marks events as sent: from now on they may be on the sink even if no answer comes back.
-    public func markAttempted(_ ids: [String]) throws {
-        guard !ids.isEmpty else { return }
-        try queue.write { db in
-            for id in ids { try db.execute("UPDATE diagnostics_outbox SET attempted = 1 WHERE id = ?", [id]) }
         }
     }
 

@@ -361,3 +361,24 @@ extension SinkChaosTests {
         #expect(try outbox.status().pending == 1)
     }
 }
+
+extension SinkChaosTests {
+    /// Found by the third chaos run (2 events on the sink and counted as dropped): a batch was
+    /// read, then marked as sent in a second transaction; another process's insert could remove
+    /// it as never sent in between. Reading and marking are now one transaction.
+    @Test func aBatchIsMarkedSentWhenItIsRead() async throws {
+        let clock = TestClock()
+        let outbox = try Fixtures.outbox(limits: .init(maxEvents: 3), now: { clock.now })
+        for i in 1...3 { try outbox.enqueue(Fixtures.event(i, at: clock.now)) }
+        let batch = try outbox.pending(limit: 3, markAttempted: true)
+        #expect(batch.count == 3)
+        // Another process records three more before the batch is answered.
+        for i in 4...6 { try outbox.enqueue(Fixtures.event(i, at: clock.now)) }
+        let status = try outbox.status()
+        #expect(status.dropped == 0, "sent events are not counted as dropped")
+        #expect(status.unconfirmed == 3)
+        try outbox.acknowledge(batch.map(\.id))
+        #expect(try outbox.status().delivered == 3)
+        #expect(try outbox.status().unconfirmed == 0)
+    }
+}
