@@ -106,6 +106,9 @@ public struct DiagnosticsCommands: Sendable {
         lines.append("pending: \(s.pending) (\(s.pendingBytes) bytes)")
         lines.append("delivered: \(s.delivered)")
         lines.append("dropped: \(s.dropped)")
+        if s.unconfirmed > 0 {
+            lines.append("unconfirmed: \(s.unconfirmed) (sent, then removed by the outbox bound before an answer; checked with the sink on the next delivery)")
+        }
         lines.append("last success: \(s.lastSuccessAt.map(ISOTime.format) ?? "never")")
         if let error = s.lastError {
             lines.append("last error: \(error)\(s.lastErrorAt.map { " (at \(ISOTime.format($0)))" } ?? "")")

@@ -18,6 +18,9 @@ public actor DiagnosticsFlusher {
         public var maxBatchesPerFlush: Int
         /// Seconds between deletes of expired sink rows.
         public var expirySweepInterval: Double
+        /// Seconds after which one flush starts no further request (a sink answering each request
+        /// slowly but within the timeouts kept `ofj diag flush` busy for 60 s in the chaos run).
+        public var flushBudget: Double = 15
         public init(interval: Double = 30, initialBackoff: Double = 2, maxBackoff: Double = 300,
                     batchEvents: Int = 100, batchBytes: Int = 128 << 10, maxBatchesPerFlush: Int = 10,
                     expirySweepInterval: Double = 3600) {
@@ -78,6 +81,8 @@ public actor DiagnosticsFlusher {
     public func start() {
         guard loop == nil else { return }
         loop = Task { [weak self] in
+            // Another process (or the last run) may have backed off from a failing sink.
+            if let wait = await self?.storedWait(), wait > 0 { await self?.sleep(seconds: wait) }
             while !Task.isCancelled {
                 guard let self else { return }
                 let report = await self.flush()
@@ -121,19 +126,37 @@ public actor DiagnosticsFlusher {
         timer.cancel()
     }
 
-    /// Exponential backoff with full jitter after failures; the normal interval otherwise.
+    /// Exponential backoff with full jitter after failures; the normal interval otherwise. The
+    /// failure count and the time of the next attempt are stored in the outbox, shared by every
+    /// process (see `shutdown`).
     func nextDelay(after report: Report) -> Double {
         if report.succeeded {
             failures = 0
+            try? outbox.setBackoff(failures: 0, retryAt: nil)
             return report.remaining > 0 ? 0.05 : policy.interval
         }
-        failures += 1
-        if !report.retryable { return policy.maxBackoff }
-        let exponent = min(failures - 1, 20)
-        let ceiling = min(policy.maxBackoff, policy.initialBackoff * pow(2, Double(exponent)))
-        let jittered = ceiling / 2 + Double.random(in: 0...(ceiling / 2))
-        if let after = report.retryAfter, after.isFinite, after > 0 { return min(policy.maxBackoff, max(after, jittered)) }
-        return jittered
+        failures = max(failures, (try? outbox.backoff().failures) ?? 0) + 1
+        let delay: Double
+        if !report.retryable {
+            delay = policy.maxBackoff
+        } else {
+            let exponent = min(failures - 1, 20)
+            let ceiling = min(policy.maxBackoff, policy.initialBackoff * pow(2, Double(exponent)))
+            let jittered = ceiling / 2 + Double.random(in: 0...(ceiling / 2))
+            if let after = report.retryAfter, after.isFinite, after > 0 {
+                delay = min(policy.maxBackoff, max(after, jittered))
+            } else {
+                delay = jittered
+            }
+        }
+        try? outbox.setBackoff(failures: failures, retryAt: now() + delay)
+        return delay
+    }
+
+    /// Seconds until the stored next attempt (0 when due or none is stored).
+    func storedWait() -> Double {
+        guard let retryAt = (try? outbox.backoff())?.retryAt else { return 0 }
+        return min(policy.maxBackoff, max(0, retryAt - now()))
     }
 
     // MARK: - Flushing
@@ -163,10 +186,13 @@ public actor DiagnosticsFlusher {
                 try await sink.migrate()
                 migrated = true
             }
-            try await reportDrops()
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .milliseconds(Int64(policy.flushBudget * 1000)))
+            try await reportDrops(until: deadline)
             for _ in 0..<policy.maxBatchesPerFlush {
                 try Task.checkCancellation()
-                let batch = try outbox.pending(limit: policy.batchEvents, maxBytes: policy.batchBytes)
+                if clock.now >= deadline { break }
+                let batch = try outbox.pending(limit: policy.batchEvents, maxBytes: policy.batchBytes, markAttempted: true)
                 if batch.isEmpty { break }
                 try await sink.insert(batch)
                 try outbox.acknowledge(batch.map(\.id))
@@ -183,6 +209,12 @@ public actor DiagnosticsFlusher {
         } catch {
             let message = Self.describe(error)
             let retryable = (error as? HranaError)?.isRetryable ?? true
+            // Cancelled by shutdown's deadline: shutdown records the timeout itself ("cancelled"
+            // would tell the user nothing about the sink).
+            if Task.isCancelled {
+                return Report(delivered: delivered, remaining: (try? outbox.status().pending) ?? 0,
+                              error: "delivery was interrupted", retryable: true)
+            }
             do { try outbox.recordFailure(message) } catch {
                 // The status row could not be written; the report still carries the error.
             }
@@ -196,12 +228,23 @@ public actor DiagnosticsFlusher {
     }
 
     /// Sends one event saying how many events the outbox dropped since the last report.
-    private func reportDrops() async throws {
-        let drops = try outbox.unreportedDrops()
-        guard drops > 0 else { return }
-        let event = DiagnosticEvent.outboxDrops(drops, id: UUID().uuidString.lowercased(), occurredAt: now(), appVersion: appVersion)
+    /// The report is stored before it is sent and resent unchanged until acknowledged, so a lost
+    /// acknowledgement cannot count the same drops twice on the sink.
+    private func reportDrops(until deadline: ContinuousClock.Instant) async throws {
+        // Sent events the bounds removed before an acknowledgement: count each as delivered or
+        // dropped by what the sink holds, so that a lost acknowledgement is not reported as a drop.
+        // Only ids removed a while ago: a request the client gave up on may still commit.
+        for _ in 0..<10 {
+            if ContinuousClock().now >= deadline { break }
+            let ids = try outbox.unconfirmed(limit: 100, removedBefore: now() - DiagnosticsOutbox.unconfirmedSettle)
+            if ids.isEmpty { break }
+            let found = try await sink.existingIDs(ids)
+            try outbox.resolveUnconfirmed(ids, found: found)
+        }
+        guard let report = try outbox.pendingDropReport(makeID: { UUID().uuidString.lowercased() }) else { return }
+        let event = DiagnosticEvent.outboxDrops(report.count, id: report.id, occurredAt: report.occurredAt, appVersion: appVersion)
         try await sink.insert([event])
-        try outbox.markDropsReported(drops)
+        try outbox.completeDropReport(report.id)
     }
 
     static func describe(_ error: Error) -> String {
@@ -214,11 +257,18 @@ public actor DiagnosticsFlusher {
 
     /// Stops the loop and flushes for at most `timeout` seconds. Returns the final report, or nil
     /// when the time ran out (the events stay in the outbox for the next start).
+    ///
+    /// While the sink is backing off (a stored retry time in the future, set by any process), no
+    /// attempt is made: a sink that stalls would otherwise cost every `ofj ask` the whole timeout.
     @discardableResult
     public func shutdown(timeout: Double = 2) async -> Report? {
         loop?.cancel()
         loop = nil
         if let wake { self.wake = nil; wake.resume() }
+        if storedWait() > 0 {
+            let status = try? outbox.status()
+            return Report(delivered: 0, remaining: status?.pending ?? 0, error: status?.lastError ?? "waiting to retry", retryable: true)
+        }
         let flushTask = Task { await self.flush() }
         // Race the flush against the deadline without awaiting the loser, so a transport that
         // ignores cancellation still cannot hold the exit longer than `timeout`.
@@ -234,7 +284,15 @@ public actor DiagnosticsFlusher {
                 if settled.claim() { continuation.resume(returning: nil) }
             }
         }
-        if result == nil { flushTask.cancel() }
+        if let result {
+            _ = nextDelay(after: result)
+        } else {
+            flushTask.cancel()
+            // The sink did not answer in time: back off like any failure, so that the next
+            // process does not wait for it again.
+            _ = nextDelay(after: Report(delivered: 0, remaining: 0, error: "timed out", retryable: true))
+            try? outbox.recordFailure("the diagnostics database did not answer in time; delivery will retry later")
+        }
         return result
     }
 }

@@ -292,6 +292,9 @@ public struct HranaClient: Sendable {
     public var timeouts: HTTPTimeouts
     /// Largest response accepted (sqld's own limit is 10 MB).
     public var responseLimit = 10 << 20
+    /// The longest one request may take in all, seconds. The idle timeout alone let a server that
+    /// sends a byte every few seconds hold a flush (and `ofj diag flush`) for as long as it liked.
+    public var totalTimeout: Double = 30
 
     public init(configuration: TursoConfiguration, transport: HTTPTransport,
                 timeouts: HTTPTimeouts = HTTPTimeouts(connect: 5, firstByte: 10, idle: 10)) {
@@ -316,13 +319,17 @@ public struct HranaClient: Sendable {
         let status: Int
         let retryAfter: String?
         do {
-            let response = try await transport.send(request)
-            status = response.head.status
-            retryAfter = response.head.header("Retry-After")
-            body = try await response.collect(limit: responseLimit)
+            let transport = self.transport
+            let limit = responseLimit
+            (status, retryAfter, body) = try await Self.withDeadline(totalTimeout) {
+                let response = try await transport.send(request)
+                return (response.head.status, response.head.header("Retry-After"), try await response.collect(limit: limit))
+            }
         } catch let error as HTTPError {
             if error == .invalidURL { throw HranaError.invalidURL }
-            throw HranaError.network(error.description)
+            throw HranaError.network(Self.networkReason(error))
+        } catch is DeadlineExceeded {
+            throw HranaError.network("the response did not finish in time")
         } catch is CancellationError {
             throw HranaError.network("cancelled")
         } catch {
@@ -330,6 +337,38 @@ public struct HranaClient: Sendable {
         }
         try Self.check(status: status, body: body, retryAfter: retryAfter)
         return try Self.decodePipeline(body, expected: requests.count + 1).prefix(requests.count).map { $0 }
+    }
+
+    struct DeadlineExceeded: Error {}
+
+    /// Runs `work`, cancelling it after `seconds` (0 or less: no deadline).
+    static func withDeadline<T: Sendable>(_ seconds: Double, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard seconds > 0 else { return try await work() }
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw DeadlineExceeded() }
+            return value
+        }
+    }
+
+    /// A fixed phrase per transport failure. libcurl's own text ("Failed to connect to 127.0.0.1
+    /// port 8080 after 0 ms: Couldn't connect to server") is not shown: after redaction it read
+    /// as half a sentence with "…" holes, and it names the host and port.
+    static func networkReason(_ error: HTTPError) -> String {
+        switch error {
+        case .connectFailed(let detail):
+            return detail.lowercased().contains("resolve") ? "could not resolve the host" : "could not connect"
+        case .connectTimeout, .firstByteTimeout, .idleTimeout, .cancelled, .invalidURL: return error.description
+        case .connectionReset: return "the connection was lost"
+        case .tls: return "TLS error"
+        case .other(let detail):
+            return detail.hasPrefix("response larger than") ? "the answer was too large" : "the request failed"
+        }
     }
 
     /// Maps a non-200 status to its error class.
@@ -354,7 +393,7 @@ public struct HranaClient: Sendable {
         let json: JSONValue
         do { json = try JSONValue.parse(bytes: body) } catch { throw HranaError.invalidResponse("not JSON") }
         guard let results = json["results"]?.arrayValue else { throw HranaError.invalidResponse("no results") }
-        guard results.count == expected else { throw HranaError.invalidResponse("expected \(expected) results, got \(results.count)") }
+        guard results.count == expected else { throw HranaError.invalidResponse("expected \(expected) results, received \(results.count)") }
         return try results.map { result in
             switch result["type"]?.stringValue {
             case "ok":

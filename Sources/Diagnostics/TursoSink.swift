@@ -111,6 +111,15 @@ public struct TursoSink: Sendable {
 
     // MARK: - Reading
 
+    /// Which of `ids` the table holds.
+    public func existingIDs(_ ids: [String]) async throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+        let result = try await client.execute(HranaStatement("SELECT id FROM \(Self.table) WHERE id IN (\(placeholders))",
+                                                             ids.map { .text($0) }))
+        return Set(result.rows.compactMap { $0.first?.text })
+    }
+
     /// One keyset page of events that occurred at or after `since`, after the `(occurredAt, id)`
     /// cursor, in (occurred_at, id) order.
     public func page(since: Double, after cursor: (occurredAt: String, id: String)?, limit: Int) async throws -> HranaStatementResult {

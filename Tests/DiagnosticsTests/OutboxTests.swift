@@ -110,7 +110,7 @@ import Testing
         var migrator = Migrator()
         migrator.register("journal-1") { try $0.execute(batch: "CREATE TABLE journal (id TEXT)") }
         DiagnosticsOutbox.registerMigrations(into: &migrator)
-        #expect(migrator.migrations.map(\.identifier).filter { $0.hasPrefix("diagnostics-") }.count == 1)
+        #expect(migrator.migrations.map(\.identifier).filter { $0.hasPrefix("diagnostics-") } == ["diagnostics-1-outbox", "diagnostics-2-drop-report"])
         #expect(migrator.migrations.allSatisfy { $0.identifier == "journal-1" || $0.identifier.hasPrefix("diagnostics-") })
         let queue = try DatabaseQueue.inMemory()
         try queue.read { try migrator.migrate($0) }

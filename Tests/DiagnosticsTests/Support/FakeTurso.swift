@@ -18,6 +18,9 @@ final class FakeTurso: HTTPTransport, @unchecked Sendable {
         case slow(Double)
         /// 200 with a body that is not Hrana.
         case garbage
+        /// Runs the request (so it commits), then answers with this HTTP status: the
+        /// acknowledgement is lost, as with a proxy failing after the database answered.
+        case commitThenFail(Int)
     }
 
     struct Sent: Sendable {
@@ -63,6 +66,7 @@ final class FakeTurso: HTTPTransport, @unchecked Sendable {
         case .slow(let seconds):
             try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
         case .garbage: return Self.response(200, "<html>502 Bad Gateway</html>")
+        case .commitThenFail: break
         }
         guard request.url.hasSuffix("/v2/pipeline") || request.url.hasSuffix("/v3/pipeline") else {
             return Self.response(404, "Not found")
@@ -75,6 +79,7 @@ final class FakeTurso: HTTPTransport, @unchecked Sendable {
             let json = try JSONValue.parse(body)
             guard let requests = json["requests"]?.arrayValue else { return Self.response(400, "no requests") }
             let results = try db.read { db in try requests.map { try self.handle($0, db) } }
+            if case .commitThenFail(let status) = mode { return Self.response(status, "Internal Server Error") }
             let answer: JSONValue = ["baton": nil, "base_url": nil, "results": .array(results)]
             return Self.response(200, answer.serialized)
         } catch let e as ProtocolFailure {
