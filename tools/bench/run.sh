@@ -326,7 +326,7 @@ step_inproc() {
   [ -f "$JOURNAL_SRC" ] && { log "-- tools/bench-journal.sh (on a copy of the generated journal)"; cp "$JOURNAL_SRC" "$B/journal-inproc.sqlite"; tools/bench-journal.sh "$B/journal-inproc.sqlite" | tee -a "$OUT"; }
   log "-- tools/bench-reference.sh"; tools/bench-reference.sh | tee -a "$OUT"
   log "-- tools/bench/sse-throughput (parser only, Gemini-shaped events, best of 5)"; tools/bench/sse-throughput | tee -a "$OUT"
-  log "-- tools/bench/sse-decode (parser + JSONValue.parse per event, per wire format, medians)"; tools/bench/sse-decode | tee -a "$OUT"
+  log "-- tools/bench/sse-decode (parser, parser + the adapters' decoders, per wire format, medians)"; sh tools/bench/sse-decode | tee -a "$OUT"
   load
 }
 
