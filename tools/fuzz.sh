@@ -62,6 +62,10 @@ harness() {
     esac
 }
 
+dictionary() { # libFuzzer dictionaries: tokens the mutator splices in
+    case $1 in transcript) echo "$root/tools/fuzz/transcript.dict" ;; *) echo "$root/tools/fuzz/json.dict" ;; esac
+}
+
 maxlen() {
     case $1 in schema) echo 4096 ;; hrana) echo 8192 ;; *) echo 16384 ;; esac
 }
@@ -81,7 +85,7 @@ for t in $targets; do
     fi
     mkdir -p "$work/corpus/$t" "$work/crashes/$t"
     ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 "$work/bin/$t" "$work/corpus/$t" "$work/seeds/$t" \
-        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$(maxlen "$t")" \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$(maxlen "$t")" -dict="$(dictionary "$t")" \
         -artifact_prefix="$work/crashes/$t/" -print_final_stats=1 >"$work/logs/$t.log" 2>&1
     rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/logs/$t.log" | tail -1)
