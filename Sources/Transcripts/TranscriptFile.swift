@@ -69,7 +69,8 @@ public struct TranscriptFile: Sendable {
     }
 
     public static func parse(_ text: String, path: String = "<transcript>") throws -> TranscriptFile {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // "\r\n" is one Character, so a file with CRLF line ends must split on it too.
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init)
         if lines.last == "" { lines.removeLast() }
         var file = TranscriptFile(path: path, setup: [], steps: [], lines: lines)
         var pendingTurn: [ScriptedEvent] = []

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Transcripts
 
@@ -39,6 +40,18 @@ import Testing
         #expect(f.steps[3].directive == .modelTurn([.text("Logged 2 eggs.\nDone.")]))
         #expect(f.steps[4].directive == .sql("SELECT count(*) FROM entries"))
         #expect(f.steps[4].expected == ["1"])
+    }
+
+    /// A transcript saved with CRLF line ends (a Windows editor) was one Swift Character per
+    /// "\r\n", so splitting on "\n" left the whole file as a single comment line: it parsed to
+    /// no steps and replayed as passing.
+    @Test func crlfLineEndsParseLikeLF() throws {
+        let lf = try TranscriptFile.parse(sample)
+        let crlf = try TranscriptFile.parse(sample.replacingOccurrences(of: "\n", with: "\r\n"))
+        #expect(crlf.steps.count == lf.steps.count)
+        #expect(crlf.steps.map(\.directive) == lf.steps.map(\.directive))
+        #expect(crlf.steps.map(\.expected) == lf.steps.map(\.expected))
+        #expect(crlf.setup.map(\.directive) == lf.setup.map(\.directive))
     }
 
     @Test func outputAfterModelTurnBelongsToTheInput() throws {
