@@ -4,9 +4,10 @@
 # Targets: sse gemini chat responses anthropic schema transcript hrana.
 # The product modules are built once with coverage and AddressSanitizer (`swift build -c release
 # -Xswiftc -sanitize=fuzzer,address`, in .build/fuzz; SwiftPM's `--sanitize fuzzer --sanitize
-# address` passes two flags and the later one wins, which leaves the modules without coverage); each harness is linked against them with
-# `swiftc -sanitize=fuzzer,address`. Seeds are generated into .build/fuzz/work/seeds by
-# tools/fuzz/seeds.py; inputs that found new coverage accumulate in .build/fuzz/work/corpus/<target>.
+# address` passes two flags, swiftc keeps the last, and the modules get no coverage). Each harness
+# is linked against them with `swiftc -sanitize=fuzzer,address`. Seeds are generated into
+# .build/fuzz/work/seeds by tools/fuzz/seeds.py; inputs that found new coverage accumulate in
+# .build/fuzz/work/corpus/<target>; tools/fuzz/*.dict are the mutation dictionaries.
 # A crash, a hang (-timeout) or running out of memory (-rss_limit_mb) stops that target, leaves the
 # input in .build/fuzz/work/crashes/<target>/ and makes the script exit 1 (after the other targets).
 # Reproduce one input: .build/fuzz/work/bin/<target> <input file>
