@@ -54,6 +54,17 @@ import Testing
         #expect(crlf.setup.map(\.directive) == lf.setup.map(\.directive))
     }
 
+    /// Found by tools/fuzz.sh (transcript target): a line ending in a lone CR was rewritten with
+    /// "\n" after it, the CR and LF became one "\r\n" Character, and the re-parsed set-up argument
+    /// kept it ("y\r\n" instead of "y").
+    @Test func rewritingKeepsStepsOfALineEndingInCR() throws {
+        let file = try TranscriptFile.parse("\n@*eo y\r")
+        let again = try TranscriptFile.parse(file.rewritten(actual: [:]))
+        #expect(file.setup.map(\.directive) == [.setup(name: "*eo", argument: "y", block: [])])
+        #expect(again.setup.map(\.directive) == file.setup.map(\.directive))
+        #expect(again.steps.map(\.directive) == file.steps.map(\.directive))
+    }
+
     @Test func outputAfterModelTurnBelongsToTheInput() throws {
         // Output lines after the model turns of an input are that input's output.
         let f = try TranscriptFile.parse("> hi\nmodel: text Hello\nmodel: end\n| Hello\n")
