@@ -69,8 +69,10 @@ public struct TranscriptFile: Sendable {
     }
 
     public static func parse(_ text: String, path: String = "<transcript>") throws -> TranscriptFile {
-        // "\r\n" is one Character, so a file with CRLF line ends must split on it too.
-        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map(String.init)
+        // "\r\n" is one Character, so a file with CRLF line ends must split on it too; a CR left at
+        // the end of a line (the last one, without LF) is part of its line end as well.
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .map { $0.last == "\r" ? String($0.dropLast()) : String($0) }
         if lines.last == "" { lines.removeLast() }
         var file = TranscriptFile(path: path, setup: [], steps: [], lines: lines)
         var pendingTurn: [ScriptedEvent] = []

@@ -65,6 +65,15 @@ import Testing
         #expect(again.steps.map(\.directive) == file.steps.map(\.directive))
     }
 
+    /// Found by tools/fuzz.sh after the CRLF fix: an expected line ending in a CR at the end of the
+    /// file kept the CR, which the rewrite turned into a CRLF line end, so the expectation changed.
+    @Test func rewritingKeepsExpectedLineEndingInCR() throws {
+        let file = try TranscriptFile.parse("> hi\n|   0 toke\u{FFFD}\u{FFFD}\r")
+        let again = try TranscriptFile.parse(file.rewritten(actual: [:]))
+        #expect(file.steps.map(\.expected) == [["  0 toke\u{FFFD}\u{FFFD}"]])
+        #expect(again.steps.map(\.expected) == file.steps.map(\.expected))
+    }
+
     @Test func outputAfterModelTurnBelongsToTheInput() throws {
         // Output lines after the model turns of an input are that input's output.
         let f = try TranscriptFile.parse("> hi\nmodel: text Hello\nmodel: end\n| Hello\n")
