@@ -72,6 +72,10 @@ import Testing
         let again = try TranscriptFile.parse(file.rewritten(actual: [:]))
         #expect(file.steps.map(\.expected) == [["  0 toke\u{FFFD}\u{FFFD}"]])
         #expect(again.steps.map(\.expected) == file.steps.map(\.expected))
+        // The next one it found: several CRs before the end of the file.
+        let input = try TranscriptFile.parse("> tt@**\r \r\r")
+        #expect(input.steps.map(\.directive) == [.input("tt@**\r ")])
+        #expect(try TranscriptFile.parse(input.rewritten(actual: [:])).steps.map(\.directive) == input.steps.map(\.directive))
     }
 
     @Test func outputAfterModelTurnBelongsToTheInput() throws {
