@@ -30,8 +30,6 @@ struct StreamDriver: Sendable {
     /// Sends `request` and streams decoded events into `out`. Throws ChatError. A thrown error
     /// with a non-nil `httpStatus` means the server refused before any output was produced.
     func run<D: WireDecoder>(_ request: HTTPRequest, decoder: D, out: AsyncThrowingStream<ChatEvent, Error>.Continuation) async throws {
-        var decoder = decoder
-        var started = false
         let response: HTTPStreamingResponse
         do {
             response = try await transport.send(request)
@@ -53,31 +51,12 @@ struct StreamDriver: Sendable {
             throw mapper.map(status: status, head: response.head, body: body, now: now())
         }
 
-        var parser = SSEParser()
-        var sawEvent = false
-        func handle(_ events: [SSEEvent]) throws {
-            for event in events {
-                sawEvent = true
-                let decoded: [ChatEvent]
-                do {
-                    decoded = try decoder.decode(event)
-                } catch let error as ProviderStreamError {
-                    throw map(error, started: started)
-                }
-                for e in decoded {
-                    switch e {
-                    case .textDelta, .toolCall, .continuation: started = true
-                    default: break
-                    }
-                    out.yield(e)
-                }
-            }
-        }
+        var stream = StreamDecoding(decoder: decoder, mapper: mapper)
         do {
             for try await chunk in response.body {
-                try handle(parser.feed(chunk))
+                try stream.feed(chunk) { out.yield($0) }
                 try Task.checkCancellation()
-                if decoder.isComplete { break }
+                if stream.isComplete { break }
             }
         } catch let error as ChatError {
             throw error
@@ -85,10 +64,43 @@ struct StreamDriver: Sendable {
             throw CancellationError()
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw mapper.mapTransport(error, started: started)
+            throw mapper.mapTransport(error, started: stream.started)
         }
         if Task.isCancelled { throw CancellationError() }
-        if !decoder.isComplete { try handle(parser.finish()) }
+        try stream.finish(status: status) { out.yield($0) }
+    }
+}
+
+/// The synchronous heart of `StreamDriver.run` for a 2xx response: SSE parsing, the wire decoder
+/// and the mapping of stream errors to ChatErrors, fed one body chunk at a time. Separate from the
+/// transport so the fuzz targets (tools/fuzz) drive exactly this path.
+struct StreamDecoding<D: WireDecoder> {
+    private(set) var decoder: D
+    let mapper: ErrorMapper
+    private var parser = SSEParser()
+    /// True once output (text, a tool call, a continuation item) was produced.
+    private(set) var started = false
+    private var sawEvent = false
+
+    init(decoder: D, mapper: ErrorMapper) {
+        self.decoder = decoder
+        self.mapper = mapper
+    }
+
+    /// True once the provider's terminal marker arrived; the caller stops reading.
+    var isComplete: Bool { decoder.isComplete }
+
+    /// Parses and decodes the next body chunk, handing each event to `emit` as it is decoded.
+    /// Throws ChatError for an error the provider reported in the stream.
+    mutating func feed(_ chunk: some Collection<UInt8>, emit: (ChatEvent) -> Void) throws {
+        try handle(parser.feed(chunk), emit: emit)
+    }
+
+    /// The body ended (EOF, or the terminal marker arrived): dispatches what is pending and
+    /// emits the closing events, or throws the ChatError that says why the stream is unusable.
+    /// `status` is the response's HTTP status, reported when the body was not an event stream.
+    mutating func finish(status: Int, emit: (ChatEvent) -> Void) throws {
+        if !decoder.isComplete { try handle(parser.finish(), emit: emit) }
         if parser.sawNonSSEText && !decoder.isComplete {
             // An error object written without SSE framing (seen from Gemini mid-stream).
             if let body = ProviderErrorBody.parse(bytes: Array(parser.nonSSEText.utf8)) {
@@ -107,7 +119,26 @@ struct StreamDriver: Sendable {
             }
             throw map(error, started: started)
         }
-        for e in closing { out.yield(e) }
+        for e in closing { emit(e) }
+    }
+
+    private mutating func handle(_ events: [SSEEvent], emit: (ChatEvent) -> Void) throws {
+        for event in events {
+            sawEvent = true
+            let decoded: [ChatEvent]
+            do {
+                decoded = try decoder.decode(event)
+            } catch let error as ProviderStreamError {
+                throw map(error, started: started)
+            }
+            for e in decoded {
+                switch e {
+                case .textDelta, .toolCall, .continuation: started = true
+                default: break
+                }
+                emit(e)
+            }
+        }
     }
 
     func map(_ error: ProviderStreamError, started: Bool) -> ChatError {

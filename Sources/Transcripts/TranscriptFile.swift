@@ -69,7 +69,14 @@ public struct TranscriptFile: Sendable {
     }
 
     public static func parse(_ text: String, path: String = "<transcript>") throws -> TranscriptFile {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // "\r\n" is one Character, so a file with CRLF line ends must split on it too; CRs left at
+        // the end of a line are part of its line end as well (a rewrite would merge them with "\n").
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .map { line in
+                var end = line.endIndex
+                while end > line.startIndex, line[line.index(before: end)] == "\r" { end = line.index(before: end) }
+                return String(line[..<end])
+            }
         if lines.last == "" { lines.removeLast() }
         var file = TranscriptFile(path: path, setup: [], steps: [], lines: lines)
         var pendingTurn: [ScriptedEvent] = []

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Transcripts
 
@@ -39,6 +40,42 @@ import Testing
         #expect(f.steps[3].directive == .modelTurn([.text("Logged 2 eggs.\nDone.")]))
         #expect(f.steps[4].directive == .sql("SELECT count(*) FROM entries"))
         #expect(f.steps[4].expected == ["1"])
+    }
+
+    /// A transcript saved with CRLF line ends (a Windows editor) was one Swift Character per
+    /// "\r\n", so splitting on "\n" left the whole file as a single comment line: it parsed to
+    /// no steps and replayed as passing.
+    @Test func crlfLineEndsParseLikeLF() throws {
+        let lf = try TranscriptFile.parse(sample)
+        let crlf = try TranscriptFile.parse(sample.replacingOccurrences(of: "\n", with: "\r\n"))
+        #expect(crlf.steps.count == lf.steps.count)
+        #expect(crlf.steps.map(\.directive) == lf.steps.map(\.directive))
+        #expect(crlf.steps.map(\.expected) == lf.steps.map(\.expected))
+        #expect(crlf.setup.map(\.directive) == lf.setup.map(\.directive))
+    }
+
+    /// Found by tools/fuzz.sh (transcript target): a line ending in a lone CR was rewritten with
+    /// "\n" after it, the CR and LF became one "\r\n" Character, and the re-parsed set-up argument
+    /// kept it ("y\r\n" instead of "y").
+    @Test func rewritingKeepsStepsOfALineEndingInCR() throws {
+        let file = try TranscriptFile.parse("\n@*eo y\r")
+        let again = try TranscriptFile.parse(file.rewritten(actual: [:]))
+        #expect(file.setup.map(\.directive) == [.setup(name: "*eo", argument: "y", block: [])])
+        #expect(again.setup.map(\.directive) == file.setup.map(\.directive))
+        #expect(again.steps.map(\.directive) == file.steps.map(\.directive))
+    }
+
+    /// Found by tools/fuzz.sh after the CRLF fix: an expected line ending in a CR at the end of the
+    /// file kept the CR, which the rewrite turned into a CRLF line end, so the expectation changed.
+    @Test func rewritingKeepsExpectedLineEndingInCR() throws {
+        let file = try TranscriptFile.parse("> hi\n|   0 toke\u{FFFD}\u{FFFD}\r")
+        let again = try TranscriptFile.parse(file.rewritten(actual: [:]))
+        #expect(file.steps.map(\.expected) == [["  0 toke\u{FFFD}\u{FFFD}"]])
+        #expect(again.steps.map(\.expected) == file.steps.map(\.expected))
+        // The next one it found: several CRs before the end of the file.
+        let input = try TranscriptFile.parse("> tt@**\r \r\r")
+        #expect(input.steps.map(\.directive) == [.input("tt@**\r ")])
+        #expect(try TranscriptFile.parse(input.rewritten(actual: [:])).steps.map(\.directive) == input.steps.map(\.directive))
     }
 
     @Test func outputAfterModelTurnBelongsToTheInput() throws {

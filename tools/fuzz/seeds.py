@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets (tools/fuzz.sh) into OUT/<target>/.
+
+Sources: the recorded provider streams in ../shared/fixtures/providers (cassette bodies, and
+.chunks.txt payloads re-framed as SSE), the tool calls and files in transcripts/*.ofjt, and
+hand-made Hrana responses in the shapes tools/turso_server.py answers with.
+Usage: seeds.py REPO_ROOT FIXTURES_DIR OUT_DIR
+"""
+import hashlib
+import json
+import os
+import re
+import sys
+
+MAX_SEED = 12 * 1024  # longer streams are shortened to their first and last events
+KEY = "sk-fuzz-key-0123456789"  # the key tools/fuzz/providers.swift checks never leaks
+
+
+def write(out, target, data):
+    if isinstance(data, str):
+        data = data.encode()
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, hashlib.sha1(data).hexdigest()[:16]), "wb") as f:
+        f.write(data)
+
+
+def events(body):
+    """Splits an SSE body into its events (blank-line separated), keeping the separators."""
+    return [e + "\n\n" for e in re.split(r"\r?\n\r?\n", body.replace("\r\n", "\n")) if e.strip()]
+
+
+def shortened(body):
+    if len(body.encode()) <= MAX_SEED:
+        return [body]
+    ev = events(body)
+    out, head = [], ""
+    for e in ev[:-3]:  # as many leading events as fit, then the closing ones
+        if len((head + e).encode()) > MAX_SEED // 2:
+            break
+        head += e
+    out.append(head + "".join(ev[-3:]))
+    return out
+
+
+def reframe(path, named):
+    out = ""
+    for line in open(path, encoding="utf-8"):
+        line = line.strip()
+        if not line:
+            continue
+        if named:
+            try:
+                t = json.loads(line).get("type")
+            except (ValueError, AttributeError):
+                t = None
+            if isinstance(t, str):
+                out += f"event: {t}\n"
+        out += f"data: {line}\n\n"
+    return out
+
+
+def provider_seeds(fixtures, out):
+    folders = {"gemini": ("gemini", False), "chat": ("openai-chat", False),
+               "responses": ("openai-responses", True), "anthropic": ("anthropic", True)}
+    for target, (folder, named) in folders.items():
+        d = os.path.join(fixtures, folder)
+        for name in sorted(os.listdir(d)):
+            path = os.path.join(d, name)
+            bodies = []
+            if name.endswith(".cassette.json"):
+                for it in json.load(open(path, encoding="utf-8"))["interactions"]:
+                    bodies.append(it["response"]["body"])
+            elif name.endswith(".chunks.txt"):
+                bodies.append(reframe(path, named))
+            elif name.endswith(".sse"):
+                bodies.append(open(path, encoding="utf-8").read())
+            for body in bodies:
+                for seed in shortened(body):
+                    write(out, target, seed)
+                    write(out, "sse", seed)
+    # Errors reported inside a 200 stream, quoting the key the harness checks for.
+    msg = f"Incorrect API key provided: {KEY}. Retry in 3s"
+    write(out, "gemini", 'data: {"error": {"code": 429, "message": "%s", "status": "RESOURCE_EXHAUSTED", '
+          '"details": [{"retryDelay": "3s"}]}}\r\n\r\n' % msg)
+    write(out, "gemini", '{"error": {"code": 500, "message": "%s", "status": "INTERNAL"}}\n' % msg)
+    write(out, "chat", 'data: {"error": {"message": "%s", "code": "invalid_api_key"}}\n\ndata: [DONE]\n\n' % msg)
+    write(out, "responses", 'event: response.failed\ndata: {"type": "response.failed", "response": '
+          '{"error": {"code": "server_error", "message": "%s"}}}\n\n' % msg)
+    write(out, "anthropic", 'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "%s"}}\n\n' % msg)
+    # SSE edge cases: BOM, CR and CRLF line ends, comments, ids, retry, multi-line data, no final blank line.
+    for s in ["\ufeffdata: a\n\n", "data: a\rdata: b\r\r", "data: a\r\n\r\n", ": comment\nid: 7\nretry: 10\nevent: x\ndata: 1\ndata: 2\n\n",
+              "id: a\x00b\ndata: z\n\n", "data:no-space\n\nevent: only\n\n", "garbage line\ndata: {}\n", "data: tail without end"]:
+        write(out, "sse", s)
+
+
+def transcript_seeds(root, out):
+    d = os.path.join(root, "transcripts")
+    src = open(os.path.join(root, "Sources/NutritionTools/NutritionToolbox.swift"), encoding="utf-8").read()
+    names = []
+    for var in ("readToolNames", "writeToolNames"):
+        block = re.search(var + r" = \[(.*?)\]", src, re.S).group(1)
+        names += re.findall(r'"([a-z_]+)"', block)
+    for i, name in enumerate(names):
+        write(out, "schema", bytes([i]) + b"{}")
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".ofjt"):
+            continue
+        text = open(os.path.join(d, name), encoding="utf-8").read()
+        if len(text.encode()) <= 4 * MAX_SEED:
+            write(out, "transcript", text)
+        for m in re.finditer(r"^model: call \S+ (\S+) (\{.*)$", text, re.M):
+            if m.group(1) in names:
+                write(out, "schema", bytes([names.index(m.group(1))]) + m.group(2).encode())
+
+
+def hrana_seeds(out):
+    def value(t, v=None, key="value"):
+        return {"type": t} if v is None else {"type": t, key: v}
+    row = [value("integer", "42"), value("float", 1.5), value("text", "x"), value("blob", "AAEC", "base64"), value("null")]
+    stmt = {"cols": [{"name": n, "decltype": None} for n in "abcde"], "rows": [row], "affected_row_count": 1,
+            "last_insert_rowid": "7", "replication_index": "3"}
+    empty = {"cols": [], "rows": [], "affected_row_count": 0, "last_insert_rowid": None}
+    close = {"type": "ok", "response": {"type": "close"}}
+    err = {"message": "SQLITE_CONSTRAINT: UNIQUE constraint failed", "code": "SQLITE_CONSTRAINT"}
+
+    def body(results):
+        return json.dumps({"baton": None, "base_url": None, "results": results}).encode()
+    execute = body([{"type": "ok", "response": {"type": "execute", "result": stmt}}, close])
+    failed = body([{"type": "error", "error": err}, close])
+    batch2 = body([{"type": "ok", "response": {"type": "batch", "result": {"step_results": [empty, stmt], "step_errors": [None, None]}}}, close])
+    # transaction of 2 statements: BEGIN, 2 statements, COMMIT, ROLLBACK (skipped)
+    tx_ok = body([{"type": "ok", "response": {"type": "batch", "result": {
+        "step_results": [empty, empty, stmt, empty, None], "step_errors": [None, None, None, None, None]}}}, close])
+    tx_failed = body([{"type": "ok", "response": {"type": "batch", "result": {
+        "step_results": [empty, None, None, None, empty], "step_errors": [None, err, None, None, None]}}}, close])
+    for selector, b in [(0, execute), (0, failed), (1, batch2), (1, failed), (2, tx_ok), (2, tx_failed), (0x80, execute),
+                        (0xF0, b'{"message": "bad request"}'), (0xF3, b"")]:
+        write(out, "hrana", bytes([selector]) + b)
+
+
+def main():
+    root, fixtures, out = sys.argv[1:4]
+    provider_seeds(fixtures, out)
+    transcript_seeds(root, out)
+    hrana_seeds(out)
+    for t in sorted(os.listdir(out)):
+        print(f"  seeds {t}: {len(os.listdir(os.path.join(out, t)))}")
+
+
+if __name__ == "__main__":
+    main()
