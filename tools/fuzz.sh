@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds and runs the libFuzzer targets of tools/fuzz/ (see RELIABILITY.md "## Fuzzing").
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      default: 60 s, every target
-# Targets: sse gemini chat responses anthropic schema transcript hrana.
+# Targets: sse json gemini chat responses anthropic schema transcript hrana.
 # The product modules are built once with coverage and AddressSanitizer (`swift build -c release
 # -Xswiftc -sanitize=fuzzer,address`, in .build/fuzz; SwiftPM's `--sanitize fuzzer --sanitize
 # address` passes two flags, swiftc keeps the last, and the modules get no coverage). Each harness
@@ -17,7 +17,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH=/opt/swift/usr/bin:$PATH
 
-all="sse gemini chat responses anthropic schema transcript hrana"
+all="sse json gemini chat responses anthropic schema transcript hrana"
 seconds=60
 case "${1:-}" in ''|*[!0-9]*) ;; *) seconds=$1; shift ;; esac
 targets=${*:-$all}
@@ -50,6 +50,7 @@ python3 "$root/tools/fuzz/seeds.py" "$root" "$fixtures" "$work/seeds" || exit 2
 modules() { # the product modules each harness links
     case $1 in
         sse) echo HTTP ;;
+        json) echo SQLiteKit Agent ;;
         gemini|chat|responses|anthropic) echo SQLiteKit Agent HTTP Providers ;;
         schema) echo SQLiteKit Nutrition ReferenceFoods Journal Agent NutritionTools ;;
         hrana) echo SQLiteKit Agent HTTP Diagnostics ;;

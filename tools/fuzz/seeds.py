@@ -79,6 +79,11 @@ def provider_seeds(fixtures, out):
                 for seed in shortened(body):
                     write(out, target, seed)
                     write(out, "sse", seed)
+                # Each event's JSON payload, for the JSONDocument target.
+                for event in events(body):
+                    for line in event.split("\n"):
+                        if line.startswith("data:") and line[5:].strip() not in ("", "[DONE]"):
+                            write(out, "json", line[5:].strip())
     # Errors reported inside a 200 stream, quoting the key the harness checks for.
     msg = f"Incorrect API key provided: {KEY}. Retry in 3s"
     write(out, "gemini", 'data: {"error": {"code": 429, "message": "%s", "status": "RESOURCE_EXHAUSTED", '

@@ -1,0 +1,36 @@
+// libFuzzer target: JSONDocument, the in-place reader provider events go through, against
+// JSONValue.parse. Besides crashing, it fails when the two disagree on whether the input is JSON
+// or on any value read from it (every member and element, recursively, through JSONRef's accessors).
+import Agent
+
+func check(_ ref: JSONRef, _ value: JSONValue) {
+    guard ref.value == value, ref.stringValue == value.stringValue, ref.intValue == value.intValue,
+          ref.doubleValue == value.doubleValue || (ref.doubleValue?.isNaN == true && value.doubleValue?.isNaN == true),
+          ref.boolValue == value.boolValue, ref.isNull == value.isNull, ref.serialized == value.serialized else {
+        fatalError("JSONDocument reads \(ref.serialized) where JSONValue has \(value.serialized)")
+    }
+    if let items = value.arrayValue {
+        guard ref.arrayValue?.count == items.count, ref[items.count] == nil else { fatalError("array length differs") }
+        for (i, item) in items.enumerated() { check(ref[i]!, item) }
+    }
+    if let members = value.objectValue {
+        for (key, member) in members {
+            guard let r = ref[key] else { fatalError("member missing") }
+            check(r, member)
+        }
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzJSONDocument(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = size > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: size)) : []
+    let expected = try? JSONValue.parse(bytes: bytes)
+    let document = try? JSONDocument(bytes: bytes)
+    switch (expected, document) {
+    case (nil, nil): break
+    case (let v?, let d?): check(d.root, v)
+    case (nil, _?): fatalError("JSONDocument accepted what JSONValue.parse refuses")
+    case (_?, nil): fatalError("JSONDocument refused what JSONValue.parse accepts")
+    }
+    return 0
+}
