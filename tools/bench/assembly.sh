@@ -14,7 +14,7 @@ module() { # name, sources...
     -I "$work" -I "$repo/Sources/CSQLite" -I "$repo/Sources/CCurl" -o "$work/lib$name.a" "$@")
 }
 module SQLiteKit "$repo"/Sources/SQLiteKit/*.swift
-module Agent "$repo"/Sources/Agent/*.swift
+module Agent $(find "$repo/Sources/Agent" -name "*.swift")
 module HTTP "$repo"/Sources/HTTP/*.swift
 module Providers "$repo"/Sources/Providers/*.swift
 (cd "$work" && swiftc -O -I "$work" -I "$repo/Sources/CSQLite" -I "$repo/Sources/CCurl" -L "$work" \

@@ -240,6 +240,8 @@ PY
 fill_thread() {
   local db=$1 thread=$2 n=$3
   [ "$(sqlite3 "$db" "SELECT count(*) FROM agent_messages WHERE thread_id = '$thread'")" -ge "$n" ] && return
+  # `ask --thread` refuses an unknown id, so the thread row is made first (as ofj would make it).
+  sqlite3 "$db" "INSERT OR IGNORE INTO agent_threads (id, title, created_at, updated_at) VALUES ('$thread', 'bench', strftime('%s','now'), strftime('%s','now'))"
   OFJ_HOME="$(dirname "$db")" "$OFJ" ask "How am I doing today?" --provider openai --thread "$thread" > /dev/null
   sqlite3 "$db" <<SQL
 BEGIN;
