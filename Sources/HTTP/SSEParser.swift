@@ -47,6 +47,8 @@ public struct SSEParser: Sendable {
     private var dataBuffer: [UInt8] = []
     private var eventName: [UInt8] = []
     private var lastEventID: String?
+    private var lastNameBytes: [UInt8] = []
+    private var lastName = "message"
     private var pendingCR = false
     private var bomState: BOMState = .checking([])
     private var ready: [SSEEvent] = []
@@ -193,7 +195,16 @@ public struct SSEParser: Sendable {
             return
         }
         dataBuffer.removeLast() // the LF after the last data line
-        let name = eventName.isEmpty ? "message" : String(decoding: eventName, as: UTF8.self)
+        let name: String
+        if eventName.isEmpty {
+            name = "message"
+        } else if eventName == lastNameBytes {
+            name = lastName // streams repeat a few names; don't build the same String per event
+        } else {
+            name = String(decoding: eventName, as: UTF8.self)
+            lastNameBytes = eventName
+            lastName = name
+        }
         ready.append(SSEEvent(event: name, data: String(decoding: dataBuffer, as: UTF8.self), id: lastEventID))
         dataBuffer.removeAll(keepingCapacity: true)
         eventName.removeAll(keepingCapacity: true)
