@@ -292,7 +292,6 @@ public struct JSONRef: Sendable {
 
     public var isNull: Bool { entry.kind == .null }
     public var isObject: Bool { entry.kind == .object }
-    public var isArray: Bool { entry.kind == .array }
 
     /// The elements of an array.
     public var arrayValue: [JSONRef]? {

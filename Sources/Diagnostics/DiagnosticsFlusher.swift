@@ -131,8 +131,7 @@ public actor DiagnosticsFlusher {
     /// process (see `shutdown`).
     func nextDelay(after report: Report) -> Double {
         if report.succeeded {
-            failures = 0
-            try? outbox.setBackoff(failures: 0, retryAt: nil)
+            failures = 0 // the flush's recordSuccess already cleared the stored backoff
             return report.remaining > 0 ? 0.05 : policy.interval
         }
         failures = max(failures, (try? outbox.backoff().failures) ?? 0) + 1

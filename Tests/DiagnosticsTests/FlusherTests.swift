@@ -76,13 +76,14 @@ import Testing
     }
 
     @Test func backoffGrowsWithJitterAndResets() async throws {
-        let (_, _, flusher) = try setup(policy: .init(interval: 30, initialBackoff: 2, maxBackoff: 60))
+        let (_, outbox, flusher) = try setup(policy: .init(interval: 30, initialBackoff: 2, maxBackoff: 60))
         let failure = DiagnosticsFlusher.Report(delivered: 0, remaining: 1, error: "x", retryable: true)
         var delays: [Double] = []
         for _ in 0..<8 { delays.append(await flusher.nextDelay(after: failure)) }
         let ceilings: [Double] = [2, 4, 8, 16, 32, 60, 60, 60]
         for (d, c) in zip(delays, ceilings) { #expect(d >= c / 2 && d <= c) }
         let ok = DiagnosticsFlusher.Report(delivered: 1, remaining: 0, error: nil, retryable: false)
+        try outbox.recordSuccess() // what a successful flush does before its report
         #expect(await flusher.nextDelay(after: ok) == 30)
         #expect(await flusher.nextDelay(after: failure) <= 2)
     }
