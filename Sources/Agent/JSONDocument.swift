@@ -16,13 +16,70 @@ import Musl
 import Darwin
 #endif
 
-public final class JSONDocument: @unchecked Sendable {
-    // The document's bytes, copied once into memory this object owns, so reads use a stable
-    // pointer (no closure or bounds-checked array access per key comparison). Never written
-    // after init, hence @unchecked Sendable.
-    private let storage: UnsafeMutableBufferPointer<UInt8>
-    let bytes: UnsafeBufferPointer<UInt8>
-    let tape: [Entry]
+public final class JSONDocument {
+    // The document's bytes are copied into memory this object owns, so reads use a stable pointer
+    // (no closure or bounds-checked array access per key comparison). `parse` reuses that memory
+    // and the tape's capacity, so decoding a stream allocates nothing per event for its JSON.
+    // The mutable state sits behind a constant pointer: a class's own `var`s are checked for
+    // exclusive access at run time on every read (swift_beginAccess), which cost more than parsing.
+    private let state: UnsafeMutablePointer<State>
+
+    /// Everything a read needs. JSONRef points here rather than at the class, so passing values
+    /// around and reading them involves no reference counting at all.
+    struct State {
+        var storage: UnsafeMutableBufferPointer<UInt8>
+        var bytes: UnsafeBufferPointer<UInt8>
+        var tape = Tape(capacity: 32)
+        /// Counts parses; a JSONRef remembers the one it was made by and traps if read after another.
+        var generation: UInt32 = 0
+    }
+
+    var generation: UInt32 { state.pointee.generation }
+
+    /// The entries, in memory the document owns and grows as documents need (it never shrinks:
+    /// a decoder's document lives for one model turn). Plain pointer reads: no reference counting
+    /// or uniqueness checks on the paths every member lookup takes.
+    struct Tape {
+        private(set) var base: UnsafeMutablePointer<Entry>
+        private(set) var count = 0
+        private var capacity: Int
+
+        init(capacity: Int) {
+            base = .allocate(capacity: capacity)
+            self.capacity = capacity
+        }
+
+        subscript(i: Int) -> Entry {
+            get {
+                assert(i >= 0 && i < count)
+                return base[i]
+            }
+            set {
+                assert(i >= 0 && i < count)
+                base[i] = newValue
+            }
+        }
+
+        @inline(__always)
+        mutating func append(_ entry: Entry) {
+            if count == capacity { grow() }
+            (base + count).initialize(to: entry)
+            count += 1
+        }
+
+        @inline(never)
+        private mutating func grow() {
+            let grown = UnsafeMutablePointer<Entry>.allocate(capacity: capacity * 2)
+            grown.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = grown
+            capacity *= 2
+        }
+
+        mutating func removeAll() { count = 0 } // Entry is a trivial type: nothing to deinitialize
+
+        func deallocate() { base.deallocate() }
+    }
 
     struct Entry: Sendable {
         var kind: Kind
@@ -39,56 +96,78 @@ public final class JSONDocument: @unchecked Sendable {
 
     enum Kind: UInt8, Sendable { case null, trueValue, falseValue, number, string, array, object }
 
+    /// An empty document, to be filled by `parse`.
+    public init() {
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256)
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(storage: storage, bytes: UnsafeBufferPointer(rebasing: storage[0..<0])))
+    }
+
     /// Parses one JSON document (surrounding whitespace allowed, nothing else).
     public convenience init(parsing text: String) throws {
+        self.init()
         var text = text
-        let storage = text.withUTF8 { Self.copy($0) }
-        try self.init(owning: storage)
+        try text.withUTF8 { try parse($0) }
     }
 
     /// Parses one JSON document from bytes, rejecting invalid UTF-8 as JSONValue.parse does.
     public convenience init(bytes: [UInt8]) throws {
-        try self.init(owning: bytes.withUnsafeBufferPointer { Self.copy($0) })
+        self.init()
+        try bytes.withUnsafeBufferPointer { try parse($0) }
     }
 
-    private static func copy(_ source: UnsafeBufferPointer<UInt8>) -> UnsafeMutableBufferPointer<UInt8> {
-        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(source.count, 1))
-        _ = storage.initialize(from: source)
-        return UnsafeMutableBufferPointer(rebasing: storage[0..<source.count])
+    deinit {
+        state.pointee.storage.deallocate()
+        state.pointee.tape.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
 
-    /// Takes ownership of `storage` (freed by deinit, or here when parsing fails).
-    private init(owning storage: UnsafeMutableBufferPointer<UInt8>) throws {
-        let bytes = UnsafeBufferPointer(storage)
+    /// Replaces this document with `source` (copied), parsed as one JSON document. Values read
+    /// from the previous content stop being readable (they trap), and a failed parse leaves the
+    /// document empty.
+    public func parse(_ source: UnsafeBufferPointer<UInt8>) throws {
+        state.pointee.generation &+= 1
+        guard source.count < Int(Int32.max) else {
+            state.pointee.tape.removeAll()
+            throw JSONValue.ParseError(offset: 0, reason: "document too large")
+        }
+        if source.count > state.pointee.storage.count {
+            let grown = max(source.count, state.pointee.storage.count * 2)
+            state.pointee.storage.deallocate()
+            state.pointee.storage = .allocate(capacity: grown)
+        }
+        let storage = state.pointee.storage
+        if let from = source.baseAddress { storage.baseAddress!.update(from: from, count: source.count) }
+        let bytes = UnsafeBufferPointer(rebasing: storage[0..<source.count])
+        state.pointee.bytes = bytes
+        // Build into the previous tape's memory; the builder may grow it, so it goes back either way.
+        var builder = Builder(parser: JSONValue.Parser(bytes: bytes), tape: state.pointee.tape)
+        builder.tape.removeAll()
+        defer { state.pointee.tape = builder.tape }
         do {
-            tape = try Self.buildTape(bytes)
+            builder.parser.skipWhitespace()
+            try builder.value(depth: 0)
+            builder.parser.skipWhitespace()
+            guard builder.parser.index == bytes.count else { throw builder.parser.error("unexpected trailing characters") }
         } catch {
-            storage.deallocate()
+            builder.tape.removeAll()
             throw error
         }
-        self.storage = storage
-        self.bytes = bytes
     }
 
-    deinit { storage.deallocate() }
-
-    private static func buildTape(_ buffer: UnsafeBufferPointer<UInt8>) throws -> [Entry] {
-        guard buffer.count < Int(Int32.max) else { throw JSONValue.ParseError(offset: 0, reason: "document too large") }
-        var builder = Builder(parser: JSONValue.Parser(bytes: buffer))
-        builder.tape.reserveCapacity(buffer.count / 8 + 4) // about one value per 8-10 bytes in provider events
-        builder.parser.skipWhitespace()
-        try builder.value(depth: 0)
-        builder.parser.skipWhitespace()
-        guard builder.parser.index == buffer.count else { throw builder.parser.error("unexpected trailing characters") }
-        return builder.tape
+    /// Lends the top-level value of the last successful parse to `body`. Like the pointer in
+    /// `withUnsafeBufferPointer`, it and every value read from it are valid only during `body`:
+    /// they do not keep the document alive (reference counting them cost more than the reads).
+    /// A value kept past the next `parse` traps when read.
+    public func withRoot<R>(_ body: (JSONRef) throws -> R) rethrows -> R {
+        precondition(state.pointee.tape.count > 0, "the JSON document holds no value")
+        return try withExtendedLifetime(self) { try body(JSONRef(document: state, index: 0, generation: generation)) }
     }
-
-    /// The top-level value.
-    public var root: JSONRef { JSONRef(document: self, index: 0) }
 
     struct Builder {
         var parser: JSONValue.Parser
-        var tape: [Entry] = []
+        var tape: Tape
 
         var index: Int { parser.index }
         var bytes: UnsafeBufferPointer<UInt8> { parser.bytes }
@@ -199,6 +278,10 @@ public final class JSONDocument: @unchecked Sendable {
             throw parser.error("unterminated string")
         }
     }
+}
+
+extension JSONDocument.State {
+    typealias Entry = JSONDocument.Entry
 
     func entry(_ i: Int) -> Entry { tape[i] }
 
@@ -208,7 +291,7 @@ public final class JSONDocument: @unchecked Sendable {
     }
 
     func string(at i: Int) -> String {
-        let e = tape[i]
+        let e = entry(i)
         if e.escaped {
             // Already validated while building the tape.
             return (try? withParser(at: e.start - 1) { try $0.parseString() }) ?? ""
@@ -218,42 +301,78 @@ public final class JSONDocument: @unchecked Sendable {
 
     /// The tape index of the value of the member `key` of the object at `object`, if any: the last
     /// one when a key repeats, as JSONValue keeps it.
-    func member(_ key: String, ofObjectAt object: Int) -> Int? {
-        let length = key.utf8.count
+    func member(_ key: UnsafeBufferPointer<UInt8>, ofObjectAt object: Int) -> Int? {
+        let base = bytes.baseAddress!
         var found: Int?
         var i = object + 1
         let end = Int(tape[object].next)
         while i < end {
             let e = tape[i]
             // Most members differ in length: compare bytes only when the lengths agree.
-            if e.escaped ? string(at: i) == key : (Int(e.end - e.start) == length && bytesEqual(e.start, key)) {
-                found = i + 1
-            }
+            if Int(e.end - e.start) == key.count || e.escaped, equals(e, at: i, base, key) { found = i + 1 }
             i = Int(tape[i + 1].next)
         }
         return found
     }
 
-    private func bytesEqual(_ start: Int32, _ key: String) -> Bool {
-        var key = key
-        return key.withUTF8 { k in
-            k.isEmpty || memcmp(bytes.baseAddress! + Int(start), k.baseAddress!, k.count) == 0
+    /// True when the string entry `e` (at tape index `i`) reads as exactly the bytes `text`.
+    private func equals(_ e: Entry, at i: Int, _ base: UnsafePointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        if e.escaped { return string(at: i).utf8.elementsEqual(text) }
+        guard Int(e.end - e.start) == text.count, let t = text.baseAddress else { return text.isEmpty }
+        // Keys and type names are short: eight bytes at a time, then the tail, beats calling memcmp.
+        let a = UnsafeRawPointer(base + Int(e.start)), b = UnsafeRawPointer(t)
+        let n = text.count
+        var j = 0
+        while j + 8 <= n {
+            if a.loadUnaligned(fromByteOffset: j, as: UInt64.self) != b.loadUnaligned(fromByteOffset: j, as: UInt64.self) { return false }
+            j += 8
         }
+        while j < n {
+            if a.load(fromByteOffset: j, as: UInt8.self) != b.load(fromByteOffset: j, as: UInt8.self) { return false }
+            j += 1
+        }
+        return true
+    }
+
+    /// True when the value at `i` is a string equal to `text`.
+    func string(at i: Int, equals text: UnsafeBufferPointer<UInt8>) -> Bool {
+        let e = entry(i)
+        return e.kind == .string && equals(e, at: i, bytes.baseAddress!, text)
     }
 }
 
-/// One value inside a JSONDocument. Read it with the same accessors as JSONValue; `value` builds
-/// the JSONValue when a whole part is needed.
-public struct JSONRef: Sendable {
-    let document: JSONDocument
+/// One value inside a JSONDocument, lent by `withRoot`. Read it with the same accessors as
+/// JSONValue; `value` builds the JSONValue when a whole part is needed.
+public struct JSONRef {
+    /// The document's state, not retained: a JSONRef lives only inside `withRoot`, which keeps
+    /// the document alive.
+    let document: UnsafeMutablePointer<JSONDocument.State>
     let index: Int
+    let generation: UInt32
 
-    var entry: JSONDocument.Entry { document.entry(index) }
+    var entry: JSONDocument.Entry {
+        precondition(document.pointee.generation == generation, "a JSON value was read after its document was parsed again")
+        return document.pointee.entry(index)
+    }
+
+    func ref(_ index: Int) -> JSONRef { JSONRef(document: document, index: index, generation: generation) }
 
     /// The member `key` of an object (the last one when a key repeats, as JSONValue keeps it).
-    public subscript(key: String) -> JSONRef? {
+    /// Keys are literals, compared as bytes in place (a String key would be retained and released
+    /// on every lookup, which was a large part of decoding an event); `member` takes any String.
+    public subscript(key: StaticString) -> JSONRef? {
+        key.withUTF8Buffer { member($0) }
+    }
+
+    /// The member `key` of an object, for keys known only at run time.
+    public func member(_ key: String) -> JSONRef? {
+        var key = key
+        return key.withUTF8 { member($0) }
+    }
+
+    private func member(_ key: UnsafeBufferPointer<UInt8>) -> JSONRef? {
         guard entry.kind == .object else { return nil }
-        return document.member(key, ofObjectAt: index).map { JSONRef(document: document, index: $0) }
+        return document.pointee.member(key, ofObjectAt: index).map(ref)
     }
 
     public subscript(position: Int) -> JSONRef? {
@@ -262,22 +381,47 @@ public struct JSONRef: Sendable {
         var i = index + 1
         var n = 0
         while i < Int(e.next) {
-            if n == position { return JSONRef(document: document, index: i) }
-            i = Int(document.entry(i).next)
+            if n == position { return ref(i) }
+            i = Int(document.pointee.entry(i).next)
             n += 1
         }
         return nil
     }
 
-    public var stringValue: String? { entry.kind == .string ? document.string(at: index) : nil }
+    public var stringValue: String? { entry.kind == .string ? document.pointee.string(at: index) : nil }
+
+    /// True when this is a string (without building it).
+    public var isStringValue: Bool { entry.kind == .string }
+
+    /// True when this is a string equal to `text`; compared in place, without building a String.
+    public func isString(_ text: StaticString) -> Bool {
+        _ = entry // the generation check
+        return text.withUTF8Buffer { document.pointee.string(at: index, equals: $0) }
+    }
 
     public var doubleValue: Double? {
         let e = entry
         guard e.kind == .number else { return nil }
-        return try? document.withParser(at: e.start) { try $0.parseNumber() }
+        return try? document.pointee.withParser(at: e.start) { try $0.parseNumber() }
     }
 
     public var intValue: Int? {
+        // Plain integers of up to 15 digits (indexes, token counts) are read directly; anything
+        // else goes through the Double, as JSONValue.intValue does.
+        let e = entry
+        guard e.kind == .number else { return nil }
+        let bytes = document.pointee.bytes
+        var i = Int(e.start)
+        let negative = bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        if Int(e.end) - i <= 15 {
+            var n = 0
+            while i < Int(e.end), bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") {
+                n = n * 10 + Int(bytes[i] &- UInt8(ascii: "0"))
+                i += 1
+            }
+            if i == Int(e.end) { return negative ? -n : n }
+        }
         guard let n = doubleValue, n.rounded() == n, abs(n) < 9e15 else { return nil }
         return Int(n)
     }
@@ -300,8 +444,8 @@ public struct JSONRef: Sendable {
         var out: [JSONRef] = []
         var i = index + 1
         while i < Int(e.next) {
-            out.append(JSONRef(document: document, index: i))
-            i = Int(document.entry(i).next)
+            out.append(ref(i))
+            i = Int(document.pointee.entry(i).next)
         }
         return out
     }
@@ -313,7 +457,7 @@ public struct JSONRef: Sendable {
     public var value: JSONValue {
         // The tape was built by the same parser, so this part parses again without error.
         let e = entry
-        return (try? document.withParser(at: e.kind == .string ? e.start - 1 : e.start) { try $0.parseValue(depth: 0) }) ?? .null
+        return (try? document.pointee.withParser(at: e.kind == .string ? e.start - 1 : e.start) { try $0.parseValue(depth: 0) }) ?? .null
     }
 
     /// Compact JSON with sorted keys, as JSONValue.serialized.
@@ -321,8 +465,8 @@ public struct JSONRef: Sendable {
 }
 
 /// Read access shared by JSONValue and JSONRef, so code that reads JSON works on either.
-public protocol JSONReadable: Sendable {
-    subscript(key: String) -> Self? { get }
+public protocol JSONReadable {
+    subscript(key: StaticString) -> Self? { get }
     subscript(index: Int) -> Self? { get }
     var stringValue: String? { get }
     var doubleValue: Double? { get }
@@ -338,6 +482,8 @@ public protocol JSONReadable: Sendable {
 
 extension JSONValue: JSONReadable {
     public var value: JSONValue { self }
+
+    public subscript(key: StaticString) -> JSONValue? { self[key.description] }
 }
 
 extension JSONRef: JSONReadable {}

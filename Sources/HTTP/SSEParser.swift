@@ -23,6 +23,24 @@ public struct SSEEvent: Sendable, Hashable {
     }
 }
 
+/// One dispatched event, lent by `SSEParser.feed(_:onEvent:)`: `data` points into the parser's
+/// buffer and is valid only during the call that receives it (copy what must outlive it).
+public struct SSEEventView {
+    /// The `event:` name, or "message" when the event had none.
+    public let event: String
+    /// The bytes of the `data:` lines joined with "\n" (not checked as UTF-8).
+    public let data: UnsafeBufferPointer<UInt8>
+    /// The last event id seen so far in the stream, if any.
+    public let id: String?
+}
+
+extension SSEEvent {
+    /// An owned copy of a lent event, the data decoded as UTF-8 (invalid bytes replaced).
+    public init(_ view: SSEEventView) {
+        self.init(event: view.event, data: String(decoding: view.data, as: UTF8.self), id: view.id)
+    }
+}
+
 /// Parses the event-stream grammar (WHATWG HTML §9.2.6) from arbitrarily split byte chunks:
 /// LF, CRLF and CR line ends (a CR ending one chunk and an LF starting the next count as one
 /// line end), `:` comments, multi-line `data` joined with "\n", `event`, `id` (sticky, ignored if
@@ -51,7 +69,6 @@ public struct SSEParser: Sendable {
     private var lastName = "message"
     private var pendingCR = false
     private var bomState: BOMState = .checking([])
-    private var ready: [SSEEvent] = []
 
     private enum BOMState: Sendable {
         case checking([UInt8])
@@ -68,51 +85,57 @@ public struct SSEParser: Sendable {
 
     /// Feeds the next chunk of the stream; returns the events it completed, in order.
     public mutating func feed(_ bytes: some Collection<UInt8>) -> [SSEEvent] {
+        var out: [SSEEvent] = []
+        feed(bytes) { out.append(SSEEvent($0)) }
+        return out
+    }
+
+    /// Ends the stream: processes an unterminated last line and returns a pending event.
+    public mutating func finish() -> [SSEEvent] {
+        var out: [SSEEvent] = []
+        finish { out.append(SSEEvent($0)) }
+        return out
+    }
+
+    /// Feeds the next chunk of the stream, lending each event it completes to `onEvent`, in order,
+    /// without copying its data. If `onEvent` throws, the rest of the chunk is not parsed: the
+    /// stream is over for this parser.
+    public mutating func feed(_ bytes: some Collection<UInt8>, onEvent: (SSEEventView) throws -> Void) rethrows {
         if case .checking(var seen) = bomState {
             // The BOM may itself be split across chunks: hold back up to three bytes.
             var rest = bytes.makeIterator()
             while seen.count < 3, let b = rest.next() { seen.append(b) }
             if seen.count < 3 && seen == Array(Self.bom.prefix(seen.count)) {
                 bomState = .checking(seen)
-                return []
+                return
             }
             bomState = .done
-            let start = seen == Self.bom ? [] : seen
-            var remainder = start
+            var remainder = seen == Self.bom ? [] : seen
             while let b = rest.next() { remainder.append(b) }
-            remainder.withUnsafeBufferPointer { consume($0) }
-            return takeReady()
+            try remainder.withUnsafeBufferPointer { try consume($0, onEvent) }
+            return
         }
-        if bytes.withContiguousStorageIfAvailable({ consume($0) }) == nil {
-            Array(bytes).withUnsafeBufferPointer { consume($0) }
+        if try bytes.withContiguousStorageIfAvailable({ try consume($0, onEvent) }) == nil {
+            try Array(bytes).withUnsafeBufferPointer { try consume($0, onEvent) }
         }
-        return takeReady()
     }
 
-    /// Ends the stream: processes an unterminated last line and dispatches a pending event.
-    public mutating func finish() -> [SSEEvent] {
+    /// Ends the stream: processes an unterminated last line and lends a pending event to `onEvent`.
+    public mutating func finish(onEvent: (SSEEventView) throws -> Void) rethrows {
         if case .checking(let seen) = bomState {
             bomState = .done
-            if seen != Self.bom { seen.withUnsafeBufferPointer { consume($0) } }
+            if seen != Self.bom { try seen.withUnsafeBufferPointer { try consume($0, onEvent) } }
         }
         if !partialLine.isEmpty {
             let line = partialLine
             partialLine = []
-            line.withUnsafeBufferPointer { processLine($0) }
+            try line.withUnsafeBufferPointer { try processLine($0, onEvent) }
         }
         pendingCR = false
-        dispatch()
-        return takeReady()
+        try dispatch(onEvent)
     }
 
-    private mutating func takeReady() -> [SSEEvent] {
-        if ready.isEmpty { return [] }
-        let out = ready
-        ready.removeAll(keepingCapacity: true)
-        return out
-    }
-
-    private mutating func consume(_ buf: UnsafeBufferPointer<UInt8>) {
+    private mutating func consume(_ buf: UnsafeBufferPointer<UInt8>, _ onEvent: (SSEEventView) throws -> Void) rethrows {
         let n = buf.count
         var i = 0
         guard n > 0 else { return } // an empty chunk must not forget a pending CR
@@ -131,15 +154,17 @@ public struct SSEParser: Sendable {
             i = end
             let c = buf[i]
             if partialLine.isEmpty {
-                processLine(UnsafeBufferPointer(rebasing: buf[lineStart..<i]))
+                try processLine(UnsafeBufferPointer(rebasing: buf[lineStart..<i]), onEvent)
             } else {
                 partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: buf[lineStart..<i]))
                 // Move the buffer out (no copy), process it, and hand its capacity back.
                 var line: [UInt8] = []
                 swap(&line, &partialLine)
-                line.withUnsafeBufferPointer { processLine($0) }
-                line.removeAll(keepingCapacity: true)
-                swap(&line, &partialLine)
+                defer {
+                    line.removeAll(keepingCapacity: true)
+                    swap(&line, &partialLine)
+                }
+                try line.withUnsafeBufferPointer { try processLine($0, onEvent) }
             }
             if c == Self.cr {
                 if i + 1 < n {
@@ -156,9 +181,9 @@ public struct SSEParser: Sendable {
         }
     }
 
-    private mutating func processLine(_ line: UnsafeBufferPointer<UInt8>) {
+    private mutating func processLine(_ line: UnsafeBufferPointer<UInt8>, _ onEvent: (SSEEventView) throws -> Void) rethrows {
         if line.isEmpty {
-            dispatch()
+            try dispatch(onEvent)
             return
         }
         if line[0] == Self.colon { return } // comment
@@ -189,7 +214,7 @@ public struct SSEParser: Sendable {
         }
     }
 
-    private mutating func dispatch() {
+    private mutating func dispatch(_ onEvent: (SSEEventView) throws -> Void) rethrows {
         if dataBuffer.isEmpty {
             eventName.removeAll(keepingCapacity: true)
             return
@@ -205,9 +230,12 @@ public struct SSEParser: Sendable {
             lastNameBytes = eventName
             lastName = name
         }
-        ready.append(SSEEvent(event: name, data: String(decoding: dataBuffer, as: UTF8.self), id: lastEventID))
-        dataBuffer.removeAll(keepingCapacity: true)
-        eventName.removeAll(keepingCapacity: true)
+        // The buffers are cleared even if onEvent throws; their capacity is reused.
+        defer {
+            dataBuffer.removeAll(keepingCapacity: true)
+            eventName.removeAll(keepingCapacity: true)
+        }
+        try dataBuffer.withUnsafeBufferPointer { try onEvent(SSEEventView(event: name, data: $0, id: lastEventID)) }
     }
 
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {

@@ -118,6 +118,8 @@ public struct AnthropicModel: ChatModel {
 
 /// Decodes Anthropic Messages stream events.
 struct AnthropicDecoder: WireDecoder {
+    /// Each event's JSON, read in place; one document reused for the whole stream.
+    let json = JSONDocument()
     enum Block {
         case text
         case thinking(thinking: String, signature: String)
@@ -133,13 +135,17 @@ struct AnthropicDecoder: WireDecoder {
     var sawCall = false
     var responseID: String?
 
-    mutating func decode(_ event: SSEEvent) throws -> [ChatEvent] {
+    mutating func decode(_ event: SSEEventView) throws -> [ChatEvent] {
         if stopped { return [] }
-        let e = try parseEventJSON(event)
-        let type = e["type"]?.stringValue ?? event.event
+        return try json.withEvent(event) { try decode($0, event) }
+    }
+
+    /// Decodes one event's JSON, lent by `json` for this call only.
+    private mutating func decode(_ e: JSONRef, _ event: SSEEventView) throws -> [ChatEvent] {
+        let type = EventType(e, event)
         var out: [ChatEvent] = []
         // Any payload with a top-level "error" is an error, whatever its framing (proxies, gateways).
-        if e["error"] != nil && e["type"]?.stringValue != "response.failed", let err = ProviderErrorBody.parse(e) {
+        if e["error"] != nil && e["type"]?.isString("response.failed") != true, let err = ProviderErrorBody.parse(e) {
             throw ProviderStreamError.provider(err)
         }
         switch type {
@@ -175,14 +181,15 @@ struct AnthropicDecoder: WireDecoder {
         case "content_block_delta":
             let index = e["index"]?.intValue ?? 0
             let d = e["delta"]
-            switch (blocks[index], d?["type"]?.stringValue) {
-            case (.text?, "text_delta"):
+            let deltaType = d?["type"]
+            switch blocks[index] {
+            case .text? where deltaType?.isString("text_delta") == true:
                 if let t = d?["text"]?.stringValue, !t.isEmpty { out.append(.textDelta(t)) }
-            case (.thinking(let thinking, let signature)?, "thinking_delta"):
+            case .thinking(let thinking, let signature)? where deltaType?.isString("thinking_delta") == true:
                 blocks[index] = .thinking(thinking: thinking + (d?["thinking"]?.stringValue ?? ""), signature: signature)
-            case (.thinking(let thinking, let signature)?, "signature_delta"):
+            case .thinking(let thinking, let signature)? where deltaType?.isString("signature_delta") == true:
                 blocks[index] = .thinking(thinking: thinking, signature: signature + (d?["signature"]?.stringValue ?? ""))
-            case (.toolUse(let id, let name, let json, let start)?, "input_json_delta"):
+            case .toolUse(let id, let name, let json, let start)? where deltaType?.isString("input_json_delta") == true:
                 blocks[index] = .toolUse(id: id, name: name, json: json + (d?["partial_json"]?.stringValue ?? ""), start: start)
             default:
                 break

@@ -114,6 +114,8 @@ public struct ChatCompletionsModel: ChatModel {
 
 /// Assembles Chat Completions chunks into ChatEvents.
 struct ChatCompletionsDecoder: WireDecoder {
+    /// Each event's JSON, read in place; one document reused for the whole stream.
+    let json = JSONDocument()
     struct PendingCall {
         var index: Int?
         var id: String
@@ -131,20 +133,24 @@ struct ChatCompletionsDecoder: WireDecoder {
     /// reasoning_details merged by index, in first-seen order.
     var details: [(index: Int, value: [String: JSONValue])] = []
 
-    mutating func decode(_ event: SSEEvent) throws -> [ChatEvent] {
+    mutating func decode(_ event: SSEEventView) throws -> [ChatEvent] {
         if done { return [] }
-        // Only a short payload can be the end marker; don't copy every chunk to find out.
-        if event.data.utf8.count < 64 {
-            let trimmed = event.data.trimmingSpaces
-            if trimmed == "[DONE]" {
-                done = true
-                return []
-            }
-            if trimmed.isEmpty { return [] }
+        // The end marker, possibly padded with spaces or tabs; a blank payload carries nothing.
+        var marker = event.data[...]
+        while let b = marker.first, b == 0x20 || b == 0x09 { marker = marker.dropFirst() }
+        while let b = marker.last, b == 0x20 || b == 0x09 { marker = marker.dropLast() }
+        if marker.isEmpty { return [] }
+        if marker.elementsEqual("[DONE]".utf8) {
+            done = true
+            return []
         }
-        let chunk = try parseEventJSON(event)
+        return try json.withEvent(event) { try decode($0, event) }
+    }
+
+    /// Decodes one event's JSON, lent by `json` for this call only.
+    private mutating func decode(_ chunk: JSONRef, _ event: SSEEventView) throws -> [ChatEvent] {
         // Some servers put `"error": null` on every chunk; only a real value is an error.
-        if (chunk["error"].map { !$0.isNull } ?? false) || chunk["object"]?.stringValue == "error" {
+        if (chunk["error"].map { !$0.isNull } ?? false) || chunk["object"]?.isString("error") == true {
             throw ProviderStreamError.provider(ProviderErrorBody.parse(chunk) ?? ProviderErrorBody(message: nil, code: nil))
         }
         var out: [ChatEvent] = []

@@ -206,6 +206,8 @@ public struct GeminiModel: ChatModel {
 
 /// Decodes Gemini `GenerateContentResponse` chunks.
 struct GeminiDecoder: WireDecoder {
+    /// Each event's JSON, read in place; one document reused for the whole stream.
+    let json = JSONDocument()
     var finishReason: String?
     var isComplete: Bool { finishReason != nil }
     var usage: Usage?
@@ -216,8 +218,12 @@ struct GeminiDecoder: WireDecoder {
     /// A Vertex call whose arguments are still streaming (`willContinue`).
     var pending: (name: String, id: String?, signature: String?, args: JSONValue)?
 
-    mutating func decode(_ event: SSEEvent) throws -> [ChatEvent] {
-        let chunk = try parseEventJSON(event)
+    mutating func decode(_ event: SSEEventView) throws -> [ChatEvent] {
+        return try json.withEvent(event) { try decode($0, event) }
+    }
+
+    /// Decodes one event's JSON, lent by `json` for this call only.
+    private mutating func decode(_ chunk: JSONRef, _ event: SSEEventView) throws -> [ChatEvent] {
         if chunk["error"] != nil, let err = ProviderErrorBody.parse(chunk) { throw ProviderStreamError.provider(err) }
         var out: [ChatEvent] = []
         if responseID == nil, let id = chunk["responseId"]?.stringValue {

@@ -146,6 +146,8 @@ public struct ResponsesModel: ChatModel {
 
 /// Decodes Responses API stream events.
 struct ResponsesDecoder: WireDecoder {
+    /// Each event's JSON, read in place; one document reused for the whole stream.
+    let json = JSONDocument()
     var family: String
     /// Tools the request declared; a call to an undeclared "parallel" is Azure's wrapper.
     var declaredTools: Set<String>
@@ -165,13 +167,17 @@ struct ResponsesDecoder: WireDecoder {
         self.declaredTools = declaredTools
     }
 
-    mutating func decode(_ event: SSEEvent) throws -> [ChatEvent] {
+    mutating func decode(_ event: SSEEventView) throws -> [ChatEvent] {
         if completed { return [] }
-        let e = try parseEventJSON(event)
-        let type = e["type"]?.stringValue ?? event.event
+        return try json.withEvent(event) { try decode($0, event) }
+    }
+
+    /// Decodes one event's JSON, lent by `json` for this call only.
+    private mutating func decode(_ e: JSONRef, _ event: SSEEventView) throws -> [ChatEvent] {
+        let type = EventType(e, event)
         var out: [ChatEvent] = []
         // Any payload with a top-level "error" is an error, whatever its framing (proxies, gateways).
-        if e["error"] != nil && e["type"]?.stringValue != "response.failed", let err = ProviderErrorBody.parse(e) {
+        if e["error"] != nil && e["type"]?.isString("response.failed") != true, let err = ProviderErrorBody.parse(e) {
             throw ProviderStreamError.provider(err)
         }
         switch type {
@@ -220,7 +226,7 @@ struct ResponsesDecoder: WireDecoder {
         case "response.completed", "response.incomplete":
             completed = true
             let r = e["response"]
-            status = r?["status"]?.stringValue ?? (type == "response.completed" ? "completed" : "incomplete")
+            status = r?["status"]?.stringValue ?? ("response.completed" ~= type ? "completed" : "incomplete")
             incompleteReason = r?["incomplete_details"]?["reason"]?.stringValue
             // Calls the stream never announced with output_item.done (seen from some proxies).
             for item in r?["output"]?.arrayValue ?? [] where item["type"]?.stringValue == "function_call" {

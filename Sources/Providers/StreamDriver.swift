@@ -4,8 +4,9 @@ import Agent
 
 /// Turns one provider's SSE events into ChatEvents. One instance per model turn.
 protocol WireDecoder {
-    /// Decodes one SSE event; throws `ProviderStreamError` for errors reported in the stream.
-    mutating func decode(_ event: SSEEvent) throws -> [ChatEvent]
+    /// Decodes one SSE event (lent by the parser: read it, don't keep it); throws
+    /// `ProviderStreamError` for errors reported in the stream.
+    mutating func decode(_ event: SSEEventView) throws -> [ChatEvent]
     /// The stream ended (EOF). Returns the closing events, or throws `ProviderStreamError.truncated`
     /// when the provider's terminal marker never came.
     mutating func finish() throws -> [ChatEvent]
@@ -93,14 +94,24 @@ struct StreamDecoding<D: WireDecoder> {
     /// Parses and decodes the next body chunk, handing each event to `emit` as it is decoded.
     /// Throws ChatError for an error the provider reported in the stream.
     mutating func feed(_ chunk: some Collection<UInt8>, emit: (ChatEvent) -> Void) throws {
-        try handle(parser.feed(chunk), emit: emit)
+        // The parser lends each event to `handle`, which mutates the rest of self: take the parser
+        // out for the call (a swap, no copy) so the two accesses don't overlap.
+        var parser = SSEParser()
+        swap(&parser, &self.parser)
+        defer { swap(&parser, &self.parser) }
+        try parser.feed(chunk) { try handle($0, emit: emit) }
     }
 
     /// The body ended (EOF, or the terminal marker arrived): dispatches what is pending and
     /// emits the closing events, or throws the ChatError that says why the stream is unusable.
     /// `status` is the response's HTTP status, reported when the body was not an event stream.
     mutating func finish(status: Int, emit: (ChatEvent) -> Void) throws {
-        if !decoder.isComplete { try handle(parser.finish(), emit: emit) }
+        if !decoder.isComplete {
+            var parser = SSEParser()
+            swap(&parser, &self.parser)
+            defer { swap(&parser, &self.parser) }
+            try parser.finish { try handle($0, emit: emit) }
+        }
         if parser.sawNonSSEText && !decoder.isComplete {
             // An error object written without SSE framing (seen from Gemini mid-stream).
             if let body = ProviderErrorBody.parse(bytes: Array(parser.nonSSEText.utf8)) {
@@ -122,22 +133,20 @@ struct StreamDecoding<D: WireDecoder> {
         for e in closing { emit(e) }
     }
 
-    private mutating func handle(_ events: [SSEEvent], emit: (ChatEvent) -> Void) throws {
-        for event in events {
-            sawEvent = true
-            let decoded: [ChatEvent]
-            do {
-                decoded = try decoder.decode(event)
-            } catch let error as ProviderStreamError {
-                throw map(error, started: started)
+    private mutating func handle(_ event: SSEEventView, emit: (ChatEvent) -> Void) throws {
+        sawEvent = true
+        let decoded: [ChatEvent]
+        do {
+            decoded = try decoder.decode(event)
+        } catch let error as ProviderStreamError {
+            throw map(error, started: started)
+        }
+        for e in decoded {
+            switch e {
+            case .textDelta, .toolCall, .continuation: started = true
+            default: break
             }
-            for e in decoded {
-                switch e {
-                case .textDelta, .toolCall, .continuation: started = true
-                default: break
-                }
-                emit(e)
-            }
+            emit(e)
         }
     }
 
@@ -175,13 +184,34 @@ func makeEventStream(_ body: @escaping @Sendable (AsyncThrowingStream<ChatEvent,
     }
 }
 
-/// Parses the data of one SSE event as JSON, reporting a malformed stream otherwise.
-/// Events are read in place (JSONDocument): decoders read a few fields of each.
-func parseEventJSON(_ event: SSEEvent) throws -> JSONRef {
-    do {
-        return try JSONDocument(parsing: event.data).root
-    } catch {
-        throw ProviderStreamError.malformed("an event was not valid JSON")
+extension JSONDocument {
+    /// Parses the data of one SSE event as this document and lends its top-level value to `body`,
+    /// reporting a malformed stream if it is not JSON. Each decoder keeps one document for its
+    /// whole stream and reads a few fields of each event in place.
+    func withEvent<R>(_ event: SSEEventView, _ body: (JSONRef) throws -> R) throws -> R {
+        do {
+            try parse(event.data)
+        } catch {
+            throw ProviderStreamError.malformed("an event was not valid JSON")
+        }
+        return try withRoot(body)
+    }
+}
+
+/// The type of a stream event: the payload's "type" string, or the SSE event name when the payload
+/// has none. Matched in place by `switch`, so no String is built per event to compare it:
+/// `switch EventType(payload, event) { case "message_stop": … }`.
+struct EventType {
+    private let member: JSONRef?
+    private let name: String
+
+    init(_ payload: JSONRef, _ event: SSEEventView) {
+        member = payload["type"].flatMap { $0.isStringValue ? $0 : nil }
+        name = event.event
+    }
+
+    static func ~= (pattern: StaticString, type: EventType) -> Bool {
+        type.member?.isString(pattern) ?? (pattern.description == type.name)
     }
 }
 

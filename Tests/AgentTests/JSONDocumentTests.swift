@@ -49,7 +49,7 @@ import TestSupport
         if let members = v.objectValue {
             #expect(ref.objectValue == members, sourceLocation: sourceLocation)
             for (key, member) in members {
-                guard let r = ref[key] else { Issue.record("missing key \(key)", sourceLocation: sourceLocation); continue }
+                guard let r = ref.member(key) else { Issue.record("missing key \(key)", sourceLocation: sourceLocation); continue }
                 expectSame(r, member, sourceLocation: sourceLocation)
             }
             #expect(ref["no such key \u{1F600}"] == nil, sourceLocation: sourceLocation)
@@ -67,8 +67,8 @@ import TestSupport
             let document = try? JSONDocument(parsing: text)
             #expect((v == nil) == (document == nil))
             guard let v, let document else { continue }
-            Self.expectSame(document.root, v)
-            Self.expectSame(try JSONDocument(bytes: Array(text.utf8)).root, v)
+            document.withRoot { Self.expectSame($0, v) }
+            try JSONDocument(bytes: Array(text.utf8)).withRoot { Self.expectSame($0, v) }
             parsed += 1
         }
         #expect(parsed > 100)
@@ -83,9 +83,67 @@ import TestSupport
             #"  "top-level string"  "#, "0", "-12", "null", "true", #"[[[[[]]]]]"#,
             #"{"long":"abcdefghijklmnopqrstuvwxyz0123456789 abcdefghijklmnopqrstuvwxyz","x":{"y":{"z":[1,{"w":"\ud83d\ude00"}]}}}"#,
         ]
-        for text in cases { Self.expectSame(try JSONDocument(parsing: text).root, try JSONValue.parse(text)) }
-        #expect(try JSONDocument(parsing: #"{"a":1,"a":2}"#).root["a"]?.intValue == 2)
-        #expect(try JSONDocument(parsing: #"{"k\u0065y":3}"#).root["key"]?.intValue == 3)
+        for text in cases {
+            let v = try JSONValue.parse(text)
+            try JSONDocument(parsing: text).withRoot { Self.expectSame($0, v) }
+        }
+        #expect(try JSONDocument(parsing: #"{"a":1,"a":2}"#).withRoot { $0["a"]?.intValue } == 2)
+        #expect(try JSONDocument(parsing: #"{"k\u0065y":3}"#).withRoot { $0["key"]?.intValue } == 3)
+        #expect(try JSONDocument(parsing: #"{"k\u0065y":3}"#).withRoot { $0.member("key")?.intValue } == 3)
+    }
+
+    @Test func integersAreReadAsJSONValueReadsThem() throws {
+        let numbers = ["0", "-0", "7", "-12", "1.0", "1.5", "2e3", "-2E+3", "999999999999999", "-999999999999999",
+                       "9000000000000001", "123456789012345678901", "0.1e1"]
+        for text in numbers {
+            let v = try JSONValue.parse(text)
+            #expect(try JSONDocument(parsing: text).withRoot { $0.intValue } == v.intValue, "\(text)")
+        }
+    }
+
+    @Test func comparesStringsInPlace() throws {
+        let document = try JSONDocument(parsing: #"{"type":"content_block_delta","n":1,"esc":"a\u0062c","long":"abcdefghijklmnopq"}"#)
+        document.withRoot { root in
+            #expect(root["type"]?.isString("content_block_delta") == true)
+            #expect(root["type"]?.isString("content_block_delt") == false)
+            #expect(root["type"]?.isString("content_block_deltb") == false)
+            #expect(root["n"]?.isString("1") == false)
+            #expect(root["esc"]?.isString("abc") == true)       // escapes are decoded before comparing
+            #expect(root["long"]?.isString("abcdefghijklmnopq") == true)
+            #expect(root["long"]?.isString("abcdefghXjklmnopq") == false)
+            #expect(root["type"]?.isStringValue == true && root["n"]?.isStringValue == false)
+        }
+    }
+
+    /// A decoder parses every event of a stream into one document: each parse must read only its
+    /// own content, whatever the sizes before it, and a failed parse must not leave stale values.
+    @Test func oneDocumentReusedAcrossManyParses() throws {
+        let payloads = try Self.recordedPayloads()
+        let document = JSONDocument()
+        var rng = SeededGenerator(seed: 0xD0C)
+        var checked = 0
+        for text in payloads.shuffled(using: &rng) + payloads.reversed() {
+            var bytes = Array(text.utf8)
+            guard let v = try? JSONValue.parse(bytes: bytes) else { continue }
+            try bytes.withUnsafeBufferPointer { try document.parse($0) }
+            document.withRoot { Self.expectSame($0, v) }
+            checked += 1
+            bytes.append(UInt8(ascii: "}")) // now invalid
+            #expect(throws: JSONValue.ParseError.self) { try bytes.withUnsafeBufferPointer { try document.parse($0) } }
+        }
+        #expect(checked > 200)
+    }
+
+    /// The generation check: a value smuggled out of `withRoot` and read after the next parse
+    /// stops the process instead of reading the new content as if it were the old.
+    @Test func aValueReadAfterTheNextParseTraps() async {
+        await #expect(processExitsWith: .failure) {
+            let document = try JSONDocument(parsing: #"{"a":1}"#)
+            let kept = document.withRoot { $0 }
+            var next = Array(#"{"a":2}"#.utf8)
+            try next.withUnsafeMutableBufferPointer { try document.parse(UnsafeBufferPointer($0)) }
+            _ = kept["a"]
+        }
     }
 
     /// Mutated recorded events (flipped, inserted and dropped bytes, truncations): both parsers
@@ -110,7 +168,7 @@ import TestSupport
             let document = try? JSONDocument(bytes: bytes)
             #expect((expected == nil) == (document == nil), "disagree on \(String(decoding: bytes, as: UTF8.self))")
             if let expected, let document {
-                Self.expectSame(document.root, expected)
+                document.withRoot { Self.expectSame($0, expected) }
                 accepted += 1
             } else {
                 rejected += 1

@@ -220,3 +220,48 @@ private func parseChunks(_ chunks: [[UInt8]]) -> [SSEEvent] {
         #expect(count == 20_000)
     }
 }
+
+/// The lending API the stream decoders use: the same events as `feed(_:) -> [SSEEvent]`, with the
+/// data as raw bytes and no copy per event.
+@Suite struct SSEParserLendingTests {
+    private struct Stop: Error {}
+
+    private static func lent(_ chunks: [[UInt8]]) -> [(event: String, data: [UInt8], id: String?)] {
+        var p = SSEParser()
+        var out: [(event: String, data: [UInt8], id: String?)] = []
+        for c in chunks { p.feed(c) { out.append(($0.event, Array($0.data), $0.id)) } }
+        p.finish { out.append(($0.event, Array($0.data), $0.id)) }
+        return out
+    }
+
+    @Test func lendsTheSameEventsAsTheOwnedAPIWhateverTheChunking() {
+        let stream = Array("id: 4\nevent: content_block_delta\ndata: {\"a\":1}\r\n\r\n: ping\n\ndata: x\ndata: y\n\nevent: e\ndata: last".utf8)
+        var rng = SeededGenerator(seed: 0x1E4D)
+        for _ in 0..<200 {
+            let chunks = randomChunks(stream, maxChunk: 7, generator: &rng)
+            let owned = parseChunks(chunks)
+            let lent = Self.lent(chunks)
+            #expect(lent.map(\.event) == owned.map(\.event))
+            #expect(lent.map { String(decoding: $0.data, as: UTF8.self) } == owned.map(\.data))
+            #expect(lent.map(\.id) == owned.map(\.id))
+        }
+    }
+
+    @Test func dataIsLentAsRawBytesAndOwnedCopiesRepairThem() {
+        let raw: [UInt8] = Array("data: a".utf8) + [0xFF, 0xC3] + Array("b\n\n".utf8)
+        #expect(Self.lent([raw]).map(\.data) == [Array("a".utf8) + [0xFF, 0xC3] + Array("b".utf8)])
+        #expect(parseChunks([raw]).map(\.data) == ["a\u{FFFD}\u{FFFD}b"])
+    }
+
+    @Test func aThrowingHandlerStopsAtThatEvent() {
+        var p = SSEParser()
+        var seen: [String] = []
+        #expect(throws: Stop.self) {
+            try p.feed(Array("data: 1\n\ndata: 2\n\ndata: 3\n\n".utf8)) { event in
+                seen.append(String(decoding: event.data, as: UTF8.self))
+                if seen.count == 2 { throw Stop() }
+            }
+        }
+        #expect(seen == ["1", "2"])
+    }
+}

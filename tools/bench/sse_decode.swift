@@ -42,6 +42,27 @@ let eventsPerStream = Int(ProcessInfo.processInfo.environment["EVENTS"] ?? "") ?
 let runs = Int(ProcessInfo.processInfo.environment["RUNS"] ?? "") ?? 7
 let chunkSize = 1_460
 
+// Since the parser lends events (SSEEventView, no String per event) the product feeds them with a
+// closure; older checkouts measured through OFJ_SRC return [SSEEvent] (tools/bench/sse-decode
+// defines OFJ_SSE_VIEW when the source tree has the lending API).
+#if OFJ_SSE_VIEW
+typealias Event = SSEEventView
+func parseTree(_ event: Event) -> JSONValue? { try? JSONValue.parse(buffer: event.data) }
+func feed(_ parser: inout SSEParser, _ chunk: ArraySlice<UInt8>, _ body: (Event) throws -> Void) rethrows {
+    try parser.feed(chunk, onEvent: body)
+}
+func finish(_ parser: inout SSEParser, _ body: (Event) throws -> Void) rethrows { try parser.finish(onEvent: body) }
+#else
+typealias Event = SSEEvent
+func parseTree(_ event: Event) -> JSONValue? { try? JSONValue.parse(event.data) }
+func feed(_ parser: inout SSEParser, _ chunk: ArraySlice<UInt8>, _ body: (Event) throws -> Void) rethrows {
+    for event in parser.feed(chunk) { try body(event) }
+}
+func finish(_ parser: inout SSEParser, _ body: (Event) throws -> Void) rethrows {
+    for event in parser.finish() { try body(event) }
+}
+#endif
+
 func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
 func mbPerSecond(_ bytes: Int, since start: UInt64) -> Double {
     Double(bytes) / (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9) / 1e6
@@ -65,8 +86,8 @@ for format in formats {
         var parser = SSEParser()
         var count = 0
         var start = DispatchTime.now().uptimeNanoseconds
-        for chunk in chunks { count += parser.feed(chunk).count }
-        count += parser.finish().count
+        for chunk in chunks { feed(&parser, chunk) { _ in count += 1 } }
+        finish(&parser) { _ in count += 1 }
         parseOnly.append(mbPerSecond(stream.count, since: start))
         precondition(count >= eventsPerStream, "wrong event count \(count)")
 
@@ -77,11 +98,11 @@ for format in formats {
         start = DispatchTime.now().uptimeNanoseconds
         do {
             for chunk in chunks {
-                for event in parser.feed(chunk) {
+                try feed(&parser, chunk) { event in
                     for case .textDelta in try decoder.decode(event) { texts += 1 }
                 }
             }
-            for event in parser.finish() { _ = try decoder.decode(event) }
+            try finish(&parser) { _ = try decoder.decode($0) }
             _ = try decoder.finish()
         } catch {
             fatalError("\(format.name): the decoder refused the stream: \(error)")
@@ -94,8 +115,8 @@ for format in formats {
         var values = 0
         start = DispatchTime.now().uptimeNanoseconds
         for chunk in chunks {
-            for event in parser.feed(chunk) {
-                if case .object? = try? JSONValue.parse(event.data) { values += 1 }
+            feed(&parser, chunk) { event in
+                if parseTree(event)?.objectValue != nil { values += 1 }
             }
         }
         tree.append(mbPerSecond(stream.count, since: start))
