@@ -144,11 +144,11 @@ struct ChatCompletionsDecoder: WireDecoder {
             done = true
             return []
         }
-        return try json.withEvent(event) { try decode($0, event) }
+        return try json.withEvent(event) { try decode($0) }
     }
 
     /// Decodes one event's JSON, lent by `json` for this call only.
-    private mutating func decode(_ chunk: JSONRef, _ event: SSEEventView) throws -> [ChatEvent] {
+    private mutating func decode(_ chunk: JSONRef) throws -> [ChatEvent] {
         // Some servers put `"error": null` on every chunk; only a real value is an error.
         if (chunk["error"].map { !$0.isNull } ?? false) || chunk["object"]?.isString("error") == true {
             throw ProviderStreamError.provider(ProviderErrorBody.parse(chunk) ?? ProviderErrorBody(message: nil, code: nil))

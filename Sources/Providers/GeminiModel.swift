@@ -219,11 +219,11 @@ struct GeminiDecoder: WireDecoder {
     var pending: (name: String, id: String?, signature: String?, args: JSONValue)?
 
     mutating func decode(_ event: SSEEventView) throws -> [ChatEvent] {
-        return try json.withEvent(event) { try decode($0, event) }
+        return try json.withEvent(event) { try decode($0) }
     }
 
     /// Decodes one event's JSON, lent by `json` for this call only.
-    private mutating func decode(_ chunk: JSONRef, _ event: SSEEventView) throws -> [ChatEvent] {
+    private mutating func decode(_ chunk: JSONRef) throws -> [ChatEvent] {
         if chunk["error"] != nil, let err = ProviderErrorBody.parse(chunk) { throw ProviderStreamError.provider(err) }
         var out: [ChatEvent] = []
         if responseID == nil, let id = chunk["responseId"]?.stringValue {
