@@ -320,7 +320,8 @@ extension JSONDocument.State {
     /// True when the string entry `e` (at tape index `i`) reads as exactly the bytes `text`.
     private func equals(_ e: Entry, at i: Int, _ base: UnsafePointer<UInt8>, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
         if e.escaped { return string(at: i).utf8.elementsEqual(text) }
-        guard Int(e.end - e.start) == text.count, let t = text.baseAddress else { return text.isEmpty }
+        guard Int(e.end - e.start) == text.count else { return false }
+        guard let t = text.baseAddress else { return true } // both empty
         // Keys and type names are short: eight bytes at a time, then the tail, beats calling memcmp.
         let a = UnsafeRawPointer(base + Int(e.start)), b = UnsafeRawPointer(t)
         let n = text.count

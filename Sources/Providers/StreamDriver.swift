@@ -192,7 +192,13 @@ extension JSONDocument {
         do {
             try parse(event.data)
         } catch {
-            throw ProviderStreamError.malformed("an event was not valid JSON")
+            // Bytes that are not UTF-8 inside a string are replaced by U+FFFD, as when events were
+            // decoded to Strings first: one bad byte from a proxy must not cost the whole answer.
+            // Valid UTF-8 repairs to the same bytes and fails again.
+            var repaired = String(decoding: event.data, as: UTF8.self)
+            guard (try? repaired.withUTF8 { try parse($0) }) != nil else {
+                throw ProviderStreamError.malformed("an event was not valid JSON")
+            }
         }
         return try withRoot(body)
     }

@@ -112,6 +112,11 @@ import TestSupport
             #expect(root["long"]?.isString("abcdefghijklmnopq") == true)
             #expect(root["long"]?.isString("abcdefghXjklmnopq") == false)
             #expect(root["type"]?.isStringValue == true && root["n"]?.isStringValue == false)
+            #expect(root["type"]?.isString("") == false)
+        }
+        try JSONDocument(parsing: #"{"e":""}"#).withRoot { root in
+            #expect(root["e"]?.isString("") == true)
+            #expect(root["e"]?.isString("x") == false)
         }
     }
 
@@ -139,10 +144,14 @@ import TestSupport
     @Test func aValueReadAfterTheNextParseTraps() async {
         await #expect(processExitsWith: .failure) {
             let document = try JSONDocument(parsing: #"{"a":1}"#)
-            let kept = document.withRoot { $0 }
-            var next = Array(#"{"a":2}"#.utf8)
-            try next.withUnsafeMutableBufferPointer { try document.parse(UnsafeBufferPointer($0)) }
-            _ = kept["a"]
+            // The document stays alive to the end: the trap must be the generation check, not a
+            // read of freed memory.
+            withExtendedLifetime(document) {
+                let kept = document.withRoot { $0 }
+                var next = Array(#"{"a":2}"#.utf8)
+                try? next.withUnsafeMutableBufferPointer { try document.parse(UnsafeBufferPointer($0)) }
+                _ = kept["a"]
+            }
         }
     }
 

@@ -234,16 +234,17 @@ private func parseChunks(_ chunks: [[UInt8]]) -> [SSEEvent] {
         return out
     }
 
-    @Test func lendsTheSameEventsAsTheOwnedAPIWhateverTheChunking() {
+    @Test func lendsEveryEventWhateverTheChunking() {
         let stream = Array("id: 4\nevent: content_block_delta\ndata: {\"a\":1}\r\n\r\n: ping\n\ndata: x\ndata: y\n\nevent: e\ndata: last".utf8)
+        let expected: [(event: String, data: String, id: String?)] = [
+            ("content_block_delta", "{\"a\":1}", "4"), ("message", "x\ny", "4"), ("e", "last", "4"),
+        ]
         var rng = SeededGenerator(seed: 0x1E4D)
         for _ in 0..<200 {
-            let chunks = randomChunks(stream, maxChunk: 7, generator: &rng)
-            let owned = parseChunks(chunks)
-            let lent = Self.lent(chunks)
-            #expect(lent.map(\.event) == owned.map(\.event))
-            #expect(lent.map { String(decoding: $0.data, as: UTF8.self) } == owned.map(\.data))
-            #expect(lent.map(\.id) == owned.map(\.id))
+            let lent = Self.lent(randomChunks(stream, maxChunk: 7, generator: &rng))
+            #expect(lent.map(\.event) == expected.map(\.event))
+            #expect(lent.map { String(decoding: $0.data, as: UTF8.self) } == expected.map(\.data))
+            #expect(lent.map(\.id) == expected.map(\.id))
         }
     }
 

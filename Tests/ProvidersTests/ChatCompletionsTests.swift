@@ -222,6 +222,18 @@ import TestSupport
         #expect(sent["messages"]?[1] == ["role": "assistant", "content": "Done", "reasoning": "Thinking."])
     }
 
+    /// A byte that is not UTF-8 inside a string (a proxy's fault) is replaced by U+FFFD and the
+    /// rest of the answer kept, as when events were decoded to Strings before JSON.
+    @Test func invalidUTF8InAStringIsReplacedNotFatal() async throws {
+        let body = Array("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a".utf8) + [0xFF] + Array("b\"}}]}\n\n".utf8)
+            + Array(Self.frame([#"{"choices":[{"index":0,"delta":{"content":"c"},"finish_reason":"stop"}]}"#, "[DONE]"]).utf8)
+        let model = chat(FakeHTTPTransport(FakeHTTPTransport.Reply(body: body, maxChunk: 5)))
+        let turn = await runTurn(model, ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(turn.error == nil)
+        #expect(turn.text == "a\u{FFFD}bc")
+        #expect(turn.finish == .stop)
+    }
+
     @Test func nullErrorFieldsAreNotErrors() async throws {
         let body = Self.frame([
             #"{"id":"x","error":null,"choices":[{"index":0,"delta":{"content":"ok"}}]}"#,

@@ -21,6 +21,10 @@ func check(_ ref: JSONRef, _ value: JSONValue) {
     }
 }
 
+/// One document reused for every input, as a stream decoder reuses its document for every event:
+/// what an earlier input left in its memory must not change how the next one reads.
+nonisolated(unsafe) let reused = JSONDocument()
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSONDocument(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = size > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: size)) : []
@@ -32,5 +36,8 @@ public func fuzzJSONDocument(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     case (nil, _?): fatalError("JSONDocument accepted what JSONValue.parse refuses")
     case (_?, nil): fatalError("JSONDocument refused what JSONValue.parse accepts")
     }
+    let reusedAccepts = (try? bytes.withUnsafeBufferPointer { try reused.parse($0) }) != nil
+    if reusedAccepts != (expected != nil) { fatalError("a reused JSONDocument disagrees with JSONValue.parse") }
+    if let expected, reusedAccepts { reused.withRoot { check($0, expected) } }
     return 0
 }
