@@ -231,6 +231,11 @@ PY
     "$OFJ ask \"How am I doing today?\" --provider openai" \
     "env TURSO_DATABASE_URL=http://127.0.0.1:$closed TURSO_AUTH_TOKEN=x $OFJ ask \"How am I doing today?\" --provider openai" \
     "env TURSO_DATABASE_URL=http://127.0.0.1:$turso TURSO_AUTH_TOKEN=bench-token $OFJ ask \"How am I doing today?\" --provider openai"
+  log "  the same unset and dead-sink commands alternated run by run (tools/bench/interleave.py; hyperfine's"
+  log "  one-command-after-the-other order turns drift in the machine's speed into a difference):"
+  OFJ_HOME="$B/home-diag" python3 tools/bench/interleave.py "$((RUNS * 2))" \
+    "unset=$OFJ ask 'How am I doing today?' --provider openai" \
+    "dead-sink=env TURSO_DATABASE_URL=http://127.0.0.1:$closed TURSO_AUTH_TOKEN=x $OFJ ask 'How am I doing today?' --provider openai" | tee -a "$OUT"
   load
   unset OPENAI_BASE_URL OPENAI_API_KEY
 }
