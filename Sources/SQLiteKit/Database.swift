@@ -41,7 +41,7 @@ public final class Database {
             try execute("PRAGMA schema_version")
             try execute("PRAGMA foreign_keys = ON")
             if !options.readOnly && options.walMode && path != ":memory:" && !path.isEmpty {
-                try execute("PRAGMA journal_mode = WAL")
+                try setWALMode(timeoutMilliseconds: options.busyTimeoutMilliseconds)
             }
             try execute("PRAGMA synchronous = NORMAL")
         } catch {
@@ -54,6 +54,26 @@ public final class Database {
     deinit {
         statementCache.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// `PRAGMA journal_mode = WAL` needs the exclusive lock. When several processes open a new
+    /// database at once, two can each hold the shared lock while wanting the exclusive one; SQLite
+    /// then answers SQLITE_BUSY at once instead of calling the busy handler (waiting would
+    /// deadlock), so the busy timeout does not cover it. Retry for as long as it would have; the
+    /// other process finishes the switch in milliseconds and this one then finds WAL already set.
+    private func setWALMode(timeoutMilliseconds: Int32) throws {
+        var waited: Int32 = 0
+        var pause: Int32 = 1
+        while true {
+            do {
+                try execute("PRAGMA journal_mode = WAL")
+                return
+            } catch let e as DatabaseError where e.isBusy && waited < timeoutMilliseconds {
+                sqlite3_sleep(pause)
+                waited += pause
+                pause = min(pause * 2, 50)
+            }
+        }
     }
 
     func error(code: Int32, sql: String? = nil, arguments: [DatabaseValue] = []) -> DatabaseError {

@@ -60,6 +60,30 @@ import Foundation
         }
     }
 
+    /// Regression (RELIABILITY.md, two processes, item 4): switching to WAL while another
+    /// connection holds the reserved lock is a possible deadlock, so SQLite answers SQLITE_BUSY at
+    /// once without calling the busy handler. Opening must wait for the lock like any other write.
+    @Test func openingWaitsForTheLockToSwitchToWAL() throws {
+        let dir = TempDirectory()
+        let path = dir.file("x.sqlite")
+        let holding = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        Thread {
+            // Another process mid-write on a database still in rollback-journal mode.
+            let other = try! Database(path: path, options: .init(walMode: false))
+            try! other.execute("CREATE TABLE t (x)")
+            try! other.execute(batch: "BEGIN IMMEDIATE")
+            holding.signal()
+            Thread.sleep(forTimeInterval: 0.2)
+            try! other.execute(batch: "COMMIT")
+            released.signal()
+        }.start()
+        holding.wait()
+        let db = try Database(path: path)
+        #expect(released.wait(timeout: .now()) == .success) // it waited for the other to commit
+        #expect(try db.scalar("PRAGMA journal_mode").string == "wal")
+    }
+
     @Test func transactionRollsBackAndRethrowsFirstError() throws {
         struct Boom: Error {}
         let db = try Database(path: ":memory:")
