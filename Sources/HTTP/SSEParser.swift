@@ -56,6 +56,11 @@ extension SSEEvent {
 public struct SSEParser: Sendable {
     /// True once a non-empty line was seen that is neither a comment nor a known field.
     public private(set) var sawNonSSEText = false
+    /// True once one event (its data lines together, or any single line) grew past
+    /// `maxEventBytes`. The parser then drops what it held and ignores the rest of the stream:
+    /// a server that never ends a line must not fill the memory.
+    public private(set) var sawOversizedEvent = false
+    public static let maxEventBytes = 32 * 1024 * 1024
     /// Up to `nonSSELimit` bytes of such lines, each followed by "\n".
     public var nonSSEText: String { String(decoding: nonSSEBytes, as: UTF8.self) }
     public static let nonSSELimit = 64 * 1024
@@ -101,6 +106,7 @@ public struct SSEParser: Sendable {
     /// without copying its data. If `onEvent` throws, the rest of the chunk is not parsed: the
     /// stream is over for this parser.
     public mutating func feed(_ bytes: some Collection<UInt8>, onEvent: (SSEEventView) throws -> Void) rethrows {
+        if sawOversizedEvent { return }
         if case .checking(var seen) = bomState {
             // The BOM may itself be split across chunks: hold back up to three bytes.
             var rest = bytes.makeIterator()
@@ -122,6 +128,7 @@ public struct SSEParser: Sendable {
 
     /// Ends the stream: processes an unterminated last line and lends a pending event to `onEvent`.
     public mutating func finish(onEvent: (SSEEventView) throws -> Void) rethrows {
+        if sawOversizedEvent { return }
         if case .checking(let seen) = bomState {
             bomState = .done
             if seen != Self.bom { try seen.withUnsafeBufferPointer { try consume($0, onEvent) } }
@@ -156,6 +163,7 @@ public struct SSEParser: Sendable {
             if partialLine.isEmpty {
                 try processLine(UnsafeBufferPointer(rebasing: buf[lineStart..<i]), onEvent)
             } else {
+                if partialLine.count + (i - lineStart) > Self.maxEventBytes { return oversized() }
                 partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: buf[lineStart..<i]))
                 // Move the buffer out (no copy), process it, and hand its capacity back.
                 var line: [UInt8] = []
@@ -166,6 +174,7 @@ public struct SSEParser: Sendable {
                 }
                 try line.withUnsafeBufferPointer { try processLine($0, onEvent) }
             }
+            if sawOversizedEvent { return }
             if c == Self.cr {
                 if i + 1 < n {
                     if buf[i + 1] == Self.lf { i += 1 }
@@ -177,8 +186,16 @@ public struct SSEParser: Sendable {
             lineStart = i
         }
         if lineStart < n {
+            if partialLine.count + (n - lineStart) > Self.maxEventBytes { return oversized() }
             partialLine.append(contentsOf: UnsafeBufferPointer(rebasing: buf[lineStart..<n]))
         }
+    }
+
+    private mutating func oversized() {
+        sawOversizedEvent = true
+        partialLine = []
+        dataBuffer = []
+        eventName = []
     }
 
     private mutating func processLine(_ line: UnsafeBufferPointer<UInt8>, _ onEvent: (SSEEventView) throws -> Void) rethrows {
@@ -196,6 +213,7 @@ public struct SSEParser: Sendable {
         if valueStart < line.count && line[valueStart] == Self.space { valueStart += 1 }
         let value = valueStart < line.count ? UnsafeBufferPointer(rebasing: line[valueStart...]) : UnsafeBufferPointer(rebasing: line[line.count...])
         if Self.equals(field, "data") {
+            if dataBuffer.count + value.count + 1 > Self.maxEventBytes { return oversized() }
             dataBuffer.append(contentsOf: value)
             dataBuffer.append(Self.lf)
         } else if Self.equals(field, "event") {

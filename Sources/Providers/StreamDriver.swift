@@ -100,6 +100,11 @@ struct StreamDecoding<D: WireDecoder> {
         swap(&parser, &self.parser)
         defer { swap(&parser, &self.parser) }
         try parser.feed(chunk) { try handle($0, emit: emit) }
+        if parser.sawOversizedEvent { throw oversized() }
+    }
+
+    private func oversized() -> ChatError {
+        map(.malformed("an event over \(SSEParser.maxEventBytes >> 20) MB"), started: started)
     }
 
     /// The body ended (EOF, or the terminal marker arrived): dispatches what is pending and
@@ -111,6 +116,7 @@ struct StreamDecoding<D: WireDecoder> {
             swap(&parser, &self.parser)
             defer { swap(&parser, &self.parser) }
             try parser.finish { try handle($0, emit: emit) }
+            if parser.sawOversizedEvent { throw oversized() }
         }
         if parser.sawNonSSEText && !decoder.isComplete {
             // An error object written without SSE framing (seen from Gemini mid-stream).

@@ -266,3 +266,45 @@ private func parseChunks(_ chunks: [[UInt8]]) -> [SSEEvent] {
         #expect(seen == ["1", "2"])
     }
 }
+
+/// A server that never ends a line, or never ends an event, must not fill the memory.
+@Suite struct SSEParserSizeCapTests {
+    static let cap = SSEParser.maxEventBytes
+
+    @Test func aLineLongerThanTheCapStopsTheStream() {
+        var p = SSEParser()
+        var events: [SSEEvent] = []
+        events += p.feed(Array("data: first\n\ndata: ".utf8))
+        let megabyte = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+        for _ in 0..<(Self.cap >> 20) { events += p.feed(megabyte) }
+        #expect(p.sawOversizedEvent) // "data: " and 32 MB of the same line: one line over the cap
+        events += p.feed(Array("\n\ndata: after\n\n".utf8)) + p.finish()
+        #expect(events.map(\.data) == ["first"]) // nothing after the oversized line is parsed
+    }
+
+    @Test func manyDataLinesAddingUpPastTheCapStopTheStream() {
+        var p = SSEParser()
+        let line = Array(("data: " + String(repeating: "y", count: (1 << 20) - 1) + "\n").utf8)
+        var events: [SSEEvent] = []
+        for _ in 0...(Self.cap >> 20) { events += p.feed(line) }
+        events += p.feed(Array("\n".utf8)) + p.finish()
+        #expect(p.sawOversizedEvent)
+        #expect(events.isEmpty)
+    }
+
+    @Test func anEventJustUnderTheCapIsDelivered() {
+        var p = SSEParser()
+        let size = Self.cap - 6 // with "data: ", a line of exactly the cap
+        var count = 0
+        p.feed(Array("data: ".utf8)) { _ in }
+        var left = size
+        while left > 0 {
+            let n = min(left, 1 << 20)
+            p.feed([UInt8](repeating: UInt8(ascii: "z"), count: n)) { _ in }
+            left -= n
+        }
+        p.feed(Array("\n\n".utf8)) { count += 1; #expect($0.data.count == size) }
+        #expect(count == 1)
+        #expect(!p.sawOversizedEvent)
+    }
+}

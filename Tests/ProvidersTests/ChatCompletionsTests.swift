@@ -234,6 +234,18 @@ import TestSupport
         #expect(turn.finish == .stop)
     }
 
+    /// A server that never ends an event is cut off at the parser's cap with one clean line,
+    /// retryable before any output, instead of filling the memory.
+    @Test func anEventOverTheSizeCapIsADamagedStream() async throws {
+        let body = [UInt8]("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"".utf8)
+            + [UInt8](repeating: UInt8(ascii: "x"), count: SSEParser.maxEventBytes) + Array("\"}}]}\n\n".utf8)
+        let model = chat(FakeHTTPTransport(FakeHTTPTransport.Reply(body: body, maxChunk: 1 << 20)))
+        let turn = await runTurn(model, ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(turn.events.isEmpty)
+        #expect(turn.error?.kind == .retryable)
+        #expect(turn.error?.message == "openai sent a damaged stream (an event over 32 MB)")
+    }
+
     @Test func nullErrorFieldsAreNotErrors() async throws {
         let body = Self.frame([
             #"{"id":"x","error":null,"choices":[{"index":0,"delta":{"content":"ok"}}]}"#,
