@@ -94,30 +94,28 @@ struct StreamDecoding<D: WireDecoder> {
     /// Parses and decodes the next body chunk, handing each event to `emit` as it is decoded.
     /// Throws ChatError for an error the provider reported in the stream.
     mutating func feed(_ chunk: some Collection<UInt8>, emit: (ChatEvent) -> Void) throws {
-        // The parser lends each event to `handle`, which mutates the rest of self: take the parser
-        // out for the call (a swap, no copy) so the two accesses don't overlap.
+        try parse(emit: emit) { try $0.feed(chunk, onEvent: $1) }
+    }
+
+    /// Runs one parser step whose events go to `handle`. `handle` mutates the rest of self, so the
+    /// parser is taken out for the step (a swap, no copy) and the two accesses don't overlap.
+    private mutating func parse(emit: (ChatEvent) -> Void,
+                                _ step: (inout SSEParser, (SSEEventView) throws -> Void) throws -> Void) throws {
         var parser = SSEParser()
         swap(&parser, &self.parser)
         defer { swap(&parser, &self.parser) }
-        try parser.feed(chunk) { try handle($0, emit: emit) }
-        if parser.sawOversizedEvent { throw oversized() }
-    }
-
-    private func oversized() -> ChatError {
-        map(.malformed("an event over \(SSEParser.maxEventBytes >> 20) MB"), started: started)
+        // `emit` is only called during the step; Swift cannot see that through two closures.
+        try withoutActuallyEscaping(emit) { emit in try step(&parser) { try handle($0, emit: emit) } }
+        if parser.sawOversizedEvent {
+            throw map(.malformed("an event over \(SSEParser.maxEventBytes >> 20) MB"), started: started)
+        }
     }
 
     /// The body ended (EOF, or the terminal marker arrived): dispatches what is pending and
     /// emits the closing events, or throws the ChatError that says why the stream is unusable.
     /// `status` is the response's HTTP status, reported when the body was not an event stream.
     mutating func finish(status: Int, emit: (ChatEvent) -> Void) throws {
-        if !decoder.isComplete {
-            var parser = SSEParser()
-            swap(&parser, &self.parser)
-            defer { swap(&parser, &self.parser) }
-            try parser.finish { try handle($0, emit: emit) }
-            if parser.sawOversizedEvent { throw oversized() }
-        }
+        if !decoder.isComplete { try parse(emit: emit) { try $0.finish(onEvent: $1) } }
         if parser.sawNonSSEText && !decoder.isComplete {
             // An error object written without SSE framing (seen from Gemini mid-stream).
             if let body = ProviderErrorBody.parse(bytes: Array(parser.nonSSEText.utf8)) {

@@ -23,6 +23,8 @@ enum OfjDatabase {
             queue = try DatabaseQueue(path: path)
         } catch let e as DatabaseError where e.code == 26 /* SQLITE_NOTADB */ {
             throw CLIError("\(path) is not an ofj database (not SQLite); move it aside or set OFJ_HOME to another folder")
+        } catch let e as DatabaseError where e.isBusy {
+            throw CLIError("cannot open \(path): \(e)") // "locked by another ofj process; close it or try again…"
         } catch let e as DatabaseError {
             throw CLIError("cannot open \(path): \(e.message); check the folder exists and is writable")
         }
