@@ -169,8 +169,10 @@ public struct SSEParser: Sendable {
                 var line: [UInt8] = []
                 swap(&line, &partialLine)
                 defer {
-                    line.removeAll(keepingCapacity: true)
-                    swap(&line, &partialLine)
+                    if !sawOversizedEvent { // else the memory goes, as oversized() meant
+                        line.removeAll(keepingCapacity: true)
+                        swap(&line, &partialLine)
+                    }
                 }
                 try line.withUnsafeBufferPointer { try processLine($0, onEvent) }
             }
