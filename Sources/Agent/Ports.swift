@@ -26,6 +26,14 @@ public enum ApprovalDecision: String, Sendable, Hashable {
 /// Asks the person. Time spent here does not count against deadlines. Cancellation means deny.
 public protocol ApprovalGate: Sendable {
     func decide(_ request: ApprovalRequest) async -> ApprovalDecision
+    /// Whether an "always allow" the person gave earlier in the thread (a thread grant) may approve
+    /// a write without asking this gate. A non-interactive frontend (`ofj ask`) answers false, so
+    /// that there only its own decision (`--yes`) ever allows a write.
+    var honoursThreadGrants: Bool { get }
+}
+
+extension ApprovalGate {
+    public var honoursThreadGrants: Bool { true }
 }
 
 /// Time source: wall time for records, monotonic time and sleeping for deadlines.

@@ -206,7 +206,7 @@ struct ToolExecutor: Sendable {
 
         // Approval: a standing grant for this tool in this thread, or the person decides now.
         let decision: ApprovalDecision
-        let granted = try env.store.queue.read { db in
+        let granted = try env.approvals.honoursThreadGrants && env.store.queue.read { db in
             try db.row("SELECT 1 FROM agent_tool_grants WHERE thread_id = ? AND tool_name = ?", [handle.threadID, call.name]) != nil
         }
         if granted {

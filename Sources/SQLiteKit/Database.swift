@@ -5,6 +5,10 @@ public final class Database {
     let handle: OpaquePointer
     public let path: String
     let counter = StatementCounter()
+    /// Why the authorizer refused the last statement (shared with statements, like `counter`).
+    let refusals = RefusalNote()
+    /// Keeps the authorizer installed with `setAuthorizer` alive for SQLite's callback.
+    var authorizerBox: AuthorizerBox?
     private var statementCache: [String: Statement] = [:]
 
     /// Number of prepared statements not yet finalized, cached ones included (tests check it).
@@ -53,6 +57,7 @@ public final class Database {
 
     deinit {
         statementCache.removeAll()
+        sqlite3_set_authorizer(handle, nil, nil)
         sqlite3_close_v2(handle)
     }
 
@@ -77,13 +82,16 @@ public final class Database {
     }
 
     func error(code: Int32, sql: String? = nil, arguments: [DatabaseValue] = []) -> DatabaseError {
-        Database.error(handle, code: code, sql: sql, arguments: arguments)
+        Database.error(handle, code: code, sql: sql, arguments: arguments, refusals: refusals)
     }
 
-    static func error(_ handle: OpaquePointer, code: Int32, sql: String? = nil, arguments: [DatabaseValue] = []) -> DatabaseError {
-        let message = String(cString: sqlite3_errmsg(handle))
+    static func error(_ handle: OpaquePointer, code: Int32, sql: String? = nil, arguments: [DatabaseValue] = [],
+                      refusals: RefusalNote? = nil) -> DatabaseError {
+        // A refusal by the authorizer says what was refused instead of SQLite's "not authorized".
+        let refusal = refusals?.take()
+        let message = refusal ?? String(cString: sqlite3_errmsg(handle))
         let extended = sqlite3_extended_errcode(handle)
-        return DatabaseError(code: code, extendedCode: extended, message: message, sql: sql, arguments: arguments)
+        return DatabaseError(code: code, extendedCode: extended, message: message, sql: sql, arguments: arguments, isRefusal: refusal != nil)
     }
 
     // MARK: - Statements
@@ -115,9 +123,10 @@ public final class Database {
         var errmsg: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errmsg)
         if rc != SQLITE_OK {
-            let message = errmsg.map { String(cString: $0) } ?? "error"
+            let refusal = refusals.take()
+            let message = refusal ?? errmsg.map { String(cString: $0) } ?? "error"
             sqlite3_free(errmsg)
-            throw DatabaseError(code: rc, extendedCode: sqlite3_extended_errcode(handle), message: message, sql: sql)
+            throw DatabaseError(code: rc, extendedCode: sqlite3_extended_errcode(handle), message: message, sql: sql, isRefusal: refusal != nil)
         }
     }
 

@@ -10,8 +10,12 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     public let sql: String?
     /// Kept for `expandedDescription` only, never for `description`.
     let arguments: [DatabaseValue]
+    /// The authorizer refused the statement (`message` says what; see `Database.confine`).
+    public let isRefusal: Bool
 
-    public init(code: Int32, extendedCode: Int32? = nil, message: String, sql: String? = nil, arguments: [DatabaseValue] = []) {
+    public init(code: Int32, extendedCode: Int32? = nil, message: String, sql: String? = nil, arguments: [DatabaseValue] = [],
+                isRefusal: Bool = false) {
+        self.isRefusal = isRefusal
         self.code = code & 0xff
         self.extendedCode = extendedCode ?? code
         self.message = message

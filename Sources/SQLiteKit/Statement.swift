@@ -6,11 +6,13 @@ public final class Statement {
     public let sql: String
     private let dbHandle: OpaquePointer
     private let counter: StatementCounter
+    private let refusals: RefusalNote
     private var boundArguments: [DatabaseValue] = []
 
     init(database: Database, sql: String) throws {
         self.dbHandle = database.handle
         self.counter = database.counter
+        self.refusals = database.refusals
         self.sql = sql
         var stmt: OpaquePointer?
         var tail: UnsafePointer<CChar>?
@@ -30,6 +32,9 @@ public final class Statement {
         sqlite3_finalize(handle)
         counter.value -= 1
     }
+
+    /// Whether running the statement leaves the database unchanged (sqlite3_stmt_readonly).
+    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
 
     public var columnCount: Int { Int(sqlite3_column_count(handle)) }
     public func columnName(_ index: Int) -> String { String(cString: sqlite3_column_name(handle, Int32(index))) }
@@ -54,7 +59,7 @@ public final class Statement {
             case .blob(let b):
                 rc = b.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), csqlite_transient()) }
             }
-            guard rc == SQLITE_OK else { throw Database.error(dbHandle, code: rc, sql: sql, arguments: values) }
+            guard rc == SQLITE_OK else { throw Database.error(dbHandle, code: rc, sql: sql, arguments: values, refusals: refusals) }
         }
     }
 
@@ -65,7 +70,7 @@ public final class Statement {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let err = Database.error(dbHandle, code: rc, sql: sql, arguments: boundArguments)
+            let err = Database.error(dbHandle, code: rc, sql: sql, arguments: boundArguments, refusals: refusals)
             sqlite3_reset(handle)
             throw err
         }

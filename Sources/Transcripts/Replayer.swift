@@ -74,7 +74,7 @@ public final class Replayer {
     // MARK: - Set-up
 
     func applySetup() throws {
-        var seeds: [String] = []
+        var seeds: [(line: Int, sql: String)] = []
         var backups: [(line: Int, json: String)] = []
         for step in file.setup {
             guard case .setup(let name, let argument, let block) = step.directive else { continue }
@@ -113,7 +113,7 @@ public final class Replayer {
                 }
             case "seed":
                 switch argument {
-                case "sql": seeds.append(block.joined(separator: "\n"))
+                case "sql": seeds.append((step.line - block.count, block.joined(separator: "\n")))  // the @seed line
                 case "backup": backups.append((step.line, block.joined(separator: "\n")))
                 default: throw fail("@seed takes sql or backup, followed by indented lines (SQL, or an ofj backup's JSON)")
                 }
@@ -122,7 +122,7 @@ public final class Replayer {
             }
         }
         // Migrate, then seed.
-        let queue = try DatabaseQueue(path: databasePath)
+        let queue = try Self.openConfined(databasePath)
         var migrator = Migrator()
         environment.registerMigrations(&migrator)
         try queue.read { try migrator.migrate($0) }
@@ -132,7 +132,30 @@ public final class Replayer {
                 throw SetupError(description: "\(file.path):\(line): @seed backup: \(error)")
             }
         }
-        for sql in seeds { try queue.read { try $0.execute(batch: sql) } }
+        // A transcript's SQL runs on a connection of its own, confined to the replay's database:
+        // seeding may write there, but never attach, copy out or open anything else.
+        for (line, sql) in seeds {
+            do {
+                let db = try Database(path: databasePath)
+                try db.confine(.ownFile)
+                try db.execute(batch: sql)
+            } catch let e as DatabaseError where e.isRefusal {
+                throw SetupError(description: "\(file.path):\(line): @seed sql refused: \(e.message) (\(Self.trustNote))")
+            } catch let e as DatabaseError {
+                throw SetupError(description: "\(file.path):\(line): @seed sql failed: \(e.message)")
+            }
+        }
+    }
+
+    /// Why SQL in a transcript is refused: see "Trust" in docs/TRANSCRIPTS.md.
+    static let trustNote = "a transcript can only read and change its own temporary database"
+
+    /// A connection of a replayed process: the product's own SQL, but the file may hold a schema a
+    /// transcript seeded (triggers, views), so the same confinement applies.
+    static func openConfined(_ path: String) throws -> DatabaseQueue {
+        let queue = try DatabaseQueue(path: path)
+        try queue.read { try $0.confine(.ownFile) }
+        return queue
     }
 
     // MARK: - Running
@@ -249,9 +272,14 @@ public final class Replayer {
         return lines
     }
 
+    /// A `sql:` step: one statement that only reads, on a read-only confined connection.
     func runSQL(_ query: String) -> [String] {
         do {
             let db = try Database(path: databasePath, options: .init(readOnly: true))
+            try db.confine(.readOnly)
+            guard try db.prepare(query).isReadOnly else {
+                return ["refused: only reading is allowed in a sql: step (\(Self.trustNote))"]
+            }
             return try db.rows(query).map { row in
                 row.values.map { v -> String in
                     switch v {
@@ -263,6 +291,8 @@ public final class Replayer {
                     }
                 }.joined(separator: "|")
             }
+        } catch let e as DatabaseError where e.isRefusal {
+            return ["refused: \(e.message) (\(Self.trustNote))"]
         } catch {
             return ["error: \(error)"]
         }
@@ -327,7 +357,7 @@ final class ReplayProcess {
 
     init(replayer: Replayer, clock: VirtualClock) throws {
         self.clock = clock
-        let queue = try DatabaseQueue(path: replayer.databasePath)
+        let queue = try Replayer.openConfined(replayer.databasePath)
         let epochClock: @Sendable () -> Date = { Date(timeIntervalSince1970: clock.now()) }
         let journal = JournalStore(queue: queue, timeZone: replayer.timeZone, now: epochClock)
         let store = ConversationStore(queue: queue)

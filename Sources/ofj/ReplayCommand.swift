@@ -36,8 +36,10 @@ struct ReplayCommand {
                 failed += 1
                 continue
             }
+            // The replay's own folder (seeded journal data: 0700); nothing a transcript says can
+            // name a file outside it.
             let dir = NSTemporaryDirectory() + "ofj-replay-" + UUID().uuidString
-            try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let result = await Replayer(file: file, environment: environment, directory: dir).run()
             if p.has("--update") {
@@ -91,7 +93,7 @@ struct ReplayCommand {
         guard let data = FileManager.default.contents(atPath: path),
               let file = try? TranscriptFile.parse(String(decoding: data, as: UTF8.self), path: path) else { return false }
         let dir = NSTemporaryDirectory() + "ofj-record-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let result = await Replayer(file: file, environment: environment(version: version), directory: dir).run()
         do { try Data(result.updatedText.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch { return false }

@@ -45,6 +45,29 @@ import SQLiteKit
         #expect(unknownThread.status == 2)
     }
 
+    /// An "always" given in the REPL is a grant for that thread; `ofj ask` in the same thread
+    /// still writes only with --yes (issue #25 §3: it used to write with approval source thread_grant).
+    @Test func askIgnoresAThreadGrantWithoutYes() async throws {
+        let repl = try await OfjBinary.run([], input: "log 2 eggs for breakfast\na\n", environment: env)
+        #expect(repl.stdout.contains("✓ logged"), "\(repl.stdout)\n\(repl.stderr)")
+        let db = try Database(path: home.file("data/ofj.sqlite"))
+        let threadID = try #require(try db.scalar("SELECT thread_id FROM agent_tool_grants").string)
+        func entries() throws -> Int { try db.scalar("SELECT count(*) FROM journal_entries").int ?? -1 }
+        #expect(try entries() == 1)
+
+        let ask = try await OfjBinary.run(["ask", "--thread", threadID, "log 2 eggs for breakfast"], environment: env)
+        #expect(ask.status == 1)
+        #expect(ask.stderr.contains("refused log_reference_food (writes need --yes in ofj ask)"), "\(ask.stderr)")
+        #expect(try entries() == 1)
+        #expect(try db.scalar("SELECT count(*) FROM agent_approvals WHERE source = 'thread_grant'").int == 0)
+        // The model was told the write was refused, as without a grant.
+        #expect(try db.scalar("SELECT count(*) FROM agent_ledger WHERE decision = 'deny'").int == 1)
+
+        let yes = try await OfjBinary.run(["ask", "--thread", threadID, "log 2 eggs for breakfast", "--yes"], environment: env)
+        #expect(yes.status == 0, "\(yes.stderr)")
+        #expect(try entries() == 2)
+    }
+
     @Test func aDataFolderThatIsAFileIsNamed() async throws {
         let file = home.file("plain-file")
         #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))

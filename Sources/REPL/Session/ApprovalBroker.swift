@@ -45,4 +45,6 @@ public struct FixedApprovals: ApprovalGate {
     public let decision: ApprovalDecision
     public init(_ decision: ApprovalDecision) { self.decision = decision }
     public func decide(_ request: ApprovalRequest) async -> ApprovalDecision { decision }
+    /// An "always" given in the REPL never answers for `ofj ask`: there only `--yes` allows a write.
+    public var honoursThreadGrants: Bool { false }
 }
