@@ -1,66 +1,33 @@
-// A small command-line parser: positionals, --flags and --options with values, and clear errors.
+// What a parsed command line holds, and the usage error the parser throws. The parser itself is
+// the command table (CommandLine/CommandTable.swift).
 
 public struct UsageError: Error, CustomStringConvertible, Sendable {
     public let message: String
-    public init(_ message: String) { self.message = message }
+    /// The command whose `--help` explains the mistake ("ofj day"), for the hint after the message.
+    public var command: String?
+    public init(_ message: String, command: String? = nil) {
+        self.message = message
+        self.command = command
+    }
     public var description: String { message }
+
+    /// A value the person typed, safe and short enough to echo in one error line.
+    public static func quote(_ value: String, limit: Int = 40) -> String {
+        let clean = Terminal.sanitize(value, keepNewlines: false)
+        return clean.count > limit ? String(clean.prefix(limit)) + "…" : clean
+    }
 }
 
 public struct ParsedArguments: Sendable {
     public var positionals: [String] = []
     public var flags: Set<String> = []
-    public var options: [String: String] = [:]
+    /// Every value given for each option, in order (one unless the option is repeatable).
+    public var values: [String: [String]] = [:]
+    public init() {}
 
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
-    public func value(_ option: String) -> String? { options[option] }
-}
-
-public struct ArgumentSpec: Sendable {
-    public var flags: Set<String>
-    public var options: Set<String>
-    public init(flags: Set<String> = [], options: Set<String> = []) {
-        self.flags = flags
-        self.options = options
-    }
-
-    /// Parses `args` (without the program or subcommand name). `--name=value` and `--name value`
-    /// both work; `--` ends options; "-" alone is a positional (stdin).
-    public func parse(_ args: [String]) throws -> ParsedArguments {
-        var out = ParsedArguments()
-        var i = 0
-        var onlyPositionals = false
-        while i < args.count {
-            let a = args[i]
-            i += 1
-            if onlyPositionals || !a.hasPrefix("-") || a == "-" || Double(a) != nil {
-                out.positionals.append(a)
-                continue
-            }
-            if a == "--" { onlyPositionals = true; continue }
-            var name = a
-            var inlineValue: String?
-            if let eq = a.firstIndex(of: "=") {
-                name = String(a[..<eq])
-                inlineValue = String(a[a.index(after: eq)...])
-            }
-            if flags.contains(name) {
-                guard inlineValue == nil else { throw UsageError("\(name) takes no value") }
-                out.flags.insert(name)
-            } else if options.contains(name) {
-                if let inlineValue {
-                    out.options[name] = inlineValue
-                } else {
-                    guard i < args.count else { throw UsageError("\(name) needs a value") }
-                    out.options[name] = args[i]
-                    i += 1
-                }
-            } else {
-                let known = (flags.union(options)).sorted()
-                let hint = known.min { editDistance($0, name) < editDistance($1, name) }
-                    .flatMap { editDistance($0, name) <= 3 ? " (did you mean \($0)?)" : nil } ?? ""
-                throw UsageError("unknown option \(name)\(hint)")
-            }
-        }
-        return out
-    }
+    public func value(_ option: String) -> String? { values[option]?.last }
+    public func values(_ option: String) -> [String] { values[option] ?? [] }
+    /// Whether the option or flag was given at all.
+    public func given(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
 }

@@ -12,41 +12,17 @@ struct JournalCommands {
     let reference: ReferenceDatabase?
     let out: (String) -> Void
 
-    static let dayHelp = """
-        usage: ofj day [DATE] [--json]
-          Shows a day of the journal by meal, with totals against your goals.
-          DATE is today (default), yesterday, -N (N days ago) or YYYY-MM-DD.
-        """
-    static let logHelp = """
-        usage: ofj log NAME --kcal N [--protein G] [--carbs G] [--fat G] [--nutrient ID=VALUE]… [options]
-               ofj log --food NAME_OR_ID [--amount QTY [UNIT]] [options]
-               ofj log --ref REF_ID [--portion TEXT | --grams G] [options]
-          Logs an entry: manual nutrients, a food from your Food Bank, or a USDA reference food.
-          options: --date DATE  --meal breakfast|lunch|dinner|snack  --servings N  --brand TEXT  --json
-        """
-    static let foodsHelp = """
-        usage: ofj foods [QUERY] [--brand BRAND] [--sort name|last_used|brand] [--json]
-          Searches your Food Bank (active foods when QUERY is empty, archived ones too otherwise).
-        """
-    static let refHelp = """
-        usage: ofj ref QUERY [--limit N] [--json]
-          Searches the bundled USDA SR28 reference foods (per 100 g, with household portions).
-        """
-    static let goalsHelp = """
-        usage: ofj goals [--json]
-               ofj goals set NUTRIENT=VALUE… (e.g. energy_kcal=2200 protein_g=140; VALUE "none" removes a goal)
-               ofj goals reset
-        """
-    static let backupHelp = """
-        usage: ofj backup export [-o FILE] [--force]
-               ofj backup import FILE
-          A versioned JSON backup of goals, Food Bank and journal (no secrets). Import upserts by id:
-          importing the same file twice changes nothing.
-        """
-    static let exportHelp = """
-        usage: ofj export csv [-o FILE] [--from DATE] [--to DATE] [--force]
-          Journal entries as CSV for spreadsheets.
-        """
+    /// A command's `--help`, from the command table, for usage errors that show it.
+    static func help(_ path: String...) -> String {
+        let table = OfjCommands.table(CLIContext(paths: AppPaths(environment: [:]), environment: [:], version: version))
+        return table.command(at: path).map { table.help(for: $0, path: path) } ?? ""
+    }
+    static var dayHelp: String { help("day") }
+    static var logHelp: String { help("log") }
+    static var refHelp: String { help("ref") }
+    static var goalsHelp: String { help("goals") }
+    static var backupHelp: String { help("backup") }
+    static var exportHelp: String { help("export") }
 
     func parseDay(_ text: String?) throws -> CalendarDay {
         let today = journal.today()
@@ -71,8 +47,7 @@ struct JournalCommands {
 
     // MARK: - day
 
-    func day(_ args: [String]) throws {
-        let p = try ArgumentSpec(flags: ["--json"]).parse(args)
+    func day(_ p: ParsedArguments) throws {
         guard p.positionals.count <= 1 else { throw CLIError("day takes one DATE at most\n" + Self.dayHelp, status: 2) }
         let day = try parseDay(p.positionals.first)
         let view = try journal.dayView(day)
@@ -81,11 +56,7 @@ struct JournalCommands {
 
     // MARK: - log
 
-    func log(_ args: [String]) throws {
-        let p = try ArgumentSpec(flags: ["--json"],
-                                 options: ["--food", "--ref", "--amount", "--portion", "--grams", "--date", "--meal", "--servings",
-                                           "--brand", "--kcal", "--protein", "--carbs", "--fat", "--nutrient", "--unit"])
-            .parse(args)
+    func log(_ p: ParsedArguments) throws {
         let dayValue = try p.value("--date").map { try parseDay($0) }
         let meal = try p.value("--meal").map { text -> Meal in
             do { return try Meal(parsing: text) } catch { throw CLIError("invalid meal '\(text.prefix(40))': use breakfast, lunch, dinner or snack", status: 2) }
@@ -121,7 +92,7 @@ struct JournalCommands {
             for (flag, id) in [("--kcal", "energy_kcal"), ("--protein", "protein_g"), ("--carbs", "carbohydrate_g"), ("--fat", "fat_g")] {
                 if let v = p.value(flag) { raw[id] = try nonNegativeNumber(v, field: flag) }
             }
-            if let pair = p.value("--nutrient") {
+            for pair in p.values("--nutrient") {
                 let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
                 guard kv.count == 2 else { throw CLIError("--nutrient takes ID=VALUE, e.g. sodium_mg=120", status: 2) }
                 try requireKnownNutrient(kv[0])
@@ -168,8 +139,7 @@ struct JournalCommands {
 
     // MARK: - foods, ref, goals
 
-    func foods(_ args: [String]) throws {
-        let p = try ArgumentSpec(flags: ["--json"], options: ["--brand", "--sort", "--limit"]).parse(args)
+    func foods(_ p: ParsedArguments) throws {
         let query = p.positionals.joined(separator: " ")
         var sort = FoodSort.name
         if let s = p.value("--sort") {
@@ -180,8 +150,7 @@ struct JournalCommands {
         if p.has("--json") { try json(items) } else { out(JournalViews.foods(items, query: query)) }
     }
 
-    func ref(_ args: [String]) throws {
-        let p = try ArgumentSpec(flags: ["--json"], options: ["--limit"]).parse(args)
+    func ref(_ p: ParsedArguments) throws {
         let query = p.positionals.joined(separator: " ")
         guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError("give words to search for\n" + Self.refHelp, status: 2) }
         guard let limit = Int(p.value("--limit") ?? "10"), limit > 0, limit <= 500 else { throw CLIError("--limit takes 1 to 500", status: 2) }
@@ -204,7 +173,8 @@ struct JournalCommands {
         }
     }
 
-    func goals(_ args: [String]) throws {
+    func goals(_ sub: String?, _ p: ParsedArguments) throws {
+        let args = (sub.map { [$0] } ?? []) + p.positionals
         if args.first == "set" {
             var goals = try journal.goals()
             guard args.count > 1 else { throw CLIError(Self.goalsHelp, status: 2) }
@@ -223,16 +193,13 @@ struct JournalCommands {
             out(JournalViews.goals(try journal.resetGoals()))
             return
         }
-        let p = try ArgumentSpec(flags: ["--json"]).parse(args)
         guard p.positionals.isEmpty else { throw CLIError("unknown goals command '\(p.positionals[0].prefix(20))'\n" + Self.goalsHelp, status: 2) }
         if p.has("--json") { try json(try journal.goals()) } else { out(JournalViews.goals(try journal.goals())) }
     }
 
     // MARK: - backup, export
 
-    func backup(_ args: [String]) throws {
-        guard let sub = args.first else { throw CLIError(Self.backupHelp, status: 2) }
-        let p = try ArgumentSpec(flags: ["--force"], options: ["-o", "--output"]).parse(Array(args.dropFirst()))
+    func backup(_ sub: String, _ p: ParsedArguments) throws {
         switch sub {
         case "export":
             let data = try journal.exportBackup()
@@ -251,9 +218,7 @@ struct JournalCommands {
         }
     }
 
-    func export(_ args: [String]) throws {
-        guard args.first == "csv" else { throw CLIError(Self.exportHelp, status: 2) }
-        let p = try ArgumentSpec(flags: ["--force"], options: ["-o", "--output", "--from", "--to"]).parse(Array(args.dropFirst()))
+    func export(_ p: ParsedArguments) throws {
         let from = try p.value("--from").map { try parseDay($0) }
         let to = try p.value("--to").map { try parseDay($0) }
         if let from, let to, from > to { throw CLIError("--from \(from) is after --to \(to)", status: 2) }
