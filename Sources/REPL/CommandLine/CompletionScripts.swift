@@ -88,7 +88,12 @@ extension CommandTable {
     // MARK: - zsh
 
     static func zshQuote(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: ":", with: "\\:") + "'"
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    /// A `_describe` item: "name:description", with colons in the name escaped.
+    static func zshItem(_ name: String, _ description: String) -> String {
+        zshQuote(name.replacingOccurrences(of: ":", with: "\\:") + ":" + description)
     }
 
     func zshScript() -> String {
@@ -123,12 +128,12 @@ extension CommandTable {
         for (path, c) in commands {
             let label = path.isEmpty ? "\"\"" : Self.key(path)
             let opts = (c.options + [Self.helpOption]).flatMap { o in
-                [o.short, o.name].compactMap { $0 }.map { Self.zshQuote("\($0):\(o.help)") }
+                [o.short, o.name].compactMap { $0 }.map { Self.zshItem($0, o.help) }
             }
-            var subs = c.visibleSubcommands.map { Self.zshQuote("\($0.name):\($0.summary)") }
+            var subs = c.visibleSubcommands.map { Self.zshItem($0.name, $0.summary) }
             for a in c.arguments {
                 switch a.kind {
-                case .choice(let list), .suggestions(let list): subs += list.map { Self.zshQuote($0) }
+                case .choice(let list), .suggestions(let list): subs += list.map { Self.zshItem($0, a.name) }
                 default: break
                 }
             }
@@ -170,6 +175,10 @@ extension CommandTable {
                 conditions.append("__fish_use_subcommand")
             } else {
                 conditions += path.map { "__fish_seen_subcommand_from \($0)" }
+                // `ofj backup export` is not `ofj export`: no command with a subcommand of this name on the line.
+                let others = path.count == 1
+                    ? root.visibleSubcommands.filter { $0.name != path[0] && $0.subcommands.contains { $0.name == path[0] } }.map(\.name) : []
+                if !others.isEmpty { conditions.append("not __fish_seen_subcommand_from \(others.joined(separator: " "))") }
                 let deeper = c.visibleSubcommands.map(\.name)
                 if !deeper.isEmpty { conditions.append("not __fish_seen_subcommand_from \(deeper.joined(separator: " "))") }
             }
