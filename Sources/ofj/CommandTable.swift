@@ -172,7 +172,7 @@ enum OfjCommands {
             CommandSpec("__readme-commands", summary: "README.md's command table", hidden: true,
                         action: .sync { _ in writeOut(table(ctx).markdownTable(), newline: false); return 0 }),
         ]
-        return CommandTable(root: root)
+        return CommandTable(root: root, unknownCommandHint: "to ask one question: ofj ask \"…\"")
     }
 
     /// A journal command: opens the database (read-only for `.read`) and runs `body`.

@@ -12,10 +12,11 @@ struct JournalCommands {
     let reference: ReferenceDatabase?
     let out: (String) -> Void
 
-    /// A command's `--help`, from the command table, for usage errors that show it.
+    /// A command's usage lines, from the command table, for usage errors that show them.
     static func help(_ path: String...) -> String {
         let table = OfjCommands.table(CLIContext(paths: AppPaths(environment: [:]), environment: [:], version: version))
-        return table.command(at: path).map { table.help(for: $0, path: path) } ?? ""
+        guard let command = table.command(at: path) else { return "" }
+        return "usage: " + table.synopses(command, path: path).joined(separator: "\n       ")
     }
     static var dayHelp: String { help("day") }
     static var logHelp: String { help("log") }
@@ -152,7 +153,7 @@ struct JournalCommands {
 
     func ref(_ p: ParsedArguments) throws {
         let query = p.positionals.joined(separator: " ")
-        guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError("give words to search for\n" + Self.refHelp, status: 2) }
+        guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("give words to search for", command: "ofj ref") }
         guard let limit = Int(p.value("--limit") ?? "10"), limit > 0, limit <= 500 else { throw CLIError("--limit takes 1 to 500", status: 2) }
         let foods = reference?.search(query, limit: limit) ?? []
         if p.has("--json") {
@@ -180,7 +181,7 @@ struct JournalCommands {
             guard args.count > 1 else { throw CLIError(Self.goalsHelp, status: 2) }
             for pair in args.dropFirst() {
                 let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
-                guard kv.count == 2 else { throw CLIError("'\(pair.prefix(40))' is not NUTRIENT=VALUE\n" + Self.goalsHelp, status: 2) }
+                guard kv.count == 2 else { throw UsageError("'\(UsageError.quote(pair))' is not NUTRIENT=VALUE (e.g. energy_kcal=2200)", command: "ofj goals set") }
                 try requireKnownNutrient(kv[0])
                 let value: Double?
                 if kv[1] == "none" { value = nil } else { value = try positiveNumber(kv[1], field: kv[0]) }

@@ -57,7 +57,8 @@ struct Launcher {
             },
             version: version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
-        var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store) }
+        // An id no thread starts with opens a new thread with that id, as before prefixes.
+        var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }
         let isTTY = Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
         let reader: any LineReader
@@ -262,9 +263,10 @@ extension Launcher {
     }
 
     /// A thread by full id or any unique prefix; an ambiguous prefix lists the matches.
-    func resolveThread(_ given: String, store: ConversationStore) throws -> String {
+    func resolveThread(_ given: String, store: ConversationStore, newIfNone: Bool = false) throws -> String {
         switch try store.findThread(idPrefix: given) {
         case .found(let t): return t.id
+        case .none where newIfNone && !given.trimmingCharacters(in: .whitespaces).isEmpty: return given
         case .none:
             throw CLIError("no thread with id \(UsageError.quote(given)); leave out --thread to start a new one", status: 2)
         case .ambiguous(let matches):

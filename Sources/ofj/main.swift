@@ -38,8 +38,9 @@ func report(_ error: any Error) -> Int32 {
 }
 
 /// An error line never repeats a huge argument whole (a 100 KB value is cut, the line stays readable).
-func capped(_ line: String) -> String {
-    line.count > 300 ? String(line.prefix(300)) + "…" : line
+func capped(_ message: String) -> String {
+    message.split(separator: "\n", omittingEmptySubsequences: false)
+        .map { $0.count > 300 ? String($0.prefix(300)) + "…" : String($0) }.joined(separator: "\n")
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

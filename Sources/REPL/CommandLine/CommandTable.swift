@@ -142,9 +142,13 @@ public struct CommandTable: Sendable {
     public let root: CommandSpec
     public let program: String
 
-    public init(root: CommandSpec, program: String = "ofj") {
+    /// Added to "unknown command" at the top level when no command is close (e.g. how to ask).
+    public let unknownCommandHint: String?
+
+    public init(root: CommandSpec, program: String = "ofj", unknownCommandHint: String? = nil) {
         self.root = root
         self.program = program
+        self.unknownCommandHint = unknownCommandHint
     }
 
     static let helpOption = OptionSpec.flag("--help", short: "-h", "show this help")
@@ -178,8 +182,9 @@ public struct CommandTable: Sendable {
             if command.arguments.isEmpty {
                 let line = ([program] + path).joined(separator: " ")
                 let what = path.isEmpty ? "command" : "\(path.joined(separator: " ")) command"
-                throw UsageError("unknown \(what) '\(UsageError.quote(word))'\(Self.suggestion(word, among: command.visibleSubcommands.map(\.name)))",
-                                 command: line)
+                var suggestion = Self.suggestion(word, among: command.visibleSubcommands.map(\.name))
+                if suggestion.isEmpty && path.isEmpty, let hint = unknownCommandHint { suggestion = "; " + hint }
+                throw UsageError("unknown \(what) '\(UsageError.quote(word))'\(suggestion)", command: line)
             }
             break
         }
