@@ -30,4 +30,6 @@ public struct ParsedArguments: Sendable {
     public func values(_ option: String) -> [String] { values[option] ?? [] }
     /// Whether the option or flag was given at all.
     public func given(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
+    /// Every flag and option given.
+    public var given: Set<String> { flags.union(values.keys) }
 }

@@ -52,18 +52,41 @@ import Testing
     }
 
     @Test func repeatedSingleValueOptionsAreUsageErrors() {
-        #expect(usageError(["log", "--meal", "lunch", "--meal", "breakfast"]) == "--meal was given twice; give it once")
-        #expect(usageError(["log", "--json", "--json"]) == "--json was given twice; give it once")
+        #expect(usageError(["log", "--meal", "lunch", "--meal", "breakfast"]) == "--meal is given twice; give it once")
+        #expect(usageError(["log", "--json", "--json"]) == "--json is given twice; give it once")
     }
 
     @Test func exclusionsRequirementsAndValues() {
-        #expect(usageError(["log", "--food", "x", "--ref", "1"]) == "--food cannot be used with --ref")
-        #expect(usageError(["log", "--portion", "2 large"]) == "--portion needs --ref")
+        #expect(usageError(["log", "--food", "x", "--ref", "1"]) == "give --food or --ref, not both")
+        #expect(usageError(["log", "--portion", "2 large"]) == "--portion goes with --ref")
         #expect(usageError(["log", "--limit", "9"]) == "--limit takes a whole number from 1 to 5, not '9'")
         #expect(usageError(["log", "--meal"]) == "--meal needs a value (MEAL)")
         #expect(usageError(["log", "--json=1"]) == "--json takes no value")
         #expect(usageError(["log", "a", "b"]).hasPrefix("unexpected argument 'b'"))
         #expect(usageError(["backup"]) == "ofj backup needs a command: export")
+    }
+
+    @Test func modesTakeOnlyTheirOwnOptions() throws {
+        let log = CommandSpec("log", summary: "log", arguments: [PositionalSpec("NAME", optional: true)],
+                              options: [.value("--kcal", "N", .number, "kcal"), .value("--food", "X", .text, "food"),
+                                        .value("--amount", "Q", .text, "amount"), .value("--ref", "ID", .text, "ref"),
+                                        .value("--grams", "G", .number, "grams"), .flag("--json", "json")],
+                              modes: [ModeSpec("manual entry", selector: nil, options: ["--kcal"], takesArguments: true, hint: "give NAME --kcal N"),
+                                      ModeSpec("food", selector: "--food", options: ["--food", "--amount", "--grams"], hint: "give --amount or --grams"),
+                                      ModeSpec("ref", selector: "--ref", options: ["--ref", "--grams"], hint: "give --grams")],
+                              action: .sync { _ in 0 })
+        let t = CommandTable(root: CommandSpec("ofj", summary: "root", subcommands: [log]))
+        func error(_ args: [String]) -> String {
+            do { _ = try t.parse(args) } catch { return "\(error)" }
+            return "(no error)"
+        }
+        #expect(error(["log", "--food", "a", "--ref", "b"]) == "give --food or --ref, not both")
+        #expect(error(["log", "--ref", "b", "--amount", "1"]) == "--amount does not apply to --ref: give --grams")
+        #expect(error(["log", "X", "--grams", "1"]) == "--grams does not apply to a manual entry: give NAME --kcal N")
+        #expect(error(["log", "--food", "a", "--kcal", "1"]) == "--kcal does not apply to --food: give --amount or --grams")
+        #expect(error(["log", "--food", "a", "extra"]) == "unexpected 'extra': give --amount or --grams")
+        #expect(error(["log", "--food", "a", "--grams", "5", "--json"]) == "(no error)")
+        #expect(error(["log", "X", "--kcal", "5", "--json"]) == "(no error)")
     }
 
     @Test func aHugeArgumentIsNotEchoedWhole() {

@@ -119,10 +119,15 @@ import Glibc
             (["backup", "exprot"], "ofj: unknown backup command 'exprot' (did you mean export?) (see ofj backup --help)\n"),
             (["ask", "--thred", "x", "hi"], "ofj: unknown option --thred for ofj ask (did you mean --thread?) (see ofj ask --help)\n"),
             (["replay", "--updat", "f"], "ofj: unknown option --updat for ofj replay (did you mean --update?) (see ofj replay --help)\n"),
-            (["log", "X", "--kcal", "1", "--meal", "lunch", "--meal", "dinner"], "ofj: --meal was given twice; give it once (see ofj log --help)\n"),
-            (["ask", "--model", "a", "--model", "b", "hi"], "ofj: --model was given twice; give it once (see ofj ask --help)\n"),
-            (["log", "--food", "oats", "--ref", "01123"], "ofj: --food cannot be used with --ref (see ofj log --help)\n"),
-            (["log", "X", "--kcal", "1", "--portion", "2 large"], "ofj: --portion needs --ref (see ofj log --help)\n"),
+            (["log", "X", "--kcal", "1", "--meal", "lunch", "--meal", "dinner"], "ofj: --meal is given twice; give it once (see ofj log --help)\n"),
+            (["ask", "--model", "a", "--model", "b", "hi"], "ofj: --model is given twice; give it once (see ofj ask --help)\n"),
+            (["log", "--food", "oats", "--ref", "01123"], "ofj: give --food or --ref, not both (see ofj log --help)\n"),
+            (["log", "X", "--kcal", "1", "--portion", "2 large"],
+             "ofj: --portion does not apply to a manual entry: a manual entry takes NAME with --kcal/--kj, --protein, --carbs, --fat, --nutrient, --brand (see ofj log --help)\n"),
+            (["log", "--ref", "01123", "--portion", "1 large", "--grams", "50"], "ofj: give --portion or --grams, not both (see ofj log --help)\n"),
+            (["log", "--food", "oats", "--unit", "g"], "ofj: --unit goes with --amount (see ofj log --help)\n"),
+            (["log", "--ref", "01123", "--kcal", "5"],
+             "ofj: --kcal does not apply to --ref: with --ref give the amount as --portion TEXT (\"2 large\", \"1 cup\", \"8 fl oz\") or --grams G (see ofj log --help)\n"),
             (["foods", "--limit", "many"], "ofj: --limit takes a whole number from 1 to 10000, not 'many' (see ofj foods --help)\n"),
             (["diag"], "ofj: ofj diag needs a command: status, flush, export (see ofj diag --help)\n"),
         ]
@@ -359,6 +364,6 @@ import Glibc
         let again = try await OfjBinary.run(["diag", "export", "--local", "-o", file], environment: env)
         #expect(again.status == 1 && again.stderr.contains("already exists"))
         let both = try await OfjBinary.run(["diag", "export", "--local", "--since", "2d"], environment: env)
-        #expect(both.status == 2 && both.stderr.contains("--since cannot be used with --local"))
+        #expect(both.status == 2 && both.stderr.contains("give --since or --local, not both"))
     }
 }

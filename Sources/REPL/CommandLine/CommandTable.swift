@@ -75,6 +75,25 @@ public struct PositionalSpec: Sendable {
     }
 }
 
+/// One way of using a command whose options depend on what it is asked to do (`ofj log NAME
+/// --kcal N`, `ofj log --food X`, `ofj log --ref ID`): the option that selects it (nil for the
+/// default mode), the options only it takes, and a hint naming them for the usage error when
+/// another mode's option is given. Options in no mode apply to every mode.
+public struct ModeSpec: Sendable {
+    public var name: String
+    public var selector: String?
+    public var options: [String]
+    public var takesArguments: Bool
+    public var hint: String
+    public init(_ name: String, selector: String?, options: [String], takesArguments: Bool = false, hint: String) {
+        self.name = name
+        self.selector = selector
+        self.options = options
+        self.takesArguments = takesArguments
+        self.hint = hint
+    }
+}
+
 /// Whether a command reads or changes the database (read-only commands open it read-only).
 public enum DataAccess: Sendable { case none, read, write }
 
@@ -107,12 +126,15 @@ public struct CommandSpec: Sendable {
     public var arguments: [PositionalSpec]
     public var options: [OptionSpec]
     public var subcommands: [CommandSpec]
+    /// Modes whose options exclude each other's (empty: every option goes with every other).
+    public var modes: [ModeSpec]
     public var access: DataAccess
     public var hidden: Bool
     public var action: CommandAction?
 
     public init(_ name: String, summary: String, synopsis: [String]? = nil, details: String = "", arguments: [PositionalSpec] = [], options: [OptionSpec] = [],
-                subcommands: [CommandSpec] = [], access: DataAccess = .none, hidden: Bool = false, action: CommandAction? = nil) {
+                subcommands: [CommandSpec] = [], modes: [ModeSpec] = [], access: DataAccess = .none, hidden: Bool = false,
+                action: CommandAction? = nil) {
         self.name = name
         self.summary = summary
         self.synopsis = synopsis
@@ -120,6 +142,7 @@ public struct CommandSpec: Sendable {
         self.arguments = arguments
         self.options = options
         self.subcommands = subcommands
+        self.modes = modes
         self.access = access
         self.hidden = hidden
         self.action = action
@@ -228,7 +251,7 @@ public struct CommandTable: Sendable {
             let key = option.name
             if option.isFlag {
                 guard inlineValue == nil else { throw UsageError("\(key) takes no value", command: line) }
-                if out.flags.contains(key) && !option.repeatable { throw UsageError("\(key) was given twice; give it once", command: line) }
+                if out.flags.contains(key) && !option.repeatable { throw UsageError("\(key) is given twice; give it once", command: line) }
                 out.flags.insert(key)
                 continue
             }
@@ -241,18 +264,19 @@ public struct CommandTable: Sendable {
                 i += 1
             }
             if out.values[key] != nil && !option.repeatable {
-                throw UsageError("\(key) was given twice; give it once", command: line)
+                throw UsageError("\(key) is given twice; give it once", command: line)
             }
             try Self.check(value, kind: option.kind, what: key, line: line)
             out.values[key, default: []].append(value)
         }
+        try checkModes(out, of: command, line: line)
         // Options that exclude or require each other.
         for option in command.options where out.given(option.name) {
             for other in option.excludes where out.given(other) {
-                throw UsageError("\(option.name) cannot be used with \(other)", command: line)
+                throw UsageError("give \(option.name) or \(other), not both", command: line)
             }
             for needed in option.requires where !out.given(needed) {
-                throw UsageError("\(option.name) needs \(needed)", command: line)
+                throw UsageError("\(option.name) goes with \(needed)", command: line)
             }
         }
         // Positional arguments: how many, and their kinds.
@@ -272,6 +296,24 @@ public struct CommandTable: Sendable {
             try Self.check(value, kind: spec.kind, what: spec.name, line: line)
         }
         return out
+    }
+
+    /// One mode at a time, and only its options (and those of no mode).
+    func checkModes(_ out: ParsedArguments, of command: CommandSpec, line: String) throws {
+        guard !command.modes.isEmpty else { return }
+        let selected = command.modes.filter { $0.selector.map(out.given) ?? false }
+        if selected.count > 1 {
+            throw UsageError("give \(selected.compactMap(\.selector).joined(separator: " or ")), not both", command: line)
+        }
+        guard let mode = selected.first ?? command.modes.first(where: { $0.selector == nil }) else { return }
+        let label = mode.selector ?? "a \(mode.name)"
+        let others = Set(command.modes.filter { $0.name != mode.name }.flatMap(\.options)).subtracting(mode.options)
+        if let stray = out.flags.union(out.values.keys).sorted().first(where: { others.contains($0) }) {
+            throw UsageError("\(stray) does not apply to \(label): \(mode.hint)", command: line)
+        }
+        if !mode.takesArguments, let extra = out.positionals.first {
+            throw UsageError("unexpected '\(UsageError.quote(extra, limit: 30))': \(mode.hint)", command: line)
+        }
     }
 
     static func check(_ value: String, kind: ValueKind, what: String, line: String) throws {

@@ -17,6 +17,7 @@ _ofj() {
         /ask:--model) COMPREPLY=(); return ;;
         /ask:--record) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /log:--kcal) COMPREPLY=(); return ;;
+        /log:--kj) COMPREPLY=(); return ;;
         /log:--protein) COMPREPLY=(); return ;;
         /log:--carbs) COMPREPLY=(); return ;;
         /log:--fat) COMPREPLY=(); return ;;
@@ -47,7 +48,7 @@ _ofj() {
         "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref goals backup export diag replay doctor completion help" ;;
         /ask) options="--yes --json --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
-        /log) options="--kcal --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --grams --servings --date --meal --force --json -h --help"; words="" ;;
+        /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --grams --servings --date --meal --force --json -h --help"; words="" ;;
         /foods) options="--brand --sort --limit --json -h --help"; words="" ;;
         /ref) options="--limit --json -h --help"; words="" ;;
         /goals) options="--json -h --help"; words="set reset" ;;
