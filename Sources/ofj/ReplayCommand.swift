@@ -3,6 +3,7 @@ import Agent
 import Diagnostics
 import Foundation
 import Journal
+import OutputSafety
 import REPL
 import SQLiteKit
 import Transcripts
@@ -32,7 +33,7 @@ struct ReplayCommand {
             }
             let file: TranscriptFile
             do { file = try TranscriptFile.parse(String(decoding: data, as: UTF8.self), path: path) } catch {
-                print("FAIL \(error)")
+                print("FAIL \(TerminalText.sanitize("\(error)"))") // a transcript is untrusted text
                 failed += 1
                 continue
             }
@@ -50,7 +51,7 @@ struct ReplayCommand {
                 if !p.has("--quiet") { print("ok   \(path)") }
                 passed += 1
             } else {
-                print("FAIL \(path)\n\(result.report)")
+                print("FAIL \(path)\n\(TerminalText.sanitize(result.report))")
                 failed += 1
             }
         }
