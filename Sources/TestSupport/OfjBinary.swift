@@ -20,20 +20,29 @@ public enum OfjBinary {
     }
 
     /// Runs ofj on its own thread (never blocking the shared task pool) and waits for it.
-    public static func run(_ arguments: [String], input: String = "", environment: [String: String]) async throws -> Result {
+    /// `umask` (octal, e.g. "000") runs it under that file-creation mask, through /bin/sh.
+    public static func run(_ arguments: [String], input: String = "", environment: [String: String], umask: String? = nil) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Swift.Result<OfjBinary.Result, Error> { try runBlocking(arguments, input: input, environment: environment) })
+                continuation.resume(with: Swift.Result<OfjBinary.Result, Error> {
+                    try runBlocking(arguments, input: input, environment: environment, umask: umask)
+                })
             }.start()
         }
     }
 
     /// Runs ofj with `arguments`, feeding `input` on stdin, in an environment limited to `environment`.
-    public static func runBlocking(_ arguments: [String], input: String = "", environment: [String: String]) throws -> Result {
+    public static func runBlocking(_ arguments: [String], input: String = "", environment: [String: String],
+                                   umask: String? = nil) throws -> Result {
         guard let path else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+        if let umask {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask \(umask) && exec \"$0\" \"$@\"", path] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = arguments
+        }
         var env = environment
         env["PATH"] = env["PATH"] ?? "/usr/bin:/bin"
         process.environment = env

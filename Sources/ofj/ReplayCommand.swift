@@ -95,7 +95,8 @@ struct ReplayCommand {
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let result = await Replayer(file: file, environment: environment(version: version), directory: dir).run()
-        do { try Data(result.updatedText.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch { return false }
+        // Still owner-only: the recording holds the journal and what was typed.
+        do { try PrivateFile.write(Array(result.updatedText.utf8), to: path, overwrite: true) } catch { return false }
         return true
     }
 }
