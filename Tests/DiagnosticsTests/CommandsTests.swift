@@ -87,6 +87,8 @@ import Testing
         #expect(first.stdout == "exported 1 events to \(path)\n")
         let written = try String(contentsOfFile: path, encoding: .utf8)
         #expect(written.contains(Fixtures.event(1).id))
+        // Owner-only whatever the umask (it was 0644 before).
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
 
         try "keep me".write(toFile: path, atomically: true, encoding: .utf8)
         let refused = await commands.run(["export", "-o", path])
