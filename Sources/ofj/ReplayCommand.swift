@@ -38,7 +38,8 @@ struct ReplayCommand {
                 continue
             }
             let dir = NSTemporaryDirectory() + "ofj-replay-" + UUID().uuidString
-            try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            // 0700: the replay database holds the transcript's journal.
+            try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let result = await Replayer(file: file, environment: environment, directory: dir).run()
             if p.has("--update") {
@@ -92,7 +93,8 @@ struct ReplayCommand {
         guard let data = FileManager.default.contents(atPath: path),
               let file = try? TranscriptFile.parse(String(decoding: data, as: UTF8.self), path: path) else { return false }
         let dir = NSTemporaryDirectory() + "ofj-record-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // 0700: the replay database holds a copy of the journal.
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let result = await Replayer(file: file, environment: environment(version: version), directory: dir).run()
         // Still owner-only: the recording holds the journal and what was typed.
