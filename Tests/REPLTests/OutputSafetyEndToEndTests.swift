@@ -102,6 +102,21 @@ import SQLiteKit
         let r = try await OfjBinary.run(["ask", "hello"], environment: providerEnvironment(server))
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "Hello world red eggslink done.\n", "\(r.stdout.debugDescription)")
+
+        // --json keeps the exact text for programs, escaped so that printing it is harmless.
+        server.enqueue(.eventStream(Self.hostileStream, maxChunk: 7))
+        var e = providerEnvironment(server)
+        e["OFJ_HOME"] = home.file("data-json")
+        let json = try await OfjBinary.run(["ask", "--json", "hello"], environment: e)
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(Self.unsafeScalars(json.stdout).isEmpty, "\(json.stdout.debugDescription)")
+        var text = ""
+        for line in json.stdout.split(separator: "\n") {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            if object["type"] as? String == "text_delta" { text += object["text"] as? String ?? "" }
+        }
+        #expect(text.hasPrefix("Hello \u{1B}]52;c;ZXZpbA==\u{07}world\u{1B}[2J"), "\(text.debugDescription)")
+        #expect(text.contains("\u{202E}eggs"))
     }
 
     @Test func streamedEscapeSequencesNeverReachTheREPL() async throws {
