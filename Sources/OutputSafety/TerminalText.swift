@@ -77,7 +77,7 @@ public enum TerminalText {
                 case 0x1B: state = .escape
                 case 0x18, 0x1A: state = .ground                         // CAN, SUB cancel
                 default:
-                    // Not a sequence (ESC before a letter of text or a control): drop only the ESC.
+                    // Not a sequence (ESC before non-ASCII text or a control): drop only the ESC.
                     state = .ground
                     ground(s, into: &out)
                 }
