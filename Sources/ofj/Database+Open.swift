@@ -3,6 +3,7 @@ import Agent
 import Diagnostics
 import Foundation
 import Journal
+import OutputSafety
 import REPL
 import SQLiteKit
 
@@ -19,6 +20,10 @@ enum OfjDatabase {
     /// Opens (creating if needed) and migrates the database at `path`.
     static func open(path: String) throws -> DatabaseQueue {
         let queue: DatabaseQueue
+        // A new database is created owner-only (0600) whatever the umask; SQLite gives its -wal
+        // and -shm files the mode of the database file. When this fails, SQLite's open below
+        // fails too and says why.
+        do { try PrivateFile.createIfMissing(path) } catch {}
         do {
             queue = try DatabaseQueue(path: path)
         } catch let e as DatabaseError where e.code == 26 /* SQLITE_NOTADB */ {

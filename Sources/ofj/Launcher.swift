@@ -3,6 +3,7 @@ import Agent
 import Diagnostics
 import Foundation
 import Journal
+import OutputSafety
 import Providers
 import REPL
 import Transcripts
@@ -29,10 +30,10 @@ struct Launcher {
                 throw CLIError("unknown command '\(Terminal.sanitize(other, keepNewlines: false).prefix(30))' (see ofj --help)", status: 2)
             }
         } catch let e as CLIError {
-            Console.err("ofj: \(e.description)\n")
+            Console.err("ofj: \(TerminalText.sanitize(e.description))\n")
             return e.status
         } catch let e as UsageError {
-            Console.err("ofj: \(e.message) (see ofj --help)\n")
+            Console.err("ofj: \(TerminalText.sanitize(e.message, keepNewlines: false)) (see ofj --help)\n")
             return 2
         } catch {
             Console.err("ofj: \(Terminal.sanitize("\(error)", keepNewlines: false))\n")
@@ -167,15 +168,19 @@ struct Launcher {
             }
         }
         defer { watcher.cancel() }
+        // Model text is sanitised as a stream (a sequence split across deltas is removed whole);
+        // any other event ends the text.
+        var textFilter = TerminalText.StreamFilter()
         for await event in runner.events where event.runID == handle.runID {
+            if case .textDelta = event.kind {} else { textFilter.reset() }
             if let recorder, case .approvalRequested = event.kind { recorder.answer(p.has("--yes") ? "y" : "n") }
             if case .approvalRequested = event.kind, !p.has("--yes") { refusedWrites += 1 }
             if p.has("--json") {
-                Console.out((event.jsonLine + "\n"))
+                Console.out((TerminalText.escapingJSON(event.jsonLine) + "\n"))
             } else {
                 switch event.kind {
                 case .textDelta(let t):
-                    let shown = Terminal.sanitize(t)
+                    let shown = textFilter.feed(t)
                     Console.out(shown)
                     if !shown.isEmpty { midLine = !shown.hasSuffix("\n") }
                 case .toolFinished(_, let name, .succeeded, let summary) where tools.tool(named: name)?.effect == .write:
@@ -185,8 +190,8 @@ struct Launcher {
                     Console.out((midLine ? "\n" : "") + "  ✓ " + Terminal.sanitize(summary, keepNewlines: false) + "\n")
                     midLine = false
                 case .approvalRequested(let r) where !p.has("--yes"):
-                    Console.err("ofj: refused \(r.toolName) (writes need --yes in ofj ask)\n")
-                case .error(let e): Console.err("ofj: \(e.line)\n")
+                    Console.err("ofj: refused \(TerminalText.sanitize(r.toolName, keepNewlines: false)) (writes need --yes in ofj ask)\n")
+                case .error(let e): Console.err("ofj: \(hidingSecrets(TerminalText.sanitize(e.line, keepNewlines: false)))\n")
                 default: break
                 }
             }
@@ -237,12 +242,37 @@ struct Launcher {
         let files = ProviderFiles.load(environment: environment)
         let lines = ProviderDoctor.report(environment: environment, file: files.file, credentials: files.credentials,
                                           credentialsError: files.credentialsProblem)
-        print("ofj \(version)")
-        print("data: \(paths.databasePath)")
-        print("config: \(paths.configPath)\(FileManager.default.fileExists(atPath: paths.configPath) ? "" : " (none)")")
-        for problem in files.problems where problem != files.credentialsProblem { print("-- \(problem)") }
-        print(ProviderDoctor.render(lines))
+        // Doctor output ends up in bug reports: credentials inside URLs (user:pass@, ?key=…) are
+        // hidden and nothing from a file or the environment can send escape sequences.
+        func show(_ line: String) { Console.out(URLCredentials.redact(TerminalText.sanitize(line)) + "\n") }
+        show("ofj \(version)")
+        show("data: \(paths.databasePath)")
+        show("config: \(paths.configPath)\(FileManager.default.fileExists(atPath: paths.configPath) ? "" : " (none)")")
+        for problem in files.problems where problem != files.credentialsProblem { show("-- \(problem)") }
+        show(ProviderDoctor.render(lines))
+        if let sink = environment["TURSO_DATABASE_URL"], !sink.isEmpty { show("diagnostics: delivered to \(sink)") }
+        // A warning, not a failure (the exit status stays 0): the journal works, but other users
+        // of this machine can read it.
+        for warning in Self.permissionWarnings(paths) { show("warning: " + warning) }
         return 0
+    }
+}
+
+extension Launcher {
+    /// The data folder and database when group or others can read them (files ofj creates are
+    /// 0600 and the folder 0700, but an existing OFJ_HOME may have been made by hand).
+    static func permissionWarnings(_ paths: AppPaths) -> [String] {
+        var warnings: [String] = []
+        if PrivateFile.isReadableByOthers(paths.dataDirectory) == true, let mode = PrivateFile.permissions(paths.dataDirectory) {
+            warnings.append("the data folder \(paths.dataDirectory) can be read by other users (mode \(String(mode, radix: 8))); "
+                + "to fix: chmod 700 '\(paths.dataDirectory)'")
+        }
+        for file in [paths.databasePath, paths.databasePath + "-wal", paths.databasePath + "-shm"] {
+            if PrivateFile.isReadableByOthers(file) == true, let mode = PrivateFile.permissions(file) {
+                warnings.append("\(file) can be read by other users (mode \(String(mode, radix: 8))); to fix: chmod 600 '\(file)'")
+            }
+        }
+        return warnings
     }
 }
 

@@ -2,6 +2,7 @@
 import Foundation
 import Journal
 import Nutrition
+import OutputSafety
 import REPL
 import ReferenceFoods
 #if canImport(Glibc)
@@ -32,7 +33,8 @@ let help = """
     """
 
 func writeOut(_ s: String) { Console.out((s + "\n")) }
-func writeErr(_ s: String) { Console.err(("ofj: " + s + "\n")) }
+/// Errors quote what was typed, names and messages from outside: sanitised like every such text.
+func writeErr(_ s: String) { Console.err(("ofj: " + TerminalText.sanitize(s) + "\n")) }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment

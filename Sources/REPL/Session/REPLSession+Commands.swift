@@ -52,10 +52,10 @@ extension REPLSession {
                 try showUsage()
             case "context":
                 guard let report = services.contextReport else { say("Context details are not available for this model."); return }
-                say(try report(threadID))
+                say(Terminal.sanitize(try report(threadID)))
             case "compact":
                 guard let compact = services.compact else { say("Compaction is not available for this model."); return }
-                say(try await compact(threadID, argument))
+                say(Terminal.sanitize(try await compact(threadID, argument)))
             case "model":
                 if argument.isEmpty {
                     say("Model: \(currentModel.model) (provider \(currentModel.provider)). /model NAME switches.")
@@ -113,7 +113,7 @@ extension REPLSession {
         if let t = try services.store.thread(key) { return t }
         let matches = try services.store.listThreads(limit: 10_000).filter { $0.id.hasPrefix(key) }
         guard !matches.isEmpty else { throw UsageError("no thread with id \(Terminal.sanitize(key, keepNewlines: false)); /threads lists them") }
-        guard matches.count == 1 else { throw UsageError("\(matches.count) threads start with \(key); type more of the id") }
+        guard matches.count == 1 else { throw UsageError("\(matches.count) threads start with \(Terminal.sanitize(key, keepNewlines: false)); type more of the id") }
         return matches[0]
     }
 

@@ -4,6 +4,7 @@ import Agent
 import Foundation
 import Journal
 import Nutrition
+import OutputSafety
 
 @MainActor
 public final class REPLSession {
@@ -115,7 +116,7 @@ public final class REPLSession {
             let handle = try services.runner.submit(threadID: threadID, text: line, model: currentModel)
             await follow(handle, started: started)
         } catch {
-            say(style.red("✗ ") + "\(error)")
+            say(style.red("✗ ") + Terminal.sanitize("\(error)", keepNewlines: false))
         }
     }
 
@@ -149,13 +150,17 @@ public final class REPLSession {
 
         var iterator = events
         defer { events = iterator }
+        // Model text is sanitised as a stream: an escape sequence split across deltas is removed
+        // whole. Any other event ends the text, so a sequence left open cannot swallow later text.
+        var textFilter = TerminalText.StreamFilter()
         while let event = await iterator.next(isolation: #isolation) {
             guard event.runID == handle.runID else { continue }
+            if case .textDelta = event.kind {} else { textFilter.reset() }
             switch event.kind {
             case .phase:
                 break
             case .textDelta(let text):
-                writer.write(Terminal.sanitize(text))
+                writer.write(textFilter.feed(text))
             case .toolStarted(_, _, let activity):
                 writer.finishLine()
                 output.write(style.dim("  · " + Terminal.sanitize(activity, keepNewlines: false)) + "\n")
