@@ -263,7 +263,9 @@ extension ConversationStore {
                 part = .toolResult(ToolResult(callID: s.value(at: 9).string ?? "", name: s.value(at: 10).string ?? "", content: body,
                                               isError: s.value(at: 11).int == 1))
             case "continuation":
-                part = .continuation(ContinuationItem(provider: s.value(at: 12).string ?? "", kind: s.value(at: 13).string ?? "", payload: body))
+                // A continuation part keeps its origin in the otherwise unused `name` column.
+                part = .continuation(ContinuationItem(provider: s.value(at: 12).string ?? "", kind: s.value(at: 13).string ?? "", payload: body,
+                                                      origin: s.value(at: 10).string ?? ""))
             default:
                 part = .text(body)
             }
@@ -295,7 +297,7 @@ extension ConversationStore {
         case .toolResult(let r):
             try db.execute(sql, [messageID, ordinal, "tool_result", r.content, r.callID, r.name, r.isError, String?.none, String?.none])
         case .continuation(let c):
-            try db.execute(sql, [messageID, ordinal, "continuation", c.payload, String?.none, String?.none, 0, c.provider, c.kind])
+            try db.execute(sql, [messageID, ordinal, "continuation", c.payload, String?.none, c.origin.isEmpty ? nil : c.origin, 0, c.provider, c.kind])
         }
     }
 
