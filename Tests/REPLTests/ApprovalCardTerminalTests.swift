@@ -1,0 +1,76 @@
+// Approval cards on a real terminal: keys typed before a card is drawn never answer it.
+import Foundation
+import Testing
+import TestSupport
+import SQLiteKit
+
+@Suite(.serialized) struct ApprovalCardTerminalTests {
+    let home = TempDirectory(prefix: "ofj-card")
+
+    static let logApple = """
+        data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"log_food","arguments":""}}]}}]}
+
+        data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"name\\":\\"Apple\\",\\"meal\\":\\"lunch\\",\\"nutrients\\":{\\"energy_kcal\\":95}}"}}]}}]}
+
+        data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+        data: [DONE]
+
+
+        """
+
+    static let done = """
+        data: {"id":"c2","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"OK."}}]}
+
+        data: {"id":"c2","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}
+
+        data: [DONE]
+
+
+        """
+
+    func environment(_ server: LoopbackHTTPServer) -> [String: String] {
+        ["OFJ_HOME": home.file("data"), "XDG_STATE_HOME": home.file("state"), "XDG_CONFIG_HOME": home.file("config"),
+         "HOME": home.path, "TERM": "xterm", "LANG": "C.UTF-8", "OFJ_PROVIDER": "openai", "OFJ_MODEL": "test-model",
+         "OPENAI_BASE_URL": server.url("/v1"), "OPENAI_API_KEY": "sk-test-NOT-A-REAL-KEY-123456"]
+    }
+
+    func scalar(_ sql: String) throws -> String {
+        let db = try Database(path: home.file("data/ofj.sqlite"))
+        let value = try db.scalar(sql)
+        return value.string ?? value.int.map(String.init) ?? "\(value)"
+    }
+
+    @Test func keysTypedBeforeTheCardNeverAnswerIt() async throws {
+        let server = try LoopbackHTTPServer()
+        // The model takes 2 s to answer; meanwhile the person types "y" and Enter.
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "text/event-stream")], body: Array(Self.logApple.utf8),
+                             framing: .chunked, delayBeforeHead: 2))
+        server.enqueue(.eventStream(Self.done))
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment(server))
+        #expect(await p.read(until: "/help for commands") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("log an apple\r")
+        _ = await p.read(timeout: 0.5)
+        p.send("y\r") // typed ahead, before any card exists
+        let card = await p.read(until: "[a]lways for this tool in this thread: ")
+        if card == nil { Issue.record("no card: \(await p.read(timeout: 0.5).debugDescription)") }
+        // The typed-ahead "y" did not answer the card: it is still waiting, nothing was written.
+        let meanwhile = await p.read(timeout: 1.0)
+        #expect(!meanwhile.contains("logged"), "\(meanwhile)")
+        #expect(try scalar("SELECT count(*) FROM journal_entries") == "0")
+        // Only a single key answers; anything else asks again.
+        p.send("yes please\r")
+        #expect(await p.read(until: "Please answer y, n or a.") != nil)
+        p.send("e\r")
+        #expect(await p.read(until: "Editing is not available yet") != nil)
+        p.send("n\r")
+        #expect(await p.read(until: "not done: declined") != nil)
+        #expect(await p.read(until: "OK.") != nil)
+        #expect(try scalar("SELECT count(*) FROM journal_entries") == "0")
+        #expect(try scalar("SELECT group_concat(decision) FROM agent_approvals") == "deny")
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
+}
