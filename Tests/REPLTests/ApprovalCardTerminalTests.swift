@@ -73,4 +73,38 @@ import SQLiteKit
         p.send("/exit\r")
         #expect(await p.waitForExit() == 0)
     }
+
+    /// Issue 17, defect 1: Ctrl-C at a card, `/continue`, the card again, `y` — was recorded as a
+    /// denial (3 of 3 tries) and the model was told the person declined.
+    @Test func yAtTheCardShownAgainAfterCtrlCIsRecordedAsYes() async throws {
+        let server = try LoopbackHTTPServer()
+        server.enqueue(.eventStream(Self.logApple))
+        server.enqueue(.eventStream(Self.done))
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment(server))
+        #expect(await p.read(until: "/help for commands") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("log an apple\r")
+        #expect(await p.read(until: "[a]lways for this tool in this thread: ") != nil)
+        _ = await p.read(timeout: 0.5) // the person reads the card
+        p.send("\u{03}")
+        #expect(await p.read(until: "Type /continue to resume") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("/continue\r")
+        #expect(await p.read(until: "[a]lways for this tool in this thread: ") != nil)
+        _ = await p.read(timeout: 0.5)
+        p.send("y\r")
+        let after = await p.read(until: "OK.")
+        if after == nil { Issue.record("screen: \(await p.read(timeout: 0.5).debugDescription)") }
+        #expect(after?.contains("✓") == true && after?.contains("logged Apple") == true, "\(after ?? "")")
+        #expect(after?.contains("declined") == false)
+        #expect(try scalar("SELECT count(*) FROM journal_entries") == "1")
+        #expect(try scalar("SELECT group_concat(decision) FROM agent_approvals") == "allow_once")
+        // The model was told the change was made, not that the person declined.
+        let last = try #require(server.requests.last)
+        let body = String(decoding: last.body, as: UTF8.self)
+        #expect(body.contains("logged") && !body.contains("declined"))
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
 }
