@@ -122,4 +122,20 @@ import SQLiteKit
             #expect(planned.change["arguments"]?["meal"]?.stringValue == "breakfast", "\(name)")
         }
     }
+
+    /// The stored change (parsed back from the ledger's text, as on resume) still matches a fresh
+    /// plan when versions are fractional seconds: no spurious conflict.
+    @Test func aStoredChangeWithFractionalVersionsStillApplies() throws {
+        let f = try Fixture()
+        f.clock.advance(by: 0.123_456_789)
+        _ = try f.journal.updateEntry(f.seed.coffee, EntryUpdate(name: "Coffee"))
+        var draft = FoodDraft(try #require(try f.journal.food(f.seed.yogurt)))
+        draft.nutrients = nutrients(["energy_kcal": 101.2345, "protein_g": 17.98765])
+        _ = try f.journal.editFood(f.seed.yogurt, draft)
+        f.clock.advance(by: 1.000_000_3)
+        let (_, moved) = try previewThenApply(f, "update_journal_entry", ["entry_id": .string(f.seed.coffee.uuidString), "servings": 1.5]) {}
+        #expect(throws: Never.self) { try moved.get() }
+        let (_, logged) = try previewThenApply(f, "log_saved_food", ["food_id": .string(f.seed.yogurt.uuidString), "quantity": 123.456, "unit": "g"]) {}
+        #expect(throws: Never.self) { try logged.get() }
+    }
 }

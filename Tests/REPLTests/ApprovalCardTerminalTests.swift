@@ -107,4 +107,51 @@ import SQLiteKit
         p.send("/exit\r")
         #expect(await p.waitForExit() == 0)
     }
+
+    /// Issue 25 §2: a card showing "Oatmeal — 150 kcal" wrote 1,500 kcal because another process
+    /// changed the food while the card was open. Now nothing is written and a new card shows the
+    /// change as it is now.
+    @Test func aFoodChangedByAnotherProcessWhileTheCardIsOpenIsNotWritten() async throws {
+        let backup = home.file("foods.json")
+        try #"""
+            {"schema_version": 1, "exported_at": "2026-11-29T10:00:00.000Z", "entries": [],
+             "foods": [{"id": "11111111-1111-1111-1111-111111111111", "kind": "single", "name": "Oatmeal",
+                        "serving": {"quantity": 40, "unit": "g", "grams": 40}, "mappings": [], "nutrients": {"energy_kcal": 150},
+                        "ingredients": [], "recipe_servings": 1, "calculator_ingredients": [], "is_on_shelf": false,
+                        "is_manually_archived": false, "created_at": "2026-11-01T08:00:00.000Z", "updated_at": "2026-11-01T08:00:00.000Z"}]}
+            """#.write(toFile: backup, atomically: true, encoding: .utf8)
+        let server = try LoopbackHTTPServer()
+        let imported = try await OfjBinary.run(["backup", "import", backup], environment: environment(server))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let call = Self.logApple.replacingOccurrences(of: "log_food", with: "log_saved_food")
+            .replacingOccurrences(of: #"{\"name\":\"Apple\",\"meal\":\"lunch\",\"nutrients\":{\"energy_kcal\":95}}"#,
+                                  with: #"{\"food_id\":\"11111111-1111-1111-1111-111111111111\",\"meal\":\"lunch\"}"#)
+        #expect(call.contains("11111111-1111"))
+        server.enqueue(.eventStream(call))
+        server.enqueue(.eventStream(Self.done))
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment(server))
+        #expect(await p.read(until: "/help for commands") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("log my oatmeal\r")
+        let first = await p.read(until: "[a]lways for this tool in this thread: ")
+        #expect(first?.contains("Nutrients: 150 kcal") == true, "\(first ?? "")")
+        // Another process changes the food while the card is open.
+        do {
+            let db = try Database(path: home.file("data/ofj.sqlite"))
+            try db.execute("UPDATE journal_saved_foods SET nutrients = 'energy_kcal=1500', updated_at = updated_at + 5000")
+        }
+        p.send("y\r")
+        let second = await p.read(until: "[a]lways for this tool in this thread: ")
+        if second == nil { Issue.record("no second card: \(await p.read(timeout: 0.5).debugDescription)") }
+        #expect(second?.contains("Changed since the card you approved: the Food Bank food Oatmeal was changed; nothing was written.") == true,
+                "\(second ?? "")")
+        #expect(second?.contains("Nutrients: 1500 kcal") == true)
+        #expect(try scalar("SELECT count(*) FROM journal_entries") == "0")
+        p.send("n\r")
+        #expect(await p.read(until: "OK.") != nil)
+        #expect(try scalar("SELECT count(*) FROM journal_entries") == "0")
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
 }
