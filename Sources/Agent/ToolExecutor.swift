@@ -202,7 +202,8 @@ struct ToolExecutor: Sendable {
                 planned = k.change
                 decision = k.decision
             } else {
-                guard let p = try plan(tool, arguments: arguments, context: context, item: item, turn: turn) else { return }
+                // Planned at the time the card is drawn (a re-plan after a conflict sees the time now).
+                guard let p = try plan(tool, arguments: arguments, context: self.context(call), item: item, turn: turn) else { return }
                 planned = p
                 decision = try await approval(of: planned, notice: notice, key: key, call: call, setPhase: setPhase)
             }
