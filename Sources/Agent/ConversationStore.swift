@@ -218,7 +218,7 @@ extension ConversationStore {
                     toolName: r["tool_name"].string ?? "", outcome: LedgerEntry.Outcome(rawValue: r["outcome"].string ?? "") ?? .failed,
                     decision: r["decision"].string,
                     output: ToolOutput(content: r["result"].string ?? "", summary: r["summary"].string ?? "", isError: r["is_error"].int == 1),
-                    recordedAt: r["recorded_at"].double ?? 0)
+                    recordedAt: r["recorded_at"].double ?? 0, change: r["change"].string.flatMap { PlannedChange(serialized: $0) })
     }
 
     static func thread(_ db: Database, id: String) throws -> ThreadSummary? {
