@@ -161,5 +161,12 @@ extension ConversationStore {
         // The process that runs an active run ("pid:start"), so that another ofj starting on the
         // same database leaves that run alone and only suspends runs whose process is gone.
         migrator.register("agent-4-run-owner", sql: "ALTER TABLE agent_runs ADD COLUMN owner TEXT;")
+
+        // The exact change a write call was approved for and wrote (`PlannedChange.serialized`), so
+        // a resumed run applies what the person saw instead of planning it again.
+        migrator.register("agent-5-planned-change", sql: """
+            ALTER TABLE agent_approvals ADD COLUMN change TEXT;
+            ALTER TABLE agent_ledger ADD COLUMN change TEXT;
+            """)
     }
 }

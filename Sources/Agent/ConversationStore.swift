@@ -234,7 +234,7 @@ extension ConversationStore {
                     toolName: r["tool_name"].string ?? "", outcome: LedgerEntry.Outcome(rawValue: r["outcome"].string ?? "") ?? .failed,
                     decision: r["decision"].string,
                     output: ToolOutput(content: r["result"].string ?? "", summary: r["summary"].string ?? "", isError: r["is_error"].int == 1),
-                    recordedAt: r["recorded_at"].double ?? 0)
+                    recordedAt: r["recorded_at"].double ?? 0, change: r["change"].string.flatMap { PlannedChange(serialized: $0) })
     }
 
     static func thread(_ db: Database, id: String) throws -> ThreadSummary? {
@@ -279,7 +279,9 @@ extension ConversationStore {
                 part = .toolResult(ToolResult(callID: s.value(at: 9).string ?? "", name: s.value(at: 10).string ?? "", content: body,
                                               isError: s.value(at: 11).int == 1))
             case "continuation":
-                part = .continuation(ContinuationItem(provider: s.value(at: 12).string ?? "", kind: s.value(at: 13).string ?? "", payload: body))
+                // A continuation part keeps its origin in the otherwise unused `name` column.
+                part = .continuation(ContinuationItem(provider: s.value(at: 12).string ?? "", kind: s.value(at: 13).string ?? "", payload: body,
+                                                      origin: s.value(at: 10).string ?? ""))
             default:
                 part = .text(body)
             }
@@ -311,7 +313,7 @@ extension ConversationStore {
         case .toolResult(let r):
             try db.execute(sql, [messageID, ordinal, "tool_result", r.content, r.callID, r.name, r.isError, String?.none, String?.none])
         case .continuation(let c):
-            try db.execute(sql, [messageID, ordinal, "continuation", c.payload, String?.none, String?.none, 0, c.provider, c.kind])
+            try db.execute(sql, [messageID, ordinal, "continuation", c.payload, String?.none, c.origin.isEmpty ? nil : c.origin, 0, c.provider, c.kind])
         }
     }
 

@@ -1,4 +1,5 @@
 // The other ports the runner depends on: approvals, clock, ids, diagnostics.
+import Synchronization
 
 /// An approval request shown to the person before a write.
 public struct ApprovalRequest: Sendable, Hashable {
@@ -8,13 +9,19 @@ public struct ApprovalRequest: Sendable, Hashable {
     public var toolName: String
     /// Human-readable preview of exactly what will change.
     public var preview: String
-    public init(threadID: String, runID: String, callID: String, toolName: String, preview: String) {
+    /// This asking, unique in the process: an answer is for the card it was given to, never for a
+    /// later card of the same call (after Ctrl-C and `/continue` the call is asked about again).
+    public var askID: Int
+    public init(threadID: String, runID: String, callID: String, toolName: String, preview: String, askID: Int? = nil) {
         self.threadID = threadID
         self.runID = runID
         self.callID = callID
         self.toolName = toolName
         self.preview = preview
+        self.askID = askID ?? Self.nextAskID.add(1, ordering: .relaxed).newValue
     }
+
+    private static let nextAskID = Atomic<Int>(0)
 }
 
 public enum ApprovalDecision: String, Sendable, Hashable {

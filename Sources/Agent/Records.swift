@@ -99,6 +99,9 @@ public struct LedgerEntry: Sendable, Hashable {
     public var decision: String?
     public var output: ToolOutput
     public var recordedAt: Double
+    /// The exact change that was approved and written (nil for rows from before `agent-5`, and
+    /// for calls rejected before a change was planned).
+    public var change: PlannedChange? = nil
 }
 
 /// Usage of one model round as stored.

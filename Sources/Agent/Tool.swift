@@ -77,13 +77,55 @@ extension Tool {
     public var timing: ToolTiming { .localRead }
 }
 
+/// The exact change a write will make, resolved when the card is drawn: the card text the person
+/// approves, the change itself (every default, amount, nutrient and id filled in), and the versions
+/// of the data it was computed from. The approval and the ledger store it; `apply` writes it and
+/// nothing else, and refuses with `ChangeConflict` when what it depends on changed meanwhile.
+public struct PlannedChange: Sendable, Hashable {
+    /// What the approval card shows.
+    public var card: String
+    /// The resolved change, as JSON the tool can apply without planning again.
+    public var change: JSONValue
+    /// What the change depends on (e.g. `{"saved_food": {"<id>": updated_at}}`); checked by apply.
+    public var preconditions: JSONValue
+
+    public init(card: String, change: JSONValue, preconditions: JSONValue = .object([:])) {
+        self.card = card
+        self.change = change
+        self.preconditions = preconditions
+    }
+
+    /// The stored form (in `agent_approvals.change` and `agent_ledger.change`).
+    public var serialized: String {
+        JSONValue.object(["card": .string(card), "change": change, "preconditions": preconditions]).serialized
+    }
+
+    /// Reads the stored form back; nil when it is not one.
+    public init?(serialized text: String) {
+        guard let json = try? JSONValue.parse(text), let card = json["card"]?.stringValue, let change = json["change"] else { return nil }
+        self.init(card: card, change: change, preconditions: json["preconditions"] ?? .object([:]))
+    }
+}
+
+/// Thrown by `WriteTool.apply` when the data an approved change depends on changed after the card
+/// was drawn (another process edited the food, the entry was changed). Nothing was written; the
+/// runner plans the change again and asks the person about the new card.
+public struct ChangeConflict: Error, Sendable, CustomStringConvertible {
+    /// One line for the person: what changed ("the Food Bank food Oatmeal was changed").
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
 /// A tool that changes data. It never runs without approval, and it applies its change inside the
 /// ledger transaction it is given, so the change and the ledger row commit together.
 public protocol WriteTool: Tool {
-    /// Exactly what will change, for the approval card. Throws ToolArgumentError for bad arguments.
-    func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> String
-    /// Applies the change inside the caller's transaction. Throws to roll everything back.
-    func apply(arguments: JSONValue, context: ToolContext, database: Database) throws -> ToolOutput
+    /// Resolves the call into the exact change, for the approval card and the ledger. Throws
+    /// ToolArgumentError for bad arguments.
+    func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> PlannedChange
+    /// Writes `change` (as previewed and approved) inside the caller's transaction, and nothing
+    /// else. Throws `ChangeConflict` when its preconditions no longer hold; throws to roll back.
+    func apply(_ change: PlannedChange, context: ToolContext, database: Database) throws -> ToolOutput
 }
 
 extension WriteTool {

@@ -189,33 +189,103 @@ struct ToolExecutor: Sendable {
         }
         emit(.toolStarted(callID: call.id, name: call.name, activity: ToolRegistry.oneLine(tool.activity(arguments: arguments))))
 
-        // The preview also checks the arguments against the data (unknown ids, impossible units).
-        let preview: String
+        // A resumed run whose call was approved before it stopped applies the change that was
+        // approved, never a new plan of it.
+        var kept = try keptApproval(key)
+        var notice: String?
+        var conflicts = 0
+        while true {
+            let planned: PlannedChange
+            let decision: ApprovalDecision
+            if let k = kept {
+                kept = nil
+                planned = k.change
+                decision = k.decision
+            } else {
+                // Planned at the time the card is drawn (a re-plan after a conflict sees the time now).
+                guard let p = try plan(tool, arguments: arguments, context: self.context(call), item: item, turn: turn) else { return }
+                planned = p
+                decision = try await approval(of: planned, notice: notice, key: key, call: call, setPhase: setPhase)
+            }
+            if decision == .deny {
+                let output = ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
+                                        summary: "declined; nothing was written")
+                try finishWithoutWriting(item, turn: turn, output: output, status: .denied, ledger: (.denied, decision), change: planned)
+                record(.toolExecution, status: "denied", turn: turn, call: call, errorClass: nil)
+                return
+            }
+            try setPhase(.executingTools)
+            try Task.checkCancellation()
+            do {
+                try commit(planned, tool: tool, context: context, decision: decision, item: item, key: key, started: started)
+                return
+            } catch let conflict as ChangeConflict {
+                // Rolled back: what the card showed is no longer what would be written. Ask again
+                // about the change as it is now (a few times at most), or give up without writing.
+                conflicts += 1
+                record(.toolExecution, status: "conflict", turn: turn, call: call, errorClass: "changed_since_preview")
+                guard conflicts < Self.maxConflicts else {
+                    let output = ToolOutput.error("\(call.name) was not done: \(conflict.message) while the change waited for approval, again; nothing was written. Look it up again and tell the person")
+                    try finishWithoutWriting(item, turn: turn, output: output, status: .failed, ledger: (.failed, decision), change: planned)
+                    return
+                }
+                notice = conflict.message
+            } catch let crash as SimulatedCrash {
+                throw crash
+            } catch let e as ToolArgumentError {
+                // Rolled back: nothing was written. Recorded so the same call is not attempted again.
+                try finishWithoutWriting(item, turn: turn, output: .error(e.description), status: .rejected, ledger: (.failed, decision), change: planned)
+                record(.toolExecution, status: "rejected", turn: turn, call: call, errorClass: "invalid_arguments")
+                return
+            } catch let e as DatabaseError where e.isBusy {
+                throw AgentError.storage(e)
+            } catch {
+                // Writes never retry: the model hears it failed and nothing was written.
+                let output = ToolOutput.error("\(call.name) failed and nothing was written (\(error)); tell the person, do not retry on your own")
+                try finishWithoutWriting(item, turn: turn, output: output, status: .failed, ledger: (.failed, decision), change: planned)
+                record(.toolExecution, status: "failed", turn: turn, call: call, errorClass: "tool_error")
+                return
+            }
+        }
+    }
+
+    /// How many times a change may turn out stale at apply time before the call gives up.
+    static let maxConflicts = 3
+
+    /// The tool's preview: the exact change, resolved now. Nil when the call was rejected (its
+    /// result is already stored).
+    private func plan(_ tool: any WriteTool, arguments: JSONValue, context: ToolContext, item: (ordinal: Int, call: ToolCall),
+                      turn: Int) throws -> PlannedChange? {
+        let call = item.call
         do {
-            preview = try env.store.queue.read { db in try tool.preview(arguments: arguments, context: context, database: db) }
+            return try env.store.queue.read { db in try tool.preview(arguments: arguments, context: context, database: db) }
         } catch let e as ToolArgumentError {
             try finishWithoutWriting(item, turn: turn, output: .error(e.description), status: .rejected, ledger: nil)
             record(.toolExecution, status: "rejected", turn: turn, call: call, errorClass: "invalid_arguments")
-            return
+            return nil
         } catch {
             try finishWithoutWriting(item, turn: turn, output: .error("\(call.name) could not prepare this change (\(error)); nothing was written"),
                                      status: .failed, ledger: nil)
             record(.toolExecution, status: "failed", turn: turn, call: call, errorClass: "tool_error")
-            return
+            return nil
         }
+    }
 
-        // Approval: a standing grant for this tool in this thread, or the person decides now.
+    /// A standing grant for this tool in this thread, or the person decides now about `planned`'s card.
+    private func approval(of planned: PlannedChange, notice: String?, key: CallKey, call: ToolCall,
+                          setPhase: (RunPhase) throws -> Void) async throws -> ApprovalDecision {
         let decision: ApprovalDecision
         let granted = try env.approvals.honoursThreadGrants && env.store.queue.read { db in
             try db.row("SELECT 1 FROM agent_tool_grants WHERE thread_id = ? AND tool_name = ?", [handle.threadID, call.name]) != nil
         }
         if granted {
             decision = .alwaysAllow
-            try recordApproval(key: key, call: call, decision: decision, source: "thread_grant", waited: 0)
+            try recordApproval(key: key, call: call, decision: decision, source: "thread_grant", waited: 0, change: planned)
         } else {
             try setPhase(.awaitingApproval)
             try env.faults?.reached(.beforeApproval, runID: handle.runID)
-            let request = ApprovalRequest(threadID: handle.threadID, runID: handle.runID, callID: call.id, toolName: call.name, preview: preview)
+            let card = notice.map { "Changed since the card you approved: \($0); nothing was written. The change as it is now:\n" + planned.card } ?? planned.card
+            let request = ApprovalRequest(threadID: handle.threadID, runID: handle.runID, callID: call.id, toolName: call.name, preview: card)
             emit(.approvalRequested(request))
             let askedAt = env.clock.monotonic()
             let answer = await env.approvals.decide(request)
@@ -224,60 +294,54 @@ struct ToolExecutor: Sendable {
             // Stopped while asking: no decision was made and nothing was written.
             try Task.checkCancellation()
             decision = answer
-            try recordApproval(key: key, call: call, decision: decision, source: "person", waited: waited)
+            try recordApproval(key: key, call: call, decision: decision, source: "person", waited: waited, change: planned)
         }
         emit(.approvalDecided(callID: call.id, name: call.name, decision: decision))
         try env.faults?.reached(.afterApproval, runID: handle.runID)
+        return decision
+    }
 
-        if decision == .deny {
-            let output = ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
-                                    summary: "declined; nothing was written")
-            try finishWithoutWriting(item, turn: turn, output: output, status: .denied, ledger: (.denied, decision))
-            record(.toolExecution, status: "denied", turn: turn, call: call, errorClass: nil)
-            return
-        }
-        try setPhase(.executingTools)
-        try Task.checkCancellation()
-
-        // The change, its ledger row, the tool record and the transcript result commit together.
+    /// The change, its ledger row, the tool record and the transcript result commit together.
+    private func commit(_ planned: PlannedChange, tool: any WriteTool, context: ToolContext, decision: ApprovalDecision,
+                        item: (ordinal: Int, call: ToolCall), key: CallKey, started: Double) throws {
+        let call = item.call
         let registry = env.tools
         let faults = env.faults
         let threadID = handle.threadID
-        do {
-            let output = try env.store.queue.write { db -> ToolOutput in
-                if let existing = try ConversationStore.ledgerEntry(db, key) {
-                    // Another process committed this call meanwhile: answer with its stored result.
-                    try ConversationStore.recordResult(db, threadID: threadID, key: key, ordinal: item.ordinal, toolName: call.name,
-                                                       output: existing.output, status: existing.output.isError ? .failed : .succeeded, now: env.clock.now())
-                    return existing.output
-                }
-                let output = registry.bounded(try tool.apply(arguments: arguments, context: context, database: db))
-                let now = env.clock.now()
-                try Self.insertLedger(db, key: key, call: call, outcome: .committed, decision: decision, output: output, now: now)
+        let clock = env.clock
+        let output = try env.store.queue.write { db -> ToolOutput in
+            if let existing = try ConversationStore.ledgerEntry(db, key) {
+                // Another process committed this call meanwhile: answer with its stored result.
                 try ConversationStore.recordResult(db, threadID: threadID, key: key, ordinal: item.ordinal, toolName: call.name,
-                                                   output: output, status: output.isError ? .failed : .succeeded, now: now)
-                try faults?.reached(.insideWriteTransaction, runID: key.runID)
-                return output
+                                                   output: existing.output, status: existing.output.isError ? .failed : .succeeded, now: clock.now())
+                return existing.output
             }
-            try env.faults?.reached(.afterWriteCommit, runID: handle.runID)
-            emit(.toolFinished(callID: call.id, name: call.name, status: output.isError ? .failed : .succeeded, summary: output.summary))
-            var d = diagnostic(.toolExecution, status: output.isError ? "failed" : "succeeded", turn: turn, call: call)
-            d.totalMs = (env.clock.monotonic() - started) * 1000
-            d.sizeBytes = output.content.utf8.count
-            env.diagnostics.record(d)
-        } catch let crash as SimulatedCrash {
-            throw crash
-        } catch let e as ToolArgumentError {
-            // Rolled back: nothing was written. Recorded so the same call is not attempted again.
-            try finishWithoutWriting(item, turn: turn, output: .error(e.description), status: .rejected, ledger: (.failed, decision))
-            record(.toolExecution, status: "rejected", turn: turn, call: call, errorClass: "invalid_arguments")
-        } catch let e as DatabaseError where e.isBusy {
-            throw AgentError.storage(e)
-        } catch {
-            // Writes never retry: the model hears it failed and nothing was written.
-            let output = ToolOutput.error("\(call.name) failed and nothing was written (\(error)); tell the person, do not retry on your own")
-            try finishWithoutWriting(item, turn: turn, output: output, status: .failed, ledger: (.failed, decision))
-            record(.toolExecution, status: "failed", turn: turn, call: call, errorClass: "tool_error")
+            let output = registry.bounded(try tool.apply(planned, context: context, database: db))
+            let now = clock.now()
+            try Self.insertLedger(db, key: key, call: call, outcome: .committed, decision: decision, output: output, now: now, change: planned)
+            try ConversationStore.recordResult(db, threadID: threadID, key: key, ordinal: item.ordinal, toolName: call.name,
+                                               output: output, status: output.isError ? .failed : .succeeded, now: now)
+            try faults?.reached(.insideWriteTransaction, runID: key.runID)
+            return output
+        }
+        try env.faults?.reached(.afterWriteCommit, runID: handle.runID)
+        emit(.toolFinished(callID: call.id, name: call.name, status: output.isError ? .failed : .succeeded, summary: output.summary))
+        var d = diagnostic(.toolExecution, status: output.isError ? "failed" : "succeeded", turn: key.turn, call: call)
+        d.totalMs = (env.clock.monotonic() - started) * 1000
+        d.sizeBytes = output.content.utf8.count
+        env.diagnostics.record(d)
+    }
+
+    /// The latest approval of this call that allowed a change which was not written yet (the run
+    /// stopped after the answer), with the change it was for.
+    private func keptApproval(_ key: CallKey) throws -> (decision: ApprovalDecision, change: PlannedChange)? {
+        try env.store.queue.read { db in
+            guard let row = try db.row("""
+                SELECT decision, change FROM agent_approvals WHERE run_id = ? AND turn = ? AND call_id = ? ORDER BY id DESC LIMIT 1
+                """, [key.runID, key.turn, key.callID]),
+                let decision = row[0].string.flatMap(ApprovalDecision.init(rawValue:)), decision != .deny,
+                let change = row[1].string.flatMap({ PlannedChange(serialized: $0) }) else { return nil }
+            return (decision, change)
         }
     }
 
@@ -296,14 +360,14 @@ struct ToolExecutor: Sendable {
     }
 
     private func finishWithoutWriting(_ item: (ordinal: Int, call: ToolCall), turn: Int, output: ToolOutput, status: ToolCallStatus,
-                                      ledger: (LedgerEntry.Outcome, ApprovalDecision)?) throws {
+                                      ledger: (LedgerEntry.Outcome, ApprovalDecision)?, change: PlannedChange? = nil) throws {
         let key = CallKey(runID: handle.runID, turn: turn, callID: item.call.id)
         let output = env.tools.bounded(output)
         let now = env.clock.now()
         try env.store.queue.write { db in
             try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, call: item.call, effect: .write, now: now)
             if let (outcome, decision) = ledger {
-                try Self.insertLedger(db, key: key, call: item.call, outcome: outcome, decision: decision, output: output, now: now)
+                try Self.insertLedger(db, key: key, call: item.call, outcome: outcome, decision: decision, output: output, now: now, change: change)
             }
             try ConversationStore.recordResult(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, toolName: item.call.name,
                                                output: output, status: status, now: now)
@@ -311,13 +375,14 @@ struct ToolExecutor: Sendable {
         emit(.toolFinished(callID: item.call.id, name: item.call.name, status: status, summary: output.summary))
     }
 
-    private func recordApproval(key: CallKey, call: ToolCall, decision: ApprovalDecision, source: String, waited: Double) throws {
+    private func recordApproval(key: CallKey, call: ToolCall, decision: ApprovalDecision, source: String, waited: Double,
+                                change: PlannedChange) throws {
         let now = env.clock.now()
         try env.store.queue.write { db in
             try db.execute("""
-                INSERT INTO agent_approvals (run_id, turn, call_id, tool_name, decision, source, waited_seconds, decided_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, [key.runID, key.turn, key.callID, call.name, decision.rawValue, source, waited, now])
+                INSERT INTO agent_approvals (run_id, turn, call_id, tool_name, decision, source, waited_seconds, decided_at, change)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [key.runID, key.turn, key.callID, call.name, decision.rawValue, source, waited, now, change.serialized])
             if decision == .alwaysAllow && source == "person" {
                 try db.execute("INSERT OR IGNORE INTO agent_tool_grants (thread_id, tool_name, granted_at) VALUES (?, ?, ?)",
                                [handle.threadID, call.name, now])
@@ -329,12 +394,12 @@ struct ToolExecutor: Sendable {
     }
 
     static func insertLedger(_ db: Database, key: CallKey, call: ToolCall, outcome: LedgerEntry.Outcome, decision: ApprovalDecision?,
-                             output: ToolOutput, now: Double) throws {
+                             output: ToolOutput, now: Double, change: PlannedChange? = nil) throws {
         try db.execute("""
-            INSERT INTO agent_ledger (run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO agent_ledger (run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [key.runID, key.turn, key.callID, call.name, call.arguments, outcome.rawValue, decision?.rawValue,
-                  output.content, output.summary, output.isError, now])
+                  output.content, output.summary, output.isError, now, change?.serialized])
     }
 
     // MARK: - Closing unanswered calls

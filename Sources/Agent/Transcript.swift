@@ -48,10 +48,16 @@ public struct ContinuationItem: Sendable, Hashable {
     public var kind: String
     /// Verbatim payload (usually JSON text); never parsed by the agent.
     public var payload: String
-    public init(provider: String, kind: String, payload: String) {
+    /// Where it came from: the adapter family, the server's base URL and the model, as the
+    /// adapter that received it stamped it. Adapters replay an item only to that same origin
+    /// (another server, or another model, may reject it); "" for items recorded before origins
+    /// were kept, which no adapter replays.
+    public var origin: String
+    public init(provider: String, kind: String, payload: String, origin: String = "") {
         self.provider = provider
         self.kind = kind
         self.payload = payload
+        self.origin = origin
     }
 }
 

@@ -1,5 +1,6 @@
 // `ofj diag status|flush|export` as library functions: they return text and an exit code, never print.
 import Foundation
+import OutputSafety
 
 /// The output of one diag command; the CLI prints `stdout`/`stderr` and exits with `exitCode`.
 public struct CommandOutput: Sendable, Hashable {
@@ -111,7 +112,7 @@ public struct DiagnosticsCommands: Sendable {
         }
         lines.append("last success: \(s.lastSuccessAt.map(ISOTime.format) ?? "never")")
         if let error = s.lastError {
-            lines.append("last error: \(error)\(s.lastErrorAt.map { " (at \(ISOTime.format($0)))" } ?? "")")
+            lines.append("last error: \(TerminalText.sanitize(error, keepNewlines: false))\(s.lastErrorAt.map { " (at \(ISOTime.format($0)))" } ?? "")")
         } else {
             lines.append("last error: none")
         }
@@ -127,7 +128,7 @@ public struct DiagnosticsCommands: Sendable {
         let report = await flusher.flush()
         if let error = report.error {
             return CommandOutput(exitCode: 1, stdout: "delivered \(report.delivered), pending \(report.remaining)\n",
-                                 stderr: "ofj: \(error)\n")
+                                 stderr: "ofj: \(TerminalText.sanitize(error, keepNewlines: false))\n")
         }
         return CommandOutput(stdout: "delivered \(report.delivered), pending \(report.remaining)\n")
     }
@@ -146,7 +147,7 @@ public struct DiagnosticsCommands: Sendable {
         var notes = ""
         let report = await flusher.flush()
         if let error = report.error {
-            notes += "ofj: warning: flush failed, exporting what the sink has (\(error))\n"
+            notes += "ofj: warning: flush failed, exporting what the sink has (\(TerminalText.sanitize(error, keepNewlines: false)))\n"
         }
         var csv = CSV.line(TursoSink.exportColumns)
         var count = 0
@@ -165,7 +166,7 @@ public struct DiagnosticsCommands: Sendable {
                 cursor = (occurred, id)
             }
         } catch {
-            return .failure("export failed: \(Redactor.redact(DiagnosticsFlusher.describe(error)))")
+            return .failure("export failed: \(TerminalText.sanitize(Redactor.redact(DiagnosticsFlusher.describe(error)), keepNewlines: false))")
         }
         guard let path else {
             return CommandOutput(stdout: csv, stderr: notes)
@@ -213,9 +214,14 @@ enum CSV {
         case .null: return ""
         case .integer(let v): return String(v)
         case .float(let d): return String(d)
-        case .text(let s):
-            // A cell starting with = + - @ runs as a formula in spreadsheets.
-            if let first = s.first, "=+-@".contains(first) { return "'" + s }
+        case .text(let text):
+            // Sink rows come from outside: no escape sequence or control reaches a terminal that
+            // shows the export. A cell starting with = + - @, a tab or CR runs as a formula in
+            // spreadsheets.
+            let s = TerminalText.sanitize(text, keepNewlines: false)
+            let risky = "=+-@\t\r".unicodeScalars
+            if let first = text.unicodeScalars.first, risky.contains(first) { return "'" + s }
+            if let first = s.unicodeScalars.first, risky.contains(first) { return "'" + s }
             return s
         case .blob(let b): return Data(b).base64EncodedString()
         }
@@ -234,41 +240,12 @@ enum AtomicFile {
         let description: String
     }
 
+    /// Mode 0600 (an export lists what the person did and when); see `PrivateFile.write`.
     static func write(_ bytes: [UInt8], to path: String, overwrite: Bool) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        let dir = directory.isEmpty ? "." : directory
-        let temp = "\(dir)/.\((path as NSString).lastPathComponent).\(UUID().uuidString.prefix(8)).tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-        guard fd >= 0 else { throw WriteError(description: String(cString: strerror(errno))) }
-        var written = 0
-        let ok: Bool = bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return fsync(fd) == 0 }
-            while written < buffer.count {
-                let n = Foundation.write(fd, base + written, buffer.count - written)
-                if n <= 0 { return false }
-                written += n
-            }
-            return fsync(fd) == 0
-        }
-        let writeErrno = errno
-        close(fd)
-        guard ok else {
-            unlink(temp)
-            throw WriteError(description: String(cString: strerror(writeErrno)))
-        }
-        if overwrite {
-            guard rename(temp, path) == 0 else {
-                let e = errno
-                unlink(temp)
-                throw WriteError(description: String(cString: strerror(e)))
-            }
-        } else {
-            let rc = link(temp, path)
-            let e = errno
-            unlink(temp)
-            guard rc == 0 else {
-                throw WriteError(description: e == EEXIST ? "the file already exists" : String(cString: strerror(e)))
-            }
+        do {
+            try PrivateFile.write(bytes, to: path, overwrite: overwrite)
+        } catch let e as PrivateFile.WriteError {
+            throw WriteError(description: e.description)
         }
     }
 }

@@ -1,6 +1,7 @@
 // Versioned JSON backup (export; import upserts by UUID so importing twice changes nothing) and CSV export.
 import Foundation
 import Nutrition
+import OutputSafety
 import SQLiteKit
 
 /// Everything in the journal except secrets (there are none in it): goals, foods, entries.
@@ -199,10 +200,12 @@ extension JournalStore {
 public enum CSV {
     /// One field, quoted when it holds a comma, a quote, CR or LF (quotes doubled).
     public static func field(_ s: String) -> String {
-        // A text cell starting with = + - @ (or a tab/CR) would run as a formula in a spreadsheet:
-        // prefix an apostrophe, as OWASP recommends. Numbers ofj writes are never negative.
-        var s = s
-        if let first = s.first, "=+-@\t\r".contains(first) { s = "'" + s }
+        // Escape sequences and controls (a name may come from a model) never reach a terminal
+        // that shows the export. A text cell starting with = + - @ (or a tab/CR) would run as a
+        // formula in a spreadsheet: prefix an apostrophe, as OWASP recommends. Numbers ofj writes
+        // are never negative.
+        var s = TerminalText.sanitize(s)
+        if let first = s.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { s = "'" + s }
         guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return s }
         return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

@@ -52,11 +52,13 @@ struct SaveFood: JournalWriteTool {
         var draft: FoodDraft
         var origin = ""
         var existing: SavedFood?
+        var depends: [(String, JSONValue)] = []
         let sources = ["food_id", "from_reference_id", "from_entry_id"].filter(args.has)
         if sources.count > 1 { throw ToolArgumentError(field: sources[1], "give only one of food_id, from_reference_id, from_entry_id") }
         if args.has("food_id") {
             let food = try journal.savedFood(args, db)
             existing = food
+            depends.append(dependency(food))
             draft = FoodDraft(food)
         } else if let refID = args.string("from_reference_id") {
             guard let ref = reference.food(id: refID.trimmingCharacters(in: .whitespaces)) else {
@@ -75,6 +77,7 @@ struct SaveFood: JournalWriteTool {
             origin = "from USDA reference \(ref.id)"
         } else if args.has("from_entry_id") {
             let e = try journal.entry(args, db, field: "from_entry_id")
+            depends.append(dependency(e))
             draft = FoodDraft(name: e.name, brand: e.brand, serving: e.serving, nutrients: e.nutrients)
             origin = "from the entry logged \(e.meal.rawValue) on \(e.day)"
         } else {
@@ -109,6 +112,7 @@ struct SaveFood: JournalWriteTool {
                 }
                 let unitText = a.string("unit") ?? ""
                 guard let food = try journal.food(id, in: db) else { throw ToolArgumentError(field: "\(field).food_id", "no saved food with id \(id.uuidString)") }
+                depends.append(dependency(food))
                 guard let unit = try? ServingUnit.parse(unitText, extraCounts: food.measures.countNames) else {
                     throw ToolArgumentError(field: "\(field).unit", "\"\(Text.clean(unitText, max: 40))\" is not a unit this food knows")
                 }
@@ -174,7 +178,11 @@ struct SaveFood: JournalWriteTool {
         }
         let final = draft
         let editID = existing?.id
-        return WritePlan(preview: lines.joined(separator: "\n")) { db in
+        // The food as it will be saved (its new id is made when it is written).
+        var saved = Shape.food(check, status: nil, full: true)
+        if case .object(var o) = saved { o["id"] = nil; o["last_used_at"] = nil; saved = .object(o) }
+        let change: [String: JSONValue] = ["arguments": args.resolved(), "food": saved, "food_id": editID.map { .string($0.uuidString) } ?? .null]
+        return WritePlan(preview: lines.joined(separator: "\n"), change: change, preconditions: dependencies(depends)) { db in
             let food: SavedFood
             if let editID {
                 food = try checked(field: "food_id") { try journal.editFood(editID, final, in: db) }
@@ -221,7 +229,8 @@ struct SetFoodArchived: JournalWriteTool {
         let preview = "\(archived ? "Archive" : "Unarchive") Food Bank food: \(Text.food(food.name, brand: food.brand))"
             + (archived ? "\nIt stays searchable; logged entries do not change." : "")
         let id = food.id
-        return WritePlan(preview: preview) { db in
+        let change: [String: JSONValue] = ["arguments": args.resolved(["archived": .bool(archived)]), "food_id": .string(id.uuidString)]
+        return WritePlan(preview: preview, change: change, preconditions: dependencies([dependency(food)])) { db in
             let f = try checked(field: "food_id") { try journal.setFoodArchived(id, archived, in: db) }
             return output(["food": Shape.food(f, status: f.status(now: journal.now()), full: false)],
                           "\(archived ? "archived" : "unarchived") \(Text.clean(f.name, max: 60))")
@@ -241,7 +250,8 @@ struct SetFoodOnShelf: JournalWriteTool {
         let on = args.bool("on_shelf") ?? true
         let preview = on ? "Put on the Shelf: \(Text.food(food.name, brand: food.brand))" : "Take off the Shelf: \(Text.food(food.name, brand: food.brand))"
         let id = food.id
-        return WritePlan(preview: preview) { db in
+        let change: [String: JSONValue] = ["arguments": args.resolved(["on_shelf": .bool(on)]), "food_id": .string(id.uuidString)]
+        return WritePlan(preview: preview, change: change, preconditions: dependencies([dependency(food)])) { db in
             let f = try checked(field: "food_id") { try journal.setFoodOnShelf(id, on, in: db) }
             return output(["food": Shape.food(f, status: f.status(now: journal.now()), full: false)],
                           "\(on ? "put" : "took") \(Text.clean(f.name, max: 60)) \(on ? "on" : "off") the Shelf")
@@ -269,7 +279,8 @@ struct RenameBrand: JournalWriteTool {
         }
         let target = to.isEmpty ? "Unbranded" : "\"\(Text.clean(to, max: 60))\""
         let preview = "Rename brand \"\(Text.clean(bucket.displayName, max: 60))\" to \(target) on \(bucket.foodCount) Food Bank food\(bucket.foodCount == 1 ? "" : "s")\nLogged entries keep their brand."
-        return WritePlan(preview: preview) { db in
+        let change: [String: JSONValue] = ["arguments": args.resolved(), "brand": bucket.brand.map { .string($0) } ?? .null, "food_count": .number(Double(bucket.foodCount))]
+        return WritePlan(preview: preview, change: change) { db in
             let n = try checked(field: "from") { try journal.renameBrand(bucket.brand, to: to.isEmpty ? nil : to, in: db) }
             return output(["renamed_foods": .number(Double(n)), "brand": to.isEmpty ? .null : .string(to)], "renamed the brand on \(n) foods")
         }
@@ -315,7 +326,9 @@ struct SetGoals: JournalWriteTool {
         }
         if lines.count == 1 { lines.append("  (no change)") }
         let goals = new
-        return WritePlan(preview: lines.joined(separator: "\n")) { db in
+        let change: [String: JSONValue] = ["arguments": args.resolved(), "goals": Shape.goals(new)]
+        let before: [String: JSONValue] = ["goals": .object(["name": .string("your goals"), "version": Shape.goals(old)])]
+        return WritePlan(preview: lines.joined(separator: "\n"), change: change, preconditions: before) { db in
             let saved = try checked(field: "goals") { try journal.setGoals(goals, in: db) }
             return output(["goals": Shape.goals(saved)], "updated your goals")
         }

@@ -199,10 +199,15 @@ enum Text {
         return clean(base, max: 64)
     }
 
+    /// "18000 mg sodium ⚠ unusually high" when the amount is over the nutrient's plausibility bound.
+    static func marked(_ id: String, _ v: Double) -> String {
+        Plausibility.isImplausible(id, v) ? "\(nutrient(id, v)) ⚠ unusually high" : nutrient(id, v)
+    }
+
     /// Every nutrient of a map in display order, core macros first.
     static func nutrients(_ n: NutrientAmounts) -> String {
         guard !n.isEmpty else { return "none reported" }
-        return n.ids.compactMap { id in n[id].map { nutrient(id, $0) } }.joined(separator: ", ")
+        return n.ids.compactMap { id in n[id].map { marked(id, $0) } }.joined(separator: ", ")
     }
 
     /// Nutrient lines for a preview: calories and macros on one line, everything else on the next.
@@ -210,12 +215,14 @@ enum Text {
         guard !n.isEmpty else { return "\(indent)\(label): none reported" }
         let core = n.ids.filter { NutrientCatalog.coreIDs.contains($0) }
         let rest = n.ids.filter { !NutrientCatalog.coreIDs.contains($0) }
-        func list(_ ids: [String]) -> String { ids.compactMap { id in n[id].map { nutrient(id, $0) } }.joined(separator: ", ") }
+        func list(_ ids: [String]) -> String { ids.compactMap { id in n[id].map { marked(id, $0) } }.joined(separator: ", ") }
         // A card must stay readable: label nutrients with a value come first, at most `shown` of
-        // them; the rest (all of which are saved) are counted.
+        // them; the rest (all of which are saved) are counted. An implausible amount is never
+        // hidden in the count: it is always listed, first, and marked.
         let shown = 8
-        let labelled = rest.filter { NutrientCatalog.nutrient($0) != nil && (n[$0] ?? 0) > 0 }
-        let listed = Array(labelled.prefix(shown))
+        let flagged = rest.filter { Plausibility.isImplausible($0, n[$0] ?? 0) }
+        let labelled = rest.filter { NutrientCatalog.nutrient($0) != nil && (n[$0] ?? 0) > 0 && !flagged.contains($0) }
+        let listed = flagged + labelled.prefix(max(0, shown - flagged.count))
         let more = rest.count - listed.count
         var lines: [String] = []
         if !core.isEmpty { lines.append("\(indent)\(label): \(list(core))") }
@@ -237,6 +244,32 @@ enum Text {
     static func serving(_ serving: ServingSize, servings: Double) -> String {
         servings == 1 ? serving.label : "\(amount(servings)) × \(serving.label)"
     }
+}
+
+/// Amounts no single entry plausibly reaches (a typo, a wrong unit, a changed food): a card always
+/// shows them, marked, so the person can catch them before approving.
+enum Plausibility {
+    /// Per entry (or per serving of a saved food), in the id's unit.
+    static let bounds: [String: Double] = [
+        "energy_kcal": 5_000, "protein_g": 300, "carbohydrate_g": 1_000, "fat_g": 400, "saturated_fat_g": 200,
+        "trans_fat_g": 50, "sugars_g": 500, "added_sugars_g": 500, "fiber_g": 150, "alcohol_g": 200,
+        "sodium_mg": 10_000, "potassium_mg": 10_000, "cholesterol_mg": 3_000, "caffeine_mg": 1_000, "calcium_mg": 5_000,
+        "iron_mg": 100, "water_g": 5_000,
+    ]
+
+    /// The bound for `id`: the table, else 20 times its daily value, else by unit.
+    static func bound(_ id: String) -> Double {
+        if let b = bounds[id] { return b }
+        if let dv = NutrientCatalog.nutrient(id)?.dailyValue, dv > 0 { return dv * 20 }
+        switch Units.suffix(of: id) {
+        case "kcal": return 5_000
+        case "g": return 1_000
+        case "IU": return 200_000
+        default: return 10_000
+        }
+    }
+
+    static func isImplausible(_ id: String, _ value: Double) -> Bool { value > bound(id) }
 }
 
 enum Units {

@@ -7,26 +7,82 @@ import Nutrition
 import ReferenceFoods
 import SQLiteKit
 
-/// What a write will do: the preview text and the change itself (run inside the ledger transaction).
+/// What a write will do: the card text, the resolved change, what it depends on, and the write
+/// itself (run inside the ledger transaction).
 struct WritePlan {
     var preview: String
+    /// The change with nothing left to decide: `arguments` (the call's arguments with every default
+    /// filled in: date, meal) plus the values the write takes from the data (nutrients, ids).
+    var change: [String: JSONValue]
+    /// Versions of the data the change was computed from, keyed "saved_food:<id>" / "entry:<id>" /
+    /// "goals", each {"name": what to call it, "version": …}.
+    var preconditions: [String: JSONValue] = [:]
     var commit: (Database) throws -> ToolOutput
+
+    var planned: PlannedChange { PlannedChange(card: preview, change: .object(change), preconditions: .object(preconditions)) }
 }
 
-/// A write tool whose preview and apply share one plan, re-made inside the transaction so it
-/// sees the data as it is when the write happens.
+/// A write tool whose preview resolves the call into one plan. `apply` plans again from the
+/// approved change's resolved arguments, inside the transaction, and writes only when the result
+/// is the approved change exactly (same card, same values, same versions of the data);
+/// otherwise it throws `ChangeConflict` and nothing is written.
 protocol JournalWriteTool: WriteTool {
     var journal: JournalStore { get }
     func plan(_ args: Args, _ db: Database) throws -> WritePlan
 }
 
 extension JournalWriteTool {
-    func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> String {
-        try plan(Args(arguments), database).preview
+    func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> PlannedChange {
+        try plan(Args(arguments), database).planned
     }
-    func apply(arguments: JSONValue, context: ToolContext, database: Database) throws -> ToolOutput {
-        let plan = try plan(Args(arguments), database)
-        return try plan.commit(database)
+
+    func apply(_ approved: PlannedChange, context: ToolContext, database: Database) throws -> ToolOutput {
+        guard let arguments = approved.change["arguments"], arguments.objectValue != nil else {
+            throw ToolArgumentError("the approved change is damaged; nothing was written")
+        }
+        let now: WritePlan
+        do { now = try plan(Args(arguments), database) } catch let e as ToolArgumentError {
+            throw ChangeConflict("it can no longer be done as shown (\(e.description))")
+        }
+        if now.preconditions != approved.preconditions.objectValue ?? [:] {
+            throw ChangeConflict(Self.whatChanged(approved.preconditions.objectValue ?? [:], now.preconditions))
+        }
+        guard now.planned == approved else { throw ChangeConflict("what it would write is no longer what the card showed") }
+        return try now.commit(database)
+    }
+
+    /// "the Food Bank food Oatmeal was changed", for the first dependency that differs.
+    static func whatChanged(_ before: [String: JSONValue], _ after: [String: JSONValue]) -> String {
+        for key in before.keys.sorted() where before[key] != after[key] {
+            let name = Text.clean(before[key]?["name"]?.stringValue ?? "the data", max: 60)
+            return after[key] == nil ? "\(name) was deleted" : "\(name) was changed"
+        }
+        return "the data it depends on was changed"
+    }
+}
+
+/// Preconditions: a saved food or an entry as it was when the card was drawn.
+func dependency(_ food: SavedFood) -> (String, JSONValue) {
+    ("saved_food:\(food.id.uuidString)", .object(["name": .string("the Food Bank food \(Text.food(food.name, brand: food.brand))"),
+                                                  "version": .number(food.updatedAt.timeIntervalSince1970)]))
+}
+
+func dependency(_ entry: Entry) -> (String, JSONValue) {
+    ("entry:\(entry.id.uuidString)", .object(["name": .string("the journal entry \(Text.food(entry.name, brand: entry.brand))"),
+                                              "version": .number(entry.updatedAt.timeIntervalSince1970)]))
+}
+
+func dependencies(_ items: [(String, JSONValue)]) -> [String: JSONValue] {
+    Dictionary(items, uniquingKeysWith: { a, _ in a })
+}
+
+extension Args {
+    /// The arguments with `extra` filled in (resolved defaults), for the planned change.
+    func resolved(_ extra: [String: JSONValue] = [:]) -> JSONValue { raw.merging(extra) }
+
+    /// The arguments with the date and meal the write goes to spelled out.
+    func resolved(day: CalendarDay, meal: Meal, _ extra: [String: JSONValue] = [:]) -> JSONValue {
+        raw.merging(["date": .string(day.description), "meal": .string(meal.rawValue)]).merging(extra)
     }
 }
 
@@ -102,7 +158,8 @@ struct LogFood: JournalWriteTool {
             \(whenLine(day, meal))
             \(Text.nutrientLines(nutrients))
             """
-        return WritePlan(preview: preview) { db in loggedOutput(try checked(field: "name") { try journal.logEntry(draft, in: db) }) }
+        let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "nutrients": Shape.nutrients(nutrients)]
+        return WritePlan(preview: preview, change: change) { db in loggedOutput(try checked(field: "name") { try journal.logEntry(draft, in: db) }) }
     }
 }
 
@@ -152,7 +209,9 @@ struct LogSavedFood: JournalWriteTool {
             \(whenLine(day, meal))
             \(Text.nutrientLines(nutrients))
             """
-        return WritePlan(preview: preview) { db in
+        let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "food_id": .string(food.id.uuidString),
+                                           "amount": .string(label), "nutrients": Shape.nutrients(nutrients)]
+        return WritePlan(preview: preview, change: change, preconditions: dependencies([dependency(food)])) { db in
             loggedOutput(try checked(field: "food_id") { try journal.logFood(food.id, amount: amount, day: day, meal: meal, in: db) })
         }
     }
@@ -191,7 +250,9 @@ struct LogReferenceFood: JournalWriteTool {
             \(whenLine(day, meal))
             \(Text.nutrientLines(draft.nutrients))
             """
-        return WritePlan(preview: preview) { db in loggedOutput(try checked(field: "reference_id") { try journal.logEntry(draft, in: db) }) }
+        let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "reference_id": .string(food.id),
+                                           "amount": .string(amount.label), "nutrients": Shape.nutrients(draft.nutrients)]
+        return WritePlan(preview: preview, change: change) { db in loggedOutput(try checked(field: "reference_id") { try journal.logEntry(draft, in: db) }) }
     }
 }
 
@@ -225,7 +286,9 @@ struct LogCalculatorBuild: JournalWriteTool {
             \(whenLine(day, meal))
             \(Text.nutrientLines(sum.scaled(by: servings)))
             """
-        return WritePlan(preview: preview) { db in
+        let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "food_id": .string(food.id.uuidString),
+                                           "nutrients": Shape.nutrients(sum.scaled(by: servings))]
+        return WritePlan(preview: preview, change: change, preconditions: dependencies([dependency(food)])) { db in
             loggedOutput(try checked(field: "selections") {
                 try journal.logCalculatorBuild(food.id, selections: selections, servings: servings, day: day, meal: meal, in: db)
             })
@@ -269,8 +332,10 @@ struct UpdateJournalEntry: JournalWriteTool {
         if let n = try args.nutrients("nutrients") {
             update.nutrients = n.scaled(by: 1 / servings).rounded(places: 6)
         }
+        var resolved: [String: JSONValue] = [:]
         if let d = try args.day("date", journal: journal) {
             update.day = d
+            resolved["date"] = .string(d.description)
             lines.append("date: \(Text.day(old.day)) → \(Text.day(d))")
         }
         if let m = try args.meal() {
@@ -288,7 +353,9 @@ struct UpdateJournalEntry: JournalWriteTool {
         let preview = "Change journal entry: \(Text.food(old.name, brand: old.brand)) — \(Text.serving(old.serving, servings: old.servings)), \(old.meal.rawValue) on \(Text.day(old.day))\n"
             + lines.map { "  " + $0 }.joined(separator: "\n")
         let id = old.id
-        return WritePlan(preview: preview) { db in
+        let change: [String: JSONValue] = ["arguments": args.resolved(resolved), "entry_id": .string(id.uuidString),
+                                           "nutrients_after": Shape.nutrients(after)]
+        return WritePlan(preview: preview, change: change, preconditions: dependencies([dependency(old)])) { db in
             let e = try checked(field: "entry_id") { try journal.updateEntry(id, update, in: db) }
             return output(["updated": Shape.entry(e)], "updated \(Text.clean(e.name, max: 60))")
         }
@@ -314,7 +381,9 @@ struct MoveJournalEntry: JournalWriteTool {
             To: \(newMeal.rawValue) on \(Text.day(newDay))
             """
         let id = old.id
-        return WritePlan(preview: preview) { db in
+        let change: [String: JSONValue] = ["arguments": args.resolved(day.map { ["date": .string($0.description)] } ?? [:]),
+                                           "entry_id": .string(id.uuidString), "to_date": .string(newDay.description), "to_meal": .string(newMeal.rawValue)]
+        return WritePlan(preview: preview, change: change, preconditions: dependencies([dependency(old)])) { db in
             let e = try checked(field: "entry_id") { try journal.moveEntry(id, toDay: day, meal: meal, in: db) }
             return output(["moved": Shape.entry(e)], "moved \(Text.clean(e.name, max: 60)) to \(e.meal.rawValue) on \(e.day)")
         }
@@ -336,7 +405,8 @@ struct DeleteJournalEntry: JournalWriteTool {
             \(Text.nutrientLines(old.totalNutrients, label: "Nutrients removed"))
             """
         let id = old.id
-        return WritePlan(preview: preview) { db in
+        let change: [String: JSONValue] = ["arguments": args.resolved(), "entry_id": .string(id.uuidString)]
+        return WritePlan(preview: preview, change: change, preconditions: dependencies([dependency(old)])) { db in
             let e = try checked(field: "entry_id") { try journal.deleteEntry(id, in: db) }
             return output(["deleted": Shape.entry(e)], "deleted \(Text.clean(e.name, max: 60)) from \(e.meal.rawValue) on \(e.day)")
         }

@@ -38,3 +38,13 @@ public struct AdapterConfig: Sendable {
         self.extraBody = extraBody
     }
 }
+
+extension AdapterConfig {
+    /// The origin stamped on continuation items this adapter receives: family, base URL and
+    /// model. Opaque continuation (signatures, encrypted reasoning, reasoning details) is
+    /// replayed only to the same origin: another server may reject unknown fields, and another
+    /// model may fail to verify the blob (OpenAI answers `invalid_encrypted_content`).
+    func continuationOrigin(family: String, model: String? = nil) -> String {
+        "\(family) \(baseURL) \(model ?? self.model)"
+    }
+}

@@ -7,13 +7,20 @@ import Agent
 ///
 /// Continuation items (family "anthropic"): kind "thinking", payload = the exact block
 /// (`{"type":"thinking","thinking":…,"signature":…}` or `{"type":"redacted_thinking","data":…}`),
-/// replayed at its position, i.e. before the tool_use it preceded.
+/// replayed at its position, i.e. before the tool_use it preceded, and only to the base URL and
+/// model that produced it.
+///
+/// History from other providers is made acceptable: text blocks that are empty or only
+/// whitespace are left out (the API refuses them), and call ids outside `^[a-zA-Z0-9_-]+$`
+/// (e.g. `functions.add:0`) are sent as stand-ins (`WireCallIDs`).
 public struct AnthropicModel: ChatModel {
     public let config: AdapterConfig
     let transport: any HTTPTransport
     public var provider: String { config.provider }
     public var model: String { config.model }
     public var continuationFamily: String { "anthropic" }
+    /// Stamped on the continuation items this model receives; only items with this origin are replayed.
+    public var continuationOrigin: String { config.continuationOrigin(family: continuationFamily) }
     public static let apiVersion = "2023-06-01"
 
     public init(config: AdapterConfig, transport: any HTTPTransport) {
@@ -23,7 +30,8 @@ public struct AnthropicModel: ChatModel {
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         let http = httpRequest(request)
-        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 })
+        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
+                                  origin: continuationOrigin)
         return makeEventStream { out in
             try await driver.run(http, decoder: AnthropicDecoder(), out: out)
         }
@@ -43,7 +51,7 @@ public struct AnthropicModel: ChatModel {
             "model": .string(config.model),
             "max_tokens": .number(Double(request.maxOutputTokens)),
             "stream": true,
-            "messages": .array(Self.messages(request.messages)),
+            "messages": .array(Self.messages(request.messages, origin: continuationOrigin)),
         ]
         if !request.system.isEmpty { body["system"] = [["type": "text", "text": .string(request.system)]] }
         if !request.tools.isEmpty {
@@ -55,7 +63,9 @@ public struct AnthropicModel: ChatModel {
         return WireJSON.merge(body, config.extraBody)
     }
 
-    static func messages(_ messages: [Message]) -> [JSONValue] {
+    /// `origin`: the items of this origin are replayed (`continuationOrigin`).
+    static func messages(_ messages: [Message], origin: String) -> [JSONValue] {
+        let ids = WireCallIDs(messages, rule: .anthropic)
         var out: [(role: String, content: [JSONValue])] = []
         func append(_ role: String, _ blocks: [JSONValue]) {
             guard !blocks.isEmpty else { return }
@@ -72,8 +82,8 @@ public struct AnthropicModel: ChatModel {
                 var results: [JSONValue] = []
                 for part in message.parts {
                     switch part {
-                    case .text(let t) where !t.isEmpty: blocks.append(["type": "text", "text": .string(t)])
-                    case .toolResult(let r): results.append(toolResult(r))
+                    case .text(let t) where !isBlank(t): blocks.append(["type": "text", "text": .string(t)])
+                    case .toolResult(let r): results.append(toolResult(r, id: ids.wire(r.callID)))
                     default: break
                     }
                 }
@@ -81,7 +91,7 @@ public struct AnthropicModel: ChatModel {
             case .assistant:
                 var text = ""
                 func flush() {
-                    if !text.isEmpty { blocks.append(["type": "text", "text": .string(text)]) }
+                    if !isBlank(text) { blocks.append(["type": "text", "text": .string(text)]) }
                     text = ""
                 }
                 for part in message.parts {
@@ -90,9 +100,9 @@ public struct AnthropicModel: ChatModel {
                         text += t
                     case .toolCall(let call):
                         flush()
-                        blocks.append(["type": "tool_use", "id": .string(call.id), "name": .string(call.name),
+                        blocks.append(["type": "tool_use", "id": .string(ids.wire(call.id)), "name": .string(call.name),
                                        "input": WireJSON.argumentsObject(call)])
-                    case .continuation(let item) where item.provider == "anthropic" && item.kind == "thinking":
+                    case .continuation(let item) where item.provider == "anthropic" && item.kind == "thinking" && item.origin == origin:
                         flush()
                         // Payloads are written by the decoder below; one that no longer parses cannot be
                         // sent in any form, and the provider then says what is missing.
@@ -108,12 +118,16 @@ public struct AnthropicModel: ChatModel {
         return out.map { ["role": .string($0.role), "content": .array($0.content)] }
     }
 
-    static func toolResult(_ r: ToolResult) -> JSONValue {
-        var block: [String: JSONValue] = ["type": "tool_result", "tool_use_id": .string(r.callID),
-                                          "content": [["type": "text", "text": .string(r.content)]]]
+    static func toolResult(_ r: ToolResult, id: String) -> JSONValue {
+        var block: [String: JSONValue] = ["type": "tool_result", "tool_use_id": .string(id)]
+        // An empty text block is refused; a result without content is not.
+        if !isBlank(r.content) { block["content"] = [["type": "text", "text": .string(r.content)]] }
         if r.isError { block["is_error"] = true }
         return .object(block)
     }
+
+    /// "text content blocks must contain non-whitespace text": such text is left out.
+    static func isBlank(_ text: String) -> Bool { text.allSatisfy(\.isWhitespace) }
 }
 
 /// Decodes Anthropic Messages stream events.

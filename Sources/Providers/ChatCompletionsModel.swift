@@ -11,6 +11,10 @@ import Agent
 /// - kind "reasoning_content", payload = the reasoning text (llama.cpp), sent back as `reasoning_content`.
 /// - kind "reasoning", payload = the reasoning text (Ollama and others that stream `delta.reasoning`
 ///   without details), sent back as `reasoning`.
+/// These fields are not standard (OpenAI and Cerebras refuse unknown message fields), so an item
+/// is sent back only to the base URL and model that produced it. Call ids over 40 characters
+/// (OpenAI's limit; ids made up here for servers that send none are longer) are sent as
+/// stand-ins (`WireCallIDs`).
 public struct ChatCompletionsModel: ChatModel {
     public let config: AdapterConfig
     let transport: any HTTPTransport
@@ -19,6 +23,8 @@ public struct ChatCompletionsModel: ChatModel {
     public var provider: String { config.provider }
     public var model: String { config.model }
     public var continuationFamily: String { "openai-chat" }
+    /// Stamped on the continuation items this model receives; only items with this origin are replayed.
+    public var continuationOrigin: String { config.continuationOrigin(family: continuationFamily) }
 
     public init(config: AdapterConfig, transport: any HTTPTransport, maxTokensField: String? = nil) {
         self.config = config
@@ -28,7 +34,8 @@ public struct ChatCompletionsModel: ChatModel {
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         let http = httpRequest(request)
-        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 })
+        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
+                                  origin: continuationOrigin)
         return makeEventStream { out in
             try await driver.run(http, decoder: ChatCompletionsDecoder(), out: out)
         }
@@ -47,7 +54,7 @@ public struct ChatCompletionsModel: ChatModel {
             "model": .string(config.model),
             "stream": true,
             "stream_options": ["include_usage": true],
-            "messages": .array(Self.messages(system: request.system, request.messages)),
+            "messages": .array(Self.messages(system: request.system, request.messages, origin: continuationOrigin)),
             maxTokensField: .number(Double(request.maxOutputTokens)),
         ]
         if !request.tools.isEmpty {
@@ -62,7 +69,9 @@ public struct ChatCompletionsModel: ChatModel {
         return WireJSON.merge(body, config.extraBody)
     }
 
-    static func messages(system: String, _ messages: [Message]) -> [JSONValue] {
+    /// `origin`: the items of this origin are replayed (`continuationOrigin`).
+    static func messages(system: String, _ messages: [Message], origin: String) -> [JSONValue] {
+        let ids = WireCallIDs(messages, rule: .chatCompletions)
         var out: [JSONValue] = []
         if !system.isEmpty { out.append(["role": "system", "content": .string(system)]) }
         for message in messages {
@@ -72,13 +81,13 @@ public struct ChatCompletionsModel: ChatModel {
                 for part in message.parts {
                     switch part {
                     case .text(let t): text += t
-                    case .toolResult(let r): out.append(toolMessage(r))
+                    case .toolResult(let r): out.append(toolMessage(r, id: ids.wire(r.callID)))
                     default: break
                     }
                 }
                 if !text.isEmpty || message.toolResults.isEmpty { out.append(["role": "user", "content": .string(text)]) }
             case .tool:
-                for r in message.toolResults { out.append(toolMessage(r)) }
+                for r in message.toolResults { out.append(toolMessage(r, id: ids.wire(r.callID))) }
             case .assistant:
                 var m: [String: JSONValue] = ["role": "assistant"]
                 let text = message.text
@@ -86,29 +95,33 @@ public struct ChatCompletionsModel: ChatModel {
                 if !text.isEmpty || calls.isEmpty { m["content"] = .string(text) }
                 if !calls.isEmpty {
                     m["tool_calls"] = .array(calls.map { call in
-                        ["id": .string(call.id), "type": "function",
+                        ["id": .string(ids.wire(call.id)), "type": "function",
                          "function": ["name": .string(call.name), "arguments": .string(call.arguments)]]
                     })
                 }
-                for case .continuation(let item) in message.parts where item.provider == "openai-chat" {
+                var replayed = false
+                for case .continuation(let item) in message.parts where item.provider == "openai-chat" && item.origin == origin {
                     switch item.kind {
                     case "reasoning_details":
                         // Written by the decoder as a JSON array; a corrupt one cannot be echoed at all.
-                        if let details = try? JSONValue.parse(item.payload) { m["reasoning_details"] = details }
+                        if let details = try? JSONValue.parse(item.payload) { m["reasoning_details"] = details; replayed = true }
                     case "reasoning_content", "reasoning":
                         m[item.kind] = .string(item.payload)
+                        replayed = true
                     default:
                         break
                     }
                 }
+                // Nothing left to say (only another provider's continuation): no empty assistant message.
+                if text.isEmpty && calls.isEmpty && !replayed { continue }
                 out.append(.object(m))
             }
         }
         return out
     }
 
-    static func toolMessage(_ r: ToolResult) -> JSONValue {
-        ["role": "tool", "tool_call_id": .string(r.callID), "content": .string(r.content)]
+    static func toolMessage(_ r: ToolResult, id: String) -> JSONValue {
+        ["role": "tool", "tool_call_id": .string(id), "content": .string(r.content)]
     }
 }
 

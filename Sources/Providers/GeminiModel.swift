@@ -14,12 +14,19 @@ import Agent
 ///   `"thought":true`): a non-call part that carried a signature, replayed as-is at its position.
 ///   Its text is also streamed as a text delta just before the item, and removed again from the
 ///   preceding text on replay so it is not sent twice.
+///
+/// Signatures go back only to the base URL and model that produced them; a synthesized-id marker
+/// is honoured from any Gemini origin (it says the id is ofj's, not the model's). Tools are
+/// declared with `parametersJsonSchema` (the full JSON Schema, so map-typed fields declared with
+/// `additionalProperties` stay visible), and without any schema when they take no arguments.
 public struct GeminiModel: ChatModel {
     public let config: AdapterConfig
     let transport: any HTTPTransport
     public var provider: String { config.provider }
     public var model: String { config.model }
     public var continuationFamily: String { "gemini" }
+    /// Stamped on the continuation items this model receives; only items with this origin are replayed.
+    public var continuationOrigin: String { config.continuationOrigin(family: continuationFamily, model: Self.bareModel(config.model)) }
 
     public init(config: AdapterConfig, transport: any HTTPTransport) {
         self.config = config
@@ -28,7 +35,8 @@ public struct GeminiModel: ChatModel {
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         let http = httpRequest(request)
-        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 })
+        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
+                                  origin: continuationOrigin)
         return makeEventStream { out in
             try await driver.run(http, decoder: GeminiDecoder(), out: out)
         }
@@ -36,7 +44,7 @@ public struct GeminiModel: ChatModel {
 
     /// The HTTP request for `request` (public for tests and diagnostics; carries the key header).
     public func httpRequest(_ request: ChatRequest) -> HTTPRequest {
-        let model = config.model.hasPrefix("models/") ? String(config.model.dropFirst(7)) : config.model
+        let model = Self.bareModel(config.model)
         let escaped = model.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: ":/?#"))) ?? model
         var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "text/event-stream")]
         if let key = config.apiKey { headers.append(HTTPHeader("x-goog-api-key", key)) }
@@ -46,13 +54,15 @@ public struct GeminiModel: ChatModel {
     }
 
     public func requestBody(_ request: ChatRequest) -> JSONValue {
-        var body: [String: JSONValue] = ["contents": .array(Self.contents(request.messages, model: config.model))]
+        var body: [String: JSONValue] = ["contents": .array(Self.contents(request.messages, model: config.model, origin: continuationOrigin))]
         if !request.system.isEmpty {
             body["systemInstruction"] = ["parts": [["text": .string(request.system)]], "role": "user"]
         }
         if !request.tools.isEmpty {
             body["tools"] = [["functionDeclarations": .array(request.tools.map { tool in
-                ["name": .string(tool.name), "description": .string(tool.description), "parameters": Self.schema(tool.parameters)]
+                var declaration: [String: JSONValue] = ["name": .string(tool.name), "description": .string(tool.description)]
+                if Self.takesArguments(tool.parameters) { declaration["parametersJsonSchema"] = tool.parameters }
+                return .object(declaration)
             })]]
             body["toolConfig"] = ["functionCallingConfig": ["mode": "AUTO"]]
         }
@@ -65,14 +75,33 @@ public struct GeminiModel: ChatModel {
         return WireJSON.merge(body, extra)
     }
 
+    /// The model name without the "models/" resource prefix.
+    static func bareModel(_ model: String) -> String {
+        model.hasPrefix("models/") ? String(model.dropFirst(7)) : model
+    }
+
+    /// False for a schema that declares no arguments (`{}`, or an object with no properties, nothing
+    /// required and no map of extra properties): such a tool is declared without a schema, as
+    /// Google documents, instead of an object schema with empty `properties`.
+    static func takesArguments(_ schema: JSONValue) -> Bool {
+        guard let o = schema.objectValue else { return true }
+        if let properties = o["properties"], properties.objectValue?.isEmpty != true { return true }
+        if let extra = o["additionalProperties"], extra != false { return true }
+        if let required = o["required"], required.arrayValue?.isEmpty != true { return true }
+        let composite = ["anyOf", "oneOf", "allOf", "$ref", "patternProperties", "minProperties"]
+        return composite.contains { o[$0] != nil }
+    }
+
     // MARK: - Transcript → contents
 
     /// Google's documented placeholder for function calls whose signature is unknown (history
     /// written by another provider); Gemini 3 rejects such calls without one.
     public static let foreignHistorySignature = "skip_thought_signature_validator"
 
-    static func contents(_ messages: [Message], model: String = "") -> [JSONValue] {
-        // Ids made up locally (the model sent none) are not sent back, on calls or responses.
+    /// `origin`: the continuation items of this origin are replayed (`continuationOrigin`).
+    static func contents(_ messages: [Message], model: String = "", origin: String) -> [JSONValue] {
+        // Ids made up locally (the model sent none) are not sent back, on calls or responses,
+        // whichever Gemini model or server made the history.
         var synthesized = Set<String>()
         for m in messages where m.role == .assistant {
             for case .continuation(let item) in m.parts where item.provider == "gemini" && item.kind == "function_call" {
@@ -96,7 +125,7 @@ public struct GeminiModel: ChatModel {
                 var parts: [JSONValue] = []
                 for part in message.parts {
                     switch part {
-                    case .text(let t): parts.append(["text": .string(t)])
+                    case .text(let t) where !t.isEmpty: parts.append(["text": .string(t)])
                     case .toolResult(let r): parts.append(functionResponse(r, synthesized: synthesized))
                     default: break
                     }
@@ -105,18 +134,22 @@ public struct GeminiModel: ChatModel {
             case .tool:
                 append("user", message.toolResults.map { functionResponse($0, synthesized: synthesized) })
             case .assistant:
-                append("model", modelParts(message, model: model))
+                append("model", modelParts(message, model: model, origin: origin))
             }
         }
         return out.map { ["role": .string($0.role), "parts": .array($0.parts)] }
     }
 
-    static func modelParts(_ message: Message, model: String = "") -> [JSONValue] {
+    static func modelParts(_ message: Message, model: String = "", origin: String) -> [JSONValue] {
         var callInfo: [String: JSONValue] = [:]
-        let hasGeminiData = message.parts.contains { if case .continuation(let c) = $0 { return c.provider == "gemini" } else { return false } }
+        let hasGeminiData = message.parts.contains {
+            if case .continuation(let c) = $0 { return c.provider == "gemini" && c.origin == origin } else { return false }
+        }
         var needsPlaceholder = !hasGeminiData && model.contains("gemini-3")
         for case .continuation(let item) in message.parts where item.provider == "gemini" && item.kind == "function_call" {
-            if let p = try? JSONValue.parse(item.payload), let id = p["callID"]?.stringValue { callInfo[id] = p }
+            guard let p = try? JSONValue.parse(item.payload), let id = p["callID"]?.stringValue else { continue }
+            // Another origin's signature is not sent; its synthesized-id marker still holds.
+            callInfo[id] = item.origin == origin ? p : (p["synthesizedID"]?.boolValue == true ? ["synthesizedID": true] : nil)
         }
         var parts: [JSONValue] = []
         var text = ""
@@ -141,7 +174,7 @@ public struct GeminiModel: ChatModel {
                     needsPlaceholder = false // only the first call of a step needs one
                 }
                 parts.append(.object(p))
-            case .continuation(let item) where item.provider == "gemini" && item.kind == "signed_part":
+            case .continuation(let item) where item.provider == "gemini" && item.kind == "signed_part" && item.origin == origin:
                 // Written by the decoder as the exact part; a corrupt one cannot be replayed in any form.
                 guard let signed = try? JSONValue.parse(item.payload) else { continue }
                 if signed["thought"]?.boolValue != true, let t = signed["text"]?.stringValue, !t.isEmpty, text.hasSuffix(t) {
@@ -170,37 +203,6 @@ public struct GeminiModel: ChatModel {
         var fr: [String: JSONValue] = ["name": .string(result.name), "response": response]
         if !synthesized.contains(result.callID) { fr["id"] = .string(result.callID) }
         return ["functionResponse": .object(fr)]
-    }
-
-    /// JSON Schema → Gemini's OpenAPI-subset Schema: upper-case types, `type:[x,"null"]` as
-    /// `nullable`, unsupported keywords dropped.
-    public static func schema(_ value: JSONValue) -> JSONValue {
-        guard case .object(let o) = value else { return value }
-        let allowed: Set<String> = ["type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems",
-                                    "properties", "required", "minProperties", "maxProperties", "minLength", "maxLength",
-                                    "pattern", "example", "anyOf", "propertyOrdering", "default", "items", "minimum", "maximum"]
-        var out: [String: JSONValue] = [:]
-        for (k, v) in o where allowed.contains(k) {
-            switch k {
-            case "type":
-                if let t = v.stringValue {
-                    out["type"] = .string(t.uppercased())
-                } else if let types = v.arrayValue?.compactMap(\.stringValue) {
-                    let real = types.filter { $0 != "null" }
-                    if let first = real.first { out["type"] = .string(first.uppercased()) }
-                    if types.contains("null") { out["nullable"] = true }
-                }
-            case "properties":
-                if let props = v.objectValue { out[k] = .object(props.mapValues(schema)) }
-            case "items":
-                out[k] = schema(v)
-            case "anyOf":
-                out[k] = .array((v.arrayValue ?? []).map(schema))
-            default:
-                out[k] = v
-            }
-        }
-        return .object(out)
     }
 }
 

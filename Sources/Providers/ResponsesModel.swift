@@ -8,9 +8,17 @@ import Agent
 /// - Azure: `POST {endpoint}/openai/v1/responses`, `api-key` header, deployment as model, no api-version.
 ///
 /// Continuation items (family "openai-responses", or "azure-responses" so blobs never cross
-/// backends): kind "reasoning", payload = `{"type":"reasoning","id":…,"encrypted_content":…,"summary":[…]}`
-/// taken from `response.output_item.done`, replayed before the function_call it preceded.
-/// Reasoning items without encrypted content are not kept (replaying them fails under store:false).
+/// backends), replayed only to the base URL and model that produced them:
+/// - kind "reasoning", payload = `{"type":"reasoning","id":…,"encrypted_content":…,"summary":[…]}`
+///   taken from `response.output_item.done`, replayed before the function_call it preceded.
+///   Reasoning items without encrypted content are not kept (replaying them fails under store:false).
+/// - kind "message", payload = `{"id":"msg_…"}`: the id of an assistant message item that came
+///   right after a kept reasoning item. The API refuses a reasoning item followed by a message
+///   without its id ("provided without its required following item"), and a message id without
+///   its reasoning item, so the pair is replayed together (the text as an output message with
+///   that id) or the reasoning item is left out.
+///
+/// Call ids over 64 characters (the API's limit) are sent as stand-ins (`WireCallIDs`).
 public struct ResponsesModel: ChatModel {
     public enum Flavor: String, Sendable {
         case openAI, azure
@@ -21,6 +29,8 @@ public struct ResponsesModel: ChatModel {
     public var provider: String { config.provider }
     public var model: String { config.model }
     public var continuationFamily: String { flavor == .azure ? "azure-responses" : "openai-responses" }
+    /// Stamped on the continuation items this model receives; only items with this origin are replayed.
+    public var continuationOrigin: String { config.continuationOrigin(family: continuationFamily) }
 
     public init(config: AdapterConfig, flavor: Flavor = .openAI, transport: any HTTPTransport) {
         self.config = config
@@ -30,10 +40,11 @@ public struct ResponsesModel: ChatModel {
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         let first = httpRequest(request, includeReasoning: true)
-        let hasReasoning = Self.hasReasoningItems(request.messages, family: continuationFamily)
+        let hasReasoning = Self.hasReasoningItems(request.messages, family: continuationFamily, origin: continuationOrigin)
         let withoutItems = hasReasoning ? httpRequest(request, includeReasoning: false) : nil
         let plain = httpRequest(request, includeReasoning: false, askForReasoning: false)
-        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 })
+        let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
+                                  origin: continuationOrigin)
         let family = continuationFamily
         let declared = Set(request.tools.map(\.name))
         return makeEventStream { out in
@@ -92,13 +103,16 @@ public struct ResponsesModel: ChatModel {
         return WireJSON.merge(body, config.extraBody)
     }
 
-    static func hasReasoningItems(_ messages: [Message], family: String) -> Bool {
+    static func hasReasoningItems(_ messages: [Message], family: String, origin: String) -> Bool {
         messages.contains { m in
-            m.parts.contains { if case .continuation(let c) = $0 { return c.provider == family && c.kind == "reasoning" } else { return false } }
+            m.parts.contains {
+                if case .continuation(let c) = $0 { return c.provider == family && c.origin == origin && c.kind == "reasoning" } else { return false }
+            }
         }
     }
 
     func input(_ request: ChatRequest, includeReasoning: Bool) -> [JSONValue] {
+        let ids = WireCallIDs(request.messages, rule: .responses)
         var out: [JSONValue] = []
         if !request.system.isEmpty { out.append(["role": "developer", "content": .string(request.system)]) }
         for message in request.messages {
@@ -109,36 +123,83 @@ public struct ResponsesModel: ChatModel {
                     switch part {
                     case .text(let t): text += t
                     case .toolResult(let r):
-                        out.append(["type": "function_call_output", "call_id": .string(r.callID), "output": .string(r.content)])
+                        out.append(["type": "function_call_output", "call_id": .string(ids.wire(r.callID)), "output": .string(r.content)])
                     default: break
                     }
                 }
                 if !text.isEmpty { out.append(["role": "user", "content": [["type": "input_text", "text": .string(text)]]]) }
             case .assistant:
-                var text = ""
-                func flush() {
-                    if !text.isEmpty { out.append(["role": "assistant", "content": .string(text)]) }
-                    text = ""
-                }
-                for part in message.parts {
-                    switch part {
-                    case .text(let t):
-                        text += t
-                    case .toolCall(let call):
-                        flush()
-                        // No item `id`: under store:false echoed fc_ ids are rejected by some backends.
-                        out.append(["type": "function_call", "call_id": .string(call.id), "name": .string(call.name),
-                                    "arguments": .string(call.arguments)])
-                    case .continuation(let item) where includeReasoning && item.provider == continuationFamily && item.kind == "reasoning":
-                        flush()
-                        // Written by the decoder; a corrupt item is left out (the API then just lacks the reasoning).
-                        if let value = try? JSONValue.parse(item.payload) { out.append(value) }
-                    default:
-                        break
-                    }
-                }
-                flush()
+                out += assistantItems(message, ids: ids, includeReasoning: includeReasoning)
             }
+        }
+        return out
+    }
+
+    /// One assistant message as input items, in the order they were received.
+    private func assistantItems(_ message: Message, ids: WireCallIDs, includeReasoning: Bool) -> [JSONValue] {
+        enum Item {
+            case reasoning(JSONValue)
+            case text(String, messageID: String?)
+            case call(JSONValue)
+        }
+        var items: [Item] = []
+        var text = ""
+        func flush(messageID: String? = nil) {
+            if !text.isEmpty { items.append(.text(text, messageID: messageID)) }
+            text = ""
+        }
+        for part in message.parts {
+            switch part {
+            case .text(let t):
+                text += t
+            case .toolCall(let call):
+                flush()
+                // No item `id`: under store:false echoed fc_ ids are rejected by some backends.
+                items.append(.call(["type": "function_call", "call_id": .string(ids.wire(call.id)), "name": .string(call.name),
+                                    "arguments": .string(call.arguments)]))
+            case .continuation(let item) where item.provider == continuationFamily && item.origin == continuationOrigin:
+                switch item.kind {
+                case "reasoning" where includeReasoning:
+                    flush()
+                    // Written by the decoder; a corrupt item is left out (the API then just lacks the reasoning).
+                    if let value = try? JSONValue.parse(item.payload) { items.append(.reasoning(value)) }
+                case "message":
+                    flush(messageID: (try? JSONValue.parse(item.payload))?["id"]?.stringValue)
+                default:
+                    break
+                }
+            default:
+                break
+            }
+        }
+        flush()
+        // A reasoning item goes only with the item that followed it: a call, or the message whose id
+        // is known. A message id goes only right after its reasoning item.
+        var out: [JSONValue] = []
+        var afterReasoning = false
+        for (k, item) in items.enumerated() {
+            switch item {
+            case .reasoning(let value):
+                let next = k + 1 < items.count ? items[k + 1] : nil
+                switch next {
+                case .call?, .text(_, messageID: _?)?:
+                    out.append(value)
+                    afterReasoning = true
+                    continue
+                default:
+                    break
+                }
+            case .text(let t, let messageID):
+                if afterReasoning, let messageID {
+                    out.append(["type": "message", "id": .string(messageID), "role": "assistant", "status": "completed",
+                                "content": [["type": "output_text", "text": .string(t), "annotations": []]]])
+                } else {
+                    out.append(["role": "assistant", "content": .string(t)])
+                }
+            case .call(let value):
+                out.append(value)
+            }
+            afterReasoning = false
         }
         return out
     }
@@ -158,6 +219,8 @@ struct ResponsesDecoder: WireDecoder {
     var usage: Usage?
     var sawCall = false
     var emittedCalls = Set<String>()
+    /// The latest output item was a reasoning item kept as a continuation item.
+    var lastItemWasKeptReasoning = false
     var responseID: String?
     /// Text already streamed per item, to fill in from `output_text.done` if deltas were missing.
     var streamedText: [String: String] = [:]
@@ -206,12 +269,21 @@ struct ResponsesDecoder: WireDecoder {
             }
         case "response.output_item.done":
             guard let item = e["item"] else { break }
+            let afterKeptReasoning = lastItemWasKeptReasoning
+            lastItemWasKeptReasoning = false
             switch item["type"]?.stringValue {
             case "reasoning":
                 if let blob = item["encrypted_content"]?.stringValue, !blob.isEmpty, let id = item["id"]?.stringValue {
                     var kept: [String: JSONValue] = ["type": "reasoning", "id": .string(id), "encrypted_content": .string(blob)]
                     kept["summary"] = item["summary"]?.value ?? .array([])
                     out.append(.continuation(ContinuationItem(provider: family, kind: "reasoning", payload: JSONValue.object(kept).serialized)))
+                    lastItemWasKeptReasoning = true
+                }
+            case "message":
+                // The reasoning item just kept must be replayed with this message's id (see ResponsesModel).
+                if afterKeptReasoning, let id = item["id"]?.stringValue, !id.isEmpty {
+                    let payload: JSONValue = ["id": .string(id)]
+                    out.append(.continuation(ContinuationItem(provider: family, kind: "message", payload: payload.serialized)))
                 }
             case "function_call":
                 sawCall = true

@@ -27,6 +27,9 @@ struct StreamDriver: Sendable {
     var transport: any HTTPTransport
     var mapper: ErrorMapper
     var now: @Sendable () -> Double
+    /// Stamped on every continuation item of the stream (the adapter's `continuationOrigin`), so
+    /// the item is later replayed only to the server and model that produced it.
+    var origin: String = ""
 
     /// Sends `request` and streams decoded events into `out`. Throws ChatError. A thrown error
     /// with a non-nil `httpStatus` means the server refused before any output was produced.
@@ -55,7 +58,7 @@ struct StreamDriver: Sendable {
         var stream = StreamDecoding(decoder: decoder, mapper: mapper)
         do {
             for try await chunk in response.body {
-                try stream.feed(chunk) { out.yield($0) }
+                try stream.feed(chunk) { out.yield(stamped($0)) }
                 try Task.checkCancellation()
                 if stream.isComplete { break }
             }
@@ -68,7 +71,13 @@ struct StreamDriver: Sendable {
             throw mapper.mapTransport(error, started: stream.started)
         }
         if Task.isCancelled { throw CancellationError() }
-        try stream.finish(status: status) { out.yield($0) }
+        try stream.finish(status: status) { out.yield(stamped($0)) }
+    }
+
+    private func stamped(_ event: ChatEvent) -> ChatEvent {
+        guard case .continuation(var item) = event, item.origin.isEmpty else { return event }
+        item.origin = origin
+        return .continuation(item)
     }
 }
 

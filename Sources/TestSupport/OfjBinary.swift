@@ -20,12 +20,13 @@ public enum OfjBinary {
     }
 
     /// Runs ofj on its own thread (never blocking the shared task pool) and waits for it.
+    /// `umask` (octal, e.g. "000") runs it under that file-creation mask, through /bin/sh.
     public static func run(_ arguments: [String], input: String = "", environment: [String: String],
-                           currentDirectory: String? = nil) async throws -> Result {
+                           currentDirectory: String? = nil, umask: String? = nil) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(with: Swift.Result<OfjBinary.Result, Error> {
-                    try runBlocking(arguments, input: input, environment: environment, currentDirectory: currentDirectory)
+                    try runBlocking(arguments, input: input, environment: environment, currentDirectory: currentDirectory, umask: umask)
                 })
             }.start()
         }
@@ -34,11 +35,16 @@ public enum OfjBinary {
     /// Runs ofj with `arguments`, feeding `input` on stdin, in an environment limited to `environment`
     /// (and in `currentDirectory` when given, e.g. the home folder a person replays a file from).
     public static func runBlocking(_ arguments: [String], input: String = "", environment: [String: String],
-                                   currentDirectory: String? = nil) throws -> Result {
+                                   currentDirectory: String? = nil, umask: String? = nil) throws -> Result {
         guard let path else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+        if let umask {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask \(umask) && exec \"$0\" \"$@\"", path] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = arguments
+        }
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         var env = environment
         env["PATH"] = env["PATH"] ?? "/usr/bin:/bin"

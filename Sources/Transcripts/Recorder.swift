@@ -4,6 +4,7 @@
 // same data — which is why the person is warned that journal content is in the file.
 import Agent
 import Foundation
+import OutputSafety
 import REPL
 import Synchronization
 
@@ -91,8 +92,8 @@ public final class SessionRecorder: Sendable {
             flushScreen(&s)
             return s.lines.joined(separator: "\n") + "\n"
         }
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        chmod(path, 0o600)
+        // Owner-only from the start (0600, whatever the umask): it holds the journal and what was typed.
+        try PrivateFile.write(Array(text.utf8), to: path, overwrite: true)
     }
 }
 

@@ -1,4 +1,6 @@
 // Input for a replayed session: answers come from the transcript's `approve:` lines.
+import Agent
+import Foundation
 import REPL
 import Synchronization
 
@@ -9,8 +11,13 @@ final class ReplayInput: SessionInput {
     private(set) var missingAnswers = 0
     /// The screen: a replayed answer is shown after its prompt, as a terminal would echo it.
     let output: any Output
+    /// The process clock: `approve: y after +90s` moves it while the card is open.
+    let clock: VirtualClock?
 
-    init(output: any Output) { self.output = output }
+    init(output: any Output, clock: VirtualClock? = nil) {
+        self.output = output
+        self.clock = clock
+    }
 
     func enqueueAnswer(_ answer: String) { answers.append(answer) }
     var unusedAnswers: Int { answers.count }
@@ -23,7 +30,13 @@ final class ReplayInput: SessionInput {
             output.write(prompt + "(no answer in the transcript: add an 'approve:' line)\n")
             return .eof
         }
-        let a = answers.removeFirst()
+        var a = answers.removeFirst()
+        // "y after +90s": the person looks at the card for 90 s (the clock moves), then answers.
+        if let range = a.range(of: #" after \+[0-9]+(\.[0-9]+)?s$"#, options: .regularExpression),
+           let seconds = Double(a[range].dropFirst(" after +".count).dropLast()) {
+            a = String(a[..<range.lowerBound])
+            clock?.advance(by: seconds)
+        }
         output.write(prompt + (a == "ctrl-c" ? "^C" : a) + "\n")
         return a == "ctrl-c" ? .interrupt : .line(a)
     }

@@ -383,7 +383,7 @@ final class ReplayProcess {
         runner = AgentRunner(store: store, model: model, tools: tools, approvals: approvals, clock: clock, ids: replayer.ids,
                              diagnostics: recorder, configuration: configuration, assembler: assembler)
         let recovered = (try? runner.recoverInterruptedRuns()) ?? []
-        input = ReplayInput(output: output)
+        input = ReplayInput(output: output, clock: clock)
         let services = SessionServices(
             runner: runner, store: store, journal: journal, approvals: approvals, clock: clock, ids: replayer.ids,
             model: { model },

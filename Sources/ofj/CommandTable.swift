@@ -42,7 +42,7 @@ enum OfjCommands {
                                access: .write,
                                action: .async { inv in try await launcher.repl(inv.arguments) })
         root.subcommands = [
-            CommandSpec("ask", summary: "one turn without the REPL; writes are refused unless --yes (an \"always\" given in the REPL does not count); TEXT from stdin when piped or `-`",
+            CommandSpec("ask", summary: "one turn without the REPL; writes are refused unless --yes (an \"always\" given in the REPL does not count), and each write made is shown as a ✓ line (also when the answer fails afterwards); --json prints the event stream as JSON lines; TEXT from stdin when piped or `-`",
                         details: """
                             Asks one question and prints the answer. Each write made is shown as it happens.
                             Without TEXT (stdin not a terminal) or with `-`, the message is read from stdin:
@@ -156,7 +156,7 @@ enum OfjCommands {
                         arguments: [PositionalSpec("FILE", .file, variadic: true)],
                         options: [.flag("--update", "rewrite each file with what the replay shows"), .flag("--quiet", "print only failures and the total")],
                         action: .async { inv in await ReplayCommand(version: ctx.version).run(inv.arguments) }),
-            CommandSpec("doctor", summary: "which providers are usable, and why not (never prints a key); exit 1 on a configuration problem",
+            CommandSpec("doctor", summary: "which providers are usable, and why not (never prints a key, nor credentials inside URLs); warns when the data folder is readable by other users; exit 1 when config.json has a problem",
                         action: .sync { _ in try launcher.doctor() }),
             CommandSpec("completion", summary: "print a shell completion script",
                         details: "  bash: ofj completion bash > ~/.local/share/bash-completion/completions/ofj\n  zsh:  ofj completion zsh > ~/.zfunc/_ofj\n  fish: ofj completion fish > ~/.config/fish/completions/ofj.fish",

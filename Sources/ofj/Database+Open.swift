@@ -6,6 +6,7 @@ import Foundation
 import Glibc
 #endif
 import Journal
+import OutputSafety
 import REPL
 import SQLiteKit
 
@@ -29,6 +30,10 @@ enum OfjDatabase {
             throw CLIError("\(path) is read-only (\(reason)); this command changes the journal, so make it writable, or use a command that only reads (ofj day, ofj foods, ofj backup export)")
         }
         let queue: DatabaseQueue
+        // A new database is created owner-only (0600) whatever the umask; SQLite gives its -wal
+        // and -shm files the mode of the database file. When this fails, SQLite's open below
+        // fails too and says why.
+        do { try PrivateFile.createIfMissing(path) } catch {}
         do {
             queue = try DatabaseQueue(path: path)
         } catch let e as DatabaseError where e.code == 26 /* SQLITE_NOTADB */ {

@@ -3,6 +3,7 @@ import Agent
 import Foundation
 import Journal
 import Nutrition
+import OutputSafety
 import REPL
 import ReferenceFoods
 
@@ -43,7 +44,7 @@ struct JournalCommands {
     }
 
     func json<T: Encodable>(_ value: T) throws {
-        out(String(decoding: try JournalJSON.encoder.encode(value), as: UTF8.self))
+        out(TerminalText.escapingJSON(String(decoding: try JournalJSON.encoder.encode(value), as: UTF8.self)))
     }
 
     // MARK: - day
@@ -52,7 +53,7 @@ struct JournalCommands {
         guard p.positionals.count <= 1 else { throw CLIError("day takes one DATE at most\n" + Self.dayHelp, status: 2) }
         let day = try parseDay(p.positionals.first)
         let view = try journal.dayView(day)
-        if p.has("--json") { try json(view) } else { out(JournalViews.day(view, today: journal.today())) }
+        if p.has("--json") { try json(view) } else { out(TerminalText.sanitize(JournalViews.day(view, today: journal.today()))) }
     }
 
     // MARK: - log
@@ -105,7 +106,7 @@ struct JournalCommands {
                                    nutrients: try NutrientAmounts(raw), source: .manual)
             entry = try journal.logEntry(draft)
         }
-        if p.has("--json") { try json(entry) } else { out("Logged to \(entry.meal.rawValue) on \(entry.day): " + JournalViews.entryLine(entry)) }
+        if p.has("--json") { try json(entry) } else { out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry))) }
     }
 
     /// A nutrient a person types must be one ofj knows (a typo would otherwise be stored quietly);
@@ -148,7 +149,7 @@ struct JournalCommands {
             sort = v
         }
         let items = try journal.searchFoods(query, brand: p.value("--brand"), sort: sort, limit: Int(p.value("--limit") ?? "") ?? 100)
-        if p.has("--json") { try json(items) } else { out(JournalViews.foods(items, query: query)) }
+        if p.has("--json") { try json(items) } else { out(TerminalText.sanitize(JournalViews.foods(items, query: query))) }
     }
 
     func ref(_ p: ParsedArguments) throws {
@@ -162,14 +163,14 @@ struct JournalCommands {
                          "per_100g": .object(f.nutrientsPer100g.mapValues { .number($0) }),
                          "portions": .array(f.portions.map { .object(["label": .string($0.label), "grams": .number($0.gramWeight)]) })])
             }
-            out(JSONValue.array(items).serialized)
+            out(TerminalText.escapingJSON(JSONValue.array(items).serialized))
         } else if foods.isEmpty {
             out("No reference foods match '\(JournalViews.safeName(query))'.")
         } else {
             for f in foods {
                 let kcal = f.per100g("energy_kcal").map { JournalViews.amount("energy_kcal", $0) } ?? "kcal not reported"
                 let portion = f.portions.first.map { " · \($0.label) = \(JournalViews.number($0.gramWeight)) g" } ?? ""
-                out("  \(f.id)  \(f.description) — \(kcal) per 100 g\(portion)")
+                out(TerminalText.sanitize("  \(f.id)  \(f.description) — \(kcal) per 100 g\(portion)", keepNewlines: false))
             }
         }
     }
@@ -187,15 +188,15 @@ struct JournalCommands {
                 if kv[1] == "none" { value = nil } else { value = try positiveNumber(kv[1], field: kv[0]) }
                 goals = try goals.setting(kv[0], to: value)
             }
-            out(JournalViews.goals(try journal.setGoals(goals)))
+            out(TerminalText.sanitize(JournalViews.goals(try journal.setGoals(goals))))
             return
         }
         if args.first == "reset" {
-            out(JournalViews.goals(try journal.resetGoals()))
+            out(TerminalText.sanitize(JournalViews.goals(try journal.resetGoals())))
             return
         }
         guard p.positionals.isEmpty else { throw CLIError("unknown goals command '\(p.positionals[0].prefix(20))'\n" + Self.goalsHelp, status: 2) }
-        if p.has("--json") { try json(try journal.goals()) } else { out(JournalViews.goals(try journal.goals())) }
+        if p.has("--json") { try json(try journal.goals()) } else { out(TerminalText.sanitize(JournalViews.goals(try journal.goals()))) }
     }
 
     // MARK: - backup, export
@@ -204,7 +205,10 @@ struct JournalCommands {
         switch sub {
         case "export":
             let data = try journal.exportBackup()
-            try write(data, to: p.value("-o") ?? p.value("--output"), force: p.has("--force"))
+            let path = p.value("-o") ?? p.value("--output")
+            // On stdout the JSON is escaped for the terminal without changing what it decodes to.
+            try write(path == nil || path == "-" ? Data(TerminalText.escapingJSON(String(decoding: data, as: UTF8.self)).utf8) : data,
+                      to: path, force: p.has("--force"))
         case "import":
             guard let path = p.positionals.first else { throw CLIError("backup import needs a FILE", status: 2) }
             guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read \(path)") }
@@ -239,7 +243,8 @@ struct JournalCommands {
             if !force { throw CLIError("\(path) already exists; choose another name or add --force to replace it") }
         }
         do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            // Owner-only (0600) whatever the umask: backups and exports hold the journal.
+            try PrivateFile.write(Array(data), to: path, overwrite: force)
         } catch {
             throw CLIError("cannot write \(path): check the folder exists and is writable")
         }

@@ -3,6 +3,7 @@ import Agent
 import Diagnostics
 import Foundation
 import Journal
+import OutputSafety
 import Providers
 import REPL
 import Transcripts
@@ -140,15 +141,19 @@ struct Launcher {
             }
         }
         defer { watcher.cancel() }
+        // Model text is sanitised as a stream (a sequence split across deltas is removed whole);
+        // any other event ends the text.
+        var textFilter = TerminalText.StreamFilter()
         for await event in runner.events where event.runID == handle.runID {
+            if case .textDelta = event.kind {} else { textFilter.reset() }
             if let recorder, case .approvalRequested = event.kind { recorder.answer(p.has("--yes") ? "y" : "n") }
             if case .approvalRequested = event.kind, !p.has("--yes") { refusedWrites += 1 }
             if p.has("--json") {
-                Console.out((event.jsonLine + "\n"))
+                Console.out((TerminalText.escapingJSON(event.jsonLine) + "\n"))
             } else {
                 switch event.kind {
                 case .textDelta(let t):
-                    let shown = Terminal.sanitize(t)
+                    let shown = textFilter.feed(t)
                     Console.out(shown)
                     if !shown.isEmpty { midLine = !shown.hasSuffix("\n") }
                 case .toolFinished(_, let name, .succeeded, let summary) where tools.tool(named: name)?.effect == .write:
@@ -158,8 +163,8 @@ struct Launcher {
                     Console.out((midLine ? "\n" : "") + "  ✓ " + Terminal.sanitize(summary, keepNewlines: false) + "\n")
                     midLine = false
                 case .approvalRequested(let r) where !p.has("--yes"):
-                    Console.err("ofj: refused \(r.toolName) (writes need --yes in ofj ask)\n")
-                case .error(let e): Console.err("ofj: \(e.line)\n")
+                    Console.err("ofj: refused \(TerminalText.sanitize(r.toolName, keepNewlines: false)) (writes need --yes in ofj ask)\n")
+                case .error(let e): Console.err("ofj: \(hidingSecrets(TerminalText.sanitize(e.line, keepNewlines: false)))\n")
                 default: break
                 }
             }
@@ -232,14 +237,21 @@ struct Launcher {
         let files = ProviderFiles.load(environment: environment)
         let lines = ProviderDoctor.report(environment: environment, file: files.file, credentials: files.credentials,
                                           credentialsError: files.credentialsProblem)
-        print("ofj \(version)")
-        print("data: \(paths.databasePath)")
-        print("config: \(paths.configPath)\(FileManager.default.fileExists(atPath: paths.configPath) ? "" : " (none)")")
+        // Doctor output ends up in bug reports: credentials inside URLs (user:pass@, ?key=…) are
+        // hidden and nothing from a file or the environment can send escape sequences.
+        func show(_ line: String) { Console.out(URLCredentials.redact(TerminalText.sanitize(line)) + "\n") }
+        show("ofj \(version)")
+        show("data: \(paths.databasePath)")
+        show("config: \(paths.configPath)\(FileManager.default.fileExists(atPath: paths.configPath) ? "" : " (none)")")
         // A config.json naming an unknown provider or model, or with a malformed field, is a problem (exit 1).
         let configProblems = ProviderFiles.configProblems(environment: environment)
-        for problem in files.problems where problem != files.credentialsProblem { print("-- \(problem)") }
-        for problem in configProblems { print("-- \(problem)") }
-        print(ProviderDoctor.render(lines))
+        for problem in files.problems where problem != files.credentialsProblem { show("-- \(problem)") }
+        for problem in configProblems { show("-- \(problem)") }
+        show(ProviderDoctor.render(lines))
+        if let sink = environment["TURSO_DATABASE_URL"], !sink.isEmpty { show("diagnostics: delivered to \(sink)") }
+        // A warning, not a failure (the exit status stays 0): the journal works, but other users
+        // of this machine can read it.
+        for warning in Self.permissionWarnings(paths) { show("warning: " + warning) }
         return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty ? 1 : 0
     }
 }
@@ -272,6 +284,24 @@ extension Launcher {
         case .ambiguous(let matches):
             throw CLIError(Terminal.sanitize(ThreadMatch.ambiguityMessage(given, matches), keepNewlines: false), status: 2)
         }
+    }
+}
+
+extension Launcher {
+    /// The data folder and database when group or others can read them (files ofj creates are
+    /// 0600 and the folder 0700, but an existing OFJ_HOME may have been made by hand).
+    static func permissionWarnings(_ paths: AppPaths) -> [String] {
+        var warnings: [String] = []
+        if PrivateFile.isReadableByOthers(paths.dataDirectory) == true, let mode = PrivateFile.permissions(paths.dataDirectory) {
+            warnings.append("the data folder \(paths.dataDirectory) can be read by other users (mode \(String(mode, radix: 8))); "
+                + "to fix: chmod 700 '\(paths.dataDirectory)'")
+        }
+        for file in [paths.databasePath, paths.databasePath + "-wal", paths.databasePath + "-shm"] {
+            if PrivateFile.isReadableByOthers(file) == true, let mode = PrivateFile.permissions(file) {
+                warnings.append("\(file) can be read by other users (mode \(String(mode, radix: 8))); to fix: chmod 600 '\(file)'")
+            }
+        }
+        return warnings
     }
 }
 

@@ -3,6 +3,7 @@ import Agent
 import Diagnostics
 import Foundation
 import Journal
+import OutputSafety
 import REPL
 import SQLiteKit
 import Transcripts
@@ -23,7 +24,7 @@ struct ReplayCommand {
             }
             let file: TranscriptFile
             do { file = try TranscriptFile.parse(String(decoding: data, as: UTF8.self), path: path) } catch {
-                print("FAIL \(error)")
+                print("FAIL \(TerminalText.sanitize("\(error)"))") // a transcript is untrusted text
                 failed += 1
                 continue
             }
@@ -43,7 +44,7 @@ struct ReplayCommand {
                 if !p.has("--quiet") { print("ok   \(path)") }
                 passed += 1
             } else {
-                print("FAIL \(path)\n\(result.report)")
+                print("FAIL \(path)\n\(TerminalText.sanitize(result.report))")
                 failed += 1
             }
         }
@@ -84,10 +85,12 @@ struct ReplayCommand {
         guard let data = FileManager.default.contents(atPath: path),
               let file = try? TranscriptFile.parse(String(decoding: data, as: UTF8.self), path: path) else { return false }
         let dir = NSTemporaryDirectory() + "ofj-record-" + UUID().uuidString
+        // 0700: the replay database holds a copy of the journal.
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let result = await Replayer(file: file, environment: environment(version: version), directory: dir).run()
-        do { try Data(result.updatedText.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch { return false }
+        // Still owner-only: the recording holds the journal and what was typed.
+        do { try PrivateFile.write(Array(result.updatedText.utf8), to: path, overwrite: true) } catch { return false }
         return true
     }
 }

@@ -2,6 +2,7 @@
 import Foundation
 import Journal
 import Nutrition
+import OutputSafety
 import REPL
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,8 @@ import Glibc
 let version = "0.1.0"
 
 func writeOut(_ s: String, newline: Bool = true) { Console.out(newline ? s + "\n" : s) }
-func writeErr(_ s: String) { Console.err(("ofj: " + s + "\n")) }
+/// Errors quote what was typed, names and messages from outside: sanitised like every such text.
+func writeErr(_ s: String) { Console.err(("ofj: " + TerminalText.sanitize(s) + "\n")) }
 
 /// One line on stderr and the exit status for an error.
 func report(_ error: any Error) -> Int32 {

@@ -96,7 +96,8 @@ import TestSupport
             .continuation(ContinuationItem(provider: "gemini", kind: "thought_signature", payload: #"{"sig":"a\u0000b"}"#)),
             .text("Let me check. "),
             .toolCall(ToolCall(id: "c1", name: "lookup", arguments: #"{"query": "x"}"#)),
-            .continuation(ContinuationItem(provider: "gemini", kind: "thought_signature", payload: "raw\nbytes")),
+            .continuation(ContinuationItem(provider: "gemini", kind: "thought_signature", payload: "raw\nbytes",
+                                           origin: "gemini https://generativelanguage.googleapis.com/v1beta gemini-2.5-flash")),
             .toolCall(ToolCall(id: "c2", name: "lookup", arguments: "")),
         ]
         try queue.write { db in

@@ -145,15 +145,16 @@ struct AddEntryTool: WriteTool {
 
     func activity(arguments: JSONValue) -> String { "adding \(arguments["item"]?.stringValue ?? "?")" }
 
-    func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> String {
+    func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> PlannedChange {
         let item = arguments["item"]?.stringValue ?? ""
         if item == "unknown-food" { throw ToolArgumentError(field: "item", "no food called unknown-food") }
-        return "add \(JSONValue.format(arguments["grams"]?.doubleValue ?? 0)) g of \(item)"
+        return PlannedChange(card: "add \(JSONValue.format(arguments["grams"]?.doubleValue ?? 0)) g of \(item)", change: arguments)
     }
 
     struct ApplyFailed: Error {}
 
-    func apply(arguments: JSONValue, context: ToolContext, database: Database) throws -> ToolOutput {
+    func apply(_ change: PlannedChange, context: ToolContext, database: Database) throws -> ToolOutput {
+        let arguments = change.change
         applyCount.increment()
         log?.append("write \(arguments["item"]?.stringValue ?? "")")
         if failApply { throw ApplyFailed() }

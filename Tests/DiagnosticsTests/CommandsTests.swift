@@ -87,6 +87,8 @@ import Testing
         #expect(first.stdout == "exported 1 events to \(path)\n")
         let written = try String(contentsOfFile: path, encoding: .utf8)
         #expect(written.contains(Fixtures.event(1).id))
+        // Owner-only whatever the umask (it was 0644 before).
+        #expect((try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) == 0o600)
 
         try "keep me".write(toFile: path, atomically: true, encoding: .utf8)
         let refused = await commands.run(["export", "-o", path])
@@ -146,6 +148,35 @@ import Testing
         #expect(field["error_message"] == "MSG")
         #expect(field["app_version"] == "9.9.9")
         #expect(field["tool_name"] == "")
+    }
+
+    // Sink rows come from outside (anyone holding the token can write them): an export shown in
+    // a terminal must not clear the screen, set the clipboard (OSC 52) or reorder text.
+    @Test func exportSanitisesHostileSinkRows() async throws {
+        let (fake, outbox, commands) = try setup()
+        try outbox.enqueue(Fixtures.event(1, at: Date().timeIntervalSince1970 - 10))
+        #expect(await commands.run(["flush"]).exitCode == 0)
+        try fake.db.write { db in
+            try db.execute("UPDATE \(TursoSink.table) SET error_message = ?, tool_name = ?, status = ?, operation = ?",
+                           ["boom\u{1B}]52;c;ZXZpbA==\u{07}\u{1B}[2J\u{1B}[H now", "\ttool", "\u{9B}31mok\u{202E}dlrow",
+                            "\r=HYPERLINK(\"x\")\nsecond line"])
+        }
+        for out in [await commands.export(to: nil), await commands.export(to: nil, pageSize: 1)] {
+            #expect(out.exitCode == 0, "\(out.stderr)")
+            let controls = out.stdout.unicodeScalars.filter {
+                ($0.value < 0x20 && $0 != "\r" && $0 != "\n") || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value)
+            }
+            #expect(controls.isEmpty, "\(controls.map { String($0.value, radix: 16) })")
+            #expect(out.stdout.contains("boom now"))
+            #expect(out.stdout.contains(",' tool,"))
+            #expect(out.stdout.contains("okdlrow"))
+            #expect(out.stdout.contains("\"'=HYPERLINK(\"\"x\"\") second line\""))
+            // Rows still end in CRLF and nothing else: one header and one row.
+            #expect(out.stdout.components(separatedBy: "\r\n").count == 3)
+        }
+        // Cells that start with a tab or CR are neutralised like formulas.
+        #expect(CSV.cell(.text("\t=1")) == "' =1")
+        #expect(CSV.cell(.text("\r-1")) == "'-1")
     }
 
     @Test func csvQuotingAndFormulaNeutralising() {

@@ -113,8 +113,9 @@ import Nutrition
         let tool = try f.writeTool("log_saved_food")
         for bad in [Double.nan, .infinity, -.infinity] {
             let args: JSONValue = ["food_id": .string(f.seed.oatmeal.uuidString), "servings": .number(bad)]
-            #expect(throws: ToolArgumentError.self) {
-                try f.queue.write { try tool.apply(arguments: args, context: f.context, database: $0) }
+            // A stored change that carries such a number is refused as well.
+            #expect(throws: ChangeConflict.self) {
+                try f.queue.write { try tool.apply(PlannedChange(card: "", change: ["arguments": args]), context: f.context, database: $0) }
             }
             do {
                 _ = try f.queue.read { try tool.preview(arguments: args, context: f.context, database: $0) }
@@ -132,12 +133,12 @@ import Nutrition
         // The entry is deleted between preview and apply: apply re-checks and rolls back.
         let tool = try f.writeTool("move_journal_entry")
         let args: JSONValue = ["entry_id": .string(f.seed.coffee.uuidString), "meal": "breakfast"]
-        _ = try f.queue.read { try tool.preview(arguments: args, context: f.context, database: $0) }
+        let planned = try f.queue.read { try tool.preview(arguments: args, context: f.context, database: $0) }
         try f.journal.deleteEntry(f.seed.coffee)
         let afterDelete = try f.snapshot()
         #expect(afterDelete != before)
-        #expect(throws: ToolArgumentError.self) {
-            try f.queue.write { try tool.apply(arguments: args, context: f.context, database: $0) }
+        #expect(throws: ChangeConflict.self) {
+            try f.queue.write { try tool.apply(planned, context: f.context, database: $0) }
         }
         #expect(try f.snapshot() == afterDelete)
     }

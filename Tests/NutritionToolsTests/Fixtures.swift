@@ -122,7 +122,7 @@ final class Fixture: Sendable {
     func preview(_ name: String, _ args: JSONValue) throws -> String {
         let r = try resolve(name, args)
         let tool = try writeTool(name)
-        return try queue.read { try tool.preview(arguments: r.arguments, context: context, database: $0) }
+        return try queue.read { try tool.preview(arguments: r.arguments, context: context, database: $0) }.card
     }
 
     /// Previews then applies a write inside one transaction (as the ledger does); returns the parsed result.
@@ -130,8 +130,8 @@ final class Fixture: Sendable {
     func write(_ name: String, _ args: JSONValue) throws -> JSONValue {
         let r = try resolve(name, args)
         let tool = try writeTool(name)
-        _ = try queue.read { try tool.preview(arguments: r.arguments, context: context, database: $0) }
-        let out = try queue.write { try tool.apply(arguments: r.arguments, context: context, database: $0) }
+        let planned = try queue.read { try tool.preview(arguments: r.arguments, context: context, database: $0) }
+        let out = try queue.write { try tool.apply(planned, context: context, database: $0) }
         #expect(!out.isError)
         return try JSONValue.parse(out.content)
     }
@@ -144,13 +144,14 @@ final class Fixture: Sendable {
             do { _ = try await r.tool.execute(arguments: r.arguments, context: context); return nil } catch { return "\(error)" }
         }
         guard let tool = r.tool as? any WriteTool else { return "not a write tool" }
+        let planned: PlannedChange
         do {
-            _ = try queue.read { try tool.preview(arguments: r.arguments, context: context, database: $0) }
+            planned = try queue.read { try tool.preview(arguments: r.arguments, context: context, database: $0) }
         } catch {
             return "\(error)"
         }
         do {
-            _ = try queue.write { try tool.apply(arguments: r.arguments, context: context, database: $0) }
+            _ = try queue.write { try tool.apply(planned, context: context, database: $0) }
             return nil
         } catch { return "\(error)" }
     }

@@ -127,7 +127,8 @@ import TestSupport
         let cassette = try ProviderFixtures.cassette("openai-chat/fantasy__llama-cpp-gpt-oss__tool_streaming.cassette.json")
         let turn = await runTurn(chat(transport(cassette[0].responseBody), provider: "llamacpp"), ChatRequest(system: "", messages: [.user("x")], tools: []))
         #expect(turn.continuations == [ContinuationItem(provider: "openai-chat", kind: "reasoning_content",
-                                                         payload: "User wants weather in Florence, Italy. We can use the weather function.")])
+                                                         payload: "User wants weather in Florence, Italy. We can use the weather function.",
+                                                         origin: "openai-chat https://example.test/v1 gpt-4o")])
         // The first fragment carried the name and the first argument bytes together.
         #expect(turn.toolCalls.first?.arguments == "{\"location\":\"Florence, Italy\"}")
     }
@@ -217,7 +218,8 @@ import TestSupport
         ])
         let turn = await runTurn(chat(transport(body), provider: "ollama"), ChatRequest(system: "", messages: [.user("x")], tools: []))
         #expect(turn.text == "Done")
-        #expect(turn.continuations == [ContinuationItem(provider: "openai-chat", kind: "reasoning", payload: "Thinking.")])
+        #expect(turn.continuations == [ContinuationItem(provider: "openai-chat", kind: "reasoning", payload: "Thinking.",
+                                                         origin: "openai-chat https://example.test/v1 gpt-4o")])
         let sent = chat(transport(""), provider: "ollama").requestBody(ChatRequest(system: "", messages: [.user("x"), turn.assistantMessage], tools: []))
         #expect(sent["messages"]?[1] == ["role": "assistant", "content": "Done", "reasoning": "Thinking."])
     }

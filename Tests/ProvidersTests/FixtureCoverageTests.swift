@@ -26,6 +26,37 @@ import TestSupport
         "openai-responses/fantasy__openai-gpt-5__multi_tool_streaming.cassette.json",
         "openai-responses/vercel__openai-error.1.chunks.txt",
         "openai-responses/vercel__openai-reasoning-encrypted-content.1.chunks.txt",
+        // Decoded by ServerToolStreamTests (provider-native web search and fetch, image and PDF input).
+        "anthropic/fantasy__TestAnthropicWebSearch__stream.cassette.json",
+        "anthropic/fantasy__TestImageUploadAgentStreaming__anthropic-claude-sonnet-4-stream.cassette.json",
+        "anthropic/vercel__anthropic-web-fetch-tool-20260209.1.chunks.txt",
+        "anthropic/vercel__anthropic-web-fetch-tool.1.chunks.txt",
+        "anthropic/vercel__anthropic-web-search-tool.1.chunks.txt",
+        "gemini/fantasy__TestImageUploadAgentStreaming__gemini-2.5-pro-stream.cassette.json",
+        "gemini/firebase__googleai__streaming-success-url-context.txt",
+        "openai-chat/fantasy__TestImageUploadAgentStreaming__openai-gpt-5-stream.cassette.json",
+        "openai-chat/langchaingo__perplexity__TestTool_Integration.httprr",
+        "openai-chat/vercel__perplexity-citations.chunks.txt",
+        "openai-responses/fantasy__TestOpenAIWebSearch__stream.cassette.json",
+        "openai-responses/vercel__openai-pdf-input-file.1.chunks.txt",
+        "openai-responses/vercel__openai-web-search-tool.1.chunks.txt",
+    ]
+
+    /// Non-streaming bodies: ofj streams every request, so no adapter receives these. They record
+    /// the shapes of search results, fetched documents and image-by-URL requests for the web
+    /// research and attachment work (issues 19 and 20), whose tests will decode them.
+    static let notStreamed: Set<String> = [
+        "anthropic/vercel__anthropic-web-fetch-tool-20260209.1.json",
+        "anthropic/vercel__anthropic-web-fetch-tool.1.json",
+        "anthropic/vercel__anthropic-web-fetch-tool.2.json",
+        "anthropic/vercel__anthropic-web-fetch-tool.error.json",
+        "anthropic/vercel__anthropic-web-search-tool.1.json",
+        "gemini/firebase__googleai__unary-success-google-search-grounding.json",
+        "gemini/firebase__googleai__unary-success-url-context-mixed-validity.json",
+        "openai-chat/langchaingo__openai__TestMultiContentImage.httprr",
+        "openai-chat/vercel__perplexity-citations.json",
+        "openai-responses/vercel__openai-pdf-input-file.1.json",
+        "openai-responses/vercel__openai-web-search-tool.1.json",
     ]
 
     @Test func everyRecordingIsCovered() throws {
@@ -34,11 +65,14 @@ import TestSupport
         for family in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: dir.appendingPathComponent(family).path, isDirectory: &isDir), isDir.boolValue else { continue }
-            for file in try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent(family).path) where !file.hasSuffix(".yaml") {
+            for file in try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent(family).path)
+            where !file.hasSuffix(".yaml") && !file.hasSuffix(".md") && !file.hasSuffix(".py") {
                 found.insert("\(family)/\(file)")
             }
         }
-        #expect(found == Self.covered, "new or missing recordings: \(found.symmetricDifference(Self.covered).sorted())")
+        let known = Self.covered.union(Self.notStreamed)
+        #expect(found == known, "new or missing recordings: \(found.symmetricDifference(known).sorted())")
+        #expect(Self.covered.isDisjoint(with: Self.notStreamed))
         // Each cassette mirrors a .yaml original.
         for name in found where name.hasSuffix(".cassette.json") {
             let yaml = name.replacingOccurrences(of: ".cassette.json", with: ".yaml")
@@ -46,10 +80,13 @@ import TestSupport
         }
     }
 
-    @Test func everyCassetteHasTwoTurns() throws {
+    /// Tool-loop cassettes hold the call turn and the answer turn; single-answer ones (image input,
+    /// OpenAI web search) one.
+    @Test func everyCassetteHasItsTurns() throws {
         for name in Self.covered where name.hasSuffix(".cassette.json") {
             let turns = try ProviderFixtures.cassette(name)
-            #expect(turns.count == 2, "\(name)")
+            let single = name.contains("ImageUpload") || name.contains("OpenAIWebSearch")
+            #expect(turns.count == (single ? 1 : 2), "\(name)")
             #expect(turns.allSatisfy { !$0.requestBody.isEmpty && !$0.responseBody.isEmpty }, "\(name)")
         }
     }

@@ -13,12 +13,33 @@ import TestSupport
         GeminiModel(config: config("gemini", base: Self.base, model: model, keyVariable: "GEMINI_API_KEY"), transport: t)
     }
 
-    /// The recorded turn-1 request as a ChatRequest (system, user text, tools).
+    /// The recorded turn-1 request as a ChatRequest (system, user text, tools as JSON Schema).
     func turn1Request(_ recorded: JSONValue) -> ChatRequest {
         let system = recorded["systemInstruction"]?["parts"]?[0]?["text"]?.stringValue ?? ""
         let user = recorded["contents"]?[0]?["parts"]?[0]?["text"]?.stringValue ?? ""
-        return ChatRequest(system: system, messages: [.user(user)], tools: toolSpecs(recorded["tools"]?.arrayValue),
+        let tools = toolSpecs(recorded["tools"]?.arrayValue).map { ToolSpec(name: $0.name, description: $0.description, parameters: jsonSchema($0.parameters)) }
+        return ChatRequest(system: system, messages: [.user(user)], tools: tools,
                            maxOutputTokens: recorded["generationConfig"]?["maxOutputTokens"]?.intValue ?? 4000)
+    }
+
+    /// A recorded OpenAPI-subset schema ("OBJECT", "INTEGER") as the JSON Schema the app declares.
+    func jsonSchema(_ v: JSONValue) -> JSONValue {
+        switch v {
+        case .object(let o):
+            var out: [String: JSONValue] = [:]
+            for (k, x) in o { out[k] = k == "type" ? .string(x.stringValue?.lowercased() ?? "") : jsonSchema(x) }
+            return .object(out)
+        case .array(let a): return .array(a.map(jsonSchema))
+        default: return v
+        }
+    }
+
+    /// The recorded `tools` as ofj declares them: the same functions with `parametersJsonSchema`.
+    func declaredTools(_ recorded: JSONValue?) -> JSONValue {
+        let declarations = (recorded?[0]?["functionDeclarations"]?.arrayValue ?? []).map { d -> JSONValue in
+            ["name": d["name"] ?? .null, "description": d["description"] ?? .null, "parametersJsonSchema": jsonSchema(d["parameters"] ?? .null)]
+        }
+        return [["functionDeclarations": .array(declarations)]]
     }
 
     /// Tool results as recorded in the turn-2 request, attached by position to the decoded calls.
@@ -74,7 +95,7 @@ import TestSupport
         let sent = try requestJSON(t2)
         #expect(sent["contents"] == recorded2["contents"])
         #expect(sent["systemInstruction"] == recorded2["systemInstruction"])
-        #expect(sent["tools"] == recorded2["tools"])
+        #expect(sent["tools"] == declaredTools(recorded2["tools"]))
         #expect(sent["toolConfig"] == recorded2["toolConfig"])
         // The signature bytes on the wire are exactly the received ones (base64 has '/' and '+').
         let wire = String(decoding: t2.requests[0].body, as: UTF8.self)
@@ -146,7 +167,7 @@ import TestSupport
         let sig = try #require(try json(item.payload)["thoughtSignature"]?.stringValue)
         #expect(sig.hasPrefix("EqsFCqgFAb4+9vvtAF5n87lB4OGDOoTRMOqp35jW"))
         #expect(sig.count == 916)
-        let parts = GeminiModel(config: config("gemini", base: Self.base, model: "m"), transport: transport(""))
+        let parts = gemini(transport(""))
             .requestBody(ChatRequest(system: "", messages: [.user("r?"), turn.assistantMessage], tools: []))["contents"]?[1]?["parts"]
         #expect(parts == [["text": .string(turn.text)], ["text": "", "thoughtSignature": .string(sig)]])
     }
@@ -211,14 +232,24 @@ import TestSupport
         #expect(req.headers.contains(HTTPHeader("x-goog-api-key", testKey)))
     }
 
-    @Test func schemaConversionUppercasesTypesAndDropsUnsupportedKeywords() {
-        let schema: JSONValue = ["type": "object", "additionalProperties": false, "$schema": "x",
-                                 "properties": ["q": ["type": ["string", "null"], "description": "d"],
-                                                "n": ["type": "array", "items": ["type": "number"]]],
-                                 "required": ["q"]]
-        #expect(GeminiModel.schema(schema) == ["type": "OBJECT", "properties": ["q": ["type": "STRING", "nullable": true, "description": "d"],
-                                                                             "n": ["type": "ARRAY", "items": ["type": "NUMBER"]]],
-                                               "required": ["q"]])
+    @Test func toolsAreDeclaredWithTheirFullJSONSchemaAndNoSchemaWithoutArguments() {
+        // A map-typed field (additionalProperties) and a nullable type stay as written; the old
+        // OpenAPI-subset `parameters` turned the map into an OBJECT without properties.
+        let portion: JSONValue = ["type": "object", "additionalProperties": false, "required": ["name", "nutrients"],
+                                  "properties": ["name": ["type": "string", "maxLength": 60],
+                                                 "nutrients": ["type": "object", "additionalProperties": ["type": "number"]]]]
+        let save: JSONValue = ["type": "object", "additionalProperties": false, "required": [],
+                               "properties": ["portions": ["type": "array", "items": portion], "note": ["type": ["string", "null"]]]]
+        let none: JSONValue = ["type": "object", "properties": [:], "required": [], "additionalProperties": false]
+        let tools = [ToolSpec(name: "save_food", description: "Save a food.", parameters: save),
+                     ToolSpec(name: "list_brands", description: "List brands.", parameters: none),
+                     ToolSpec(name: "ping", description: "Ping.", parameters: [:])]
+        let body = gemini(transport("")).requestBody(ChatRequest(system: "", messages: [.user("x")], tools: tools))
+        #expect(body["tools"] == [["functionDeclarations": [
+            ["name": "save_food", "description": "Save a food.", "parametersJsonSchema": save],
+            ["name": "list_brands", "description": "List brands."],
+            ["name": "ping", "description": "Ping."],
+        ]]])
     }
 
     @Test func streamEndingWithoutFinishReasonIsTruncated() async throws {

@@ -180,7 +180,8 @@ import TestSupport
 
     func reasoningHistory() -> ChatRequest {
         let reasoning = ContinuationItem(provider: "openai-responses", kind: "reasoning",
-                                         payload: #"{"encrypted_content":"gAAAblob","id":"rs_abc","summary":[],"type":"reasoning"}"#)
+                                         payload: #"{"encrypted_content":"gAAAblob","id":"rs_abc","summary":[],"type":"reasoning"}"#,
+                                         origin: "openai-responses https://api.openai.com/v1 gpt-5")
         let call = ToolCall(id: "call_1", name: "f", arguments: "{}")
         return ChatRequest(system: "", messages: [.user("x"), Message(role: .assistant, parts: [.continuation(reasoning), .toolCall(call)]),
                                                   Message(role: .tool, parts: [.toolResult(ToolResult(callID: "call_1", name: "f", content: "ok"))])],
@@ -229,7 +230,8 @@ import TestSupport
     @Test func reasoningFromOneBackendIsNotSentToTheOther() {
         var history = reasoningHistory()
         history.messages[1].parts.insert(.continuation(ContinuationItem(provider: "azure-responses", kind: "reasoning",
-                                                                        payload: #"{"id":"rs_az","type":"reasoning","encrypted_content":"x","summary":[]}"#)), at: 0)
+                                                                        payload: #"{"id":"rs_az","type":"reasoning","encrypted_content":"x","summary":[]}"#,
+                                                                        origin: "azure-responses https://api.openai.com/v1 gpt-5")), at: 0)
         let input = openAI(transport("")).requestBody(history)["input"]?.arrayValue ?? []
         #expect(input.filter { $0["type"] == "reasoning" }.map { $0["id"] } == ["rs_abc"])
     }

@@ -8,7 +8,7 @@ import Testing
         #expect(Terminal.sanitize("x\u{08}\u{07}\u{00}y\r\nz") == "xy\nz")
         #expect(Terminal.sanitize("line\nbreak", keepNewlines: false) == "line break")
         #expect(Terminal.sanitize("Crème brûlée 🍮") == "Crème brûlée 🍮")
-        #expect(Terminal.sanitize("\u{9B}31m") == "31m") // C1 CSI dropped
+        #expect(Terminal.sanitize("\u{9B}31mred") == "red") // C1 CSI dropped with its sequence
     }
 
     @Test func styleIsPlainWithoutTerminalOrWithNoColor() {

@@ -2,6 +2,7 @@
 // backslash continuation and multi-line paste, UTF-8 editing.
 import CEditLine
 import Foundation
+import OutputSafety
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -133,7 +134,10 @@ public final class LibEditLineReader: LineReader {
         cedit_history_enter(history, &event, entry)
         if let historyPath {
             let dir = (historyPath as NSString).deletingLastPathComponent
-            try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                     attributes: [.posixPermissions: 0o700])
+            // libedit rewrites the file in place: created 0600 first, it never exists readable by others.
+            do { try PrivateFile.createIfMissing(historyPath) } catch {}
             _ = cedit_history_save(history, &event, historyPath)
             chmod(historyPath, 0o600)
         }

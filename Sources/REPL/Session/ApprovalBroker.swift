@@ -5,35 +5,52 @@ import Synchronization
 
 public final class ApprovalBroker: ApprovalGate {
     private struct State {
-        var waiting: [String: CheckedContinuation<ApprovalDecision, Never>] = [:]
-        var early: [String: ApprovalDecision] = [:]
+        var waiting: [Int: CheckedContinuation<ApprovalDecision, Never>] = [:]
+        /// Answers that arrived before the runner started waiting for them.
+        var early: [Int: ApprovalDecision] = [:]
+        /// Askings that ended (answered or stopped): a late answer to one of them is dropped.
+        var closed: Set<Int> = []
     }
     private let state = Mutex(State())
 
     public init() {}
 
+    /// Waits for the answer to this asking (`request.askID`). An answer is only ever taken by the
+    /// asking it was given for: after Ctrl-C and `/continue` the same call is asked about again
+    /// under a new id, and a stale answer (e.g. the denial the stop produced) cannot answer it.
     public func decide(_ request: ApprovalRequest) async -> ApprovalDecision {
-        let key = request.runID + "/" + request.callID
+        let key = request.askID
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<ApprovalDecision, Never>) in
                 let ready: ApprovalDecision? = state.withLock { s in
-                    if let d = s.early.removeValue(forKey: key) { return d }
+                    if let d = s.early.removeValue(forKey: key) {
+                        s.closed.insert(key)
+                        return d
+                    }
+                    if s.closed.contains(key) { return .deny }
                     s.waiting[key] = c
                     return nil
                 }
                 if let ready { c.resume(returning: ready) }
             }
         } onCancel: {
-            // A cancelled run (Ctrl-C) denies whatever it was waiting for.
-            self.resolve(runID: request.runID, callID: request.callID, .deny)
+            // A stopped run (Ctrl-C) records nothing for what it was waiting for: the runner checks
+            // cancellation after this returns. The deny only releases the wait.
+            self.resolve(request, .deny)
         }
     }
 
-    public func resolve(runID: String, callID: String, _ decision: ApprovalDecision) {
-        let key = runID + "/" + callID
+    /// Answers the card `request` was shown for. An answer for an asking that already ended is dropped.
+    public func resolve(_ request: ApprovalRequest, _ decision: ApprovalDecision) {
+        let key = request.askID
         let c: CheckedContinuation<ApprovalDecision, Never>? = state.withLock { s in
-            if let c = s.waiting.removeValue(forKey: key) { return c }
-            s.early[key] = decision
+            guard !s.closed.contains(key) else { return nil }
+            if let c = s.waiting.removeValue(forKey: key) {
+                s.closed.insert(key)
+                return c
+            }
+            // The first answer wins; the runner takes it when it starts waiting.
+            if s.early[key] == nil { s.early[key] = decision }
             return nil
         }
         c?.resume(returning: decision)

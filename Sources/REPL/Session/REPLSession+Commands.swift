@@ -52,10 +52,10 @@ extension REPLSession {
                 try showUsage()
             case "context":
                 guard let report = services.contextReport else { say("Context details are not available for this model."); return }
-                say(try report(threadID))
+                say(Terminal.sanitize(try report(threadID)))
             case "compact":
                 guard let compact = services.compact else { say("Compaction is not available for this model."); return }
-                say(try await compact(threadID, argument))
+                say(Terminal.sanitize(try await compact(threadID, argument)))
             case "model":
                 if argument.isEmpty {
                     say("Model: \(currentModel.model) (provider \(currentModel.provider)). /model NAME switches.")

@@ -4,6 +4,7 @@ import Agent
 import Foundation
 import Journal
 import Nutrition
+import OutputSafety
 
 @MainActor
 public final class REPLSession {
@@ -115,7 +116,7 @@ public final class REPLSession {
             let handle = try services.runner.submit(threadID: threadID, text: line, model: currentModel)
             await follow(handle, started: started)
         } catch {
-            say(style.red("✗ ") + "\(error)")
+            say(style.red("✗ ") + Terminal.sanitize("\(error)", keepNewlines: false))
         }
     }
 
@@ -149,13 +150,17 @@ public final class REPLSession {
 
         var iterator = events
         defer { events = iterator }
+        // Model text is sanitised as a stream: an escape sequence split across deltas is removed
+        // whole. Any other event ends the text, so a sequence left open cannot swallow later text.
+        var textFilter = TerminalText.StreamFilter()
         while let event = await iterator.next(isolation: #isolation) {
             guard event.runID == handle.runID else { continue }
+            if case .textDelta = event.kind {} else { textFilter.reset() }
             switch event.kind {
             case .phase:
                 break
             case .textDelta(let text):
-                writer.write(Terminal.sanitize(text))
+                writer.write(textFilter.feed(text))
             case .toolStarted(_, _, let activity):
                 writer.finishLine()
                 output.write(style.dim("  · " + Terminal.sanitize(activity, keepNewlines: false)) + "\n")
@@ -213,28 +218,33 @@ public final class REPLSession {
         var card = [style.bold("┌ Approve: \(request.toolName)")]
         for line in preview.split(separator: "\n", omittingEmptySubsequences: false) { card.append("│ " + line) }
         output.write(card.joined(separator: "\n") + "\n")
+        // Keys typed before the card was drawn were not typed at it.
+        input.discardTypedAhead()
         while true {
             switch input.readAnswer(prompt: "└ [y]es / [n]o / [a]lways for this tool in this thread: ") {
             case .line(let answer):
+                // Only a single key answers: "yesterday…" typed at the wrong moment is not a yes.
                 switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
-                case "y", "yes":
-                    services.approvals.resolve(runID: request.runID, callID: request.callID, .allowOnce)
+                case "y":
+                    services.approvals.resolve(request, .allowOnce)
                     return
-                case "n", "no":
-                    services.approvals.resolve(runID: request.runID, callID: request.callID, .deny)
+                case "n":
+                    services.approvals.resolve(request, .deny)
                     return
-                case "a", "always":
-                    services.approvals.resolve(runID: request.runID, callID: request.callID, .alwaysAllow)
+                case "a":
+                    services.approvals.resolve(request, .alwaysAllow)
                     return
+                case "e":
+                    say("Editing is not available yet; answer y, n or a.")
                 default:
                     say("Please answer y, n or a.")
                 }
             case .interrupt, .eof:
-                // Ctrl-C at the card stops the answer; the waiting write is denied by the stop itself
-                // (deterministically, without racing the next model turn).
+                // Ctrl-C at the card stops the answer; nothing is recorded for this card, and
+                // /continue asks again with a new card (an answer only ever answers its own card).
                 say(style.yellow("Stopped; nothing was written. /continue shows this card again."))
                 services.runner.interrupt(threadID: request.threadID)
-                services.approvals.resolve(runID: request.runID, callID: request.callID, .deny)
+                services.approvals.resolve(request, .deny)
                 return
             }
         }

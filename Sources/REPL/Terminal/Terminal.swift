@@ -1,5 +1,6 @@
 // Everything the REPL knows about the terminal: tty detection, width, colour, safe text.
 import Foundation
+import OutputSafety
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,33 +15,10 @@ public enum Terminal {
         return fallback
     }
 
-    /// Makes untrusted text (food names, model output) safe to print: drops escape sequences and
-    /// control characters except newline and tab, so nothing can move the cursor or recolour.
+    /// Makes untrusted text (food names, model output) safe to print; see `TerminalText.sanitize`,
+    /// the one sanitiser every output path uses.
     public static func sanitize(_ text: String, keepNewlines: Bool = true) -> String {
-        var out = String.UnicodeScalarView()
-        var scalars = text.unicodeScalars.makeIterator()
-        while let s = scalars.next() {
-            switch s.value {
-            case 0x1B:
-                // Skip an ESC sequence: CSI (ESC [ ... final byte 0x40-0x7E), OSC (ESC ] ... BEL/ST), or one char.
-                guard let next = scalars.next() else { break }
-                if next == "[" {
-                    while let c = scalars.next(), !(0x40...0x7E).contains(c.value) {}
-                } else if next == "]" {
-                    var prevEsc = false
-                    while let c = scalars.next() {
-                        if c.value == 0x07 || (prevEsc && c == "\\") { break }
-                        prevEsc = c.value == 0x1B
-                    }
-                }
-            case 0x0A: out.append(keepNewlines ? s : " ")
-            case 0x09: out.append(s)
-            case 0x0D: continue
-            case 0x00..<0x20, 0x7F, 0x80..<0xA0: continue
-            default: out.append(s)
-            }
-        }
-        return String(out)
+        TerminalText.sanitize(text, keepNewlines: keepNewlines)
     }
 }
 

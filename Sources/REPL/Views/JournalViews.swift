@@ -52,7 +52,7 @@ public enum JournalViews {
 
     public static func entryLine(_ e: Entry) -> String {
         let brand = e.brand.map { " (\(safe($0)))" } ?? ""
-        let serving = e.servings == 1 ? e.serving.label : number(e.servings, places: 2) + " × " + e.serving.label
+        let serving = safe(e.servings == 1 ? e.serving.label : number(e.servings, places: 2) + " × " + e.serving.label)
         let totals = e.totalNutrients
         let kcal = totals["energy_kcal"].map { amount("energy_kcal", $0) } ?? "kcal not reported"
         return "\(safe(e.name))\(brand) — \(serving) — \(kcal)"
@@ -81,7 +81,7 @@ public enum JournalViews {
         let shown = view.goals.filter { mainNutrients.contains($0.id) }
         if !shown.isEmpty {
             lines.append("  Goals: " + shown.map { g in
-                let name = g.id == "energy_kcal" ? "calories" : g.name.lowercased()
+                let name = g.id == "energy_kcal" ? "calories" : safe(g.name.lowercased())
                 // Nothing reported is not zero eaten.
                 let consumed = view.totals.entryCount > 0 && view.totals.amounts[g.id] == nil ? "–" : amount(g.id, g.consumed)
                 return "\(name) \(consumed)/\(amount(g.id, g.goal))"
@@ -115,7 +115,7 @@ public enum JournalViews {
             let brand = f.brand.map { " (\(safe($0)))" } ?? ""
             let status = item.status.rawValue == "active" ? "" : " [\(item.status.rawValue)]"
             let kcal = f.nutrients["energy_kcal"].map { amount("energy_kcal", $0) } ?? "kcal not reported"
-            return "  \(safe(f.name))\(brand) — \(f.serving.label) — \(kcal)\(status)"
+            return "  \(safe(f.name))\(brand) — \(safe(f.serving.label)) — \(kcal)\(status)"
         }.joined(separator: "\n")
     }
 
@@ -123,7 +123,7 @@ public enum JournalViews {
         let ids = goals.ids
         guard !ids.isEmpty else { return "No goals set." }
         return "Daily goals\n" + ids.compactMap { id in
-            goals.values[id].map { "  \(NutrientCatalog.displayName(id)): \(amount(id, $0))" }
+            goals.values[id].map { "  \(safe(NutrientCatalog.displayName(id))): \(amount(id, $0))" }
         }.joined(separator: "\n")
     }
 

@@ -1,0 +1,157 @@
+// Approval cards on a real terminal: keys typed before a card is drawn never answer it.
+import Foundation
+import Testing
+import TestSupport
+import SQLiteKit
+
+@Suite(.serialized) struct ApprovalCardTerminalTests {
+    let home = TempDirectory(prefix: "ofj-card")
+
+    static let logApple = """
+        data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"log_food","arguments":""}}]}}]}
+
+        data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"name\\":\\"Apple\\",\\"meal\\":\\"lunch\\",\\"nutrients\\":{\\"energy_kcal\\":95}}"}}]}}]}
+
+        data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+        data: [DONE]
+
+
+        """
+
+    static let done = """
+        data: {"id":"c2","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"OK."}}]}
+
+        data: {"id":"c2","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}
+
+        data: [DONE]
+
+
+        """
+
+    func environment(_ server: LoopbackHTTPServer) -> [String: String] {
+        ["OFJ_HOME": home.file("data"), "XDG_STATE_HOME": home.file("state"), "XDG_CONFIG_HOME": home.file("config"),
+         "HOME": home.path, "TERM": "xterm", "LANG": "C.UTF-8", "OFJ_PROVIDER": "openai", "OFJ_MODEL": "test-model",
+         "OPENAI_BASE_URL": server.url("/v1"), "OPENAI_API_KEY": "sk-test-NOT-A-REAL-KEY-123456"]
+    }
+
+    func scalar(_ sql: String) throws -> String {
+        let db = try Database(path: home.file("data/ofj.sqlite"))
+        let value = try db.scalar(sql)
+        return value.string ?? value.int.map(String.init) ?? "\(value)"
+    }
+
+    @Test func keysTypedBeforeTheCardNeverAnswerIt() async throws {
+        let server = try LoopbackHTTPServer()
+        // The model takes 2 s to answer; meanwhile the person types "y" and Enter.
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "text/event-stream")], body: Array(Self.logApple.utf8),
+                             framing: .chunked, delayBeforeHead: 2))
+        server.enqueue(.eventStream(Self.done))
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment(server))
+        #expect(await p.read(until: "/help for commands") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("log an apple\r")
+        _ = await p.read(timeout: 0.5)
+        p.send("y\r") // typed ahead, before any card exists
+        let card = await p.read(until: "[a]lways for this tool in this thread: ")
+        if card == nil { Issue.record("no card: \(await p.read(timeout: 0.5).debugDescription)") }
+        // The typed-ahead "y" did not answer the card: it is still waiting, nothing was written.
+        let meanwhile = await p.read(timeout: 1.0)
+        #expect(!meanwhile.contains("logged"), "\(meanwhile)")
+        #expect(try scalar("SELECT count(*) FROM journal_entries") == "0")
+        // Only a single key answers; anything else asks again.
+        p.send("yes please\r")
+        #expect(await p.read(until: "Please answer y, n or a.") != nil)
+        p.send("e\r")
+        #expect(await p.read(until: "Editing is not available yet") != nil)
+        p.send("n\r")
+        #expect(await p.read(until: "not done: declined") != nil)
+        #expect(await p.read(until: "OK.") != nil)
+        #expect(try scalar("SELECT count(*) FROM journal_entries") == "0")
+        #expect(try scalar("SELECT group_concat(decision) FROM agent_approvals") == "deny")
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
+
+    /// Issue 17, defect 1: Ctrl-C at a card, `/continue`, the card again, `y` — was recorded as a
+    /// denial (3 of 3 tries) and the model was told the person declined.
+    @Test func yAtTheCardShownAgainAfterCtrlCIsRecordedAsYes() async throws {
+        let server = try LoopbackHTTPServer()
+        server.enqueue(.eventStream(Self.logApple))
+        server.enqueue(.eventStream(Self.done))
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment(server))
+        #expect(await p.read(until: "/help for commands") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("log an apple\r")
+        #expect(await p.read(until: "[a]lways for this tool in this thread: ") != nil)
+        _ = await p.read(timeout: 0.5) // the person reads the card
+        p.send("\u{03}")
+        #expect(await p.read(until: "Type /continue to resume") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("/continue\r")
+        #expect(await p.read(until: "[a]lways for this tool in this thread: ") != nil)
+        _ = await p.read(timeout: 0.5)
+        p.send("y\r")
+        let after = await p.read(until: "OK.")
+        if after == nil { Issue.record("screen: \(await p.read(timeout: 0.5).debugDescription)") }
+        #expect(after?.contains("✓") == true && after?.contains("logged Apple") == true, "\(after ?? "")")
+        #expect(after?.contains("declined") == false)
+        #expect(try scalar("SELECT count(*) FROM journal_entries") == "1")
+        #expect(try scalar("SELECT group_concat(decision) FROM agent_approvals") == "allow_once")
+        // The model was told the change was made, not that the person declined.
+        let last = try #require(server.requests.last)
+        let body = String(decoding: last.body, as: UTF8.self)
+        #expect(body.contains("logged") && !body.contains("declined"))
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
+
+    /// Issue 25 §2: a card showing "Oatmeal — 150 kcal" wrote 1,500 kcal because another process
+    /// changed the food while the card was open. Now nothing is written and a new card shows the
+    /// change as it is now.
+    @Test func aFoodChangedByAnotherProcessWhileTheCardIsOpenIsNotWritten() async throws {
+        let backup = home.file("foods.json")
+        try #"""
+            {"schema_version": 1, "exported_at": "2026-11-29T10:00:00.000Z", "entries": [],
+             "foods": [{"id": "11111111-1111-1111-1111-111111111111", "kind": "single", "name": "Oatmeal",
+                        "serving": {"quantity": 40, "unit": "g", "grams": 40}, "mappings": [], "nutrients": {"energy_kcal": 150},
+                        "ingredients": [], "recipe_servings": 1, "calculator_ingredients": [], "is_on_shelf": false,
+                        "is_manually_archived": false, "created_at": "2026-11-01T08:00:00.000Z", "updated_at": "2026-11-01T08:00:00.000Z"}]}
+            """#.write(toFile: backup, atomically: true, encoding: .utf8)
+        let server = try LoopbackHTTPServer()
+        let imported = try await OfjBinary.run(["backup", "import", backup], environment: environment(server))
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let call = Self.logApple.replacingOccurrences(of: "log_food", with: "log_saved_food")
+            .replacingOccurrences(of: #"{\"name\":\"Apple\",\"meal\":\"lunch\",\"nutrients\":{\"energy_kcal\":95}}"#,
+                                  with: #"{\"food_id\":\"11111111-1111-1111-1111-111111111111\",\"meal\":\"lunch\"}"#)
+        #expect(call.contains("11111111-1111"))
+        server.enqueue(.eventStream(call))
+        server.enqueue(.eventStream(Self.done))
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment(server))
+        #expect(await p.read(until: "/help for commands") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("log my oatmeal\r")
+        let first = await p.read(until: "[a]lways for this tool in this thread: ")
+        #expect(first?.contains("Nutrients: 150 kcal") == true, "\(first ?? "")")
+        // Another process changes the food while the card is open.
+        do {
+            let db = try Database(path: home.file("data/ofj.sqlite"))
+            try db.execute("UPDATE journal_saved_foods SET nutrients = 'energy_kcal=1500', updated_at = updated_at + 5000")
+        }
+        p.send("y\r")
+        let second = await p.read(until: "[a]lways for this tool in this thread: ")
+        if second == nil { Issue.record("no second card: \(await p.read(timeout: 0.5).debugDescription)") }
+        #expect(second?.contains("Changed since the card you approved: the Food Bank food Oatmeal was changed; nothing was written.") == true,
+                "\(second ?? "")")
+        #expect(second?.contains("Nutrients: 1500 kcal") == true)
+        #expect(try scalar("SELECT count(*) FROM journal_entries") == "0")
+        p.send("n\r")
+        #expect(await p.read(until: "OK.") != nil)
+        #expect(try scalar("SELECT count(*) FROM journal_entries") == "0")
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
+}
