@@ -1,5 +1,5 @@
 // What a parsed command line holds, and the usage error the parser throws. The parser itself is
-// the command table (CommandLine/CommandTable.swift).
+// the command table's (CommandLine/CommandTable.swift).
 
 public struct UsageError: Error, CustomStringConvertible, Sendable {
     public let message: String
@@ -7,7 +7,7 @@ public struct UsageError: Error, CustomStringConvertible, Sendable {
     public var command: String?
     public init(_ message: String, command: String? = nil) {
         self.message = message
-        self.command = command
+        self.command = command?.isEmpty == true ? nil : command
     }
     public var description: String { message }
 
@@ -32,4 +32,25 @@ public struct ParsedArguments: Sendable {
     public func given(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
     /// Every flag and option given.
     public var given: Set<String> { flags.union(values.keys) }
+}
+
+/// Ad-hoc parsing with the command table's parser, for tools and tests that parse a few words
+/// outside ofj's command line. ofj's commands declare their options in the command table instead.
+public struct ArgumentSpec: Sendable {
+    public var flags: Set<String>
+    public var options: Set<String>
+    /// Options that may be given more than once; any other given twice is a usage error.
+    public var repeatable: Set<String>
+    public init(flags: Set<String> = [], options: Set<String> = [], repeatable: Set<String> = []) {
+        self.flags = flags
+        self.options = options.union(repeatable)
+        self.repeatable = repeatable
+    }
+
+    public func parse(_ args: [String]) throws -> ParsedArguments {
+        let specs = flags.sorted().map { OptionSpec.flag($0, "") }
+            + options.sorted().map { OptionSpec.value($0, "VALUE", .text, "", repeatable: repeatable.contains($0)) }
+        let command = CommandSpec("", summary: "", arguments: [PositionalSpec("ARG", optional: true, variadic: true)], options: specs)
+        return try CommandTable(root: command).parseArguments(args, of: command, line: "")
+    }
 }

@@ -213,7 +213,6 @@ struct Launcher {
             result = try await App(paths: paths, environment: environment, appVersion: version).diagnosticsCommands.flush()
         case .export(let p):
             let local = p.has("--local")
-            let app = try App(paths: paths, environment: environment, appVersion: version, access: local ? .read : .write)
             var since = TursoSink.retention
             if let text = p.value("--since") {
                 guard let seconds = DiagnosticsCommands.parseDuration(text) else {
@@ -221,6 +220,7 @@ struct Launcher {
                 }
                 since = seconds
             }
+            let app = try App(paths: paths, environment: environment, appVersion: version, access: local ? .read : .write)
             let output = p.value("--output")
             result = local ? app.diagnosticsCommands.exportLocal(to: output, overwrite: p.has("--force"))
                 : await app.diagnosticsCommands.export(since: since, to: output, overwrite: p.has("--force"))

@@ -89,6 +89,16 @@ import Testing
         #expect(error(["log", "X", "--kcal", "5", "--json"]) == "(no error)")
     }
 
+    @Test func adHocArgumentSpecUsesTheSameParser() throws {
+        let spec = ArgumentSpec(flags: ["--json"], options: ["--meal"], repeatable: ["--nutrient"])
+        let p = try spec.parse(["2", "eggs", "--meal", "lunch", "--nutrient", "a=1", "--nutrient=b=2", "--json", "-1.5"])
+        #expect(p.positionals == ["2", "eggs", "-1.5"])
+        #expect(p.value("--meal") == "lunch" && p.values("--nutrient") == ["a=1", "b=2"] && p.has("--json"))
+        #expect(p.given == ["--meal", "--nutrient", "--json"])
+        do { _ = try spec.parse(["--jsno"]) } catch { #expect("\(error)" == "unknown option --jsno (did you mean --json?)") }
+        do { _ = try spec.parse(["--meal", "a", "--meal", "b"]) } catch { #expect("\(error)" == "--meal is given twice; give it once") }
+    }
+
     @Test func aHugeArgumentIsNotEchoedWhole() {
         let huge = "--" + String(repeating: "x", count: 100_000)
         let message = usageError(["log", huge])

@@ -246,7 +246,8 @@ public struct CommandTable: Sendable {
             }
             guard let option = command.option(named: name) else {
                 let names = command.options.map(\.name) + ["--help"]
-                throw UsageError("unknown option \(UsageError.quote(name)) for \(line)\(Self.suggestion(name, among: names))", command: line)
+                throw UsageError("unknown option \(UsageError.quote(name))\(line.isEmpty ? "" : " for " + line)\(Self.suggestion(name, among: names))",
+                                 command: line)
             }
             let key = option.name
             if option.isFlag {
