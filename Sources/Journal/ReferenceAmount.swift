@@ -89,8 +89,12 @@ public enum ReferenceAmounts {
         // A measure given exactly as USDA lists it ("medium (7\" to 7-7/8\" long)", "cup, sliced").
         if let exact = food.portions.first(where: { $0.measure.lowercased() == trimmed.lowercased() || $0.label.lowercased() == trimmed.lowercased() }) {
             switch kind(exact) {
-            case .mass: break
-            case .volume, .count: return try portionAmount(exact, quantity: times, food: food)
+            case .count: return try portionAmount(exact, quantity: times, food: food)
+            // "cup, sliced" is that measure; a plain "cup" or "tbsp" goes through the density
+            // like any volume, so every volume unit agrees.
+            case .volume where ServingUnit.leadingMeasure(exact.measure)?.rest.isEmpty == false:
+                return try portionAmount(exact, quantity: times, food: food)
+            case .mass, .volume: break
             }
         }
         guard let typed = AmountText.parse(trimmed) else {

@@ -34,7 +34,7 @@ public struct NutrientAmounts: Sendable, Hashable, Codable, Sequence {
         }
         // Energy given in kJ is stored in kcal (1 kcal = 4.184 kJ): the journal shows one energy.
         if let kj = out.removeValue(forKey: "energy_kj"), out["energy_kcal"] == nil {
-            out["energy_kcal"] = kj / NutrientAmounts.kilojoulesPerKcal
+            out["energy_kcal"] = (kj / NutrientAmounts.kilojoulesPerKcal).rounded(places: 6)
         }
         values = out
     }

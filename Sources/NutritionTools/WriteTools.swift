@@ -101,7 +101,7 @@ struct LogFood: JournalWriteTool {
             Log to the journal: \(Text.food(name, brand: draft.brand)) — \(serving.label)
             \(whenLine(day, meal))
             \(Text.nutrientLines(nutrients))
-            """
+            """ + entrySizeWarning(nutrients, grams: grams)
         return WritePlan(preview: preview) { db in loggedOutput(try checked(field: "name") { try journal.logEntry(draft, in: db) }) }
     }
 }
@@ -130,6 +130,7 @@ struct LogSavedFood: JournalWriteTool {
         let amount: FoodAmount
         let label: String
         let nutrients: NutrientAmounts
+        let grams: Double?
         if let unitText = args.string("unit") {
             if args.has("servings") { throw ToolArgumentError(field: "servings", "give servings, or quantity with unit, not both") }
             let q = try args.positive("quantity") ?? 1
@@ -140,10 +141,12 @@ struct LogSavedFood: JournalWriteTool {
             nutrients = try checked(field: "unit") { try food.nutrients(quantity: q, unit: unit).nutrients }
             amount = .quantity(q, unit)
             label = "\(Text.amount(q)) \(unit.symbol)"
+            grams = food.measures.grams(q, unit)
         } else {
             let n = try args.positive("servings", max: JournalStore.Limits.servings) ?? args.positive("quantity", max: JournalStore.Limits.servings) ?? 1
             amount = .servings(n)
             nutrients = food.nutrients.scaled(by: n)
+            grams = food.serving.grams.map { $0 * n }
             label = Text.serving(food.serving, servings: n)
         }
         let (day, meal) = try journal.target(args)
@@ -151,7 +154,7 @@ struct LogSavedFood: JournalWriteTool {
             Log from your Food Bank: \(Text.food(food.name, brand: food.brand)) — \(label)
             \(whenLine(day, meal))
             \(Text.nutrientLines(nutrients))
-            """
+            """ + entrySizeWarning(nutrients, grams: grams)
         return WritePlan(preview: preview) { db in
             loggedOutput(try checked(field: "food_id") { try journal.logFood(food.id, amount: amount, day: day, meal: meal, in: db) })
         }
@@ -190,7 +193,7 @@ struct LogReferenceFood: JournalWriteTool {
             Log a reference food (USDA \(food.id)): \(Text.clean(food.description)) — \(amount.label)
             \(whenLine(day, meal))
             \(Text.nutrientLines(draft.nutrients))
-            """
+            """ + entrySizeWarning(draft.nutrients, grams: amount.grams)
         return WritePlan(preview: preview) { db in loggedOutput(try checked(field: "reference_id") { try journal.logEntry(draft, in: db) }) }
     }
 }
@@ -224,7 +227,7 @@ struct LogCalculatorBuild: JournalWriteTool {
             Log a build of \(Text.food(food.name, brand: food.brand))\(servings == 1 ? "" : " × \(Text.amount(servings))") — \(detail)
             \(whenLine(day, meal))
             \(Text.nutrientLines(sum.scaled(by: servings)))
-            """
+            """ + entrySizeWarning(sum.scaled(by: servings), grams: nil)
         return WritePlan(preview: preview) { db in
             loggedOutput(try checked(field: "selections") {
                 try journal.logCalculatorBuild(food.id, selections: selections, servings: servings, day: day, meal: meal, in: db)

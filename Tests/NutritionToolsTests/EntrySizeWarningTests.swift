@@ -1,0 +1,28 @@
+// The approval card warns about an entry over 5,000 kcal or 5 kg, and only then.
+import Testing
+import Agent
+@testable import NutritionTools
+
+@Suite struct EntrySizeWarningTests {
+    @Test func aLargeEntryShowsAWarningLineOnTheCard() throws {
+        let f = try Fixture()
+        let big = try f.preview("log_reference_food", ["reference_id": "01123", "portion": "large", "quantity": 100])
+        #expect(big.split(separator: "\n").last == "Warning: this entry is 7150 kcal, more than one entry usually is; check the amount before approving.")
+        let heavy = try f.preview("log_reference_food", ["reference_id": "01077", "grams": 6000])
+        #expect(heavy.hasSuffix("\nWarning: this entry is 6 kg, more than one entry usually is; check the amount before approving."))
+        let manual = try f.preview("log_food", ["name": "Feast", "nutrients": ["energy_kcal": 5200]])
+        #expect(manual.contains("Warning: this entry is 5200 kcal"))
+        let ordinary = try f.preview("log_reference_food", ["reference_id": "01123", "portion": "large", "quantity": 2])
+        #expect(!ordinary.contains("Warning"))
+    }
+
+    @Test func volumesAndFluidOuncesResolveThroughTheAmountModel() throws {
+        let f = try Fixture()
+        let drink = try f.preview("log_reference_food", ["reference_id": "14154", "portion": "8 fl oz"])
+        #expect(drink.contains("— 8 fl oz (245.71 g)"))
+        let milk = try f.preview("log_reference_food", ["reference_id": "01077", "portion": "ml", "quantity": 200])
+        #expect(milk.contains("— 200 mL (206.27 g)"))
+        let oz = try f.preview("log_reference_food", ["reference_id": "01077", "portion": "oz", "quantity": 8])
+        #expect(oz.contains("— 8 oz (226.8 g)"))
+    }
+}
