@@ -89,11 +89,11 @@ public enum ReferenceAmounts {
         // A measure given exactly as USDA lists it ("medium (7\" to 7-7/8\" long)", "cup, sliced").
         if let exact = food.portions.first(where: { $0.measure.lowercased() == trimmed.lowercased() || $0.label.lowercased() == trimmed.lowercased() }) {
             switch kind(exact) {
-            case .count: return try portionAmount(exact, quantity: times, food: food)
+            case .count: return withVolume(try portionAmount(exact, quantity: times, food: food), food)
             // "cup, sliced" is that measure; a plain "cup" or "tbsp" goes through the density
             // like any volume, so every volume unit agrees.
             case .volume where ServingUnit.leadingMeasure(exact.measure)?.rest.isEmpty == false:
-                return try portionAmount(exact, quantity: times, food: food)
+                return withVolume(try portionAmount(exact, quantity: times, food: food), food)
             case .mass, .volume: break
             }
         }
@@ -103,8 +103,26 @@ public enum ReferenceAmounts {
         return try resolve(typed, of: food, times: times)
     }
 
+    /// `grams` of a food, recorded in grams (and in mL when the food has a density).
+    public static func weight(_ grams: Double, of food: ReferenceFood) -> ReferenceAmount {
+        withVolume(mass(grams, .g), food)
+    }
+
+    /// The serving also says its volume when the food has a density, so a Food Bank food saved
+    /// from it converts volumes the same way ("1 can 8.4 fl oz" then knows its mL).
+    static func withVolume(_ amount: ReferenceAmount, _ food: ReferenceFood) -> ReferenceAmount {
+        guard amount.serving.milliliters == nil, let d = density(of: food) else { return amount }
+        var a = amount
+        a.serving.milliliters = (amount.grams / d.gramsPerMilliliter).rounded(places: 6)
+        return a
+    }
+
     /// Resolves a parsed amount times `times`.
     public static func resolve(_ typed: AmountText, of food: ReferenceFood, times: Double = 1) throws -> ReferenceAmount {
+        withVolume(try resolveOnly(typed, of: food, times: times), food)
+    }
+
+    static func resolveOnly(_ typed: AmountText, of food: ReferenceFood, times: Double) throws -> ReferenceAmount {
         let quantity = typed.quantity * times
         guard quantity.isFinite, quantity > 0 else {
             throw JournalError.invalid(field: "portion", reason: "needs a quantity above zero")

@@ -84,7 +84,7 @@ extension JournalStore {
         switch (portion, grams) {
         case (nil, let g?):
             guard g.isFinite, g > 0 else { throw JournalError.invalid(field: "grams", reason: "must be a number above zero") }
-            return ReferenceAmounts.mass(g, .g)
+            return ReferenceAmounts.weight(g, of: food)
         case (let text?, nil):
             let t = try domain { try Validate.text(text, field: "portion", maxLength: 100) }
             return try ReferenceAmounts.resolve(t, of: food)
@@ -123,7 +123,7 @@ extension JournalStore {
             mappings.append(UnitMapping(quantity: s.quantity, unit: s.unit, grams: s.grams))
         }
         let draft = FoodDraft(name: try name.map { try checkText($0, field: "name", max: Limits.name) } ?? referenceName(food),
-                              serving: ServingSize(quantity: 100, unit: .mass(.g)), mappings: mappings,
+                              serving: ReferenceAmounts.weight(100, of: food).serving, mappings: mappings,
                               nutrients: JournalStore.referenceNutrients(food, grams: 100))
         return try createFood(draft, in: db)
     }

@@ -68,6 +68,8 @@ struct SaveFood: JournalWriteTool {
             // Other household portions become units the food can be logged in later ("2 large").
             var seen: Set<String> = [amount.serving.unit.symbol]
             for p in ref.portions.prefix(8) {
+                // USDA's own "oz" rows are sometimes wrong; mass converts exactly without them.
+                if case .mass = ReferenceAmounts.kind(p) { continue }
                 let word = String(p.measure.prefix(40)).lowercased()
                 guard let unit = try? ServingUnit.parse(word, extraCounts: [word]), seen.insert(unit.symbol).inserted, p.amount > 0 else { continue }
                 draft.mappings.append(UnitMapping(quantity: p.amount, unit: unit, grams: p.gramWeight))

@@ -28,7 +28,7 @@ enum ReferenceConversion {
     static func amount(of food: ReferenceFood, portion: String?, quantity: Double?, grams: Double?) throws -> Amount {
         if let grams {
             if portion != nil { throw ToolArgumentError(field: "portion", "give either portion or grams, not both") }
-            return Amount(ReferenceAmounts.mass(grams, .g))
+            return Amount(ReferenceAmounts.weight(grams, of: food))
         }
         let count = quantity ?? 1
         let text: String

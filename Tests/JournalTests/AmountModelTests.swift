@@ -139,4 +139,17 @@ import ReferenceFoods
         #expect(e.servings == 3 && e.serving.grams == 100)
         #expect(e.totalNutrients["energy_kcal"] == 429)
     }
+
+    @Test func aFoodBankFoodSavedFromAReferenceFoodKeepsItsDensity() throws {
+        let (store, _) = try makeStore()
+        let drink = try #require(reference.food(id: "14154"))
+        let saved = try store.createFood(fromReference: drink)
+        let e = try store.logFood(saved.id, amount: .quantity(8, .volume(.flOz)))
+        let expected = try ReferenceAmounts.resolve("8 fl oz", of: drink).grams
+        #expect(abs((e.serving.grams ?? 0) - expected) < 1e-6)
+        #expect(abs((e.totalNutrients["energy_kcal"] ?? 0) - (try ReferenceAmounts.resolve("8 fl oz", of: drink).grams) * (drink.per100g("energy_kcal") ?? 0) / 100) < 1e-3)
+        // Mass stays exact on the Food Bank path too.
+        let oz = try store.logFood(saved.id, amount: .quantity(2, .mass(.oz)))
+        #expect(oz.serving.grams == 2 * 28.349523125)
+    }
 }
