@@ -103,15 +103,15 @@ public enum ReferenceAmounts {
         return try resolve(typed, of: food, times: times)
     }
 
-    /// `grams` of a food, recorded in grams (and in mL when the food has a density).
+    /// `grams` of a food, recorded in grams.
     public static func weight(_ grams: Double, of food: ReferenceFood) -> ReferenceAmount {
-        withVolume(mass(grams, .g), food)
+        mass(grams, .g)
     }
 
-    /// The serving also says its volume when the food has a density, so a Food Bank food saved
-    /// from it converts volumes the same way ("1 can 8.4 fl oz" then knows its mL).
+    /// A count or volume serving also says its volume when the food has a density, so a Food Bank
+    /// food saved from it converts volumes the same way ("1 can 8.4 fl oz" then knows its mL).
     static func withVolume(_ amount: ReferenceAmount, _ food: ReferenceFood) -> ReferenceAmount {
-        guard amount.serving.milliliters == nil, let d = density(of: food) else { return amount }
+        guard amount.serving.milliliters == nil, !amount.serving.unit.isMass, let d = density(of: food) else { return amount }
         var a = amount
         a.serving.milliliters = (amount.grams / d.gramsPerMilliliter).rounded(places: 6)
         return a

@@ -122,8 +122,13 @@ extension JournalStore {
             guard seen.insert(s.unit.symbol).inserted else { continue }
             mappings.append(UnitMapping(quantity: s.quantity, unit: s.unit, grams: s.grams))
         }
+        // The food's density, when no volume measure already carries it, so mL and fl oz convert
+        // as they do for the reference food itself.
+        if !mappings.contains(where: { $0.unit.isVolume }), let d = ReferenceAmounts.density(of: food) {
+            mappings.append(UnitMapping(quantity: 100, unit: .volume(.ml), grams: (100 * d.gramsPerMilliliter).rounded(places: 6)))
+        }
         let draft = FoodDraft(name: try name.map { try checkText($0, field: "name", max: Limits.name) } ?? referenceName(food),
-                              serving: ReferenceAmounts.weight(100, of: food).serving, mappings: mappings,
+                              serving: ServingSize(quantity: 100, unit: .mass(.g)), mappings: mappings,
                               nutrients: JournalStore.referenceNutrients(food, grams: 100))
         return try createFood(draft, in: db)
     }

@@ -74,6 +74,10 @@ struct SaveFood: JournalWriteTool {
                 guard let unit = try? ServingUnit.parse(word, extraCounts: [word]), seen.insert(unit.symbol).inserted, p.amount > 0 else { continue }
                 draft.mappings.append(UnitMapping(quantity: p.amount, unit: unit, grams: p.gramWeight))
             }
+            // The reference food's density, when nothing above carries it, so mL and fl oz convert alike.
+            if draft.serving.milliliters == nil, !draft.mappings.contains(where: { $0.unit.isVolume }), let d = ReferenceAmounts.density(of: ref) {
+                draft.mappings.append(UnitMapping(quantity: 100, unit: .volume(.ml), grams: (100 * d.gramsPerMilliliter).rounded(places: 6)))
+            }
             origin = "from USDA reference \(ref.id)"
         } else if args.has("from_entry_id") {
             let e = try journal.entry(args, db, field: "from_entry_id")
