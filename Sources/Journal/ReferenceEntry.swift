@@ -14,13 +14,30 @@ extension JournalStore {
 
     /// Nutrients of `grams` of a reference food under canonical ids. Nutrients USDA did not
     /// report stay absent ("not reported"), never zero; extra columns (retinol, EPA, …) are kept.
+    /// Values derived by USDA's rules (`ReferenceFood.derivedPer100g`: vitamin D from IU, folate
+    /// DFE) fill their column; total folate is kept as its own nutrient when no DFE is known, so
+    /// it is not dropped.
     public static func referenceNutrients(_ food: ReferenceFood, grams: Double) -> NutrientAmounts {
         var out: [String: Double] = [:]
         guard grams.isFinite, grams >= 0 else { return NutrientAmounts() }
-        for (column, per100) in food.nutrientsPer100g where !referenceDuplicates.contains(column) {
-            out[referenceRenames[column] ?? column] = (per100 * grams / 100).rounded(places: 6)
+        var per100 = food.nutrientsPer100g
+        per100.merge(food.derivedPer100g) { reported, _ in reported }
+        var skip = referenceDuplicates
+        if per100["folate_dfe_mcg"] == nil { skip.remove("folate_total_mcg") }
+        for (column, value) in per100 where !skip.contains(column) {
+            out[referenceRenames[column] ?? column] = (value * grams / 100).rounded(places: 6)
         }
         return NutrientAmounts(storedCanonical: out)
+    }
+
+    /// Canonical ids whose value for this food is derived, with USDA's rule ("vitamin_d_mcg":
+    /// "derived: vitamin D IU ÷ 40 …"), for showing next to the value.
+    public static func referenceDerivations(_ food: ReferenceFood) -> [String: String] {
+        var out: [String: String] = [:]
+        for column in food.derivedPer100g.keys {
+            out[referenceRenames[column] ?? column] = ReferenceFood.derivationRules[column] ?? "derived"
+        }
+        return out
     }
 
     /// The serving a reference log records: the household portion when one was chosen

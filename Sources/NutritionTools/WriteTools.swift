@@ -193,7 +193,7 @@ struct LogReferenceFood: JournalWriteTool {
             Log a reference food (USDA \(food.id)): \(Text.clean(food.description)) — \(amount.label)
             \(whenLine(day, meal))
             \(Text.nutrientLines(draft.nutrients))
-            """ + entrySizeWarning(draft.nutrients, grams: amount.grams)
+            """ + entrySizeWarning(draft.nutrients, grams: amount.grams) + derivedValuesNote(food)
         return WritePlan(preview: preview) { db in loggedOutput(try checked(field: "reference_id") { try journal.logEntry(draft, in: db) }) }
     }
 }

@@ -260,6 +260,8 @@ struct JournalCommands {
             let items: [JSONValue] = foods.map { f in
                 .object(["id": .string(f.id), "description": .string(f.description), "group": .string(f.group),
                          "per_100g": .object(f.nutrientsPer100g.mapValues { .number($0) }),
+                         // Values USDA left empty, derived by its own rules, with the rule; never mixed into per_100g.
+                         "derived_per_100g": .object(f.derivedPer100g.mapValues { .number($0) }),
                          "portions": .array(f.portions.map { .object(["label": .string($0.label), "grams": .number($0.gramWeight)]) })])
             }
             out(JSONValue.array(items).serialized)

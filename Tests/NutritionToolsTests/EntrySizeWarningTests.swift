@@ -25,4 +25,26 @@ import Agent
         let oz = try f.preview("log_reference_food", ["reference_id": "01077", "portion": "oz", "quantity": 8])
         #expect(oz.contains("— 8 oz (226.8 g)"))
     }
+
+    @Test func theCardSaysWhichValuesAreDerived() throws {
+        let f = try Fixture()
+        let derived = try f.preview("log_reference_food", ["reference_id": "16613", "grams": 100])
+        #expect(derived.hasSuffix("\nDerived by USDA's rules, not reported directly: Vitamin D = vitamin D IU ÷ 40 (USDA: 1 µg = 40 IU)"))
+        let reported = try f.preview("log_reference_food", ["reference_id": "01077", "grams": 100])
+        #expect(!reported.contains("Derived"))
+    }
+
+    @Test func readToolsKeepNotReportedAsNull() async throws {
+        let f = try Fixture()
+        let day = try await f.read("get_journal_day", ["date": "2026-11-29"])
+        let totals = day["totals"]?["nutrients"]
+        let goals = day["goals"]?.arrayValue ?? []
+        #expect(!goals.isEmpty)
+        for g in goals {
+            let id = g["id"]?.stringValue ?? ""
+            // consumed is null exactly when no entry reported the nutrient, never 0 in its place.
+            #expect((g["consumed"] == .null) == (totals?[id] == nil), "\(id)")
+            #expect((g["remaining"] == .null) == (totals?[id] == nil), "\(id)")
+        }
+    }
 }

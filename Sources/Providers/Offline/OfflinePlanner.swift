@@ -160,7 +160,7 @@ struct OfflinePlanner {
         let logged = Int(content["logged_days"]?.doubleValue ?? 0)
         let when = calendar.describe(p)
         guard logged > 0 else { return .answer("Nothing is logged for \(when).") }
-        var lines = ["\(capitalized(when)): \(logged) logged \(logged == 1 ? "day" : "days"); daily average \(macros(content["daily_averages"]))."]
+        var lines = ["\(capitalized(when)): \(logged) logged \(logged == 1 ? "day" : "days"); daily average \(macros(content["daily_averages"]))\(partialAverages(content, logged: logged))."]
         for d in content["days"]?.arrayValue ?? [] {
             let n = Int(d["totals"]?["entry_count"]?.doubleValue ?? 0)
             let date = d["date"]?.stringValue ?? "?"
@@ -211,7 +211,7 @@ struct OfflinePlanner {
         } else {
             let logged = Int(content["logged_days"]?.doubleValue ?? 0)
             let average = content["daily_averages"]?[nutrient]?.doubleValue ?? 0
-            text = "You had \(format(total))\(unit)\(label) over \(when): \(format(average))\(unit) a day on average over \(logged) logged \(logged == 1 ? "day" : "days")"
+            text = "You had \(format(total))\(unit)\(label) over \(when): \(format(average))\(unit) a day on average \(averageBasis(content, nutrient, logged: logged))"
             if let g = goalAmount { text += " (daily \(isLimit ? "limit" : "goal") \(format(g))\(unit))" }
             text += "."
         }
