@@ -47,4 +47,11 @@ import Agent
             #expect((g["remaining"] == .null) == (totals?[id] == nil), "\(id)")
         }
     }
+
+    @Test func energyInKilojoulesIsLoggedAsKilocalories() throws {
+        let f = try Fixture()
+        let preview = try f.preview("log_food", ["name": "Soup", "nutrients": ["kJ": 836.8, "protein_g": 5]])
+        #expect(preview.contains("200 kcal"))
+        #expect(!preview.lowercased().contains("kj"))
+    }
 }

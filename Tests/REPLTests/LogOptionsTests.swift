@@ -77,4 +77,14 @@ import TestSupport
         let n = try #require(manual["nutrients"] as? [String: Double])
         #expect(n["sodium_mg"] == 800 && n["potassium_mg"] == 50)
     }
+
+    @Test func dayJSONShowsNullForAGoalNutrientNoEntryReported() async throws {
+        _ = try await loggedJSON(["log", "Soup", "--kcal", "300"])
+        let r = try await OfjBinary.run(["day", "--json"], environment: env)
+        let view = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let goals = try #require(view["goals"] as? [[String: Any]])
+        let fiber = try #require(goals.first { $0["id"] as? String == "fiber_g" })
+        #expect(fiber["consumed"] is NSNull && fiber["remaining"] is NSNull && fiber["not_reported_count"] as? Int == 1)
+        #expect(goals.first { $0["id"] as? String == "energy_kcal" }?["consumed"] as? Double == 300)
+    }
 }
