@@ -290,6 +290,7 @@ struct UpdateJournalEntry: JournalWriteTool {
         }
         let preview = "Change journal entry: \(Text.food(old.name, brand: old.brand)) — \(Text.serving(old.serving, servings: old.servings)), \(old.meal.rawValue) on \(Text.day(old.day))\n"
             + lines.map { "  " + $0 }.joined(separator: "\n")
+            + (update.nutrients != nil || update.servings != nil ? entrySizeWarning(after, grams: old.serving.grams.map { $0 * servings }) : "")
         let id = old.id
         return WritePlan(preview: preview) { db in
             let e = try checked(field: "entry_id") { try journal.updateEntry(id, update, in: db) }

@@ -54,4 +54,12 @@ import Agent
         #expect(preview.contains("200 kcal"))
         #expect(!preview.lowercased().contains("kj"))
     }
+
+    @Test func changingAnEntryToAHugeAmountWarnsToo() throws {
+        let f = try Fixture()
+        let huge = try f.preview("update_journal_entry", ["entry_id": .string(f.seed.toast.uuidString), "servings": 200])
+        #expect(huge.split(separator: "\n").last?.hasPrefix("Warning: this entry is ") == true)
+        let rename = try f.preview("update_journal_entry", ["entry_id": .string(f.seed.toast.uuidString), "name": "Rye toast"])
+        #expect(!rename.contains("Warning"))
+    }
 }
