@@ -166,8 +166,8 @@ struct LogReferenceFood: JournalWriteTool {
     let reference: ReferenceDatabase
     let name = "log_reference_food"
     let description = """
-        Logs a USDA reference food by its reference_id: a household portion (a `measure` from its portions list, e.g. "large" or "cup") \
-        times `quantity`, or an exact weight in `grams`. With neither, one of its first listed portion (foods without portions need grams). Nutrients come from the reference data. Needs approval.
+        Logs a USDA reference food by its reference_id: a household portion (a `measure` from its portions list, e.g. "large" or "cup", \
+        or any unit: g, oz, lb exact; mL, cup, tbsp, tsp, fl oz through the food's density) times `quantity`, or an exact weight in `grams`. With neither, one of its first listed portion (foods without portions need grams). Nutrients come from the reference data. Needs approval.
         """
     var parameters: JSONValue {
         Schema.object(["reference_id": Schema.string("reference_id from search_reference_foods, e.g. \"01123\".", maxLength: 16),
