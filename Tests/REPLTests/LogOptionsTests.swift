@@ -1,6 +1,9 @@
 // `ofj log` honours or refuses every option: each bad input is exit 2 with its exact line and
 // nothing written; the amounts that used to go wrong now log what was typed.
 import Foundation
+import Journal
+import Nutrition
+import SQLiteKit
 import Testing
 import TestSupport
 
@@ -86,5 +89,41 @@ import TestSupport
         let fiber = try #require(goals.first { $0["id"] as? String == "fiber_g" })
         #expect(fiber["consumed"] is NSNull && fiber["remaining"] is NSNull && fiber["not_reported_count"] as? Int == 1)
         #expect(goals.first { $0["id"] as? String == "energy_kcal" }?["consumed"] as? Double == 300)
+    }
+
+    /// Puts an oatmeal food (1 cup = 240 g, 160 kcal) in the Food Bank through a backup import.
+    func importOatmeal() async throws {
+        let store = try JournalStore.openStandalone(queue: try DatabaseQueue.inMemory())
+        try store.createFood(FoodDraft(name: "Oatmeal", serving: ServingSize(quantity: 1, unit: .volume(.cup), grams: 240),
+                                       nutrients: try NutrientAmounts(["energy_kcal": 160, "protein_g": 6])))
+        let file = home.file("oatmeal-backup.json")
+        try store.exportBackup().write(to: URL(fileURLWithPath: file))
+        let r = try await OfjBinary.run(["backup", "import", file], environment: env)
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
+    @Test func foodBankOptionsAreHonoured() async throws {
+        try await importOatmeal()
+        // --grams with --food used to log 1 cup.
+        let grams = try await loggedJSON(["log", "--food", "oatmeal", "--grams", "40"])
+        #expect((grams["serving"] as? [String: Any])?["grams"] as? Double == 40)
+        #expect(abs(((grams["nutrients"] as? [String: Double])?["energy_kcal"] ?? 0) - 160.0 * 40 / 240) < 1e-5)
+        // --servings multiplies an --amount too.
+        let twice = try await loggedJSON(["log", "--food", "oatmeal", "--amount", "1/2 cup", "--servings", "2"])
+        #expect((twice["serving"] as? [String: Any])?["grams"] as? Double == 240)
+        // A volume through the food's own cup weight.
+        let ml = try await loggedJSON(["log", "--food", "oatmeal", "--amount", "100 ml"])
+        let g = (ml["serving"] as? [String: Any])?["grams"] as? Double ?? 0
+        #expect(abs(g - 100 * 240 / 236.5882365) < 1e-6)
+        let both = try await OfjBinary.run(["log", "--food", "oatmeal", "--grams", "40", "--amount", "1 cup"], environment: env)
+        #expect(both.status == 2 && both.stderr == "ofj: give --amount or --grams, not both\n")
+        let unit = try await OfjBinary.run(["log", "--food", "oatmeal", "--unit", "cup"], environment: env)
+        #expect(unit.status == 2 && unit.stderr == "ofj: --unit goes with --amount QTY\n")
+        let big = try await OfjBinary.run(["log", "--food", "oatmeal", "--servings", "40"], environment: env)
+        #expect(big.status == 2 && big.stderr == "ofj: this entry would be 6400 kcal and 9.6 kg, more than one entry usually is; check the amount, or add --force to log it anyway\n")
+        let day = try await OfjBinary.run(["day", "--json"], environment: env)
+        let view = try #require(try JSONSerialization.jsonObject(with: Data(day.stdout.utf8)) as? [String: Any])
+        let entries = (view["meals"] as? [[String: Any]] ?? []).flatMap { $0["entries"] as? [[String: Any]] ?? [] }
+        #expect(entries.count == 3)
     }
 }
