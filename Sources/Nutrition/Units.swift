@@ -241,11 +241,19 @@ public struct FoodMeasures: Sendable, Hashable {
     }
 
     /// Grams per millilitre when some measure gives both, or a volume measure gives grams, or a
-    /// mass measure gives mL.
+    /// mass measure gives mL. Like reference foods, a cup measure is preferred, then tbsp, tsp,
+    /// fl oz, other volumes, then any other measure that gives both (the serving first).
     public var density: Double? {
         var candidates: [(grams: Double?, ml: Double?, unit: ServingUnit, quantity: Double)] =
             [(serving.grams, serving.milliliters, serving.unit, serving.quantity)]
         candidates += mappings.map { ($0.grams, $0.milliliters, $0.unit, $0.quantity) }
+        let preference: [ServingUnit.VolumeUnit] = [.cup, .tbsp, .tsp, .flOz]
+        func rank(_ unit: ServingUnit) -> Int {
+            guard case .volume(let v) = unit else { return preference.count + 1 }
+            return preference.firstIndex(of: v) ?? preference.count
+        }
+        // A stable sort keeps the serving ahead of mappings of the same rank.
+        candidates = candidates.enumerated().sorted { (rank($0.element.unit), $0.offset) < (rank($1.element.unit), $1.offset) }.map(\.element)
         for c in candidates {
             let g: Double? = c.grams ?? { if case .mass(let u) = c.unit { return c.quantity * u.grams } else { return nil } }()
             let m: Double? = c.ml ?? { if case .volume(let u) = c.unit { return c.quantity * u.milliliters } else { return nil } }()
