@@ -87,13 +87,17 @@ public enum ReferenceAmounts {
     public static func resolve(_ text: String, of food: ReferenceFood, times: Double = 1) throws -> ReferenceAmount {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         // A measure given exactly as USDA lists it ("medium (7\" to 7-7/8\" long)", "cup, sliced").
-        if let exact = food.portions.first(where: { $0.measure.lowercased() == trimmed.lowercased() || $0.label.lowercased() == trimmed.lowercased() }) {
+        // A label ("2 slices" of amount 2) counts its own amount; a bare measure counts one.
+        let key = trimmed.lowercased()
+        let byMeasure = food.portions.first { $0.measure.lowercased() == key }
+        if let exact = byMeasure ?? food.portions.first(where: { $0.label.lowercased() == key }) {
+            let count = (byMeasure == nil ? exact.amount : 1) * times
             switch kind(exact) {
-            case .count: return withVolume(try portionAmount(exact, quantity: times, food: food), food)
+            case .count: return withVolume(try portionAmount(exact, quantity: count, food: food), food)
             // "cup, sliced" is that measure; a plain "cup" or "tbsp" goes through the density
             // like any volume, so every volume unit agrees.
             case .volume where ServingUnit.leadingMeasure(exact.measure)?.rest.isEmpty == false:
-                return withVolume(try portionAmount(exact, quantity: times, food: food), food)
+                return withVolume(try portionAmount(exact, quantity: count, food: food), food)
             case .mass, .volume: break
             }
         }

@@ -90,6 +90,12 @@ import ReferenceFoods
         let bread = try #require(reference.food(id: "18069"))
         let slice = try #require(bread.portions.first { $0.measure.lowercased().hasPrefix("slice") })
         #expect(try grams("3 slices", bread) == 3 * slice.gramsPerMeasure)
+        // A USDA label with an amount other than 1 ("2 slices" = 2 × one slice) counts that amount.
+        for food in reference.allFoods {
+            for p in food.portions where p.amount != 1 && ReferenceAmounts.kind(p) == .count && p.gramWeight > 0 && p.amount > 0 {
+                #expect(abs(try grams(p.label, food) - p.gramWeight) < 1e-9, "\(food.id) \(p.label)")
+            }
+        }
         #expect(throws: JournalError.self) { try grams("2 wheels", egg) }
         #expect(throws: JournalError.self) { try grams("0 large", egg) }
         #expect(throws: JournalError.self) { try grams("3", egg) }
