@@ -54,7 +54,6 @@ public struct ArgumentSpec: Sendable {
             if flags.contains(name) {
                 guard inlineValue == nil else { throw UsageError("\(name) takes no value") }
                 guard out.flags.insert(name).inserted else { throw UsageError("\(name) is given twice; give it once") }
-                out.flags.insert(name)
             } else if options.contains(name) {
                 // A second value would silently replace the first: say so instead.
                 guard out.options[name] == nil || repeatable.contains(name) else { throw UsageError("\(name) is given twice; give it once") }
