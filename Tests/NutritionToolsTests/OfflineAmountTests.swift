@@ -26,4 +26,14 @@ import Journal
         let cheese = try #require(try h.journal.lastEntry())
         #expect(cheese.serving.grams == 3 * 28.349523125)
     }
+
+    @Test func rangeAveragesSayWhichDaysTheyAreOver() async throws {
+        let h = try OfflineHarness()
+        // The seeded entries report no carbohydrate; a banana today makes one of two logged days report it.
+        _ = try await h.ask("I had a banana")
+        let r = try await h.ask("how much carbs this week")
+        #expect(r.text.contains("a day on average over the 1 of 2 logged days that report it"), "\(r.text)")
+        let week = try await h.ask("show last week")
+        #expect(week.text.contains("a day over the 1 of 2 logged days that report it"), "\(week.text)")
+    }
 }
