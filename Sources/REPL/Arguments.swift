@@ -10,17 +10,25 @@ public struct ParsedArguments: Sendable {
     public var positionals: [String] = []
     public var flags: Set<String> = []
     public var options: [String: String] = [:]
+    /// Every value of a repeatable option, in the order given.
+    public var repeated: [String: [String]] = [:]
 
     public func has(_ flag: String) -> Bool { flags.contains(flag) }
     public func value(_ option: String) -> String? { options[option] }
+    public func values(_ option: String) -> [String] { repeated[option] ?? options[option].map { [$0] } ?? [] }
+    /// Every flag and option given, e.g. to refuse those a mode does not use.
+    public var given: Set<String> { flags.union(options.keys) }
 }
 
 public struct ArgumentSpec: Sendable {
     public var flags: Set<String>
     public var options: Set<String>
-    public init(flags: Set<String> = [], options: Set<String> = []) {
+    /// Options that may be given more than once (e.g. `--nutrient`); any other given twice is an error.
+    public var repeatable: Set<String>
+    public init(flags: Set<String> = [], options: Set<String> = [], repeatable: Set<String> = []) {
         self.flags = flags
-        self.options = options
+        self.options = options.union(repeatable)
+        self.repeatable = repeatable
     }
 
     /// Parses `args` (without the program or subcommand name). `--name=value` and `--name value`
@@ -45,15 +53,20 @@ public struct ArgumentSpec: Sendable {
             }
             if flags.contains(name) {
                 guard inlineValue == nil else { throw UsageError("\(name) takes no value") }
-                out.flags.insert(name)
+                guard out.flags.insert(name).inserted else { throw UsageError("\(name) is given twice; give it once") }
             } else if options.contains(name) {
+                // A second value would silently replace the first: say so instead.
+                guard out.options[name] == nil || repeatable.contains(name) else { throw UsageError("\(name) is given twice; give it once") }
+                let value: String
                 if let inlineValue {
-                    out.options[name] = inlineValue
+                    value = inlineValue
                 } else {
                     guard i < args.count else { throw UsageError("\(name) needs a value") }
-                    out.options[name] = args[i]
+                    value = args[i]
                     i += 1
                 }
+                out.options[name] = value
+                if repeatable.contains(name) { out.repeated[name, default: []].append(value) }
             } else {
                 let known = (flags.union(options)).sorted()
                 let hint = known.min { editDistance($0, name) < editDistance($1, name) }
