@@ -163,12 +163,34 @@ public struct RangeSummary: Sendable, Hashable, Codable {
     public let days: [DayTotals]
     /// Days with at least one entry.
     public let loggedDayCount: Int
-    /// Sum over the range divided by `loggedDayCount` (days without entries are not zeros).
+    /// Per nutrient, the sum over the range divided by the logged days that report it (days
+    /// without entries, and days whose entries do not report it, are not zeros).
     public let dailyAverages: [String: Double]
+    /// Per nutrient, the logged days on which at least one entry reported it.
+    public let reportingDayCounts: [String: Int]
     public let totals: NutrientTotals
 
     enum CodingKeys: String, CodingKey {
-        case from, to, days, loggedDayCount = "logged_day_count", dailyAverages = "daily_averages", totals
+        case from, to, days, loggedDayCount = "logged_day_count", dailyAverages = "daily_averages",
+             reportingDayCounts = "reporting_day_counts", totals
+    }
+
+    public init(from: CalendarDay, to: CalendarDay, days: [DayTotals], loggedDayCount: Int, dailyAverages: [String: Double],
+                reportingDayCounts: [String: Int], totals: NutrientTotals) {
+        self.from = from; self.to = to; self.days = days; self.loggedDayCount = loggedDayCount
+        self.dailyAverages = dailyAverages; self.reportingDayCounts = reportingDayCounts; self.totals = totals
+    }
+
+    /// Logged days that report `id` (0 when none does).
+    public func reportingDays(_ id: String) -> Int { reportingDayCounts[id] ?? 0 }
+
+    /// "protein: 54.2 g a day over the 3 of 4 logged days that report it" for a nutrient some
+    /// logged days do not report; nil when every logged day reports it or none does.
+    public func partialAverageNote(_ id: String, amount: (Double) -> String) -> String? {
+        let n = reportingDays(id)
+        guard n > 0, n < loggedDayCount, let avg = dailyAverages[id] else { return nil }
+        let name = id == "energy_kcal" ? "calories" : NutrientCatalog.displayName(id).lowercased()
+        return "\(name): \(amount(avg)) a day over the \(n) of \(loggedDayCount) logged days that report it"
     }
 }
 

@@ -66,9 +66,16 @@ extension JournalStore {
             days.append(DayTotals(day: d, totals: t))
             d = try domain { try d.adding(days: 1) }
         }
+        // A day that does not report a nutrient is not a day of zero: each average divides by
+        // the logged days that report it.
+        var reportingDays: [String: Int] = [:]
+        for day in days where day.totals.entryCount > 0 {
+            for (k, n) in day.totals.reportedCounts where n > 0 { reportingDays[k, default: 0] += 1 }
+        }
         var averages: [String: Double] = [:]
-        if logged > 0 { for (k, v) in overall.amounts { averages[k] = v / Double(logged) } }
-        return RangeSummary(from: from, to: to, days: days, loggedDayCount: logged, dailyAverages: averages, totals: overall)
+        for (k, v) in overall.amounts { if let n = reportingDays[k], n > 0 { averages[k] = v / Double(n) } }
+        return RangeSummary(from: from, to: to, days: days, loggedDayCount: logged, dailyAverages: averages,
+                            reportingDayCounts: reportingDays, totals: overall)
     }
 
     public func rangeSummary(from: CalendarDay, to: CalendarDay, nutrients: [String]? = nil) throws -> RangeSummary {

@@ -14,13 +14,30 @@ extension JournalStore {
 
     /// Nutrients of `grams` of a reference food under canonical ids. Nutrients USDA did not
     /// report stay absent ("not reported"), never zero; extra columns (retinol, EPA, …) are kept.
+    /// Values derived by USDA's rules (`ReferenceFood.derivedPer100g`: vitamin D from IU, folate
+    /// DFE) fill their column; total folate is kept as its own nutrient when no DFE is known, so
+    /// it is not dropped.
     public static func referenceNutrients(_ food: ReferenceFood, grams: Double) -> NutrientAmounts {
         var out: [String: Double] = [:]
         guard grams.isFinite, grams >= 0 else { return NutrientAmounts() }
-        for (column, per100) in food.nutrientsPer100g where !referenceDuplicates.contains(column) {
-            out[referenceRenames[column] ?? column] = (per100 * grams / 100).rounded(places: 6)
+        var per100 = food.nutrientsPer100g
+        per100.merge(food.derivedPer100g) { reported, _ in reported }
+        var skip = referenceDuplicates
+        if per100["folate_dfe_mcg"] == nil { skip.remove("folate_total_mcg") }
+        for (column, value) in per100 where !skip.contains(column) {
+            out[referenceRenames[column] ?? column] = (value * grams / 100).rounded(places: 6)
         }
         return NutrientAmounts(storedCanonical: out)
+    }
+
+    /// Canonical ids whose value for this food is derived, with USDA's rule ("vitamin_d_mcg":
+    /// "derived: vitamin D IU ÷ 40 …"), for showing next to the value.
+    public static func referenceDerivations(_ food: ReferenceFood) -> [String: String] {
+        var out: [String: String] = [:]
+        for column in food.derivedPer100g.keys {
+            out[referenceRenames[column] ?? column] = ReferenceFood.derivationRules[column] ?? "derived"
+        }
+        return out
     }
 
     /// The serving a reference log records: the household portion when one was chosen
@@ -61,30 +78,53 @@ extension JournalStore {
         try queue.write { try logReferenceFood(food, grams: grams, portion: portion, day: day, meal: meal, source: source, in: $0) }
     }
 
-    /// Logs a reference food by NDB id with either a typed portion ("1 large", "2 tbsp") or grams.
+    /// Logs `amount` of a reference food, `servings` times (nutrients per one amount, like any entry).
     @discardableResult
-    public func logReferenceFood(id: String, portion: String? = nil, grams: Double? = nil, from reference: ReferenceDatabase,
-                                 day: CalendarDay? = nil, meal: Meal? = nil, in db: Database) throws -> Entry {
-        guard let food = reference.food(id: id) else { throw JournalError.notFound(kind: "reference food", id: String(id.prefix(20))) }
+    public func logReferenceFood(_ food: ReferenceFood, amount: ReferenceAmount, servings: Double = 1,
+                                 day: CalendarDay? = nil, meal: Meal? = nil, source: EntrySource = .reference,
+                                 in db: Database) throws -> Entry {
+        try check(positive: amount.grams, field: "grams", max: Limits.quantity)
+        try check(positive: servings, field: "servings", max: Limits.servings)
+        let draft = EntryDraft(day: day, meal: meal, name: referenceName(food), serving: amount.serving, servings: servings,
+                               nutrients: JournalStore.referenceNutrients(food, grams: amount.grams), source: source)
+        return try logEntry(draft, in: db)
+    }
+
+    @discardableResult
+    public func logReferenceFood(_ food: ReferenceFood, amount: ReferenceAmount, servings: Double = 1,
+                                 day: CalendarDay? = nil, meal: Meal? = nil, source: EntrySource = .reference) throws -> Entry {
+        try queue.write { try logReferenceFood(food, amount: amount, servings: servings, day: day, meal: meal, source: source, in: $0) }
+    }
+
+    /// The amount a typed portion ("1 large", "8 fl oz", "200 ml") or grams means for a reference food.
+    public static func referenceAmount(_ food: ReferenceFood, portion: String?, grams: Double?) throws -> ReferenceAmount {
         switch (portion, grams) {
         case (nil, let g?):
-            return try logReferenceFood(food, grams: g, day: day, meal: meal, in: db)
+            guard g.isFinite, g > 0 else { throw JournalError.invalid(field: "grams", reason: "must be a number above zero") }
+            return ReferenceAmounts.weight(g, of: food)
         case (let text?, nil):
-            let t = try checkText(text, field: "portion", max: 100)
-            guard let match = food.portion(matching: t) else {
-                let known = food.portions.prefix(8).map(\.label).joined(separator: ", ")
-                throw JournalError.invalid(field: "portion", reason: "\"\(t.prefix(40))\" is not a measure of this food; give grams or one of: \(known.isEmpty ? "(none)" : known)")
-            }
-            return try logReferenceFood(food, grams: match.grams, portion: match, day: day, meal: meal, in: db)
+            let t = try domain { try Validate.text(text, field: "portion", maxLength: 100) }
+            return try ReferenceAmounts.resolve(t, of: food)
         default:
             throw JournalError.invalid(field: "amount", reason: "needs exactly one of a portion or grams")
         }
     }
 
+    /// Logs a reference food by NDB id with either a typed portion ("1 large", "2 tbsp", "8 fl oz",
+    /// "200 ml", "3 oz") or grams, `servings` times.
     @discardableResult
-    public func logReferenceFood(id: String, portion: String? = nil, grams: Double? = nil, from reference: ReferenceDatabase,
-                                 day: CalendarDay? = nil, meal: Meal? = nil) throws -> Entry {
-        try queue.write { try logReferenceFood(id: id, portion: portion, grams: grams, from: reference, day: day, meal: meal, in: $0) }
+    public func logReferenceFood(id: String, portion: String? = nil, grams: Double? = nil, servings: Double = 1,
+                                 from reference: ReferenceDatabase, day: CalendarDay? = nil, meal: Meal? = nil,
+                                 in db: Database) throws -> Entry {
+        guard let food = reference.food(id: id) else { throw JournalError.notFound(kind: "reference food", id: String(id.prefix(20))) }
+        let amount = try JournalStore.referenceAmount(food, portion: portion, grams: grams)
+        return try logReferenceFood(food, amount: amount, servings: servings, day: day, meal: meal, in: db)
+    }
+
+    @discardableResult
+    public func logReferenceFood(id: String, portion: String? = nil, grams: Double? = nil, servings: Double = 1,
+                                 from reference: ReferenceDatabase, day: CalendarDay? = nil, meal: Meal? = nil) throws -> Entry {
+        try queue.write { try logReferenceFood(id: id, portion: portion, grams: grams, servings: servings, from: reference, day: day, meal: meal, in: $0) }
     }
 
     /// Creates a saved food from a reference food: 100 g servings, with its household portions
@@ -98,6 +138,11 @@ extension JournalStore {
             if s.unit.isMass { continue } // grams already convert; a mass measure adds nothing
             guard seen.insert(s.unit.symbol).inserted else { continue }
             mappings.append(UnitMapping(quantity: s.quantity, unit: s.unit, grams: s.grams))
+        }
+        // The food's density, when no volume measure already carries it, so mL and fl oz convert
+        // as they do for the reference food itself.
+        if !mappings.contains(where: { $0.unit.isVolume }), let d = ReferenceAmounts.density(of: food) {
+            mappings.append(UnitMapping(quantity: 100, unit: .volume(.ml), grams: (100 * d.gramsPerMilliliter).rounded(places: 6)))
         }
         let draft = FoodDraft(name: try name.map { try checkText($0, field: "name", max: Limits.name) } ?? referenceName(food),
                               serving: ServingSize(quantity: 100, unit: .mass(.g)), mappings: mappings,

@@ -73,10 +73,13 @@ public struct GoalProgress: Sendable, Hashable, Codable {
     public let name: String
     public let unit: NutrientUnit?
     public let goal: Double
-    public let consumed: Double
-    public let remaining: Double
-    /// consumed / goal (0.5 = 50%).
-    public let fraction: Double
+    /// The total eaten; nil ("not reported", JSON null) when entries were logged but none
+    /// reported this nutrient. A day with no entries has consumed 0.
+    public let consumed: Double?
+    /// goal − consumed; nil when consumed is.
+    public let remaining: Double?
+    /// consumed / goal (0.5 = 50%); nil when consumed is.
+    public let fraction: Double?
     public let direction: GoalDirection
     /// Entries in the total that did not report this nutrient.
     public let notReportedCount: Int
@@ -85,13 +88,28 @@ public struct GoalProgress: Sendable, Hashable, Codable {
         case id, name, unit, goal, consumed, remaining, fraction, direction, notReportedCount = "not_reported_count"
     }
 
+    /// Writes `consumed`, `remaining` and `fraction` as null when not reported, rather than leaving them out.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(name, forKey: .name)
+        try c.encodeIfPresent(unit, forKey: .unit)
+        try c.encode(goal, forKey: .goal)
+        try c.encode(consumed, forKey: .consumed)
+        try c.encode(remaining, forKey: .remaining)
+        try c.encode(fraction, forKey: .fraction)
+        try c.encode(direction, forKey: .direction)
+        try c.encode(notReportedCount, forKey: .notReportedCount)
+    }
+
     public static func make(goals: Goals, totals: NutrientTotals) -> [GoalProgress] {
         goals.ids.compactMap { id in
             guard let goal = goals[id] else { return nil }
-            let consumed = totals[id] ?? 0
+            // Nothing reported is not zero eaten; nothing logged is.
+            let consumed = totals[id] ?? (totals.entryCount == 0 ? 0 : nil)
             return GoalProgress(id: id, name: NutrientCatalog.displayName(id), unit: NutrientCatalog.nutrient(id)?.unit,
-                                goal: goal, consumed: consumed, remaining: goal - consumed,
-                                fraction: goal > 0 ? consumed / goal : 0, direction: Goals.direction(id),
+                                goal: goal, consumed: consumed, remaining: consumed.map { goal - $0 },
+                                fraction: consumed.map { goal > 0 ? $0 / goal : 0 }, direction: Goals.direction(id),
                                 notReportedCount: totals.notReportedCount(id))
         }
     }

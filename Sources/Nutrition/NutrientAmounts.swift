@@ -22,7 +22,8 @@ public struct NutrientAmounts: Sendable, Hashable, Codable, Sequence {
                 throw NutritionError.invalidNutrientID(String(trimmed.prefix(20)))
             }
             guard value.isFinite, value >= 0 else { throw NutritionError.invalidNutrientAmount(id: trimmed, value: value) }
-            let canonical = NutrientCatalog.canonicalID(for: trimmed) ?? trimmed
+            let isKilojoules = NutrientAmounts.kilojouleSpellings.contains(NutrientCatalog.normalize(trimmed))
+            let canonical = isKilojoules ? "energy_kj" : NutrientCatalog.canonicalID(for: trimmed) ?? trimmed
             let isCanonicalSpelling = canonical == trimmed
             if out[canonical] != nil {
                 if isCanonicalSpelling && !fromCanonical.contains(canonical) { out[canonical] = value; fromCanonical.insert(canonical) }
@@ -31,8 +32,18 @@ public struct NutrientAmounts: Sendable, Hashable, Codable, Sequence {
             out[canonical] = value
             if isCanonicalSpelling { fromCanonical.insert(canonical) }
         }
+        // Energy given in kJ is stored in kcal (1 kcal = 4.184 kJ): the journal shows one energy.
+        if let kj = out.removeValue(forKey: "energy_kj"), out["energy_kcal"] == nil {
+            out["energy_kcal"] = (kj / NutrientAmounts.kilojoulesPerKcal).rounded(places: 6)
+        }
         values = out
     }
+
+    /// 1 kcal = 4.184 kJ (the thermochemical calorie USDA and the FDA use).
+    public static let kilojoulesPerKcal = 4.184
+    static let kilojouleSpellings: Set<String> = ["energykj", "kj", "kilojoules", "energykilojoules", "kilojoule"]
+    /// Whether `id` names energy in kilojoules ("energy_kj", "kJ"); such input is stored as kcal.
+    public static func isKilojoules(_ id: String) -> Bool { kilojouleSpellings.contains(NutrientCatalog.normalize(id)) }
 
     /// Amounts already known to be canonical and valid (internal fast path).
     init(trusted values: [String: Double]) { self.values = values }

@@ -9,11 +9,12 @@ public enum ServingUnit: Sendable, Hashable, Codable, CustomStringConvertible {
     case count(String)
 
     public enum MassUnit: String, Sendable, CaseIterable, Codable {
-        case g, kg, oz, lb
-        /// Grams in one of this unit.
+        case g, kg, mg, oz, lb
+        /// Grams in one of this unit (exact: 1 oz = 28.349523125 g, 1 lb = 453.59237 g).
         public var grams: Double {
             switch self {
             case .g: return 1
+            case .mg: return 0.001
             case .kg: return 1000
             case .oz: return 28.349523125
             case .lb: return 453.59237
@@ -22,8 +23,8 @@ public enum ServingUnit: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public enum VolumeUnit: String, Sendable, CaseIterable, Codable {
-        case ml = "mL", l = "L", cup, tbsp, tsp, flOz = "fl oz"
-        /// Millilitres in one of this unit (US customary).
+        case ml = "mL", l = "L", cup, tbsp, tsp, flOz = "fl oz", pint, quart
+        /// Millilitres in one of this unit (US customary; 1 fl oz = 29.5735295625 mL).
         public var milliliters: Double {
             switch self {
             case .ml: return 1
@@ -32,6 +33,8 @@ public enum ServingUnit: Sendable, Hashable, Codable, CustomStringConvertible {
             case .tbsp: return 14.78676478125
             case .tsp: return 4.92892159375
             case .flOz: return 29.5735295625
+            case .pint: return 473.176473
+            case .quart: return 946.352946
             }
         }
     }
@@ -49,11 +52,12 @@ public enum ServingUnit: Sendable, Hashable, Codable, CustomStringConvertible {
         "extra large", "cupful", "spoon", "spoonful", "scoopful", "piece of fruit", "whole",
     ]
 
-    private static let aliases: [String: ServingUnit] = {
+    static let aliases: [String: ServingUnit] = {
         var t: [String: ServingUnit] = [:]
         let mass: [(MassUnit, [String])] = [
             (.g, ["g", "gram", "grams", "gr", "gm", "gms"]),
             (.kg, ["kg", "kilogram", "kilograms", "kilo", "kilos", "kgs"]),
+            (.mg, ["mg", "milligram", "milligrams", "mgs"]),
             (.oz, ["oz", "ounce", "ounces", "ozs", "oz wt", "oz. wt."]),
             (.lb, ["lb", "lbs", "pound", "pounds"]),
         ]
@@ -63,7 +67,9 @@ public enum ServingUnit: Sendable, Hashable, Codable, CustomStringConvertible {
             (.cup, ["cup", "cups", "c"]),
             (.tbsp, ["tbsp", "tbs", "tablespoon", "tablespoons", "tbsps", "tbl"]),
             (.tsp, ["tsp", "teaspoon", "teaspoons", "tsps"]),
-            (.flOz, ["fl oz", "floz", "fluid ounce", "fluid ounces", "fl. oz", "fl. oz.", "fl oz.", "fl-oz"]),
+            (.flOz, ["fl oz", "floz", "fluid ounce", "fluid ounces", "fl. oz", "fl. oz.", "fl oz.", "fl-oz", "fl ozs"]),
+            (.pint, ["pint", "pints", "pt", "pts"]),
+            (.quart, ["quart", "quarts", "qt", "qts"]),
         ]
         for (u, names) in mass { for n in names { t[n] = .mass(u) } }
         for (u, names) in volume { for n in names { t[n] = .volume(u) } }
@@ -235,11 +241,19 @@ public struct FoodMeasures: Sendable, Hashable {
     }
 
     /// Grams per millilitre when some measure gives both, or a volume measure gives grams, or a
-    /// mass measure gives mL.
+    /// mass measure gives mL. Like reference foods, a cup measure is preferred, then tbsp, tsp,
+    /// fl oz, other volumes, then any other measure that gives both (the serving first).
     public var density: Double? {
         var candidates: [(grams: Double?, ml: Double?, unit: ServingUnit, quantity: Double)] =
             [(serving.grams, serving.milliliters, serving.unit, serving.quantity)]
         candidates += mappings.map { ($0.grams, $0.milliliters, $0.unit, $0.quantity) }
+        let preference: [ServingUnit.VolumeUnit] = [.cup, .tbsp, .tsp, .flOz]
+        func rank(_ unit: ServingUnit) -> Int {
+            guard case .volume(let v) = unit else { return preference.count + 1 }
+            return preference.firstIndex(of: v) ?? preference.count
+        }
+        // A stable sort keeps the serving ahead of mappings of the same rank.
+        candidates = candidates.enumerated().sorted { (rank($0.element.unit), $0.offset) < (rank($1.element.unit), $1.offset) }.map(\.element)
         for c in candidates {
             let g: Double? = c.grams ?? { if case .mass(let u) = c.unit { return c.quantity * u.grams } else { return nil } }()
             let m: Double? = c.ml ?? { if case .volume(let u) = c.unit { return c.quantity * u.milliliters } else { return nil } }()

@@ -70,9 +70,15 @@ struct SaveFood: JournalWriteTool {
             // Other household portions become units the food can be logged in later ("2 large").
             var seen: Set<String> = [amount.serving.unit.symbol]
             for p in ref.portions.prefix(8) {
+                // USDA's own "oz" rows are sometimes wrong; mass converts exactly without them.
+                if case .mass = ReferenceAmounts.kind(p) { continue }
                 let word = String(p.measure.prefix(40)).lowercased()
                 guard let unit = try? ServingUnit.parse(word, extraCounts: [word]), seen.insert(unit.symbol).inserted, p.amount > 0 else { continue }
                 draft.mappings.append(UnitMapping(quantity: p.amount, unit: unit, grams: p.gramWeight))
+            }
+            // The reference food's density, when nothing above carries it, so mL and fl oz convert alike.
+            if draft.serving.milliliters == nil, !draft.mappings.contains(where: { $0.unit.isVolume }), let d = ReferenceAmounts.density(of: ref) {
+                draft.mappings.append(UnitMapping(quantity: 100, unit: .volume(.ml), grams: (100 * d.gramsPerMilliliter).rounded(places: 6)))
             }
             origin = "from USDA reference \(ref.id)"
         } else if args.has("from_entry_id") {

@@ -106,7 +106,8 @@ struct GetNutritionContext: JournalReadTool {
                               "dinner_from": .string(schedule.dinnerStart.description), "snack": "only when chosen"],
             "goals": Shape.goals(goals),
             "today_totals": Shape.totals(view.totals),
-            "remaining": Shape.nutrients(goals.remaining(after: view.totals)),
+            // A goal nutrient no entry reported has no known remainder: it is left out, not counted as 0 eaten.
+            "remaining": Shape.nutrients(Dictionary(uniqueKeysWithValues: view.goals.compactMap { g in g.remaining.map { (g.id, $0) } })),
             "last_7_days": .array(week.days.map { d in ["date": .string(d.day.description), "totals": Shape.totals(d.totals)] }),
         ]
         return output(json, "read today's journal and goals")
@@ -129,7 +130,7 @@ struct GetJournalDay: JournalReadTool {
             ["meal": .string(m.meal.rawValue), "entries": .array(m.entries.map(Shape.entry)), "totals": Shape.totals(m.totals)]
         }
         let goals: [JSONValue] = view.goals.map { g in
-            ["id": .string(g.id), "goal": Shape.number(g.goal), "consumed": Shape.number(g.consumed), "remaining": Shape.number(g.remaining),
+            ["id": .string(g.id), "goal": Shape.number(g.goal), "consumed": g.consumed.map(Shape.number) ?? .null, "remaining": g.remaining.map(Shape.number) ?? .null,
              "direction": .string(g.direction.rawValue)]
         }
         let json: JSONValue = ["date": .string(day.description), "meals": .array(meals), "totals": Shape.totals(view.totals), "goals": .array(goals)]
@@ -140,7 +141,7 @@ struct GetJournalDay: JournalReadTool {
 struct GetJournalRange: JournalReadTool {
     let journal: JournalStore
     let name = "get_journal_range"
-    let description = "Per-day totals and daily averages (over days with entries) for a date range, up to 366 days (past 31 days only days with entries are listed; past 14 days without `nutrients` only macros per day). Use for weeks and months (\"show last week\", \"protein this week\"); pass `nutrients` to keep the answer small."
+    let description = "Per-day totals and daily averages (each over the logged days that report that nutrient; `reporting_days` lists those some logged days lack) for a date range, up to 366 days (past 31 days only days with entries are listed; past 14 days without `nutrients` only macros per day). Use for weeks and months (\"show last week\", \"protein this week\"); pass `nutrients` to keep the answer small."
     var parameters: JSONValue {
         Schema.object(["from": Schema.string("First day: YYYY-MM-DD, today or yesterday. Defaults to 6 days before `to`.", maxLength: 20),
                        "to": Schema.string("Last day: YYYY-MM-DD, today or yesterday. Defaults to today.", maxLength: 20),
@@ -166,6 +167,8 @@ struct GetJournalRange: JournalReadTool {
             }),
             "totals": Shape.totals(summary.totals),
             "daily_averages": Shape.nutrients(summary.dailyAverages),
+            // Each average divides by the logged days that report the nutrient; listed when fewer than logged_days.
+            "reporting_days": .object(summary.reportingDayCounts.filter { $0.value < summary.loggedDayCount }.mapValues { .number(Double($0)) }),
         ]
         var out = json
         if ids == nil && perDay != nil { out = json.merging(["per_day_nutrients": "energy_kcal, protein_g, carbohydrate_g and fat_g only; pass `nutrients` for others"]) }
@@ -362,6 +365,8 @@ struct SearchReferenceFoods: Tool {
             "nutrients_per_100g": Shape.nutrients(ReferenceConversion.nutrients(f, grams: 100)),
         ]
         if let c = f.commonName { o["common_name"] = .string(Text.clean(c, max: 100)) }
+        let derived = JournalStore.referenceDerivations(f)
+        if !derived.isEmpty { o["derived"] = .object(derived.mapValues { .string($0) }) }
         return .object(o)
     }
 }

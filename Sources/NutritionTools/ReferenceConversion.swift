@@ -18,38 +18,33 @@ enum ReferenceConversion {
         /// "2 large", "150 g".
         var label: String
         var serving: ServingSize
+
+        init(_ a: ReferenceAmount) { grams = a.grams; label = a.label; serving = a.serving }
     }
 
-    /// Resolves `portion` (a measure as listed, or text such as "1 cup") × `quantity`, or `grams`.
-    /// With neither, one of the food's first listed portion (or 100 g when it lists none).
+    /// Resolves `portion` (a measure as listed, or text such as "1 cup", "8 fl oz", "200 ml",
+    /// "3 oz") × `quantity`, or `grams`, through the journal's one amount model
+    /// (`ReferenceAmounts`). With neither, one of the food's first count or volume measure.
     static func amount(of food: ReferenceFood, portion: String?, quantity: Double?, grams: Double?) throws -> Amount {
         if let grams {
             if portion != nil { throw ToolArgumentError(field: "portion", "give either portion or grams, not both") }
-            return Amount(grams: grams, label: "\(Text.amount(grams)) g", serving: ServingSize(quantity: grams, unit: .mass(.g)))
+            return Amount(ReferenceAmounts.weight(grams, of: food))
         }
         let count = quantity ?? 1
-        let chosen: ReferencePortion
-        if let text = portion?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
-            if let exact = food.portions.first(where: { $0.measure.lowercased() == text.lowercased() || $0.label.lowercased() == text.lowercased() }) {
-                chosen = exact
-            } else if let match = food.portion(matching: text) {
-                chosen = match.portion
-            } else {
-                let listed = food.portions.prefix(8).map { "\"\($0.measure)\"" }.joined(separator: ", ")
-                throw ToolArgumentError(field: "portion", "\"\(Text.clean(text, max: 40))\" is not a portion of this food; use one of \(listed.isEmpty ? "none (pass grams instead)" : listed) or pass grams")
-            }
-        } else if let first = food.portions.first {
-            chosen = first
+        let text: String
+        if let typed = portion?.trimmingCharacters(in: .whitespaces), !typed.isEmpty {
+            text = typed
+        } else if let first = ReferenceAmounts.defaultPortion(of: food) {
+            text = first.measure
         } else {
             // No household measure to count in: guessing a weight would make up a number.
             throw ToolArgumentError(field: "grams", "this reference food lists no household portions; pass its weight in grams")
         }
-        let g = count * chosen.gramsPerMeasure
-        guard g.isFinite, g > 0 else { throw ToolArgumentError(field: "quantity", "gives no weight for this portion") }
-        let unitName = String(chosen.measure.prefix(40)).lowercased()
-        let unit = (try? ServingUnit.parse(unitName, extraCounts: [unitName])) ?? .count(unitName.isEmpty ? "portion" : unitName)
-        let serving = ServingSize(quantity: count, unit: unit, grams: g)
-        return Amount(grams: g, label: "\(Text.amount(count)) \(Text.clean(chosen.measure, max: 60)) (\(Text.amount(g)) g)", serving: serving)
+        do {
+            return Amount(try ReferenceAmounts.resolve(text, of: food, times: count))
+        } catch JournalError.invalid(_, let reason) {
+            throw ToolArgumentError(field: "portion", reason)
+        }
     }
 
     /// The entry a reference food becomes.

@@ -92,7 +92,8 @@ struct Args {
                 throw ToolArgumentError(field: "\(key).\(Text.clean(name, max: 40))",
                                         "must be a number from 0 to \(JSONValue.format(JournalStore.Limits.nutrientAmount))")
             }
-            let id = NutrientCatalog.canonicalID(for: name) ?? name
+            // Energy in kJ ("kJ", "energy_kj") is accepted and stored as kcal (1 kcal = 4.184 kJ).
+            let id = NutrientAmounts.isKilojoules(name) ? "energy_kj" : NutrientCatalog.canonicalID(for: name) ?? name
             guard NutrientAmounts.isPlausibleID(id) else {
                 throw ToolArgumentError(field: "\(key).\(Text.clean(name, max: 40))", "is not a nutrient id; use snake_case ids such as protein_g or sodium_mg")
             }

@@ -157,7 +157,7 @@ struct LogFood: JournalWriteTool {
             Log to the journal: \(Text.food(name, brand: draft.brand)) — \(serving.label)
             \(whenLine(day, meal))
             \(Text.nutrientLines(nutrients))
-            """
+            """ + entrySizeWarning(nutrients, grams: grams)
         let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "nutrients": Shape.nutrients(nutrients)]
         return WritePlan(preview: preview, change: change) { db in loggedOutput(try checked(field: "name") { try journal.logEntry(draft, in: db) }) }
     }
@@ -187,6 +187,7 @@ struct LogSavedFood: JournalWriteTool {
         let amount: FoodAmount
         let label: String
         let nutrients: NutrientAmounts
+        let grams: Double?
         if let unitText = args.string("unit") {
             if args.has("servings") { throw ToolArgumentError(field: "servings", "give servings, or quantity with unit, not both") }
             let q = try args.positive("quantity") ?? 1
@@ -197,10 +198,12 @@ struct LogSavedFood: JournalWriteTool {
             nutrients = try checked(field: "unit") { try food.nutrients(quantity: q, unit: unit).nutrients }
             amount = .quantity(q, unit)
             label = "\(Text.amount(q)) \(unit.symbol)"
+            grams = food.measures.grams(q, unit)
         } else {
             let n = try args.positive("servings", max: JournalStore.Limits.servings) ?? args.positive("quantity", max: JournalStore.Limits.servings) ?? 1
             amount = .servings(n)
             nutrients = food.nutrients.scaled(by: n)
+            grams = food.serving.grams.map { $0 * n }
             label = Text.serving(food.serving, servings: n)
         }
         let (day, meal) = try journal.target(args)
@@ -208,7 +211,7 @@ struct LogSavedFood: JournalWriteTool {
             Log from your Food Bank: \(Text.food(food.name, brand: food.brand)) — \(label)
             \(whenLine(day, meal))
             \(Text.nutrientLines(nutrients))
-            """
+            """ + entrySizeWarning(nutrients, grams: grams)
         let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "food_id": .string(food.id.uuidString),
                                            "amount": .string(label), "nutrients": Shape.nutrients(nutrients)]
         return WritePlan(preview: preview, change: change, preconditions: dependencies([dependency(food)])) { db in
@@ -222,8 +225,8 @@ struct LogReferenceFood: JournalWriteTool {
     let reference: ReferenceDatabase
     let name = "log_reference_food"
     let description = """
-        Logs a USDA reference food by its reference_id: a household portion (a `measure` from its portions list, e.g. "large" or "cup") \
-        times `quantity`, or an exact weight in `grams`. With neither, one of its first listed portion (foods without portions need grams). Nutrients come from the reference data. Needs approval.
+        Logs a USDA reference food by its reference_id: a household portion (a `measure` from its portions list, e.g. "large" or "cup", \
+        or any unit: g, oz, lb exact; mL, cup, tbsp, tsp, fl oz through the food's density) times `quantity`, or an exact weight in `grams`. With neither, one of its first listed portion (foods without portions need grams). Nutrients come from the reference data. Needs approval.
         """
     var parameters: JSONValue {
         Schema.object(["reference_id": Schema.string("reference_id from search_reference_foods, e.g. \"01123\".", maxLength: 16),
@@ -249,7 +252,7 @@ struct LogReferenceFood: JournalWriteTool {
             Log a reference food (USDA \(food.id)): \(Text.clean(food.description)) — \(amount.label)
             \(whenLine(day, meal))
             \(Text.nutrientLines(draft.nutrients))
-            """
+            """ + entrySizeWarning(draft.nutrients, grams: amount.grams) + derivedValuesNote(food)
         let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "reference_id": .string(food.id),
                                            "amount": .string(amount.label), "nutrients": Shape.nutrients(draft.nutrients)]
         return WritePlan(preview: preview, change: change) { db in loggedOutput(try checked(field: "reference_id") { try journal.logEntry(draft, in: db) }) }
@@ -285,7 +288,7 @@ struct LogCalculatorBuild: JournalWriteTool {
             Log a build of \(Text.food(food.name, brand: food.brand))\(servings == 1 ? "" : " × \(Text.amount(servings))") — \(detail)
             \(whenLine(day, meal))
             \(Text.nutrientLines(sum.scaled(by: servings)))
-            """
+            """ + entrySizeWarning(sum.scaled(by: servings), grams: nil)
         let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "food_id": .string(food.id.uuidString),
                                            "nutrients": Shape.nutrients(sum.scaled(by: servings))]
         return WritePlan(preview: preview, change: change, preconditions: dependencies([dependency(food)])) { db in
@@ -352,6 +355,7 @@ struct UpdateJournalEntry: JournalWriteTool {
         }
         let preview = "Change journal entry: \(Text.food(old.name, brand: old.brand)) — \(Text.serving(old.serving, servings: old.servings)), \(old.meal.rawValue) on \(Text.day(old.day))\n"
             + lines.map { "  " + $0 }.joined(separator: "\n")
+            + (update.nutrients != nil || update.servings != nil ? entrySizeWarning(after, grams: old.serving.grams.map { $0 * servings }) : "")
         let id = old.id
         let change: [String: JSONValue] = ["arguments": args.resolved(resolved), "entry_id": .string(id.uuidString),
                                            "nutrients_after": Shape.nutrients(after)]

@@ -15,7 +15,7 @@ enum PortionMatcher {
     static let fillerWords: Set<String> = ["of", "a", "an", "the", "x"]
     static let unicodeFractions: [Character: Double] = ["½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1.0 / 3, "⅔": 2.0 / 3, "⅛": 0.125]
 
-    static func match(_ text: String, in food: ReferenceFood) -> ReferencePortionMatch? {
+    static func match(_ text: String, in food: ReferenceFood, allowed: (ReferencePortion) -> Bool = { _ in true }) -> ReferencePortionMatch? {
         guard text.utf8.count <= 200, !food.portions.isEmpty else { return nil }
         let (quantity, rest) = splitQuantity(text)
         guard quantity.isFinite, quantity > 0 else { return nil }
@@ -36,7 +36,7 @@ enum PortionMatcher {
         // wins, main part first ("thin slice" → "slice, thin", not "slice thin, crust not eaten"),
         // then USDA's order.
         var best: (mainExtra: Int, allExtra: Int, sequence: Int, portion: ReferencePortion)?
-        for (portion, terms) in zip(food.portions, measureTerms) {
+        for (portion, terms) in zip(food.portions, measureTerms) where allowed(portion) {
             let mainSet = Set(terms.main)
             guard wantedSet.isSubset(of: terms.all), !wantedSet.isDisjoint(with: mainSet) else { continue }
             let candidate = (mainExtra: mainSet.subtracting(wantedSet).count, allExtra: terms.all.subtracting(wantedSet).count,

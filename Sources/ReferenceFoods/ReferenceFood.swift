@@ -126,6 +126,12 @@ public struct ReferenceFood: Sendable, Identifiable, Equatable, CustomStringConv
         PortionMatcher.match(text, in: self)
     }
 
+    /// Like `portion(matching:)`, considering only the portions `allowed` accepts (a count
+    /// typed by a person is never matched to a mass or volume measure).
+    public func portion(matching text: String, among allowed: (ReferencePortion) -> Bool) -> ReferencePortionMatch? {
+        PortionMatcher.match(text, in: self, allowed: allowed)
+    }
+
     public static func == (lhs: ReferenceFood, rhs: ReferenceFood) -> Bool {
         lhs.id == rhs.id && lhs.description == rhs.description && lhs.group == rhs.group
             && lhs.fdcID == rhs.fdcID && lhs.commonName == rhs.commonName && lhs.portions == rhs.portions

@@ -67,8 +67,8 @@ enum OfjCommands {
                         details: "Common options: --date, --meal, --servings, --force, --json.",
                         arguments: [PositionalSpec("NAME", optional: true)],
                         options: [
-                            .value("--kcal", "N", .number, "energy in kcal (manual entry)"),
-                            .value("--kj", "N", .number, "energy in kilojoules, stored as kcal (manual entry)", excludes: ["--kcal"]),
+                            .value("--kcal", "N", .number, "energy in kcal (manual entry)", excludes: ["--kj"]),
+                            .value("--kj", "N", .number, "energy in kilojoules, stored as kcal (manual entry)"),
                             .value("--protein", "G", .number, "protein in grams (manual entry)"),
                             .value("--carbs", "G", .number, "carbohydrate in grams (manual entry)"),
                             .value("--fat", "G", .number, "fat in grams (manual entry)"),

@@ -59,33 +59,48 @@ struct JournalCommands {
     // MARK: - log
 
     func log(_ p: ParsedArguments) throws {
+        // Which options go with which mode (manual, --food, --ref) is declared in the command table.
+        let servings = try positiveNumber(p.value("--servings") ?? "1", field: "--servings")
         let dayValue = try p.value("--date").map { try parseDay($0) }
         let meal = try p.value("--meal").map { text -> Meal in
             do { return try Meal(parsing: text) } catch { throw CLIError("invalid meal '\(text.prefix(40))': use breakfast, lunch, dinner or snack", status: 2) }
         }
         let entry: Entry
         if let foodKey = p.value("--food") {
+            if p.value("--amount") != nil && p.value("--grams") != nil { throw CLIError("give --amount or --grams, not both", status: 2) }
+            if p.value("--unit") != nil && p.value("--amount") == nil { throw CLIError("--unit goes with --amount QTY", status: 2) }
             let food = try findFood(foodKey)
-            var amount = FoodAmount.servings(try positiveNumber(p.value("--servings") ?? "1", field: "--servings"))
-            if let a = p.value("--amount") {
-                let parts = a.split(separator: " ", maxSplits: 1).map(String.init)
-                let qty = try positiveNumber(parts[0], field: "--amount")
-                if parts.count == 2 || p.value("--unit") != nil {
-                    let unitText = parts.count == 2 ? parts[1] : (p.value("--unit") ?? "")
-                    amount = .quantity(qty, try ServingUnit.parse(unitText))
+            var amount = FoodAmount.servings(servings)
+            if let g = p.value("--grams") {
+                amount = .quantity(try positiveNumber(g, field: "--grams") * servings, .mass(.g))
+            } else if let a = p.value("--amount") {
+                let typed = a + (p.value("--unit").map { " " + $0 } ?? "")
+                guard let parsed = AmountText.parse(typed) else {
+                    throw CLIError("--amount must be a number above zero with an optional unit, not '\(JournalViews.safeName(String(a.prefix(20))))'", status: 2)
+                }
+                if parsed.unitText.isEmpty {
+                    amount = .servings(parsed.quantity * servings)
                 } else {
-                    amount = .servings(qty)
+                    let unit: ServingUnit
+                    do { unit = try ServingUnit.parse(parsed.unitText, extraCounts: food.measures.countNames) } catch {
+                        throw CLIError("'\(JournalViews.safeName(String(parsed.unitText.prefix(30))))' is not a unit of \(JournalViews.safeName(food.name)): use g, oz, mL, cup, tbsp, or \(food.serving.unit.symbol)", status: 2)
+                    }
+                    amount = .quantity(parsed.quantity * servings, unit)
                 }
             }
+            try requireOrdinarySize(food: food, amount: amount, force: p.has("--force"))
             entry = try journal.logFood(food.id, amount: amount, day: dayValue, meal: meal)
-        } else if let refID = p.value("--ref"), let reference {
-            guard reference.food(id: refID) != nil else {
+        } else if let refID = p.value("--ref") {
+            guard let reference, let food = reference.food(id: refID) else {
                 throw CLIError("no reference food with id '\(JournalViews.safeName(String(refID.prefix(20))))'; find ids with `ofj ref QUERY`")
             }
+            if p.value("--portion") != nil && p.value("--grams") != nil { throw CLIError("give --portion or --grams, not both", status: 2) }
             let grams = try p.value("--grams").map { try positiveNumber($0, field: "--grams") }
             let portion = p.value("--portion")
-            entry = try journal.logReferenceFood(id: refID, portion: portion, grams: grams ?? (portion == nil ? 100 : nil),
-                                                 from: reference, day: dayValue, meal: meal)
+            let amount = try JournalStore.referenceAmount(food, portion: portion, grams: grams ?? (portion == nil ? 100 : nil))
+            try requireOrdinarySize(kcal: food.per100g("energy_kcal").map { $0 * amount.grams / 100 * servings },
+                                    grams: amount.grams * servings, force: p.has("--force"))
+            entry = try journal.logReferenceFood(food, amount: amount, servings: servings, day: dayValue, meal: meal)
         } else {
             guard let name = p.positionals.first, p.positionals.count == 1 else {
                 throw CLIError("give the food's NAME (quote it), or --food / --ref\n" + Self.logHelp, status: 2)
@@ -94,19 +109,47 @@ struct JournalCommands {
             for (flag, id) in [("--kcal", "energy_kcal"), ("--protein", "protein_g"), ("--carbs", "carbohydrate_g"), ("--fat", "fat_g")] {
                 if let v = p.value(flag) { raw[id] = try nonNegativeNumber(v, field: flag) }
             }
+            if let kj = p.value("--kj") {
+                if raw["energy_kcal"] != nil { throw CLIError("give --kcal or --kj, not both", status: 2) }
+                raw["energy_kj"] = try nonNegativeNumber(kj, field: "--kj")
+            }
             for pair in p.values("--nutrient") {
                 let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
                 guard kv.count == 2 else { throw CLIError("--nutrient takes ID=VALUE, e.g. sodium_mg=120", status: 2) }
-                try requireKnownNutrient(kv[0])
-                raw[kv[0]] = try nonNegativeNumber(kv[1], field: "--nutrient \(kv[0])")
+                if NutrientAmounts.isKilojoules(kv[0]) == false { try requireKnownNutrient(kv[0]) }
+                let id = NutrientAmounts.isKilojoules(kv[0]) ? "energy_kj" : NutrientCatalog.canonicalID(for: kv[0]) ?? kv[0]
+                guard raw[id] == nil else { throw CLIError("--nutrient \(JournalViews.safeName(String(kv[0].prefix(40)))) is given twice; give it once", status: 2) }
+                raw[id] = try nonNegativeNumber(kv[1], field: "--nutrient \(kv[0])")
             }
-            guard raw["energy_kcal"] != nil else { throw CLIError("a manual entry needs --kcal (and ideally --protein, --carbs, --fat)", status: 2) }
+            if raw["energy_kj"] != nil && raw["energy_kcal"] != nil { throw CLIError("give energy in kcal or in kJ, not both", status: 2) }
+            guard raw["energy_kcal"] != nil || raw["energy_kj"] != nil else {
+                throw CLIError("a manual entry needs --kcal or --kj (and ideally --protein, --carbs, --fat)", status: 2)
+            }
+            let nutrients = try NutrientAmounts(raw)
+            try requireOrdinarySize(kcal: nutrients["energy_kcal"].map { $0 * servings }, grams: nil, force: p.has("--force"))
             let draft = EntryDraft(day: dayValue, meal: meal, name: name, brand: p.value("--brand"),
-                                   servings: try positiveNumber(p.value("--servings") ?? "1", field: "--servings"),
-                                   nutrients: try NutrientAmounts(raw), source: .manual)
+                                   servings: servings, nutrients: nutrients, source: .manual)
             entry = try journal.logEntry(draft)
         }
         if p.has("--json") { try json(entry) } else { out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry))) }
+    }
+
+    /// An entry over 5,000 kcal or 5 kg is most likely a typo: it needs --force.
+    func requireOrdinarySize(kcal: Double?, grams: Double?, force: Bool) throws {
+        guard !force, let excess = EntrySize.excess(kcal: kcal, grams: grams) else { return }
+        throw CLIError("this entry would be \(excess), more than one entry usually is; check the amount, or add --force to log it anyway", status: 2)
+    }
+
+    func requireOrdinarySize(food: SavedFood, amount: FoodAmount, force: Bool) throws {
+        guard !force else { return }
+        switch amount {
+        case .servings(let n):
+            try requireOrdinarySize(kcal: food.nutrients["energy_kcal"].map { $0 * n }, grams: food.serving.grams.map { $0 * n }, force: false)
+        case .quantity(let q, let unit):
+            // An amount that does not convert is refused by the journal with its own line.
+            guard let s = try? food.measures.servings(q, unit) else { return }
+            try requireOrdinarySize(kcal: food.nutrients["energy_kcal"].map { $0 * s }, grams: food.measures.grams(q, unit), force: false)
+        }
     }
 
     /// A nutrient a person types must be one ofj knows (a typo would otherwise be stored quietly);
@@ -161,6 +204,8 @@ struct JournalCommands {
             let items: [JSONValue] = foods.map { f in
                 .object(["id": .string(f.id), "description": .string(f.description), "group": .string(f.group),
                          "per_100g": .object(f.nutrientsPer100g.mapValues { .number($0) }),
+                         // Values USDA left empty, derived by its own rules, with the rule; never mixed into per_100g.
+                         "derived_per_100g": .object(f.derivedPer100g.mapValues { .number($0) }),
                          "portions": .array(f.portions.map { .object(["label": .string($0.label), "grams": .number($0.gramWeight)]) })])
             }
             out(TerminalText.escapingJSON(JSONValue.array(items).serialized))

@@ -71,6 +71,11 @@ private func close(_ a: Double, _ b: Double, _ tol: Double = 1e-9) -> Bool { abs
         let soda = FoodMeasures(serving: ServingSize(quantity: 1, unit: .count("can"), grams: 368, milliliters: 355))
         #expect(close(try soda.servings(710, .volume(.ml)), 2))
         #expect(close(try soda.servings(736, .mass(.g)), 2))
+        // A cup measure gives the density before a tbsp one or a container's, as for reference foods.
+        let flour = FoodMeasures(serving: ServingSize(quantity: 1, unit: .count("bag"), grams: 1000, milliliters: 1900),
+                                 mappings: [UnitMapping(quantity: 1, unit: .volume(.tbsp), grams: 7.8),
+                                            UnitMapping(quantity: 1, unit: .volume(.cup), grams: 125)])
+        #expect(close(flour.density ?? 0, 125 / 236.5882365))
     }
 
     @Test func countUnitsThroughMappings() throws {

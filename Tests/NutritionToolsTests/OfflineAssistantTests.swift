@@ -89,7 +89,8 @@ final class OfflineHarness: Sendable {
         let r = try await h.ask("log 150g greek yogurt as a snack")
         #expect(r.names == ["search_food_bank", "search_reference_foods", "log_reference_food"])
         let args = try #require(r.arguments("log_reference_food"))
-        #expect(args["grams"] == 150 && args["meal"] == "snack")
+        // The unit goes to the tool as typed; its amount model makes grams exact.
+        #expect(args["portion"] == "g" && args["quantity"] == 150 && args["meal"] == "snack")
         let e = try #require(try h.journal.lastEntry())
         #expect(e.name.lowercased().contains("greek"))
         #expect(e.meal == .snack && e.serving.grams == 150 && e.source == .reference)

@@ -58,8 +58,8 @@ import Agent
                 """),
             ("save_food", ["from_reference_id": "09040", "on_shelf": true], """
                 Save to your Food Bank: Bananas, raw (from USDA reference 09040)
-                Serving: 1 cup, mashed (225 g) · on the Shelf
-                Also in: 1 cup, sliced = 150 g, 1 extra small (less than 6" long) = 81 g, 1 small (6" to 6-7/8" long) = 101 g, 1 medium (7" to 7-7/8" long) = 118 g, 1 large (8" to 8-7/8" long) = 136 g, 1 extra large (9" or longer) = 152 g, 1 nlea serving = 126 g
+                Serving: 1 cup (225 g) · on the Shelf
+                Also in: 1 cup, mashed = 225 g, 1 cup, sliced = 150 g, 1 extra small (less than 6" long) = 81 g, 1 small (6" to 6-7/8" long) = 101 g, 1 medium (7" to 7-7/8" long) = 118 g, 1 large (8" to 8-7/8" long) = 136 g, 1 extra large (9" or longer) = 152 g, 1 nlea serving = 126 g
                 Per serving: 200 kcal, protein 2.45 g, carbohydrate 51.4 g, fat 0.743 g
                 Also: fiber 5.85 g, sugars 27.5 g, sodium 2.25 mg, saturated fat 0.252 g, monounsaturated fat 0.072 g, polyunsaturated fat 0.164 g, vitamin A 6.75 mcg, vitamin C 19.6 mg, and 43 more nutrients
                 """),

@@ -62,6 +62,8 @@ public enum OfflineGrammar {
     static let units: [String: String] = [
         "g": "g", "gram": "g", "grams": "g", "gr": "g", "kg": "kg", "oz": "oz", "ounce": "oz", "ounces": "oz",
         "lb": "lb", "lbs": "lb", "pound": "lb", "pounds": "lb", "ml": "ml", "l": "l", "liter": "l", "litre": "l",
+        "mg": "mg", "fl oz": "fl oz", "fluid ounce": "fl oz", "fluid ounces": "fl oz", "floz": "fl oz",
+        "pint": "pint", "pints": "pint", "quart": "quart", "quarts": "quart", "liters": "l", "litres": "l",
         "cup": "cup", "cups": "cup", "tbsp": "tbsp", "tablespoon": "tbsp", "tablespoons": "tbsp",
         "tsp": "tsp", "teaspoon": "tsp", "teaspoons": "tsp", "slice": "slice", "slices": "slice",
         "piece": "piece", "pieces": "piece", "serving": "serving", "servings": "serving",
@@ -135,7 +137,7 @@ public enum OfflineGrammar {
         var quantity = 1.0
         var unit: String?
         // "150g greek yogurt", "150 g of yogurt", "2 eggs", "a banana", "half a cup of rice", "1/2 cup oats"
-        if let q = rest.firstMatch(#"^([0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+) ?([a-z]+)?(?: of)? (.+)$"#) {
+        if let q = rest.firstMatch(#"^([0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+) ?(fl oz|fluid ounces?|[a-z]+)?(?: of)? (.+)$"#) {
             quantity = number(q[0]) ?? 1
             if let u = units[q[1]] {
                 unit = u

@@ -80,18 +80,8 @@ struct OfflinePlanner {
             guard let id = f["reference_id"]?.stringValue else { return nil }
             var args = mealArg
             args["reference_id"] = .string(id)
-            let grams: [String: Double] = ["g": 1, "kg": 1000, "oz": 28.349523125, "lb": 453.59237]
-            if let unit, let factor = grams[unit] {
-                args["grams"] = .number((quantity * factor * 1000).rounded() / 1000)
-            } else {
-                args["quantity"] = .number(quantity)
-                let portions = f["portions"]?.arrayValue?.compactMap { $0["measure"]?.stringValue } ?? []
-                if let unit {
-                    args["portion"] = .string(portions.first { $0.lowercased().hasPrefix(unit) } ?? unit)
-                } else if let p = OfflinePlanner.wholeItemPortion(portions) {
-                    args["portion"] = .string(p)
-                }
-            }
+            let portions = f["portions"]?.arrayValue?.compactMap { $0["measure"]?.stringValue } ?? []
+            args.merge(OfflinePlanner.referenceAmount(quantity: quantity, unit: unit, portions: portions)) { $1 }
             return .calls([("log_reference_food", .object(args))])
         }
 
@@ -101,6 +91,20 @@ struct OfflinePlanner {
         for option in order { if let step = option() { return step } }
         return .answer("I couldn't find \"\(food)\" in your Food Bank or the reference foods, so nothing was logged. "
                        + "Try another name (e.g. \"log 1 apple\"), or save the food to your Food Bank first.")
+    }
+
+    /// The amount arguments of log_reference_food for what was typed. The unit goes to the tool
+    /// as typed ("oz", "fl oz", "ml", "cup", "slice"): the tool's one amount model makes mass
+    /// exact, volume go through the food's density and counts use USDA's measures. With no unit,
+    /// a whole item.
+    static func referenceAmount(quantity: Double, unit: String?, portions: [String]) -> [String: JSONValue] {
+        var args: [String: JSONValue] = ["quantity": .number(quantity)]
+        if let unit {
+            args["portion"] = .string(unit)
+        } else if let p = wholeItemPortion(portions) {
+            args["portion"] = .string(p)
+        }
+        return args
     }
 
     /// For "2 eggs" or "a banana": a whole item rather than a cup or a weight. USDA lists the
@@ -156,7 +160,7 @@ struct OfflinePlanner {
         let logged = Int(content["logged_days"]?.doubleValue ?? 0)
         let when = calendar.describe(p)
         guard logged > 0 else { return .answer("Nothing is logged for \(when).") }
-        var lines = ["\(capitalized(when)): \(logged) logged \(logged == 1 ? "day" : "days"); daily average \(macros(content["daily_averages"]))."]
+        var lines = ["\(capitalized(when)): \(logged) logged \(logged == 1 ? "day" : "days"); daily average \(macros(content["daily_averages"]))\(partialAverages(content, logged: logged))."]
         for d in content["days"]?.arrayValue ?? [] {
             let n = Int(d["totals"]?["entry_count"]?.doubleValue ?? 0)
             let date = d["date"]?.stringValue ?? "?"
@@ -207,7 +211,7 @@ struct OfflinePlanner {
         } else {
             let logged = Int(content["logged_days"]?.doubleValue ?? 0)
             let average = content["daily_averages"]?[nutrient]?.doubleValue ?? 0
-            text = "You had \(format(total))\(unit)\(label) over \(when): \(format(average))\(unit) a day on average over \(logged) logged \(logged == 1 ? "day" : "days")"
+            text = "You had \(format(total))\(unit)\(label) over \(when): \(format(average))\(unit) a day on average \(averageBasis(content, nutrient, logged: logged))"
             if let g = goalAmount { text += " (daily \(isLimit ? "limit" : "goal") \(format(g))\(unit))" }
             text += "."
         }

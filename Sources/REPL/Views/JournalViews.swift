@@ -83,7 +83,7 @@ public enum JournalViews {
             lines.append("  Goals: " + shown.map { g in
                 let name = g.id == "energy_kcal" ? "calories" : safe(g.name.lowercased())
                 // Nothing reported is not zero eaten.
-                let consumed = view.totals.entryCount > 0 && view.totals.amounts[g.id] == nil ? "–" : amount(g.id, g.consumed)
+                let consumed = g.consumed.map { amount(g.id, $0) } ?? "–"
                 return "\(name) \(consumed)/\(amount(g.id, g.goal))"
             }.joined(separator: " · "))
         }
@@ -101,7 +101,10 @@ public enum JournalViews {
             }
         }
         if summary.loggedDayCount > 0 {
-            lines.append("  Daily average over \(summary.loggedDayCount) logged \(summary.loggedDayCount == 1 ? "day" : "days"): " + macros(summary.dailyAverages))
+            lines.append("  Daily average over \(summary.loggedDayCount) logged \(summary.loggedDayCount == 1 ? "day" : "days"): "
+                         + macros(summary.dailyAverages, notReported: { summary.reportingDays($0) < summary.loggedDayCount ? 1 : 0 }))
+            let notes = mainNutrients.compactMap { id in summary.partialAverageNote(id) { amount(id, $0) } }
+            if !notes.isEmpty { lines.append("  * " + notes.joined(separator: "; ")) }
         }
         return lines.joined(separator: "\n")
     }
