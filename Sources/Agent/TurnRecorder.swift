@@ -23,6 +23,14 @@ final class TurnRecorder: Sendable {
     static let flushEvery = 16
     static let geometricFrom = 64 * 1024
 
+    /// Counts the text bytes written to the database, for tests that check the writes stay linear.
+    final class WriteMeter: Sendable {
+        private let bytes = Mutex(0)
+        func add(_ n: Int) { bytes.withLock { $0 += n } }
+        var total: Int { bytes.withLock { $0 } }
+    }
+    @TaskLocal static var meter: WriteMeter?
+
     private struct OpenText {
         var ordinal: Int
         /// Where the part starts in `State.text` (UTF-8 offset).
@@ -211,6 +219,7 @@ final class TurnRecorder: Sendable {
         guard let id = s.messageID else { return }
         let utf8 = s.text.utf8
         let part = String(s.text[utf8.index(utf8.startIndex, offsetBy: open.start)...])
+        Self.meter?.add(s.textBytes - open.start)
         try ConversationStore.updateTextPart(db, messageID: id, ordinal: open.ordinal, text: part)
     }
 }
