@@ -53,7 +53,8 @@ for series in $SERIES; do
       status=$?
       set -e
       shown=$(wc -c < "$WORK/out")
-      read -r secs kb < "$WORK/time"
+      # (time prints "Command exited with non-zero status N" first when the answer failed)
+      read -r secs kb < <(tail -1 "$WORK/time")
       echo "$secs" >> "$WORK/times"
       echo "$kb" >> "$WORK/rss"
       rm -rf "$home"
