@@ -213,8 +213,8 @@ struct CurlTransportTests {
         let server = try LoopbackHTTPServer()
         let pattern = (0..<4093).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         var body: [UInt8] = []
-        body.reserveCapacity(24 << 20)
-        while body.count < 24 << 20 { body += pattern }
+        body.reserveCapacity(12 << 20)
+        while body.count < 12 << 20 { body += pattern }
         server.enqueue(.init(status: 200, body: body, framing: .contentLength))
         let transport = CurlTransport()
         let response = try await transport.send(request(server, timeouts: HTTPTimeouts(connect: 10, firstByte: 30, idle: 0.5)))
