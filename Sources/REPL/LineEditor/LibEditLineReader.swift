@@ -122,6 +122,8 @@ public final class LibEditLineReader: LineReader {
         return .line(text)
     }
 
+    public func pushBack(_ text: String) { el_push(editLine, text) }
+
     public func remember(_ line: String) {
         // Lines starting with a space stay out of history, as in shells.
         guard !line.hasPrefix(" "), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }

@@ -19,6 +19,12 @@ public protocol LineReader: AnyObject {
     func remember(_ line: String)
     /// Called on Tab with the text before the cursor; returns candidate completions of the last word.
     var completer: (@Sendable (String) -> [String])? { get set }
+    /// Gives keys back to be read first by the next read (a key read ahead by mistake).
+    func pushBack(_ text: String)
+}
+
+extension LineReader {
+    public func pushBack(_ text: String) {}
 }
 
 /// Joins physical lines ending in a backslash into one message.

@@ -220,8 +220,12 @@ public final class REPLSession {
         output.write(card.joined(separator: "\n") + "\n")
         // Keys typed before the card was drawn were not typed at it.
         input.discardTypedAhead()
+        let canEdit = input.canEdit
+        let prompt = canEdit ? "└ [y]es / [n]o / [e]dit / [a]lways for this tool in this thread: "
+            : "└ [y]es / [n]o / [a]lways for this tool in this thread: "
+        let keys = canEdit ? "y, n, e or a" : "y, n or a"
         while true {
-            switch input.readAnswer(prompt: "└ [y]es / [n]o / [a]lways for this tool in this thread: ") {
+            switch input.readChoice(prompt: prompt) {
             case .line(let answer):
                 // Only a single key answers: "yesterday…" typed at the wrong moment is not a yes.
                 switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
@@ -234,10 +238,21 @@ public final class REPLSession {
                 case "a":
                     services.approvals.resolve(request, .alwaysAllow)
                     return
+                case "e" where canEdit:
+                    // The runner checks the edited arguments against the tool's schema and shows a new card.
+                    switch input.edit(PrettyJSON.format(request.arguments)) {
+                    case .edited(let text):
+                        services.approvals.resolve(request, editedArguments: text)
+                        return
+                    case .unchanged:
+                        say("The arguments were not changed; answer \(keys).")
+                    case .failed(let why):
+                        say(style.yellow("! ") + why + "; answer \(keys).")
+                    }
                 case "e":
-                    say("Editing is not available yet; answer y, n or a.")
+                    say("Editing needs a terminal; answer \(keys).")
                 default:
-                    say("Please answer y, n or a.")
+                    say("Please answer \(keys).")
                 }
             case .interrupt, .eof:
                 // Ctrl-C at the card stops the answer; nothing is recorded for this card, and
