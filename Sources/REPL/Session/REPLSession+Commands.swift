@@ -140,15 +140,18 @@ extension REPLSession {
         if t.id == threadID { threadIDChanged(to: services.ids.next()) }
     }
 
+    /// Replaces the last answer with a new one for the same message; the earlier answer is kept
+    /// as a previous version (not sent to the model again). Each /retry makes another version.
     func retry() async throws {
         // Only the last user message is read: /retry on a 100,000-message thread stays instant.
         guard let text = try services.store.lastUserText(threadID: threadID) else {
             say("Nothing to retry in this thread yet.")
             return
         }
-        say(style.dim("Asking again: \(Terminal.sanitize(String(text.prefix(80)), keepNewlines: false))"))
         let started = services.clock.monotonic()
-        let handle = try services.runner.submit(threadID: threadID, text: text, model: currentModel)
+        let (handle, versions) = try services.runner.regenerate(threadID: threadID, model: currentModel)
+        let kept = versions == 1 ? "the previous answer is kept" : "\(versions) earlier answers are kept"
+        say(style.dim("Answering again: \(Terminal.sanitize(String(text.prefix(80)), keepNewlines: false)) (\(kept))"))
         await follow(handle, started: started)
     }
 
