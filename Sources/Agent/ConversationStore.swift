@@ -99,6 +99,19 @@ public final class ConversationStore: Sendable {
         }
     }
 
+    /// The thread's last `exchanges` user messages with everything after them (what `/open` and
+    /// `--resume` show). Reads from the end through the (thread_id, seq) index.
+    public func recentMessages(threadID: String, exchanges: Int) throws -> [StoredMessage] {
+        try queue.read { db in
+            let start = try db.scalar("""
+                SELECT seq FROM (SELECT seq FROM agent_messages WHERE thread_id = ? AND role = 'user' ORDER BY seq DESC LIMIT ?)
+                ORDER BY seq LIMIT 1
+                """, [threadID, max(1, exchanges)]).int
+            guard let start else { return [] }
+            return try Self.messages(db, threadID: threadID, afterSeq: start - 1)
+        }
+    }
+
     /// Earlier versions of answers replaced by `/retry`, oldest first (not part of the transcript).
     public func supersededAnswers(threadID: String) throws -> [StoredMessage] {
         try queue.read { db in

@@ -86,6 +86,28 @@ import TestSupport
         p.send("/exit\r")
         #expect(await p.waitForExit() == 0)
     }
+
+    /// Issue 17, REPL 4: `--resume` shows where you were before the prompt: the last exchanges,
+    /// tool activity one line each.
+    @Test func resumeShowsTheLastExchangesBeforeThePrompt() async throws {
+        var p = try await start()
+        p.send("log 2 eggs for breakfast\r")
+        #expect(await p.read(until: "[a]lways for this tool in this thread: ") != nil)
+        p.send("y")
+        #expect(await p.read(until: "tokens") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+
+        p = try PTYProcess(executable: try #require(OfjBinary.path), arguments: ["--resume"], environment: environment)
+        let screen = try #require(await p.read(until: "› ")).replacingOccurrences(of: "\r", with: "")
+        let shown = stripANSI(screen)
+        #expect(shown.contains("── earlier in this thread ──\n› log 2 eggs for breakfast\n"), "\(shown)")
+        #expect(shown.contains("  · log_reference_food: logged Egg, whole, raw, fresh to breakfast"), "\(shown)")
+        #expect(shown.contains("Logged Egg, whole, raw, fresh"), "\(shown)")
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
 }
 
 /// The REPL with pipes: no prompt echo, no escape codes.

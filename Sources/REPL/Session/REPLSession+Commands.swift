@@ -121,6 +121,7 @@ extension REPLSession {
         let t = try resolveThread(argument)
         threadIDChanged(to: t.id)
         say("Opened “\(Terminal.sanitize(t.title, keepNewlines: false))”.")
+        for line in recap(threadID: t.id) { say(line) }
         if let run = try services.store.runs(threadID: t.id).last, run.phase == .suspended {
             say(style.yellow("Its last answer was interrupted. Type /continue to resume it."))
         }

@@ -71,6 +71,8 @@ public final class REPLSession {
     /// Reads and handles input until the person leaves; returns the exit status.
     public func runInteractive() async -> Int32 {
         say(banner())
+        // Opened on an existing thread (`--resume`, `--thread`): where the conversation was.
+        for line in recap(threadID: threadID) { say(line) }
         var lastInterruptAt: Double?
         var seenInterrupts = interrupts.value
         while !exitRequested {
