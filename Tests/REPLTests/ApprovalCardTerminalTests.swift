@@ -167,7 +167,10 @@ import SQLiteKit
         #expect(await p.read(until: "/help for commands") != nil)
         _ = await p.read(timeout: 0.3)
         p.send("log an apple\r")
-        #expect(await p.read(until: "└ [y]es / [n]o / [e]dit / [a]lways for this tool in this thread: ") != nil)
+        let card = await p.read(until: "└ [y]es / [n]o / [e]dit / [a]lways for this tool in this thread: ").map(stripANSI)
+        // The activity line carried the spinner while the tool prepared, then stayed as plain text.
+        #expect(card?.contains("  · preparing to log Apple ⠋ 0s · Ctrl-C to stop") == true, "\(card ?? "")")
+        #expect(card?.contains("  · preparing to log Apple\n┌ Approve: log_food") == true, "\(card ?? "")")
         p.send("y")
         let after = await p.read(until: "OK.")
         // The key is echoed after the question (which the read above consumed).

@@ -15,6 +15,8 @@ public final class REPLSession {
     let interrupts: InterruptFlag
     let terminations: InterruptFlag
     let writer: StreamWriter
+    /// The spinner line (terminal only).
+    let live: LiveLine
     /// The current thread; created in the store on the first message.
     public internal(set) var threadID: String
     private var events: AsyncStream<AgentEvent>.Iterator
@@ -31,6 +33,9 @@ public final class REPLSession {
         self.interrupts = interrupts
         self.terminations = terminations
         self.writer = StreamWriter(output: output, width: width)
+        // A sign of life only on a terminal with styling on (not piped, not NO_COLOR, not replay).
+        self.live = LiveLine(output: output, clock: services.clock, style: style, enabled: style.enabled && width > 0,
+                             width: { Terminal.width() })
         self.threadID = threadID ?? services.ids.next()
         self.events = services.runner.events.makeAsyncIterator()
         self.currentModel = services.model()
@@ -149,6 +154,18 @@ public final class REPLSession {
             }
         }
         defer { watcher.cancel() }
+        let live = self.live
+        let ticker: Task<Void, Never>? = live.enabled ? Task.detached {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 100_000_000)
+                live.tick()
+            }
+        } : nil
+        defer {
+            ticker?.cancel()
+            live.end()
+        }
+        if writer.column == 0 { live.start(label: "waiting for the model") }
 
         var iterator = events
         defer { events = iterator }
@@ -159,13 +176,19 @@ public final class REPLSession {
             guard event.runID == handle.runID else { continue }
             if case .textDelta = event.kind {} else { textFilter.reset() }
             switch event.kind {
-            case .phase:
-                break
+            case .phase, .usage, .approvalDecided: break
+            default: live.end() // anything shown ends the spinner line first
+            }
+            switch event.kind {
+            case .phase(let phase):
+                if phase == .waitingForProvider && writer.column == 0 && !live.isActive { live.start(label: "waiting for the model") }
             case .textDelta(let text):
                 writer.write(textFilter.feed(text))
             case .toolStarted(_, _, let activity):
                 writer.finishLine()
-                output.write(style.dim("  · " + Terminal.sanitize(activity, keepNewlines: false)) + "\n")
+                let line = style.dim("  · " + Terminal.sanitize(activity, keepNewlines: false))
+                // On a terminal the activity line shows the spinner while the tool runs.
+                if live.enabled { live.start(base: line, label: "") } else { output.write(line + "\n") }
             case .toolFinished(_, let name, let status, let summary):
                 let line = Terminal.sanitize(summary, keepNewlines: false)
                 switch status {
