@@ -17,6 +17,9 @@ public final class REPLSession {
     let writer: StreamWriter
     /// The spinner line (terminal only).
     let live: LiveLine
+    /// Model text rendered as Markdown, wrapped to the terminal (terminal with styling only;
+    /// piped and NO_COLOR output stays the model's plain text, wrapped by `writer`).
+    var markdown: MarkdownStream?
     /// The current thread; created in the store on the first message.
     public internal(set) var threadID: String
     private var events: AsyncStream<AgentEvent>.Iterator
@@ -36,6 +39,7 @@ public final class REPLSession {
         // A sign of life only on a terminal with styling on (not piped, not NO_COLOR, not replay).
         self.live = LiveLine(output: output, clock: services.clock, style: style, enabled: style.enabled && width > 0,
                              width: { Terminal.width() })
+        if style.enabled && width > 0 { self.markdown = MarkdownStream(style: style, width: { Terminal.width() }) }
         self.threadID = threadID ?? services.ids.next()
         self.events = services.runner.events.makeAsyncIterator()
         self.currentModel = services.model()
@@ -48,7 +52,13 @@ public final class REPLSession {
     func threadIDChanged(to id: String) { threadID = id }
     func requestExit() { exitRequested = true }
 
-    func say(_ line: String = "") { writer.finishLine(); output.write(line + "\n") }
+    func say(_ line: String = "") { endText(); output.write(line + "\n") }
+
+    /// Ends streamed text: the Markdown renderer's last line and table, the writer's line.
+    func endText() {
+        if let rest = markdown?.finish(), !rest.isEmpty { output.write(rest) }
+        writer.finishLine()
+    }
 
     // MARK: - Start-up
 
@@ -176,16 +186,23 @@ public final class REPLSession {
             guard event.runID == handle.runID else { continue }
             if case .textDelta = event.kind {} else { textFilter.reset() }
             switch event.kind {
-            case .phase, .usage, .approvalDecided: break
+            case .phase, .usage, .approvalDecided, .textDelta: break
             default: live.end() // anything shown ends the spinner line first
             }
             switch event.kind {
             case .phase(let phase):
                 if phase == .waitingForProvider && writer.column == 0 && !live.isActive { live.start(label: "waiting for the model") }
             case .textDelta(let text):
-                writer.write(textFilter.feed(text))
+                let clean = textFilter.feed(text)
+                // The spinner stays until text is actually shown (Markdown waits for whole lines).
+                if markdown != nil, let lines = markdown?.feed(clean) {
+                    if !lines.isEmpty { live.end(); output.write(lines) }
+                } else {
+                    if !clean.isEmpty { live.end() }
+                    writer.write(clean)
+                }
             case .toolStarted(_, _, let activity):
-                writer.finishLine()
+                endText()
                 let line = style.dim("  · " + Terminal.sanitize(activity, keepNewlines: false))
                 // On a terminal the activity line shows the spinner while the tool runs.
                 if live.enabled { live.start(base: line, label: "") } else { output.write(line + "\n") }
@@ -215,7 +232,7 @@ public final class REPLSession {
                 printedError = error.line
                 say(style.red("✗ ") + hidingSecrets(Terminal.sanitize(error.line, keepNewlines: false)))
             case .finished(let outcome):
-                writer.finishLine()
+                endText()
                 if let e = outcome.error, e.line != printedError {
                     say((outcome.phase == .failed ? style.red("✗ ") : style.yellow("⏸ ")) + hidingSecrets(Terminal.sanitize(e.line, keepNewlines: false)))
                 }
@@ -238,7 +255,7 @@ public final class REPLSession {
     // MARK: - Approval card
 
     func approve(_ request: ApprovalRequest) async {
-        writer.finishLine()
+        endText()
         let preview = Terminal.sanitize(request.preview)
         var card = [style.bold("┌ Approve: \(request.toolName)")]
         for line in preview.split(separator: "\n", omittingEmptySubsequences: false) { card.append("│ " + line) }
