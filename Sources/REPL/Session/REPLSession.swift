@@ -175,6 +175,8 @@ public final class REPLSession {
             ticker?.cancel()
             live.end()
         }
+        // Plain wrapping follows a resized terminal from one answer to the next.
+        if writer.width > 0 && writer.column == 0 { writer.width = Terminal.width() }
         if writer.column == 0 { live.start(label: "waiting for the model") }
 
         var iterator = events
@@ -257,13 +259,23 @@ public final class REPLSession {
     func approve(_ request: ApprovalRequest) async {
         endText()
         let preview = Terminal.sanitize(request.preview)
-        var card = [style.bold("┌ Approve: \(request.toolName)")]
-        for line in preview.split(separator: "\n", omittingEmptySubsequences: false) { card.append("│ " + line) }
+        // On a terminal the card wraps to its current width, continuation lines indented.
+        let columns = writer.width > 0 ? Terminal.width() : 0
+        var card = [style.bold("┌ Approve: \(Terminal.sanitize(request.toolName, keepNewlines: false))")]
+        for line in preview.split(separator: "\n", omittingEmptySubsequences: false) {
+            guard columns >= 20 else { card.append("│ " + line); continue }
+            for (i, part) in Inline.wrapPlain(String(line), width: columns - 2, indent: 2).enumerated() {
+                card.append((i == 0 ? "│ " : "│   ") + part)
+            }
+        }
         output.write(card.joined(separator: "\n") + "\n")
         // Keys typed before the card was drawn were not typed at it.
         input.discardTypedAhead()
         let canEdit = input.canEdit
-        let prompt = canEdit ? "└ [y]es / [n]o / [e]dit / [a]lways for this tool in this thread: "
+        // A narrow terminal gets the short form of the question, so that it stays on one line.
+        let narrow = columns > 0 && columns < 70
+        let prompt = narrow ? (canEdit ? "└ [y]es/[n]o/[e]dit/[a]lways: " : "└ [y]es/[n]o/[a]lways: ")
+            : canEdit ? "└ [y]es / [n]o / [e]dit / [a]lways for this tool in this thread: "
             : "└ [y]es / [n]o / [a]lways for this tool in this thread: "
         let keys = canEdit ? "y, n, e or a" : "y, n or a"
         while true {

@@ -236,7 +236,12 @@ struct MarkdownStream {
                     let text = Inline.styled(line, style: style, extra: extra)
                     parts.append(rightAligned.contains(i) ? padding + text : text + (i == wrapped.count - 1 ? "" : padding))
                 }
-                var row = parts.joined(separator: style.dim(" │ "))
+                var row = ""
+                for (i, part) in parts.enumerated() {
+                    // No trailing blank after the last separator when the last cell is empty here.
+                    if i > 0 { row += style.dim(i == parts.count - 1 && part.isEmpty ? " │" : " │ ") }
+                    row += part
+                }
                 if !style.enabled { while row.last == " " { row.removeLast() } }
                 out += row + "\n"
             }
@@ -352,6 +357,14 @@ enum Inline {
         }
         lines.append(line)
         return lines
+    }
+
+    /// Plain text (no markup) wrapped to `width` columns, later lines `indent` narrower.
+    /// Leading spaces are kept (on every line of the paragraph).
+    static func wrapPlain(_ text: String, width: Int, indent: Int) -> [String] {
+        let lead = String(text.prefix { $0 == " " })
+        let cells = text.dropFirst(lead.count).enumerated().map { Cell(character: $1, state: InlineState(), offset: $0) }
+        return wrap(cells, width: width - lead.count, firstIndent: 0, indent: indent).map { lead + String($0.map(\.character)) }
     }
 
     /// The cells as text with SGR attributes (none when styling is off).
