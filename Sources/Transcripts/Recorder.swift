@@ -226,7 +226,7 @@ public final class RecordingInput: SessionInput {
     public func discardTypedAhead() { inner.discardTypedAhead() }
     // Editing at a card is not offered while recording: a transcript has no way to replay an edit.
     public func remember(_ line: String) { inner.remember(line) }
-    public var completer: (@Sendable (String) -> [String])? {
+    public var completer: Completer? {
         get { inner.completer }
         set { inner.completer = newValue }
     }

@@ -111,9 +111,17 @@ extension REPLSession {
         let key = text.trimmingCharacters(in: .whitespaces)
         guard !key.isEmpty else { throw UsageError("give a thread id (see /threads)") }
         if let t = try services.store.thread(key) { return t }
-        let matches = try services.store.listThreads(limit: 10_000).filter { $0.id.hasPrefix(key) }
+        let all = try services.store.listThreads(limit: 10_000)
+        var matches = all.filter { $0.id.hasPrefix(key) }
+        // A title (as Tab completes it): exact first, then a unique start, ignoring case.
+        if matches.isEmpty {
+            let lower = key.lowercased()
+            let titled = { (t: ThreadSummary) in Terminal.sanitize(t.title, keepNewlines: false).lowercased() }
+            matches = all.filter { titled($0) == lower }
+            if matches.isEmpty { matches = all.filter { titled($0).hasPrefix(lower) } }
+        }
         guard !matches.isEmpty else { throw UsageError("no thread with id \(Terminal.sanitize(key, keepNewlines: false)); /threads lists them") }
-        guard matches.count == 1 else { throw UsageError("\(matches.count) threads start with \(Terminal.sanitize(key, keepNewlines: false)); type more of the id") }
+        guard matches.count == 1 else { throw UsageError("\(matches.count) threads start with \(Terminal.sanitize(key, keepNewlines: false)); type more of the id or title") }
         return matches[0]
     }
 

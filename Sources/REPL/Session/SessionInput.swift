@@ -12,7 +12,7 @@ public protocol SessionInput: AnyObject {
     /// The answer at an approval card: one key without Enter on a terminal, a line otherwise.
     func readChoice(prompt: String) -> LineInput
     func remember(_ line: String)
-    var completer: (@Sendable (String) -> [String])? { get set }
+    var completer: Completer? { get set }
     /// Drops input typed before now (keys pressed while the answer streamed), so that what
     /// answers an approval card was typed after the card appeared.
     func discardTypedAhead()
@@ -70,7 +70,7 @@ public final class LineReaderInput: SessionInput {
     }
     public var canEdit: Bool { interactive }
     public func edit(_ text: String) -> EditOutcome { ExternalEditor.edit(text) }
-    public var completer: (@Sendable (String) -> [String])? {
+    public var completer: Completer? {
         get { reader.completer }
         set { reader.completer = newValue }
     }
