@@ -44,6 +44,28 @@ import TestSupport
         #expect(await p.waitForExit() == 0)
     }
 
+    /// A terminal narrowed between two answers: the second wraps to the new width.
+    @Test func aResizedTerminalIsFollowed() async throws {
+        let server = try LoopbackHTTPServer()
+        server.enqueue(.eventStream(Self.stream(MarkdownStreamTests.answer)))
+        server.enqueue(.eventStream(Self.stream(MarkdownStreamTests.answer)))
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment(server), columns: 120)
+        #expect(await p.read(until: "/help for commands") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("how was my day?\r")
+        let wide = stripANSI(try #require(await p.read(until: " tokens · ")))
+        #expect(wide.contains("You had 2 eggs for breakfast and a large latte with oat milk, which comes to about 420 kcal and 25 g of protein; that\n"))
+        p.resize(columns: 40)
+        _ = await p.read(timeout: 0.3)
+        p.send("and now?\r")
+        let narrow = stripANSI(try #require(await p.read(until: " tokens · ")))
+        let expected = MarkdownStreamTests.golden40.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n")
+        #expect(narrow.contains(expected), "\(narrow)")
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
+
     static let longLog = """
         data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"log_food","arguments":"{\\"name\\":\\"Grilled chicken breast with roasted vegetables and quinoa\\",\\"meal\\":\\"dinner\\",\\"nutrients\\":{\\"energy_kcal\\":540,\\"protein_g\\":45,\\"fat_g\\":14,\\"carbohydrate_g\\":52,\\"fiber_g\\":8}}"}}]}}]}
 
