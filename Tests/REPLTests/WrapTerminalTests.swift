@@ -66,6 +66,35 @@ import TestSupport
         #expect(await p.waitForExit() == 0)
     }
 
+    /// Journal views (/day, /goals) wrap at word boundaries too, continuation lines indented.
+    @Test(arguments: [40, 80])
+    func journalViewsWrapToTheTerminal(columns: Int) async throws {
+        let server = try LoopbackHTTPServer()
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment(server), columns: UInt16(columns))
+        #expect(await p.read(until: "/help for commands") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("/day\r")
+        let screen = stripANSI(try #require(await p.read(until: "fat 0 g/78 g")))
+        let view = screen.split(separator: "\n").drop { !$0.hasPrefix("Today") }
+        #expect(view.count >= 3, "\(screen)")
+        for line in view { #expect(TerminalTextWidth.columns(String(line)) <= columns, "\(line)") }
+        if columns == 40 {
+            #expect(view.joined(separator: "\n").contains("""
+                  Goals: calories 0 kcal/2,000 kcal ·
+                    protein 0 g/50 g · carbohydrate 0
+                    g/275 g · fat 0 g/78 g
+                """), "\(screen)")
+        } else {
+            #expect(view.joined(separator: "\n").contains("""
+                  Goals: calories 0 kcal/2,000 kcal · protein 0 g/50 g · carbohydrate 0 g/275 g
+                    · fat 0 g/78 g
+                """), "\(screen)")
+        }
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
+
     static let longLog = """
         data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"log_food","arguments":"{\\"name\\":\\"Grilled chicken breast with roasted vegetables and quinoa\\",\\"meal\\":\\"dinner\\",\\"nutrients\\":{\\"energy_kcal\\":540,\\"protein_g\\":45,\\"fat_g\\":14,\\"carbohydrate_g\\":52,\\"fiber_g\\":8}}"}}]}}]}
 

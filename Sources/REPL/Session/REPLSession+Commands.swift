@@ -43,16 +43,16 @@ extension REPLSession {
                 try showDay("today")
             case "week":
                 let today = services.journal.today()
-                say(JournalViews.range(try services.journal.rangeSummary(from: try today.adding(days: -6), to: today)))
+                sayView(JournalViews.range(try services.journal.rangeSummary(from: try today.adding(days: -6), to: today)))
             case "foods":
-                say(JournalViews.foods(try services.journal.searchFoods(argument, limit: 50), query: argument))
+                sayView(JournalViews.foods(try services.journal.searchFoods(argument, limit: 50), query: argument))
             case "goals":
-                say(JournalViews.goals(try services.journal.goals()))
+                sayView(JournalViews.goals(try services.journal.goals()))
             case "usage":
                 try showUsage()
             case "context":
                 guard let report = services.contextReport else { say("Context details are not available for this model."); return }
-                say(Terminal.sanitize(try report(threadID)))
+                sayView(Terminal.sanitize(try report(threadID)))
             case "compact":
                 guard let compact = services.compact else { say("Compaction is not available for this model."); return }
                 say(Terminal.sanitize(try await compact(threadID, argument)))
@@ -80,6 +80,22 @@ extension REPLSession {
         } catch {
             say(style.red("✗ ") + Terminal.sanitize("\(error)", keepNewlines: false))
         }
+    }
+
+    /// A multi-line view (/day, /week, /foods, /goals, /context): on a terminal each line wraps at
+    /// word boundaries to its current width, continuation lines indented under the line's start.
+    func sayView(_ text: String) {
+        guard writer.width > 0 else { say(text); return }
+        let columns = max(20, Terminal.width())
+        var lines: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            guard TerminalTextWidth.columns(String(line)) > columns else { lines.append(String(line)); continue }
+            let lead = String(line.prefix { $0 == " " })
+            for (i, part) in Inline.wrapPlain(String(line), width: columns, indent: 2).enumerated() {
+                lines.append(i == 0 ? part : lead + "  " + part.dropFirst(lead.count))
+            }
+        }
+        say(lines.joined(separator: "\n"))
     }
 
     func setModel(_ model: any ChatModel) {
@@ -177,7 +193,7 @@ extension REPLSession {
                 day = try CalendarDay(parsing: argument)
             }
         }
-        say(JournalViews.day(try services.journal.dayView(day), today: today))
+        sayView(JournalViews.day(try services.journal.dayView(day), today: today))
     }
 
     func showUsage() throws {
