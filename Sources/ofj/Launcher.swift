@@ -24,6 +24,7 @@ struct Launcher {
             case "doctor": return try doctor()
             case "diag": return try await diag(Array(arguments.dropFirst()))
             case "replay": return await ReplayCommand(version: version).run(Array(arguments.dropFirst()))
+            case "mcp": return try await MCPCommand.run(Array(arguments.dropFirst()), paths: paths, version: version)
             case nil: return try await repl([])
             case let first? where first.hasPrefix("-"): return try await repl(arguments)
             case let other?:

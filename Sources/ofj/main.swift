@@ -26,6 +26,7 @@ let help = """
            ofj export csv
            ofj diag status|flush|export
            ofj replay FILE… [--update]
+           ofj mcp [--allow-writes]  serve the journal to an MCP client over stdio
            ofj doctor               check the configuration
            ofj --version | --help
 
