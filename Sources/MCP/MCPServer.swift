@@ -230,7 +230,10 @@ public final class MCPServer: Sendable {
     func initialize(_ params: JSONValue) -> JSONValue {
         let asked = params["protocolVersion"]?.stringValue
         let version = asked.flatMap { MCPConfiguration.protocolVersions.contains($0) ? $0 : nil } ?? MCPConfiguration.protocolVersions[0]
-        let elicits = params["capabilities"]?["elicitation"]?.objectValue != nil
+        // Form elicitation: `{}` (2025-06-18, and 2025-11-25's form-only shorthand) or `{"form": {}}`;
+        // a client that offers only URL mode cannot show the card.
+        let elicitation = params["capabilities"]?["elicitation"]?.objectValue
+        let elicits = elicitation.map { $0.isEmpty || $0["form"] != nil } ?? false
         state.withLock {
             $0.protocolVersion = version
             $0.clientElicits = elicits

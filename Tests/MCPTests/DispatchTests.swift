@@ -90,6 +90,13 @@ final class DispatchTests: XCTestCase {
         let s2 = server()
         r = try await initialize(s2, version: "1999-01-01")
         XCTAssertEqual(r["result"]?["protocolVersion"], .string(MCPConfiguration.protocolVersions[0]), "an unknown revision gets the newest")
+        XCTAssertEqual(s2.session.clientElicits, false)
+        for (caps, elicits) in [("{\"elicitation\":{}}", true), ("{\"elicitation\":{\"form\":{},\"url\":{}}}", true),
+                                ("{\"elicitation\":{\"url\":{}}}", false)] {
+            let s3 = server()
+            s3.handle(line("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":\(caps)}}"))
+            XCTAssertEqual(s3.session.clientElicits, elicits, caps)
+        }
     }
 
     func testProtocolErrors() async throws {
