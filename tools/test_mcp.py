@@ -7,6 +7,8 @@ Usage: test_mcp.py PATH_TO_OFJ   (tools/mcp_client.sh installs the SDK and runs 
 import asyncio
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -254,7 +256,17 @@ def raw_tests():
     raw.close()
     check(entries_named("Cancelled tea") == 0, "a cancelled write wrote nothing")
 
-    # Nothing secret reached stdout or the database's diagnostics.
+    # Diagnostics: one event per call, with the tool and status, and nothing of the journal.
+    db = sqlite3.connect(os.path.join(HOME, "ofj.sqlite"))
+    payloads = [json.loads(p) for (p,) in db.execute("SELECT payload FROM diagnostics_outbox")]
+    db.close()
+    mcp_events = [p for p in payloads if p.get("provider") == "mcp"]
+    check(any(p.get("tool_name") == "log_food" and p.get("status") == "succeeded" for p in mcp_events),
+          f"MCP calls are recorded as diagnostics ({len(mcp_events)} events)")
+    check(any(p.get("tool_name") == "log_food" and p.get("status") == "denied" for p in mcp_events), "a declined write is recorded as denied")
+    leaked = [w for w in ("Accepted stew", "Declined pie", "Keyed salad", "Retried toast", "retry-key-1") if w in json.dumps(payloads)]
+    check(not leaked, f"diagnostics carry no food names, keys or amounts ({leaked})")
+    # Nothing secret reached the database.
     with open(os.path.join(HOME, "ofj.sqlite"), "rb") as f:
         check(b"sk-planted-secret" not in f.read(), "the planted provider key is nowhere in the database")
 
@@ -263,7 +275,9 @@ def main():
     asyncio.run(read_only_session())
     asyncio.run(write_session())
     raw_tests()
-    print(f"mcp client: {'FAILED ' + str(len(FAILURES)) if FAILURES else 'all passed'}")
+    print(f"mcp client: {'FAILED ' + str(len(FAILURES)) + ' (journal kept in ' + HOME + ')' if FAILURES else 'all passed'}")
+    if not FAILURES:
+        shutil.rmtree(HOME, ignore_errors=True)
     sys.exit(1 if FAILURES else 0)
 
 
