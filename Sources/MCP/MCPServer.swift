@@ -314,8 +314,14 @@ public final class MCPServer: Sendable {
                 }
             }
         } onCancel: {
-            let waiter = state.withLock { $0.pending.removeValue(forKey: id) }
-            waiter?.resume(returning: nil)
+            let (waiter, closed) = state.withLock { ($0.pending.removeValue(forKey: id), $0.closed) }
+            guard let waiter else { return }
+            waiter.resume(returning: nil)
+            // Tell the client its question is moot (its answer would be ignored anyway).
+            if !closed {
+                send(JSONValue.object(["jsonrpc": "2.0", "method": "notifications/cancelled",
+                                       "params": ["requestId": id, "reason": "the call was cancelled"]]).serialized)
+            }
         }
     }
 }

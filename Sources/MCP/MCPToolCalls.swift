@@ -22,7 +22,9 @@ extension MCPServer {
             let names = tools.tools.map(\.name).joined(separator: ", ")
             return RPC.error(id: id, code: RPCErrorCode.invalidParams, message: "unknown tool '\(String(name.prefix(60)))'; available tools: \(names)")
         }
-        let arguments = params["arguments"] ?? .object([:])
+        // Absent or null arguments are no arguments; anything else must pass the tool's schema.
+        var arguments: JSONValue = .object([:])
+        if let given = params["arguments"], !given.isNull { arguments = given }
         let outcome: (output: ToolOutput, status: String, errorClass: String?)?
         if tool.effect == .write {
             outcome = await write(tool, arguments: arguments, requestID: id, sequence: sequence)

@@ -221,6 +221,28 @@ final class DispatchTests: XCTestCase {
         XCTAssertTrue(try ConversationStore(queue: queue).ledgerEntries().isEmpty)
     }
 
+    func testCancellingAWriteWhileAskingWithdrawsTheQuestionAndSendsNoAnswer() async throws {
+        let s = server(allowWrites: true)
+        _ = try await initialize(s, elicitation: true)
+        call(s, id: 3, "log_food", ["name": "Tea", "nutrients": ["energy_kcal": 2]])
+        let ask = try await wire.await("elicitation") { $0["method"] == "elicitation/create" }
+        s.handle(line(#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#))
+        let withdrawn = try await wire.await("withdrawal") { $0["method"] == "notifications/cancelled" }
+        XCTAssertEqual(withdrawn["params"]?["requestId"], ask["id"])
+        s.handle(line(#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#))
+        _ = try await wire.response(4)
+        try await Task.sleep(nanoseconds: 50_000_000)
+        XCTAssertFalse(wire.sent.contains { $0["id"] == 3 }, "a cancelled call gets no answer")
+        XCTAssertEqual(try entries(named: "Tea"), 0)
+    }
+
+    func testNullArgumentsAreNoArguments() async throws {
+        let s = server()
+        s.handle(line(#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_goals","arguments":null}}"#))
+        let r = try await wire.response(1)
+        XCTAssertEqual(r["result"]?["isError"], false)
+    }
+
     func testDiagnosticsCarryNoArgumentsOrResults() async throws {
         let s = server(allowWrites: true)
         _ = try await initialize(s)
