@@ -58,6 +58,14 @@ public struct WriteLedger: Sendable {
     /// The recorded outcome of `key`, if any.
     public func entry(_ key: CallKey) throws -> LedgerEntry? { try store.ledgerEntry(key) }
 
+    /// The arguments text of the call recorded under `key`, to tell a retry from a reused key.
+    public func recordedArguments(_ key: CallKey) throws -> String? {
+        try store.queue.read { db in
+            try db.row("SELECT arguments FROM agent_ledger WHERE run_id = ? AND turn = ? AND call_id = ?",
+                       [key.runID, key.turn, key.callID])?[0].string
+        }
+    }
+
     /// Writes `planned` with its ledger row in one transaction, unless `key` is already recorded
     /// (then its stored result, nothing written). Throws `ChangeConflict` when the data the change
     /// depends on changed since the preview, and rethrows whatever `apply` throws; both roll back.

@@ -82,7 +82,9 @@ extension MCPServer {
         // The key: an explicit idempotency key (shared by every session), else the request id in this session.
         var args = arguments
         let key: CallKey
+        var explicitKey = false
         if case .object(var o) = args, let given = o.removeValue(forKey: "idempotency_key") {
+            explicitKey = true
             guard let text = given.stringValue, !text.isEmpty, text.count <= 200 else {
                 return (.error("idempotency_key must be a string of 1 to 200 characters"), "rejected", "invalid_arguments")
             }
@@ -95,6 +97,11 @@ extension MCPServer {
         do {
             try openSession()
             if let entry = try ledger.entry(key) {
+                // A retry repeats the call; the same key on another call is a mistake, not a retry.
+                guard entry.toolName == tool.name, try ledger.recordedArguments(key) == call.arguments else {
+                    return (.error("this \(explicitKey ? "idempotency_key" : "request id") was already used for a different change (\(entry.toolName)); "
+                                   + "nothing was written. Use a new one for a new change"), "rejected", "key_reused")
+                }
                 return (entry.output, "ledger_replayed", nil)
             }
         } catch {

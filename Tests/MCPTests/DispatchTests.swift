@@ -206,6 +206,12 @@ final class DispatchTests: XCTestCase {
         let again = try await wire.response(99)
         XCTAssertEqual(again["result"], first["result"])
         XCTAssertEqual(try entries(named: "Salad"), 1)
+        // The same key for another change is refused, not answered with the first change's result.
+        call(s2, id: 100, "log_food", ["name": "Other", "nutrients": ["energy_kcal": 1], "idempotency_key": "same"])
+        let reused = try await wire.response(100)
+        XCTAssertEqual(reused["result"]?["isError"], true)
+        XCTAssertTrue(reused["result"]?["content"]?[0]?["text"]?.stringValue?.contains("already used for a different change") == true)
+        XCTAssertEqual(try entries(named: "Other"), 0)
     }
 
     func testEOFWhileAskingWritesNothingAndServeReturns() async throws {
