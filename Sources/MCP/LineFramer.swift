@@ -50,6 +50,8 @@ public struct LineFramer: Sendable {
         guard !part.isEmpty else { return }
         if var s = skipping {
             s.size += part.count
+            // The head fills up to its size however the line was split into reads.
+            if s.head.count < Self.keptEdge { s.head.append(contentsOf: part.prefix(Self.keptEdge - s.head.count)) }
             s.tail = Self.lastBytes(s.tail, part)
             skipping = s
             return

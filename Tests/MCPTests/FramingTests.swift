@@ -44,6 +44,23 @@ final class FramingTests: XCTestCase {
         XCTAssertEqual(lines([frames[1]]), ["{\"ok\":1}"])
     }
 
+    /// Found by `tools/fuzz.sh mcp`: an oversized line read in small pieces kept only the bytes up to
+    /// the limit as its head, fed whole it kept 1 KiB, so the id found in it depended on the reads.
+    func testAnOversizedLineHasTheSameEdgesHoweverItIsRead() {
+        let line = Array(#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"q":""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: 200)
+            + Array(#""}}"#.utf8) + [13, 10] + Array(#"{"jsonrpc":"2.0","id":10,"method":"ping"}"#.utf8)
+        var whole = LineFramer(limit: 64)
+        var expected = whole.feed(line)
+        if let last = whole.finish() { expected.append(last) }
+        for chunk in 1...16 {
+            var f = LineFramer(limit: 64)
+            var got: [Frame] = []
+            for i in stride(from: 0, to: line.count, by: chunk) { got += f.feed(line[i..<min(line.count, i + chunk)]) }
+            if let last = f.finish() { got.append(last) }
+            XCTAssertEqual(got, expected, "chunks of \(chunk)")
+        }
+    }
+
     func testALineExactlyAtTheLimitIsRead() {
         var f = LineFramer(limit: 8)
         XCTAssertEqual(lines(f.feed(Array("12345678\n123456789\n".utf8))), ["12345678"])
