@@ -20,7 +20,16 @@ import mcp_types as types
 
 OFJ = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/debug/ofj")
 HOME = tempfile.mkdtemp(prefix="ofj-mcp-test-")
-ENV = {"OFJ_HOME": HOME, "PATH": os.environ.get("PATH", ""), "TZ": "UTC", "NO_COLOR": "1",
+# ofj mcp reads no configuration: a broken config.json (which stops `ofj` and `ofj ask`) and a
+# credentials file readable by others (which they refuse) must not matter, and no key may leak.
+CONFIG = os.path.join(HOME, "config")
+os.makedirs(os.path.join(CONFIG, "ofj"))
+with open(os.path.join(CONFIG, "ofj", "config.json"), "w") as f:
+    f.write("{ this is not json")
+with open(os.path.join(CONFIG, "ofj", "credentials"), "w") as f:
+    f.write("OPENAI_API_KEY=sk-planted-credential-9876543210\n")
+os.chmod(os.path.join(CONFIG, "ofj", "credentials"), 0o644)
+ENV = {"OFJ_HOME": HOME, "XDG_CONFIG_HOME": CONFIG, "PATH": os.environ.get("PATH", ""), "TZ": "UTC", "NO_COLOR": "1",
        # A provider key in the environment must never be needed nor reach anything.
        "GEMINI_API_KEY": "sk-planted-secret-0123456789"}
 FAILURES = []
@@ -273,7 +282,8 @@ def raw_tests():
     check(not leaked, f"diagnostics carry no food names, keys or amounts ({leaked})")
     # Nothing secret reached the database.
     with open(os.path.join(HOME, "ofj.sqlite"), "rb") as f:
-        check(b"sk-planted-secret" not in f.read(), "the planted provider key is nowhere in the database")
+        data = f.read()
+        check(b"sk-planted-secret" not in data and b"sk-planted-credential" not in data, "the planted provider keys are nowhere in the database")
 
 
 def main():
