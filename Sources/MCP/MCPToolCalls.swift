@@ -105,6 +105,7 @@ extension MCPServer {
                 return (entry.output, "ledger_replayed", nil)
             }
         } catch {
+            log("\(tool.name): the journal could not be read (\(type(of: error))); nothing was written")
             return (.error("the journal could not be read (\(error)); nothing was written, try again"), "failed", "storage")
         }
         guard case .success(let resolved) = tools.resolve(call) else {
@@ -180,6 +181,8 @@ extension MCPServer {
             } catch let e as DatabaseError where e.isBusy {
                 return (.error("the journal is busy (another ofj is writing); nothing was written, try again"), "failed", "busy")
             } catch {
+                // stderr gets the kind of error only: its text may quote journal values.
+                log("\(tool.name) failed (\(type(of: error))); nothing was written")
                 let output = ToolOutput.error("\(tool.name) failed and nothing was written (\(error)); tell the person, do not retry on your own")
                 return unwritten(key: key, call: call, decision: decision, planned: planned, output: output, errorClass: "tool_error")
             }
