@@ -337,17 +337,21 @@ struct ToolExecutor: Sendable {
         let threadID = handle.threadID
         let clock = env.clock
         let output = try env.store.queue.write { db -> ToolOutput in
-            if let existing = try ConversationStore.ledgerEntry(db, key) {
+            let output: ToolOutput
+            // The model hears that the person changed its arguments, and to what.
+            let arguments = call.arguments
+            let adjust: (ToolOutput) -> ToolOutput = edited ? { Self.notingEdit($0, arguments: arguments) } : { $0 }
+            switch try LedgerWrite.applyOnce(db, planned: planned, tool: tool, call: call, key: key, context: context, decision: decision,
+                                             registry: registry, now: { clock.now() }, adjust: adjust) {
+            case .replayed(let existing):
                 // Another process committed this call meanwhile: answer with its stored result.
                 try ConversationStore.recordResult(db, threadID: threadID, key: key, ordinal: item.ordinal, toolName: call.name,
                                                    output: existing.output, status: existing.output.isError ? .failed : .succeeded, now: clock.now())
                 return existing.output
+            case .applied(let applied):
+                output = applied
             }
-            var output = registry.bounded(try tool.apply(planned, context: context, database: db))
-            // The model hears that the person changed its arguments, and to what.
-            if edited { output = Self.notingEdit(output, arguments: call.arguments) }
             let now = clock.now()
-            try Self.insertLedger(db, key: key, call: call, outcome: .committed, decision: decision, output: output, now: now, change: planned)
             try ConversationStore.recordResult(db, threadID: threadID, key: key, ordinal: item.ordinal, toolName: call.name,
                                                output: output, status: output.isError ? .failed : .succeeded, now: now)
             try faults?.reached(.insideWriteTransaction, runID: key.runID)
