@@ -24,6 +24,8 @@ let package = Package(
         .target(name: "Agent", dependencies: ["SQLiteKit"], swiftSettings: swiftSettings),
         .target(name: "HTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "Providers", dependencies: ["Agent", "HTTP"], swiftSettings: swiftSettings),
+        // Packaged and branded foods: barcodes, Open Food Facts and FoodData Central, their cache.
+        .target(name: "PackagedFoods", dependencies: ["HTTP", "SQLiteKit", "Nutrition"], swiftSettings: swiftSettings),
         .target(name: "Diagnostics", dependencies: ["SQLiteKit", "Agent", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
         .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition"], swiftSettings: swiftSettings),
         .target(name: "REPL", dependencies: ["CEditLine", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics", "OutputSafety"],
@@ -41,6 +43,8 @@ let package = Package(
         .testTarget(name: "ReferenceFoodsTests", dependencies: ["ReferenceFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AgentTests", dependencies: ["Agent", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "PackagedFoodsTests", dependencies: ["PackagedFoods", "TestSupport", "HTTP", "SQLiteKit", "Nutrition"],
+                    resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
