@@ -4,6 +4,7 @@ import Diagnostics
 import Foundation
 import Journal
 import OutputSafety
+import PackagedFoods
 import REPL
 import SQLiteKit
 
@@ -14,6 +15,7 @@ enum OfjDatabase {
         JournalStore.registerMigrations(into: &m)
         ConversationStore.registerMigrations(into: &m)
         DiagnosticsOutbox.registerMigrations(into: &m)
+        PackagedStore.registerMigrations(into: &m)
         return m
     }
 

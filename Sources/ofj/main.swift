@@ -21,6 +21,8 @@ let help = """
            ofj log …                log an entry (ofj log --help)
            ofj foods [QUERY]        search your Food Bank
            ofj ref QUERY            search USDA reference foods
+           ofj barcode CODE         look up a packaged food (Open Food Facts)
+           ofj packaged QUERY       search packaged foods (--source off|fdc)
            ofj goals [set …]        show or set daily goals
            ofj backup export|import
            ofj export csv
@@ -127,6 +129,11 @@ func report(_ error: any Error) -> Int32 {
 
 // A closed pipe is an error return from write, not a signal that kills a half-done command.
 signal(SIGPIPE, SIG_IGN)
+// Packaged foods (issue 18) need the network, so they run in a task; see PackagedCommands.swift.
+if PackagedCommands.handles(arguments) {
+    Task { exit(await PackagedCommands.main(arguments, environment: environment, paths: paths, version: version)) }
+    dispatchMain()
+}
 if let status = runSynchronously() { exit(status) }
 // Everything else runs in a task; the main queue serves the REPL's main actor meanwhile.
 let launcher = Launcher(arguments: arguments, environment: environment, paths: paths, version: version)
