@@ -27,7 +27,7 @@ let package = Package(
         // Packaged and branded foods: barcodes, Open Food Facts and FoodData Central, their cache.
         .target(name: "PackagedFoods", dependencies: ["HTTP", "SQLiteKit", "Nutrition"], swiftSettings: swiftSettings),
         .target(name: "Diagnostics", dependencies: ["SQLiteKit", "Agent", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
-        .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition"], swiftSettings: swiftSettings),
+        .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition", "PackagedFoods"], swiftSettings: swiftSettings),
         .target(name: "REPL", dependencies: ["CEditLine", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics", "OutputSafety"],
                 swiftSettings: swiftSettings),
         .target(name: "Transcripts", dependencies: ["REPL", "Agent", "Providers", "Journal", "NutritionTools", "Diagnostics", "SQLiteKit", "OutputSafety"],
@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NutritionToolsTests", dependencies: ["NutritionTools", "Providers", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NutritionToolsTests", dependencies: ["NutritionTools", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
     ]

@@ -169,6 +169,9 @@ public struct PackagedFoods: Sendable {
                 products = (json["foods"] as? [[String: Any]] ?? []).compactMap(FDCMapping.product)
             }
             try store.storeSearch(products, source: source, query: q)
+            // Each hit is cached as a product too, so it can be logged or saved by its id
+            // without another request (and offline).
+            for p in products { try store.store(p, source: source, id: p.id) }
             return SearchResult(products: Array(products.prefix(limit)), origin: .network)
         } catch let e as PackagedError {
             if case .offline = e, let cached {

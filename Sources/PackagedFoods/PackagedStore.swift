@@ -80,6 +80,16 @@ public struct PackagedStore: Sendable {
         }
     }
 
+    /// The cached answer read inside a caller's transaction (a write tool's plan), without
+    /// marking it used.
+    public static func cachedProduct(source: PackagedSource, id: String, in db: Database) throws -> CachedProduct? {
+        guard let row = try db.row("SELECT body, fetched_at FROM packaged_products WHERE source = ? AND id = ?", [source.rawValue, id]),
+              let fetched = row[1].int64 else { return nil }
+        let product = row[0].string.flatMap { try? JSONDecoder().decode(PackagedProduct.self, from: Data($0.utf8)) }
+        if row[0].string != nil && product == nil { return nil }
+        return CachedProduct(product: product, fetchedAt: Date(timeIntervalSince1970: Double(fetched) / 1000))
+    }
+
     /// Stores a product (or a "not found" answer for `id`) and trims the cache to its bound.
     public func store(_ product: PackagedProduct?, source: PackagedSource, id: String) throws {
         let body = try product.map { String(decoding: try PackagedStore.encoder.encode($0), as: UTF8.self) }
