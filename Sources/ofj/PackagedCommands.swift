@@ -229,3 +229,33 @@ struct PackagedCommands {
         return FoodDraft(name: String(p.name.prefix(JournalStore.Limits.name)), brand: p.brand, serving: portion.serving, nutrients: portion.nutrients)
     }
 }
+
+// MARK: - The REPL's scanned barcodes
+
+extension PackagedCommands {
+    /// What a barcode typed alone at the REPL prompt shows: the product card and an offer to log
+    /// one label serving now (today, the meal of the clock).
+    static func scanner(journal: JournalStore, foods: PackagedFoods) -> @Sendable (String) async -> BarcodeScanOffer {
+        { text in
+            let commands = PackagedCommands(journal: journal, foods: foods, out: { _ in })
+            do {
+                let found = try await commands.find(try barcode(text), refresh: false)
+                let attribution: [String]
+                if case .foodBank = found.origin { attribution = [] } else { attribution = PackagedText.attribution([found.product.source]) }
+                let portion: PackagedPortion
+                do { portion = try PackagedPortion.resolve(found.product, servings: 1) } catch let e as PackagedPortion.Problem {
+                    let card = [PackagedText.card(found.product, origin: found.origin), "Not logged: \(e.description)"] + attribution
+                    return .card(card.joined(separator: "\n"), logPrompt: "", log: nil)
+                }
+                let card = [PackagedText.card(found.product, origin: found.origin)] + attribution
+                let draft = draft(found, portion: portion, day: nil, meal: nil)
+                return .card(card.joined(separator: "\n"), logPrompt: "Log \(portion.label) to \(journal.defaultMeal().rawValue) today?") {
+                    let entry = try journal.logEntry(draft)
+                    return "logged \(JournalViews.entryLine(entry)) to \(entry.meal.rawValue) on \(entry.day)"
+                }
+            } catch {
+                return .failed("\(error)")
+            }
+        }
+    }
+}

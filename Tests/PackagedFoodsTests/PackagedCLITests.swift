@@ -118,4 +118,21 @@ final class PackagedCLITests: XCTestCase {
         let fdc = try await ofj("packaged", "cheddar", "--source", "fdc", "--limit", "1")
         XCTAssertEqual(fdc.stdout, "fdc:2057648  CHEDDAR CHEESE · GRAFTON VILLAGE [Branded] — 393 kcal/100 g\n", fdc.stdout + fdc.stderr)
     }
+
+    func testAScannedLineAtTheREPLShowsACardAndLogsOnYes() async throws {
+        server.enqueue(try bread())
+        var e = env
+        e["OFJ_PROVIDER"] = "offline"
+        let r = try await OfjBinary.run([], input: "3029330003533\ny\n3029330003533\nn\n3017620422004\n", environment: e)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("┌ Scanned: 3029330003533\n│ Crousti Moelleux Complet Sans Sucre Ajouté 730gr · Jacquet\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("│ data © Open Food Facts contributors, ODbL"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("✓ logged Crousti Moelleux Complet Sans Sucre Ajouté 730gr (Jacquet) — 1 tranche (60.8 g) — 150 kcal"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("from cache, fetched"), "the second scan is answered from the cache")
+        XCTAssertTrue(r.stdout.contains("not logged"))
+        XCTAssertTrue(r.stdout.contains("✗ the check digit is wrong for an EAN-13"), r.stdout)
+        XCTAssertEqual(server.requests.count, 1)
+        let day = try await ofj("day", "--json")
+        XCTAssertEqual(day.stdout.components(separatedBy: "\"packaged\"").count, 2, "exactly one entry logged")
+    }
 }
