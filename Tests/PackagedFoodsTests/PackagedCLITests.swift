@@ -135,4 +135,19 @@ final class PackagedCLITests: XCTestCase {
         let day = try await ofj("day", "--json")
         XCTAssertEqual(day.stdout.components(separatedBy: "\"packaged\"").count, 2, "exactly one entry logged")
     }
+
+    func testTheOfflineAssistantScansAndLogsOneServing() async throws {
+        server.enqueue(try bread())
+        var e = env
+        e["OFJ_PROVIDER"] = "offline"
+        let r = try await OfjBinary.run([], input: "scan 3029330003533\nlog 1 serving of 3029330003533 for lunch\ny\n", environment: e)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("Crousti Moelleux Complet Sans Sucre Ajouté 730gr · Jacquet — serving 1 tranche (60.8 g), 150 kcal per serving. Say \"log 1 serving of 3029330003533\" to log it. (data © Open Food Facts contributors, ODbL)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("┌ Approve: log_packaged_food"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("│ Source: Open Food Facts, from cache, fetched"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("to lunch on"), r.stdout)
+        XCTAssertEqual(server.requests.count, 1)
+        let day = try await ofj("day", "--json")
+        XCTAssertTrue(day.stdout.contains("\"packaged\""), day.stdout)
+    }
 }
