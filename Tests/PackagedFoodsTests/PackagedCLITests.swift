@@ -1,6 +1,7 @@
 // `ofj barcode`, `ofj packaged`, `ofj log --barcode`, `ofj foods add --barcode` as whole processes
 // against a loopback Open Food Facts.
 import Foundation
+import PackagedFoods
 import TestSupport
 import XCTest
 
@@ -149,5 +150,30 @@ final class PackagedCLITests: XCTestCase {
         XCTAssertEqual(server.requests.count, 1)
         let day = try await ofj("day", "--json")
         XCTAssertTrue(day.stdout.contains("\"packaged\""), day.stdout)
+    }
+
+    func testTheRateLimitHoldsAcrossFourProcessesStartedTogether() async throws {
+        for _ in 0..<20 { server.enqueue(try bread()) }
+        // 20 distinct valid EAN-13 codes, 5 per process, 4 processes at once.
+        let codes = (0..<20).map { i -> String in
+            let body = String(format: "30000000000%02d", i)
+            return body + String(Barcode.checkDigit(body.map { Int(String($0)) ?? 0 }))
+        }
+        let environment = env
+        let results = try await withThrowingTaskGroup(of: [OfjBinary.Result].self) { group in
+            for p in 0..<4 {
+                group.addTask {
+                    var out: [OfjBinary.Result] = []
+                    for code in codes[(p * 5)..<(p * 5 + 5)] { out.append(try await OfjBinary.run(["barcode", code], environment: environment)) }
+                    return out
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let ok = results.filter { $0.status == 0 }.count
+        let limited = results.filter { $0.stderr.contains("ofj keeps to at most the published rate of 15 product reads per minute") }.count
+        XCTAssertEqual(server.requests.count, 15, "exactly the budget reached the server")
+        XCTAssertEqual(ok, 15)
+        XCTAssertEqual(limited, 5)
     }
 }
