@@ -170,7 +170,7 @@ struct PackagedCommands {
             out("no \(source.displayName) products match \"\(TerminalText.sanitize(query))\"")
             return
         }
-        if case .cache(let at) = result.origin { out("(from cache, fetched \(PackagedText.origin(.cache(fetchedAt: at), source: source).components(separatedBy: "fetched ").last ?? ""))") }
+        if case .cache(let at) = result.origin { out("(\(PackagedText.origin(.cache(fetchedAt: at), source: source)))") }
         for product in result.products { out(TerminalText.sanitize(PackagedText.resultLine(product))) }
         for line in PackagedText.attribution([source]) { out(line) }
     }

@@ -248,6 +248,33 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(server.requests.map(\.path).suffix(2).map { $0.contains("format=abridged") }, [false, true])
     }
 
+    func testStringNutrimentsOverTheWire() async throws {
+        server.enqueue(.json(#"{"code":"3017620422003","status":1,"product":{"product_name":"Biscuits","serving_size":"2 biscuits (25 g)","nutriments":{"energy-kcal_100g":"480","fat_100g":"1,5","sugars_100g":"<0.5","salt_100g":"0,75","proteins_100g":"n/a"}}}"#))
+        let found = try await makeClient().lookup(try Barcode("3017620422003"))
+        let p = try XCTUnwrap(found.product)
+        XCTAssertEqual(p.per100["energy_kcal"], 480)
+        XCTAssertEqual(p.per100["fat_g"], 1.5)
+        XCTAssertEqual(p.per100["sugars_g"], 0.5)
+        XCTAssertEqual(p.per100["sodium_mg"], 300)
+        XCTAssertNil(p.per100["protein_g"])
+        XCTAssertEqual(p.derived, ["sodium_mg"])
+        XCTAssertEqual(p.atMost, ["sugars_g"])
+        XCTAssertEqual(p.perServing["energy_kcal"], 120)
+    }
+
+    func testTheFDCKeyNeverReachesAnErrorLine() async throws {
+        server.enqueue(.json(#"{"error":{"code":"API_KEY_INVALID"}}"#, status: 403))
+        let client = try makeClient()
+        do {
+            _ = try await client.search("cheddar", source: .foodDataCentral)
+            XCTFail("expected a refusal")
+        } catch let e as PackagedError {
+            XCTAssertEqual(e, .badRequest(service: "FoodData Central", status: 403))
+            XCTAssertTrue(e.description.contains("check FDC_API_KEY"))
+            XCTAssertFalse(e.description.contains("TEST_KEY"))
+        }
+    }
+
     func testConfigFromEnvironment() {
         let c = PackagedConfig.fromEnvironment(["OPENFOODFACTS_BASE_URL": "http://127.0.0.1:9/", "FDC_BASE_URL": "http://x/fdc",
                                                 "FDC_API_KEY": "K"], version: "1.2")
