@@ -62,12 +62,17 @@ public struct PackagedStore: Sendable {
 
     static let encoder: JSONEncoder = { let e = JSONEncoder(); e.outputFormatting = [.sortedKeys]; return e }()
 
-    /// The cached answer for `id` from `source`, marking it used.
+    /// The cached answer for `id` from `source`, marking it used. The mark is written at most
+    /// once an hour per product: a read then needs no write transaction (it shows in the
+    /// start-up time of a cached `ofj barcode`), and the LRU order only needs hours.
     public func cachedProduct(source: PackagedSource, id: String) throws -> CachedProduct? {
-        try queue.write { db in
-            guard let row = try db.row("SELECT body, fetched_at FROM packaged_products WHERE source = ? AND id = ?", [source.rawValue, id]),
+        let t = ms(now())
+        return try queue.read { db in
+            guard let row = try db.row("SELECT body, fetched_at, used_at FROM packaged_products WHERE source = ? AND id = ?", [source.rawValue, id]),
                   let fetched = row[1].int64 else { return nil }
-            try db.execute("UPDATE packaged_products SET used_at = ? WHERE source = ? AND id = ?", [ms(now()), source.rawValue, id])
+            if (row[2].int64 ?? 0) < t - 3_600_000 {
+                try db.execute("UPDATE packaged_products SET used_at = ? WHERE source = ? AND id = ?", [t, source.rawValue, id])
+            }
             let product: PackagedProduct?
             if let body = row[0].string {
                 // A row this build cannot read (written by another version) is a cache miss.

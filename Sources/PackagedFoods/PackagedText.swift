@@ -14,12 +14,10 @@ public enum PackagedText {
         }
     }
 
+    /// The UTC date of `d` as YYYY-MM-DD (no DateFormatter: loading ICU shows in start-up time).
     static func day(_ d: Date) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd"
-        return f.string(from: d)
+        let n = Int((d.timeIntervalSince1970 / 86_400).rounded(.down))
+        return (try? CalendarDay(dayNumber: n))?.description ?? "an unknown date"
     }
 
     /// The heading lines of a product: name and brand, barcode and source, serving and package.

@@ -202,7 +202,7 @@ final class ClientTests: XCTestCase {
 
     func testCacheKeepsTheMostRecentlyUsed() throws {
         let t = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
-        let store = try makeStore(limit: 3, now: { t.withLock { $0 = $0.addingTimeInterval(1); return $0 } })
+        let store = try makeStore(limit: 3, now: { t.withLock { $0 = $0.addingTimeInterval(3_601); return $0 } })
         func p(_ id: String) -> PackagedProduct {
             PackagedProduct(source: .openFoodFacts, id: id, barcode: id, name: id, brand: nil, per100: NutrientAmounts(),
                             perServing: NutrientAmounts(), serving: nil, servingText: nil, packageQuantity: nil)
