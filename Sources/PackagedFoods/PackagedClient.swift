@@ -114,7 +114,9 @@ public struct PackagedFoods: Sendable {
 
     /// The product with this barcode: from the cache unless `refresh`, else from OFF.
     public func lookup(_ barcode: Barcode, refresh: Bool = false) async throws -> Lookup {
-        if !refresh, let cached = try store.cachedProduct(source: .openFoodFacts, id: barcode.code) {
+        // A "not found" is trusted for a day only: products are added to Open Food Facts all the time.
+        if !refresh, let cached = try store.cachedProduct(source: .openFoodFacts, id: barcode.code),
+           cached.product != nil || store.now().timeIntervalSince(cached.fetchedAt) < 86_400 {
             return Lookup(product: cached.product, origin: .cache(fetchedAt: cached.fetchedAt))
         }
         let url = "\(config.offBaseURL)/api/v2/product/\(barcode.code)?fields=\(PackagedFoods.offFields)"

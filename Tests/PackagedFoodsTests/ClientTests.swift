@@ -102,6 +102,19 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(server.requests.count, 1)
     }
 
+    func testNotFoundIsAskedAgainAfterADay() async throws {
+        let t = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let client = try makeClient(store: try makeStore(now: { t.withLock { $0 } }))
+        server.enqueue(.json(#"{"status":0}"#, status: 404))
+        let first = try await client.lookup(try Barcode("3029330003533"))
+        XCTAssertNil(first.product)
+        t.withLock { $0 = $0.addingTimeInterval(86_401) }
+        server.enqueue(try recorded("off-product-3029330003533.json"))
+        let later = try await client.lookup(try Barcode("3029330003533"))
+        XCTAssertEqual(later.origin, .network)
+        XCTAssertNotNil(later.product)
+    }
+
     func testBodyThatIsNotJSON() async throws {
         server.enqueue(.text("<html>Service Unavailable</html>", contentType: "text/html"))
         let client = try makeClient()
