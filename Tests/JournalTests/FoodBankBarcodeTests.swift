@@ -22,3 +22,23 @@ import Nutrition
         #expect(try j.food(barcode: "3017620422003")?.name == "Hazelnut bar (new recipe)")
     }
 }
+
+@Suite struct BackupBarcodeTests {
+    @Test func barcodesTravelWithTheBackup() throws {
+        let (a, _) = try makeStore()
+        let food = try a.createFood(FoodDraft(name: "Hazelnut bar", nutrients: try NutrientAmounts(["energy_kcal": 200])), barcode: "3017620422003")
+        let data = try a.exportBackup()
+        #expect(String(decoding: data, as: UTF8.self).contains("\"food_barcodes\""))
+        let (b, _) = try makeStore()
+        _ = try b.importBackup(data)
+        #expect(try b.food(barcode: "3017620422003")?.id == food.id)
+        _ = try b.importBackup(data) // twice changes nothing
+        #expect(try b.food(barcode: "3017620422003")?.id == food.id)
+    }
+
+    @Test func aBackupWithoutBarcodesHasNoBarcodeKey() throws {
+        let (a, _) = try makeStore()
+        _ = try a.createFood(FoodDraft(name: "Toast", nutrients: try NutrientAmounts(["energy_kcal": 80])))
+        #expect(!String(decoding: try a.exportBackup(), as: UTF8.self).contains("food_barcodes"))
+    }
+}
