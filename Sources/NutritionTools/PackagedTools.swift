@@ -12,6 +12,13 @@ public enum PackagedTools {
     public static let readToolNames = ["lookup_barcode", "search_packaged_foods"]
     public static let writeToolNames = ["log_packaged_food", "save_packaged_food"]
 
+    /// The system-prompt rule that goes with these tools (appended when they are offered).
+    public static let promptRule = """
+        - Packaged and branded products (a barcode, a brand name not in the Food Bank): lookup_barcode for a barcode, \
+        search_packaged_foods for words; then log_packaged_food (1 label serving unless the person says otherwise) or save_packaged_food. \
+        When you show Open Food Facts data, mention "data © Open Food Facts contributors, ODbL" once.
+        """
+
     /// The four tools over `journal` and `foods` (which must share the journal's database).
     public static func make(journal: JournalStore, foods: PackagedFoods) -> [any Tool] {
         [LookupBarcode(journal: journal, foods: foods), SearchPackagedFoods(foods: foods),

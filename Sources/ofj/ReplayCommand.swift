@@ -66,7 +66,7 @@ struct ReplayCommand {
     static func environment(version: String) -> ReplayEnvironment {
         ReplayEnvironment(
             makeTools: { Toolbox.registry(journal: $0, packaged: false) },
-            systemPrompt: { Toolbox.systemPrompt(journal: $0) },
+            systemPrompt: { Toolbox.systemPrompt(journal: $0, packaged: false) },
             registerMigrations: { m in
                 JournalStore.registerMigrations(into: &m)
                 ConversationStore.registerMigrations(into: &m)

@@ -30,8 +30,8 @@ enum Toolbox {
         Thread { try? ReferenceDatabase.shared.prepareSearch() }.start()
     }
 
-    static func systemPrompt(journal: JournalStore) -> String {
-        NutritionToolbox.systemPrompt(now: journal.now(), timeZone: journal.timeZone)
+    static func systemPrompt(journal: JournalStore, packaged: Bool = true) -> String {
+        NutritionToolbox.systemPrompt(now: journal.now(), timeZone: journal.timeZone) + (packaged ? "\n" + PackagedTools.promptRule : "")
     }
 
     static func offlineAssistant(now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .current) -> any ChatModel {
