@@ -61,6 +61,12 @@ public struct PackagedProduct: Sendable, Hashable, Codable {
         self.derived = derived; self.atMost = atMost
     }
 
+    enum CodingKeys: String, CodingKey {
+        case source, id, barcode, name, brand, dataType = "data_type", per100Unit = "per_100_unit", per100 = "per_100"
+        case perServing = "per_serving", serving, servingText = "serving_text", packageQuantity = "package_quantity"
+        case derived, atMost = "at_most"
+    }
+
     /// False when the source has no nutrition for it (nothing, or energy 0 and nothing else):
     /// such a product is shown as "no nutrition data" and never logged as zeros.
     public var hasNutrition: Bool {

@@ -44,6 +44,9 @@ final class PackagedCLITests: XCTestCase {
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(object["origin"] as? String, "cache")
         XCTAssertEqual(object["attribution"] as? String, "data © Open Food Facts contributors, ODbL")
+        let product = try XCTUnwrap(object["product"] as? [String: Any])
+        XCTAssertEqual((product["per_100"] as? [String: Any])?["energy_kcal"] as? Double, 246)
+        XCTAssertEqual((product["per_serving"] as? [String: Any])?["energy_kcal"] as? Double, 150)
     }
 
     func testInvalidBarcodeIsRefusedBeforeAnyRequest() async throws {
