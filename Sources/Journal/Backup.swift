@@ -11,9 +11,12 @@ public struct JournalBackup: Sendable, Codable {
     public var goals: Goals?
     public var foods: [SavedFood]
     public var entries: [Entry]
+    /// Saved food id -> barcode (issue 18); absent when no saved food has one, so older backups
+    /// and backups without barcodes are unchanged.
+    public var foodBarcodes: [String: String]? = nil
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion = "schema_version", exportedAt = "exported_at", goals, foods, entries
+        case schemaVersion = "schema_version", exportedAt = "exported_at", goals, foods, entries, foodBarcodes = "food_barcodes"
     }
 }
 
@@ -44,8 +47,13 @@ extension JournalStore {
     public func backup(in db: Database) throws -> JournalBackup {
         let hasGoals = try db.row("SELECT 1 FROM journal_settings WHERE key = 'goals'") != nil
         let foods = try db.rows("SELECT \(JournalStore.foodColumns) FROM journal_saved_foods ORDER BY created_at, id").map(decodeFood)
+        var barcodes: [String: String] = [:]
+        for row in try db.rows("SELECT id, barcode FROM journal_saved_foods WHERE barcode IS NOT NULL") {
+            if let id = row[0].string, let code = row[1].string { barcodes[id] = code }
+        }
         return JournalBackup(schemaVersion: JournalStore.backupSchemaVersion, exportedAt: now(),
-                             goals: hasGoals ? try goals(in: db) : nil, foods: foods, entries: try entries(in: db))
+                             goals: hasGoals ? try goals(in: db) : nil, foods: foods, entries: try entries(in: db),
+                             foodBarcodes: barcodes.isEmpty ? nil : barcodes)
     }
 
     /// The backup as JSON bytes (UTF-8, sorted keys).
@@ -104,6 +112,11 @@ extension JournalStore {
             } catch { throw JournalError.malformedBackup("entry \(i + 1): \(error)") }
         }
         if let g = doc.goals { for (id, v) in g.values { try check(positive: v, field: "goal \(id)", max: Limits.nutrientAmount) } }
+        for (id, code) in doc.foodBarcodes ?? [:] {
+            guard UUID(uuidString: id) != nil, (8...14).contains(code.count), code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw JournalError.malformedBackup("food_barcodes: \(String(id.prefix(40))) has no valid barcode")
+            }
+        }
 
         return try db.transaction { db in
             var report = BackupImportReport()
@@ -124,6 +137,13 @@ extension JournalStore {
                     try upsertFood(f, in: db)
                     report.foodsInserted += 1
                 }
+            }
+            // A barcode another saved food already has stays with that food (barcodes are unique).
+            for (id, code) in (doc.foodBarcodes ?? [:]).sorted(by: { $0.key < $1.key }) {
+                try db.execute("""
+                    UPDATE journal_saved_foods SET barcode = ? WHERE id = ? AND barcode IS NULL
+                        AND NOT EXISTS (SELECT 1 FROM journal_saved_foods WHERE barcode = ?)
+                    """, [code, id, code])
             }
             var touchedDays: Set<CalendarDay> = []
             for e in entries {

@@ -10,6 +10,8 @@ public enum EntrySource: String, Sendable, Codable, CaseIterable {
     case assistant
     case calculator
     case `import`
+    /// A packaged food looked up by barcode or search (Open Food Facts, FoodData Central).
+    case packaged
 }
 
 /// A logged food: a snapshot that later edits of its saved food never change.

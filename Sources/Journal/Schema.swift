@@ -78,6 +78,7 @@ extension JournalStore {
                 value TEXT NOT NULL
             );
             """)
+        registerBarcodeMigration(into: &migrator)
     }
 
     /// Applies only the journal's migrations. For a database that holds only the journal

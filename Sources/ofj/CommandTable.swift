@@ -110,6 +110,20 @@ enum OfjCommands {
                         options: [.value("--limit", "N", .integer(1...500), "at most N foods", default: "10"), json],
                         access: .read,
                         action: journal(ctx, .read, reference: true) { c, inv in try c.ref(inv.arguments) }),
+            CommandSpec("barcode", summary: "look up a packaged food by barcode (EAN-8, EAN-13, UPC-A, UPC-E): your Food Bank, the local cache, then Open Food Facts",
+                        arguments: [PositionalSpec("CODE")],
+                        options: [json, .flag("--refresh", "ask Open Food Facts again instead of answering from the cache")],
+                        action: .async { inv in
+                            await PackagedCommands.main(PackagedCommands.words("barcode", inv.arguments), environment: ctx.environment, paths: ctx.paths, version: ctx.version)
+                        }),
+            CommandSpec("packaged", summary: "search packaged and branded foods: Open Food Facts (default) or USDA FoodData Central (--source fdc; FDC_API_KEY, DEMO_KEY by default)",
+                        arguments: [PositionalSpec("QUERY", variadic: true)],
+                        options: [.value("--source", "SOURCE", .choice(["off", "fdc"]), "where to search", default: "off"),
+                                  .value("--limit", "N", .integer(1...100), "at most N products", default: "10"),
+                                  json, .flag("--refresh", "search again instead of answering from the cache")],
+                        action: .async { inv in
+                            await PackagedCommands.main(PackagedCommands.words("packaged", inv.arguments), environment: ctx.environment, paths: ctx.paths, version: ctx.version)
+                        }),
             CommandSpec("goals", summary: "show the daily goals",
                         options: [json],
                         subcommands: [

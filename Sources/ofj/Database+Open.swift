@@ -7,6 +7,7 @@ import Glibc
 #endif
 import Journal
 import OutputSafety
+import PackagedFoods
 import REPL
 import SQLiteKit
 
@@ -17,6 +18,7 @@ enum OfjDatabase {
         JournalStore.registerMigrations(into: &m)
         ConversationStore.registerMigrations(into: &m)
         DiagnosticsOutbox.registerMigrations(into: &m)
+        PackagedStore.registerMigrations(into: &m)
         return m
     }
 

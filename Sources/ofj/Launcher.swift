@@ -2,6 +2,8 @@
 import Agent
 import Diagnostics
 import Foundation
+import HTTP
+import PackagedFoods
 import Journal
 import OutputSafety
 import Providers
@@ -33,7 +35,7 @@ struct Launcher {
         let modelBox = ModelBox(model)
         let tools = app.tools
         let assembler = app.makeAssembler()
-        let services = SessionServices(
+        var services = SessionServices(
             runner: runner, store: app.store, journal: app.journal, approvals: approvals, clock: clock, ids: UUIDSource(),
             model: { modelBox.value },
             switchModel: { provider, name in
@@ -58,6 +60,8 @@ struct Launcher {
             },
             version: version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
+        services.scanBarcode = PackagedCommands.scanner(journal: app.journal, foods: PackagedFoods(
+            transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
         // An id no thread starts with opens a new thread with that id, as before prefixes.
         var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }

@@ -2,6 +2,7 @@
 import Agent
 import Diagnostics
 import Foundation
+import PackagedFoods
 import Journal
 import OutputSafety
 import REPL
@@ -55,12 +56,13 @@ struct ReplayCommand {
     /// The product's tools, prompt, migrations and offline assistant for replays.
     static func environment(version: String) -> ReplayEnvironment {
         ReplayEnvironment(
-            makeTools: { Toolbox.registry(journal: $0) },
-            systemPrompt: { Toolbox.systemPrompt(journal: $0) },
+            makeTools: { Toolbox.registry(journal: $0, packaged: false) },
+            systemPrompt: { Toolbox.systemPrompt(journal: $0, packaged: false) },
             registerMigrations: { m in
                 JournalStore.registerMigrations(into: &m)
                 ConversationStore.registerMigrations(into: &m)
                 DiagnosticsOutbox.registerMigrations(into: &m)
+                PackagedStore.registerMigrations(into: &m)
             },
             makeModel: { provider, now, timeZone in
                 provider == "offline" ? Toolbox.offlineAssistant(now: now, timeZone: timeZone) : nil

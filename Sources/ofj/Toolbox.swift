@@ -1,14 +1,27 @@
 // The product's tools, system prompt and offline assistant, in one place for every frontend.
 import Agent
 import Foundation
+import HTTP
 import Journal
 import NutritionTools
+import PackagedFoods
 import Providers
 import ReferenceFoods
 
 enum Toolbox {
-    static func registry(journal: JournalStore) -> ToolRegistry {
-        NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase.shared)
+    /// `packaged: false` leaves out the network tools of issue 18 (replay: transcripts never
+    /// reach the internet, and their pinned context figures count the nutrition tools only).
+    static func registry(journal: JournalStore, packaged: Bool = true) -> ToolRegistry {
+        NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase.shared,
+                                      extraTools: packaged ? packagedTools(journal: journal) : [])
+    }
+
+    /// lookup_barcode, search_packaged_foods, log_packaged_food, save_packaged_food (issue 18),
+    /// over the journal's database (cache, rate limits) and the real network.
+    static func packagedTools(journal: JournalStore) -> [any Tool] {
+        let config = PackagedConfig.fromEnvironment(ProcessInfo.processInfo.environment, version: version)
+        return PackagedTools.make(journal: journal, foods: PackagedFoods(transport: CurlTransport(), config: config,
+                                                                         store: PackagedStore(queue: journal.queue)))
     }
 
     /// Loads the reference foods and their search index in the background while the person types,
@@ -17,8 +30,8 @@ enum Toolbox {
         Thread { try? ReferenceDatabase.shared.prepareSearch() }.start()
     }
 
-    static func systemPrompt(journal: JournalStore) -> String {
-        NutritionToolbox.systemPrompt(now: journal.now(), timeZone: journal.timeZone)
+    static func systemPrompt(journal: JournalStore, packaged: Bool = true) -> String {
+        NutritionToolbox.systemPrompt(now: journal.now(), timeZone: journal.timeZone) + (packaged ? "\n" + PackagedTools.promptRule : "")
     }
 
     static func offlineAssistant(now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .current) -> any ChatModel {

@@ -51,6 +51,12 @@ let context = CLIContext(paths: AppPaths(environment: environment), environment:
 
 // A closed pipe is an error return from write, not a signal that kills a half-done command.
 signal(SIGPIPE, SIG_IGN)
+// `ofj log --barcode` and `ofj foods add --barcode` (packaged foods) run before the table: see
+// PackagedCommands.swift. `ofj barcode` and `ofj packaged` are table commands.
+if PackagedCommands.handles(arguments) {
+    Task { exit(await PackagedCommands.main(arguments, environment: environment, paths: context.paths, version: version)) }
+    dispatchMain()
+}
 let outcome: ParseOutcome
 do { outcome = try OfjCommands.table(context).parse(arguments) } catch { exit(report(error)) }
 switch outcome {

@@ -163,8 +163,29 @@ def mcp_seeds(out):
     write(out, "mcp", bytes([0x02]) + b'{"jsonrpc": "2.0", "id": 1, "method"\n\n  \nnot json\n')
 
 
+def packaged_seeds(root, out):
+    """OFF products (each search hit alone, trimmed to its nutriments and serving) and FDC foods."""
+    d = os.path.join(root, "Tests", "PackagedFoodsTests", "Fixtures")
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".json"):
+            continue
+        doc = json.load(open(os.path.join(d, name), encoding="utf-8"))
+        keep = ("product_name", "brands", "serving_size", "quantity", "product_quantity", "nutriments")
+        for p in doc.get("products", []) + ([doc["product"]] if "product" in doc else []):
+            write(out, "packaged", json.dumps({"product": {k: p[k] for k in keep if k in p}}))
+            if "serving_size" in p and isinstance(p["serving_size"], str):
+                write(out, "packaged", p["serving_size"])
+        for f in doc.get("foods", [])[:5] + ([doc] if "fdcId" in doc else []):
+            write(out, "packaged", json.dumps(f)[:MAX_SEED])
+    for text in ["1 bar (40 g)", "60.8 g (1 tranche)", "33 cl", "<0.5", "1,5", "1 ONZ", "2 biscuits (25 g)", "½ cup (120 ml)"]:
+        write(out, "packaged", text)
+    write(out, "packaged", json.dumps({"product": {"nutriments": {"fat_100g": "1,5", "sugars_100g": "<0.5", "salt_100g": "~1",
+                                                                 "energy_100g": "1e400", "fiber_100g": -3}}}))
+
+
 def main():
     root, fixtures, out = sys.argv[1:4]
+    packaged_seeds(root, out)
     provider_seeds(fixtures, out)
     transcript_seeds(root, out)
     hrana_seeds(out)

@@ -15,6 +15,8 @@ struct OfflinePlanner {
     static let coreNutrients: [JSONValue] = ["energy_kcal", "protein_g", "carbohydrate_g", "fat_g"]
 
     func next() -> OfflineStep {
+        // Barcodes (issue 18) are a separate branch: OfflinePlanner+Barcode.swift.
+        if let request = OfflinePlanner.barcodeRequest(state.utterance) { return barcode(request) }
         switch OfflinePlanner.sanitized(OfflineGrammar.parse(state.utterance)) {
         case .help:
             return .answer("I'm the offline assistant: I work on this computer without an AI provider and understand these requests:\n"

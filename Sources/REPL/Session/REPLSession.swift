@@ -128,6 +128,10 @@ public final class REPLSession {
             await command(name, argument)
             return
         }
+        if let scan = services.scanBarcode, REPLSession.isScan(trimmed) {
+            await scanned(trimmed, scan)
+            return
+        }
         do {
             let started = services.clock.monotonic()
             let handle = try services.runner.submit(threadID: threadID, text: line, model: currentModel)

@@ -25,6 +25,9 @@ public struct SessionServices: Sendable {
     public var version: String
     /// Whether a tool changes data (its success is confirmed on screen).
     public var isWriteTool: @Sendable (String) -> Bool
+    /// Looks up a line that is only a barcode (what a USB scanner types) and offers to log it;
+    /// nil sends such a line to the assistant like any other.
+    public var scanBarcode: (@Sendable (_ code: String) async -> BarcodeScanOffer)?
 
     public init(runner: AgentRunner, store: ConversationStore, journal: JournalStore, approvals: ApprovalBroker,
                 clock: any AgentClock, ids: any IDSource, model: @escaping @Sendable () -> any ChatModel,

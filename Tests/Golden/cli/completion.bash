@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/log|/foods|/ref|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -36,6 +36,8 @@ _ofj() {
         /foods:--sort) COMPREPLY=($(compgen -W "name last_used brand" -- "$cur")); return ;;
         /foods:--limit) COMPREPLY=(); return ;;
         /ref:--limit) COMPREPLY=(); return ;;
+        /packaged:--source) COMPREPLY=($(compgen -W "off fdc" -- "$cur")); return ;;
+        /packaged:--limit) COMPREPLY=(); return ;;
         /backup/export:-o|/backup/export:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /export/csv:-o|/export/csv:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /export/csv:--from) COMPREPLY=(); return ;;
@@ -45,12 +47,14 @@ _ofj() {
     esac
     local options words files=0
     case "$cmd" in
-        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref goals backup export diag replay mcp doctor completion help" ;;
+        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref barcode packaged goals backup export diag replay mcp doctor completion help" ;;
         /ask) options="--yes --json --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
         /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --grams --servings --date --meal --force --json -h --help"; words="" ;;
         /foods) options="--brand --sort --limit --json -h --help"; words="" ;;
         /ref) options="--limit --json -h --help"; words="" ;;
+        /barcode) options="--json --refresh -h --help"; words="" ;;
+        /packaged) options="--source --limit --json --refresh -h --help"; words="" ;;
         /goals) options="--json -h --help"; words="set reset" ;;
         /goals/set) options="-h --help"; words="" ;;
         /goals/reset) options="-h --help"; words="" ;;

@@ -1,0 +1,266 @@
+// `ofj barcode`, `ofj packaged`, `ofj log --barcode`, `ofj foods add --barcode`: packaged foods
+// from Open Food Facts / FoodData Central, answered from the Food Bank and the cache first.
+import Foundation
+import HTTP
+import Journal
+import Nutrition
+import OutputSafety
+import PackagedFoods
+import REPL
+
+struct PackagedCommands {
+    let journal: JournalStore
+    let foods: PackagedFoods
+    let out: (String) -> Void
+
+    static let barcodeHelp = """
+        usage: ofj barcode CODE [--json] [--refresh]
+          Looks up a barcode (EAN-8, EAN-13, UPC-A, UPC-E) in your Food Bank, then the local cache,
+          then Open Food Facts. --refresh asks Open Food Facts again.
+        """
+    static let packagedHelp = """
+        usage: ofj packaged QUERY [--source off|fdc] [--limit N] [--json] [--refresh]
+          Searches packaged and branded foods: Open Food Facts (default) or USDA FoodData Central
+          (Branded, Foundation, SR Legacy; FDC_API_KEY, DEMO_KEY by default).
+        """
+    static let logBarcodeHelp = """
+        usage: ofj log --barcode CODE [--amount "1 bar" | --grams G | --servings N] [--date DATE] [--meal MEAL] [--json]
+        """
+    static let foodsAddBarcodeHelp = """
+        usage: ofj foods add --barcode CODE [--json]
+          Saves a packaged product to the Food Bank with its brand and barcode.
+        """
+
+    /// Whether `arguments` (without the program name) is one of these commands.
+    static func handles(_ arguments: [String]) -> Bool {
+        switch arguments.first {
+        case "log": return arguments.contains { $0 == "--barcode" || $0.hasPrefix("--barcode=") }
+        case "foods": return arguments.dropFirst().first == "add" && arguments.contains { $0 == "--barcode" || $0.hasPrefix("--barcode=") }
+        default: return false
+        }
+    }
+
+    /// The words of a table invocation again (`ofj barcode` and `ofj packaged` are declared in the
+    /// command table, which has already checked them).
+    static func words(_ name: String, _ p: ParsedArguments) -> [String] {
+        [name] + p.positionals + p.flags.sorted() + p.values.keys.sorted().flatMap { k in p.values(k).map { "\(k)=\($0)" } }
+    }
+
+    /// Runs one of the commands; returns the exit status.
+    static func main(_ arguments: [String], environment: [String: String], paths: AppPaths, version: String) async -> Int32 {
+        let name = arguments.first ?? ""
+        var args = Array(arguments.dropFirst())
+        if name == "foods" { args = Array(args.dropFirst()) }
+        if args.contains("--help") || args.contains("-h") {
+            writeOut(name == "barcode" ? barcodeHelp : name == "packaged" ? packagedHelp : name == "log" ? logBarcodeHelp : foodsAddBarcodeHelp)
+            return 0
+        }
+        do {
+            try paths.ensureDataDirectory()
+            let queue = try OfjDatabase.open(path: paths.databasePath)
+            let journal = JournalStore(queue: queue, timeZone: .current)
+            let foods = PackagedFoods(transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version),
+                                      store: PackagedStore(queue: queue))
+            let commands = PackagedCommands(journal: journal, foods: foods, out: { writeOut($0) })
+            switch name {
+            case "barcode": try await commands.barcode(args)
+            case "packaged": try await commands.packaged(args)
+            case "log": try await commands.logBarcode(args)
+            default: try await commands.addBarcode(args)
+            }
+            return 0
+        } catch let e as PackagedError {
+            writeErr(e.description)
+            if case .invalidBarcode = e { return 2 }
+            return 1
+        } catch let e as PackagedPortion.Problem {
+            writeErr(e.description)
+            return 2
+        } catch {
+            return report(error)
+        }
+    }
+
+    // MARK: - Shared
+
+    struct Found {
+        var product: PackagedProduct
+        var origin: AnswerOrigin
+        var savedFood: SavedFood?
+    }
+
+    static func barcode(_ text: String) throws -> Barcode {
+        do { return try Barcode(text) } catch { throw PackagedError.invalidBarcode(error) }
+    }
+
+    /// The product for a barcode: the Food Bank, then the cache, then Open Food Facts.
+    func find(_ code: Barcode, refresh: Bool) async throws -> Found {
+        if !refresh, let saved = try journal.food(barcode: code.code) {
+            return Found(product: PackagedCommands.product(saved, barcode: code.code), origin: .foodBank, savedFood: saved)
+        }
+        let result = try await foods.lookup(code, refresh: refresh)
+        guard let product = result.product else {
+            throw CLIError("no product with barcode \(code.code) in Open Food Facts; log it by hand or add it at openfoodfacts.org")
+        }
+        return Found(product: product, origin: result.origin, savedFood: nil)
+    }
+
+    /// A saved food shown like a product (per serving only).
+    static func product(_ f: SavedFood, barcode: String) -> PackagedProduct {
+        PackagedProduct(source: .openFoodFacts, id: barcode, barcode: barcode, name: f.name, brand: f.brand,
+                        per100: NutrientAmounts(), perServing: f.nutrients, serving: f.serving, servingText: nil, packageQuantity: nil)
+    }
+
+    func attribution(_ found: Found) {
+        if case .foodBank = found.origin { return }
+        for line in PackagedText.attribution([found.product.source]) { out(line) }
+    }
+
+    func json<T: Encodable>(_ value: T) throws {
+        out(TerminalText.escapingJSON(String(decoding: try JournalJSON.encoder.encode(value), as: UTF8.self)))
+    }
+
+    struct ProductJSON: Encodable {
+        var product: PackagedProduct
+        var origin: String
+        var fetchedAt: Date?
+        var savedFoodID: UUID?
+        var attribution: String?
+        enum CodingKeys: String, CodingKey {
+            case product, origin, fetchedAt = "fetched_at", savedFoodID = "saved_food_id", attribution
+        }
+        init(_ f: Found) {
+            product = f.product
+            savedFoodID = f.savedFood?.id
+            switch f.origin {
+            case .network: origin = "network"
+            case .cache(let at): origin = "cache"; fetchedAt = at
+            case .foodBank: origin = "food_bank"
+            }
+            if case .foodBank = f.origin {} else { attribution = f.product.source.attribution }
+        }
+    }
+
+    // MARK: - ofj barcode
+
+    func barcode(_ args: [String]) async throws {
+        let p = try ArgumentSpec(flags: ["--json", "--refresh"]).parse(args)
+        guard p.positionals.count == 1 else { throw CLIError("give one barcode\n" + Self.barcodeHelp, status: 2) }
+        let found = try await find(try Self.barcode(p.positionals[0]), refresh: p.has("--refresh"))
+        if p.has("--json") { return try json(ProductJSON(found)) }
+        out(TerminalText.sanitize(PackagedText.card(found.product, origin: found.origin)))
+        attribution(found)
+    }
+
+    // MARK: - ofj packaged
+
+    func packaged(_ args: [String]) async throws {
+        let p = try ArgumentSpec(flags: ["--json", "--refresh"], options: ["--source", "--limit"]).parse(args)
+        let query = p.positionals.joined(separator: " ").trimmingCharacters(in: .whitespaces)
+        guard !query.isEmpty, query.count <= 200 else { throw CLIError("give what to search for\n" + Self.packagedHelp, status: 2) }
+        guard let source = PackagedSource(rawValue: p.value("--source") ?? "off") else {
+            throw CLIError("--source takes off or fdc", status: 2)
+        }
+        let limit = try p.value("--limit").map { t -> Int in
+            guard let n = Int(t), (1...50).contains(n) else { throw CLIError("--limit takes 1 to 50", status: 2) }
+            return n
+        } ?? 10
+        let result = try await foods.search(query, source: source, limit: limit, refresh: p.has("--refresh"))
+        if let stale = result.staleBecause { writeErr(stale) }
+        if p.has("--json") {
+            struct SearchJSON: Encodable { var products: [PackagedProduct]; var attribution: String? }
+            return try json(SearchJSON(products: result.products, attribution: source.attribution))
+        }
+        if result.products.isEmpty {
+            out("no \(source.displayName) products match \"\(TerminalText.sanitize(query))\"")
+            return
+        }
+        if case .cache(let at) = result.origin { out("(\(PackagedText.origin(.cache(fetchedAt: at), source: source)))") }
+        for product in result.products { out(TerminalText.sanitize(PackagedText.resultLine(product))) }
+        for line in PackagedText.attribution([source]) { out(line) }
+    }
+
+    // MARK: - ofj log --barcode
+
+    func logBarcode(_ args: [String]) async throws {
+        let p = try ArgumentSpec(flags: ["--json", "--refresh"], options: ["--barcode", "--amount", "--grams", "--servings", "--date", "--meal"]).parse(args)
+        guard let code = p.value("--barcode"), p.positionals.isEmpty else { throw CLIError(Self.logBarcodeHelp, status: 2) }
+        let found = try await find(try Self.barcode(code), refresh: p.has("--refresh"))
+        let legacy = JournalCommands(journal: journal, reference: nil, out: out)
+        let day = try p.value("--date").map { try legacy.parseDay($0) }
+        let meal = try p.value("--meal").map { text -> Meal in
+            do { return try Meal(parsing: text) } catch { throw CLIError("invalid meal '\(text.prefix(40))': use breakfast, lunch, dinner or snack", status: 2) }
+        }
+        let grams = try p.value("--grams").map { try legacy.positiveNumber($0, field: "--grams") }
+        let servings = try p.value("--servings").map { try legacy.positiveNumber($0, field: "--servings") }
+        let portion = try PackagedPortion.resolve(found.product, amount: p.value("--amount"), grams: grams, servings: servings)
+        let entry = try journal.logEntry(PackagedCommands.draft(found, portion: portion, day: day, meal: meal))
+        if p.has("--json") { return try json(entry) }
+        out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry)))
+        attribution(found)
+    }
+
+    /// The journal entry for a portion of a found product.
+    static func draft(_ found: Found, portion: PackagedPortion, day: CalendarDay?, meal: Meal?) -> EntryDraft {
+        EntryDraft(day: day, meal: meal, name: String(found.product.name.prefix(JournalStore.Limits.name)), brand: found.product.brand,
+                   serving: portion.serving, servings: portion.servings, nutrients: portion.nutrients,
+                   savedFoodID: found.savedFood?.id, source: found.savedFood == nil ? .packaged : .foodBank)
+    }
+
+    // MARK: - ofj foods add --barcode
+
+    func addBarcode(_ args: [String]) async throws {
+        let p = try ArgumentSpec(flags: ["--json", "--refresh"], options: ["--barcode"]).parse(args)
+        guard let text = p.value("--barcode"), p.positionals.isEmpty else { throw CLIError(Self.foodsAddBarcodeHelp, status: 2) }
+        let code = try Self.barcode(text)
+        if let saved = try journal.food(barcode: code.code) {
+            throw CLIError("barcode \(code.code) is already in the Food Bank as \"\(JournalViews.safeName(saved.name))\"")
+        }
+        let found = try await find(code, refresh: p.has("--refresh"))
+        let food = try journal.createFood(try PackagedCommands.foodDraft(found.product), barcode: code.code)
+        if p.has("--json") { return try json(food) }
+        out("Saved to the Food Bank: " + TerminalText.sanitize("\(food.name)\(food.brand.map { " (\($0))" } ?? "") — \(food.serving.label)"))
+        attribution(found)
+    }
+
+    /// A Food Bank draft for a product: its label serving when it has one, else 100 g (or mL).
+    static func foodDraft(_ p: PackagedProduct) throws -> FoodDraft {
+        let portion: PackagedPortion
+        if p.serving != nil, !p.perServing.isEmpty {
+            portion = try PackagedPortion.resolve(p, servings: 1)
+        } else {
+            portion = try PackagedPortion.resolve(p, amount: p.per100Unit == "ml" ? "100 ml" : "100 g")
+        }
+        return FoodDraft(name: String(p.name.prefix(JournalStore.Limits.name)), brand: p.brand, serving: portion.serving, nutrients: portion.nutrients)
+    }
+}
+
+// MARK: - The REPL's scanned barcodes
+
+extension PackagedCommands {
+    /// What a barcode typed alone at the REPL prompt shows: the product card and an offer to log
+    /// one label serving now (today, the meal of the clock).
+    static func scanner(journal: JournalStore, foods: PackagedFoods) -> @Sendable (String) async -> BarcodeScanOffer {
+        { text in
+            let commands = PackagedCommands(journal: journal, foods: foods, out: { _ in })
+            do {
+                let found = try await commands.find(try barcode(text), refresh: false)
+                let attribution: [String]
+                if case .foodBank = found.origin { attribution = [] } else { attribution = PackagedText.attribution([found.product.source]) }
+                let portion: PackagedPortion
+                do { portion = try PackagedPortion.resolve(found.product, servings: 1) } catch let e as PackagedPortion.Problem {
+                    let card = [PackagedText.card(found.product, origin: found.origin), "Not logged: \(e.description)"] + attribution
+                    return .card(card.joined(separator: "\n"), logPrompt: "", log: nil)
+                }
+                let card = [PackagedText.card(found.product, origin: found.origin)] + attribution
+                let draft = draft(found, portion: portion, day: nil, meal: nil)
+                return .card(card.joined(separator: "\n"), logPrompt: "Log \(portion.label) to \(journal.defaultMeal().rawValue) today?") {
+                    let entry = try journal.logEntry(draft)
+                    return "logged \(JournalViews.entryLine(entry)) to \(entry.meal.rawValue) on \(entry.day)"
+                }
+            } catch {
+                return .failed("\(error)")
+            }
+        }
+    }
+}
