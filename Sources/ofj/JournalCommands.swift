@@ -322,6 +322,9 @@ struct JournalCommands {
             } else {
                 out("Imported: \(r.entriesInserted) new and \(r.entriesUpdated) updated entries, \(r.foodsInserted) new and \(r.foodsUpdated) updated foods\(r.goalsChanged ? ", goals updated" : "").")
             }
+            if r.unknownIngredientLinks > 0 {
+                out("Note: \(r.unknownIngredientLinks) composite ingredient(s) name a source food that is not in this journal; they were imported as snapshots.")
+            }
         default:
             throw CLIError("unknown backup command '\(sub.prefix(20))'\n" + Self.backupHelp, status: 2)
         }
