@@ -61,7 +61,7 @@ final class DeferredWrites: Sendable {
         case 7: // SQLITE_NOMEM
             what = "ofj ran out of memory; nothing was written. Type /continue to try again."
         case 11, 26: // SQLITE_CORRUPT, SQLITE_NOTADB
-            what = "the database file is damaged; nothing was written. Run `ofj doctor`, then `ofj backup export --salvage` and import it into a fresh file."
+            what = "the database file is damaged; nothing was written. Save what can be read with `ofj backup export --salvage -o rescue.json`, move the file aside, then `ofj backup import rescue.json`."
         default:
             return nil
         }

@@ -17,8 +17,22 @@ enum OfjDatabase {
         return m
     }
 
+    /// Opens an existing database for `backup export --salvage`: no check, no migration, no
+    /// writes (the file may be damaged; reading is all that is asked of it).
+    static func openForSalvage(path: String) throws -> DatabaseQueue {
+        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("there is no database at \(path) to salvage") }
+        do {
+            let queue = try DatabaseQueue(path: path, options: Database.Options(walMode: false))
+            try queue.refuseWrites(DatabaseError.damaged("opened for salvage"))
+            return queue
+        } catch let e as DatabaseError {
+            throw CLIError("cannot read \(path) at all (\(e.message)); nothing can be salvaged from it")
+        }
+    }
+
     /// Opens (creating if needed) and migrates the database at `path`.
     static func open(path: String) throws -> DatabaseQueue {
+        let mustCheck = DatabaseHealth.needsCheck(path)
         let queue: DatabaseQueue
         // A new database is created owner-only (0600) whatever the umask; SQLite gives its -wal
         // and -shm files the mode of the database file. When this fails, SQLite's open below
@@ -42,6 +56,21 @@ enum OfjDatabase {
         if foreign == true {
             throw CLIError("\(path) is an SQLite database of another program, not an ofj database; move it aside or set OFJ_HOME to another folder")
         }
+        // After an unclean exit, or when the file changed while no ofj had it open: check it. A
+        // damaged file is never written to (writing could spread the damage); reads still work.
+        if mustCheck, let damage = DatabaseHealth.check(queue) {
+            try queue.refuseWrites(DatabaseError.damaged(damage))
+            DatabaseHealth.opened(path, damaged: true)
+            Console.err("ofj: \(path): \(DatabaseError.damagedLine) (\(damage))\n")
+            let applied = (try? queue.read { db in
+                try db.rows("SELECT identifier FROM schema_migrations").compactMap { $0[0].string }
+            }) ?? []
+            guard Set(migrator.migrations.map(\.identifier)).isSubset(of: Set(applied)) else {
+                throw CLIError("\(path): \(DatabaseError.damagedLine)")
+            }
+            return queue
+        }
+        DatabaseHealth.opened(path, damaged: false)
         do {
             try queue.read { try migrator.migrate($0) }
         } catch let e as Migrator.MigrationError {

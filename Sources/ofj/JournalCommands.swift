@@ -43,10 +43,11 @@ struct JournalCommands {
                ofj goals reset
         """
     static let backupHelp = """
-        usage: ofj backup export [-o FILE] [--force]
+        usage: ofj backup export [-o FILE] [--force] [--salvage]
                ofj backup import FILE
           A versioned JSON backup of goals, Food Bank and journal (no secrets). Import upserts by id:
-          importing the same file twice changes nothing.
+          importing the same file twice changes nothing. --salvage reads a damaged database row by
+          row, saves every row that can still be read and says how many could not.
         """
     static let exportHelp = """
         usage: ofj export csv [-o FILE] [--from DATE] [--to DATE] [--force]
@@ -305,8 +306,12 @@ struct JournalCommands {
 
     func backup(_ args: [String]) throws {
         guard let sub = args.first else { throw CLIError(Self.backupHelp, status: 2) }
-        let p = try ArgumentSpec(flags: ["--force"], options: ["-o", "--output"]).parse(Array(args.dropFirst()))
+        let p = try ArgumentSpec(flags: ["--force", "--salvage"], options: ["-o", "--output"]).parse(Array(args.dropFirst()))
         switch sub {
+        case "export" where p.has("--salvage"):
+            let (doc, report) = journal.queue.read { journal.salvageBackup(in: $0) }
+            try write(try JournalJSON.encoder.encode(doc), to: p.value("-o") ?? p.value("--output"), force: p.has("--force"))
+            Console.err(Self.describe(report) + "\n")
         case "export":
             let data = try journal.exportBackup()
             let path = p.value("-o") ?? p.value("--output")
@@ -341,6 +346,18 @@ struct JournalCommands {
     }
 
     /// Writes to a file atomically (never over an existing one without --force), or to stdout.
+    /// One line about a salvage: what was saved, what could not be read, what to do next.
+    static func describe(_ r: SalvageReport) -> String {
+        var saved = "Salvaged \(r.entriesSaved) entr\(r.entriesSaved == 1 ? "y" : "ies") and \(r.foodsSaved) food\(r.foodsSaved == 1 ? "" : "s")"
+        if r.goalsSaved { saved += " and the goals" }
+        var skipped: [String] = []
+        if r.entriesSkipped > 0 { skipped.append("\(r.entriesSkipped) entr\(r.entriesSkipped == 1 ? "y" : "ies")") }
+        if r.foodsSkipped > 0 { skipped.append("\(r.foodsSkipped) food\(r.foodsSkipped == 1 ? "" : "s")") }
+        if r.goalsSkipped { skipped.append("the goals") }
+        let lost = skipped.isEmpty ? "; nothing was unreadable" : "; could not read \(skipped.joined(separator: ", "))"
+        return saved + lost + ". Move the damaged file aside, then import the salvage with `ofj backup import FILE`."
+    }
+
     func write(_ data: Data, to path: String?, force: Bool) throws {
         guard let path, path != "-" else {
             out(String(decoding: data, as: UTF8.self))

@@ -249,12 +249,14 @@ struct Launcher {
         show("data: \(paths.databasePath)")
         show("config: \(paths.configPath)\(FileManager.default.fileExists(atPath: paths.configPath) ? "" : " (none)")")
         for problem in files.problems where problem != files.credentialsProblem { show("-- \(problem)") }
+        let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)
+        show(databaseLine)
         show(ProviderDoctor.render(lines))
         if let sink = environment["TURSO_DATABASE_URL"], !sink.isEmpty { show("diagnostics: delivered to \(sink)") }
         // A warning, not a failure (the exit status stays 0): the journal works, but other users
         // of this machine can read it.
         for warning in Self.permissionWarnings(paths) { show("warning: " + warning) }
-        return 0
+        return damaged ? 1 : 0
     }
 }
 

@@ -40,9 +40,9 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment
 let paths = AppPaths(environment: environment)
 
-func openJournal() throws -> JournalStore {
+func openJournal(salvage: Bool = false) throws -> JournalStore {
     try paths.ensureDataDirectory()
-    let queue = try OfjDatabase.open(path: paths.databasePath)
+    let queue = try salvage ? OfjDatabase.openForSalvage(path: paths.databasePath) : OfjDatabase.open(path: paths.databasePath)
     return JournalStore(queue: queue, timeZone: .current)
 }
 
@@ -68,7 +68,8 @@ func runJournalCommand(_ name: String, _ args: [String]) throws {
     if let reference {
         do { try reference.load() } catch { throw CLIError("the bundled reference foods could not be read (\(error)); reinstall ofj") }
     }
-    let commands = JournalCommands(journal: try openJournal(), reference: reference, out: writeOut)
+    let salvage = name == "backup" && args.first == "export" && args.contains("--salvage")
+    let commands = JournalCommands(journal: try openJournal(salvage: salvage), reference: reference, out: writeOut)
     switch name {
     case "day": try commands.day(args)
     case "log": try commands.log(args)
