@@ -86,7 +86,10 @@ final class RunExecution {
         } catch let crash as SimulatedCrash {
             return RunOutcome(phase: phase, text: lastText, error: AgentError(.internal, "simulated crash at \(crash.point.rawValue)"))
         } catch {
-            // The database refused even the final bookkeeping: report it; recovery will suspend the run.
+            // The database refused even the final bookkeeping: report it. The run is still "active"
+            // in the file; stranded, it can be taken over by /continue or a new message here (and
+            // by recovery at the next start).
+            env.deferred.strand(handle.runID)
             let failure = AgentError.storage(error)
             emit(.error(failure))
             return finish(RunOutcome(phase: .failed, text: lastText, error: failure))

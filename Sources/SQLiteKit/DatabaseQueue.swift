@@ -8,6 +8,8 @@ public final class DatabaseQueue: @unchecked Sendable {
     public let path: String
     // Guarded by `lock`: when set, `write` throws it instead of writing.
     private var writesRefusedBy: DatabaseError?
+    // Guarded by `lock`.
+    private var damageHandler: (@Sendable (DatabaseError) -> Void)?
 
     public init(path: String, options: Database.Options = Database.Options()) throws {
         self.database = try Database(path: path, options: options)
@@ -20,14 +22,34 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// Runs `body` with exclusive use of the connection.
     public func read<T>(_ body: (Database) throws -> T) rethrows -> T {
         lock.lock(); defer { lock.unlock() }
-        return try body(database)
+        do {
+            return try body(database)
+        } catch let e as DatabaseError where e.isDamaged {
+            noteDamage(e)
+            throw e
+        }
     }
 
     /// Runs `body` inside an immediate transaction with exclusive use of the connection.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         lock.lock(); defer { lock.unlock() }
         if let refused = writesRefusedBy { throw refused }
-        return try database.transaction(.immediate, body)
+        do {
+            return try database.transaction(.immediate, body)
+        } catch let e as DatabaseError where e.isDamaged {
+            noteDamage(e)
+            throw e
+        }
+    }
+
+    /// SQLite met a damaged page: no more writes through this queue (they could spread the
+    /// damage). Called with `lock` held.
+    private func noteDamage(_ error: DatabaseError) {
+        guard writesRefusedBy == nil else { return }
+        writesRefusedBy = error
+        damageHandler?(error)
+        // Best effort: `write` refuses already; query_only also stops writes made through `read`.
+        try? database.execute(batch: "PRAGMA query_only = ON")
     }
 
     /// From now on every `write` throws `error` and the connection is query-only (so a write
@@ -37,6 +59,13 @@ public final class DatabaseQueue: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         writesRefusedBy = error
         try database.execute(batch: "PRAGMA query_only = ON")
+    }
+
+    /// Called once (with the lock held: it must not use the queue) when SQLite first reports a
+    /// damaged page through this queue.
+    public func onDamage(_ handler: @escaping @Sendable (DatabaseError) -> Void) {
+        lock.lock(); defer { lock.unlock() }
+        damageHandler = handler
     }
 
     /// The error `write` throws, when writes are refused.

@@ -60,7 +60,7 @@ enum OfjDatabase {
         // damaged file is never written to (writing could spread the damage); reads still work.
         if mustCheck, let damage = DatabaseHealth.check(queue) {
             try queue.refuseWrites(DatabaseError.damaged(damage))
-            DatabaseHealth.opened(path, damaged: true)
+            DatabaseHealth.opened(path, queue: queue, damaged: true)
             Console.err("ofj: \(path): \(DatabaseError.damagedLine) (\(damage))\n")
             let applied = (try? queue.read { db in
                 try db.rows("SELECT identifier FROM schema_migrations").compactMap { $0[0].string }
@@ -70,7 +70,7 @@ enum OfjDatabase {
             }
             return queue
         }
-        DatabaseHealth.opened(path, damaged: false)
+        DatabaseHealth.opened(path, queue: queue, damaged: false)
         do {
             try queue.read { try migrator.migrate($0) }
         } catch let e as Migrator.MigrationError {

@@ -3,6 +3,7 @@
 import Agent
 import Foundation
 import SQLiteKit
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -81,18 +82,21 @@ enum DatabaseHealth {
     }
 
     /// Records this process as having the file open (dropping owners that are gone).
-    static func opened(_ databasePath: String, damaged: Bool) {
+    static func opened(_ databasePath: String, queue: DatabaseQueue, damaged: Bool) {
         var state = read(databasePath) ?? State()
         state.owners = state.owners.filter(RunOwner.isAlive).filter { $0 != RunOwner.current } + [RunOwner.current]
         state.damaged = damaged
         write(state, databasePath)
-        registerExitHook(databasePath)
+        registerExitHook(databasePath, queue: queue)
     }
 
     /// A normal exit: this process no longer has the file open; the last one out records the
     /// file's size and time, so the next start can skip the check when nothing touched it.
+    /// Damage SQLite met while running (the queue then refused writes) is recorded, so the next
+    /// start checks the file instead of trusting the stamp.
     static func closed(_ databasePath: String) {
         var state = read(databasePath) ?? State()
+        if damageSeen.load(ordering: .relaxed) { state.damaged = true }
         state.owners = state.owners.filter { $0 != RunOwner.current && RunOwner.isAlive($0) }
         if state.owners.isEmpty && !state.damaged { state.clean = stamp(databasePath) }
         write(state, databasePath)
@@ -134,8 +138,10 @@ enum DatabaseHealth {
     // MARK: - Exit
 
     nonisolated(unsafe) private static var exitPath: String?
+    private static let damageSeen = Atomic<Bool>(false)
 
-    private static func registerExitHook(_ databasePath: String) {
+    private static func registerExitHook(_ databasePath: String, queue: DatabaseQueue) {
+        queue.onDamage { _ in DatabaseHealth.damageSeen.store(true, ordering: .relaxed) }
         guard exitPath == nil else { return }
         exitPath = databasePath
         atexit {

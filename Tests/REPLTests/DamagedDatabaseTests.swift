@@ -98,19 +98,38 @@ import SQLiteKit
         #expect(freshDoctor.stdout.contains("database: ok (quick_check)"), "\(freshDoctor.stdout)")
     }
 
+    /// Records `clean` for the file as it is now, as if the damage happened before a normal exit
+    /// and nothing touched the file since (so the start-up check is skipped).
+    func stampCleanNow(owners: [String] = []) throws {
+        var st = stat()
+        #expect(stat(database, &st) == 0)
+        let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        try (owners.map { "open \($0)\n" }.joined() + "clean \(st.st_size) \(mtime)\n").write(toFile: state, atomically: true, encoding: .utf8)
+    }
+
+    @Test func damageMetWhileReadingStopsWritesAndIsRememberedForTheNextStart() async throws {
+        try await makeJournal()
+        try damagePage(holding: "Marker-00300")
+        try stampCleanNow()
+        // 2026-01-01 holds rows 0 and 308; row 308 is on the damaged page.
+        let day = try await OfjBinary.run(["day", "2026-01-01"], environment: env())
+        #expect(day.status == 1)
+        #expect(day.stderr.contains("the database file is damaged, so ofj will not write to it"), "\(day.stderr)")
+        #expect(stateText().contains("damaged"), "\(stateText())")
+        let log = try await OfjBinary.run(["log", "Apple", "--kcal", "50"], environment: env())
+        #expect(log.status == 1)
+        #expect(log.stderr.contains("the database file is damaged"), "\(log.stderr)")
+    }
+
     @Test func anUncleanExitMakesTheNextStartCheckTheFile() async throws {
         try await makeJournal()
         try damagePage(holding: "Marker-00300")
         // The damage happened while an ofj that then died (kill -9) had the file open: its stamp
         // still matches, but its `open` line was never removed.
-        var st = stat()
-        #expect(stat(database, &st) == 0)
-        let size = Int64(st.st_size)
-        let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        try "clean \(size) \(mtime)\n".write(toFile: state, atomically: true, encoding: .utf8)
+        try stampCleanNow()
         let unchecked = try await OfjBinary.run(["day", "2026-02-17"], environment: env())
         #expect(!unchecked.stderr.contains("damaged"), "a clean exit and an untouched file are not checked")
-        try "open 999999:1\nclean \(size) \(mtime)\n".write(toFile: state, atomically: true, encoding: .utf8)
+        try stampCleanNow(owners: ["999999:1"])
         let checked = try await OfjBinary.run(["log", "Apple", "--kcal", "50"], environment: env())
         #expect(checked.status == 1)
         #expect(checked.stderr.contains("the database file is damaged"), "\(checked.stderr)")
