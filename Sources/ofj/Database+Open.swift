@@ -61,7 +61,7 @@ enum OfjDatabase {
         if mustCheck, let damage = DatabaseHealth.check(queue) {
             try queue.refuseWrites(DatabaseError.damaged(damage))
             DatabaseHealth.opened(path, queue: queue, damaged: true)
-            Console.err("ofj: \(path): \(DatabaseError.damagedLine) (\(damage))\n")
+            Console.err(TerminalText.sanitize("ofj: \(path): \(DatabaseError.damagedLine) (\(damage))", keepNewlines: false) + "\n")
             let applied = (try? queue.read { db in
                 try db.rows("SELECT identifier FROM schema_migrations").compactMap { $0[0].string }
             }) ?? []
