@@ -12,6 +12,9 @@ public struct SalvageReport: Sendable, Hashable {
     public var foodsSkipped = 0
     public var goalsSaved = false
     public var goalsSkipped = false
+    /// Saved entries whose `saved_food_id` named a food that could not be read: the link was
+    /// dropped (the entry is a snapshot and keeps its own nutrients), so the backup imports.
+    public var entriesUnlinked = 0
 }
 
 extension JournalStore {
@@ -39,7 +42,9 @@ extension JournalStore {
         for rowid in foodRows {
             do {
                 guard let row = try db.row("SELECT \(JournalStore.foodColumns) FROM journal_saved_foods WHERE rowid = ?", [rowid]) else { continue }
-                foods.append(try decodeFood(row))
+                let food = try decodeFood(row)
+                try importable(food)
+                foods.append(food)
                 report.foodsSaved += 1
             } catch {
                 report.foodsSkipped += 1
@@ -58,16 +63,38 @@ extension JournalStore {
                 try db.forEachRow("SELECT \(JournalStore.entryColumns) FROM journal_entries WHERE seq = ?", [seq]) { s in decoded = try decodeEntry(s) }
                 guard var entry = decoded?.1 else { continue }
                 entry.nutrients = NutrientAmounts(storedCanonical: try salvageNutrients(seq: seq, day: entry.day.description, in: db))
+                try importable(entry)
                 entries.append(entry)
                 report.entriesSaved += 1
             } catch {
                 report.entriesSkipped += 1
             }
         }
+        let foodIDs = Set(foods.map(\.id))
+        for i in entries.indices {
+            guard let link = entries[i].savedFoodID, !foodIDs.contains(link) else { continue }
+            entries[i].savedFoodID = nil
+            report.entriesUnlinked += 1
+        }
         entries.sort { ($0.day.description, $0.createdAt, $0.id.uuidString) < ($1.day.description, $1.createdAt, $1.id.uuidString) }
         foods.sort { ($0.createdAt, $0.id.uuidString) < ($1.createdAt, $1.id.uuidString) }
         let backup = JournalBackup(schemaVersion: JournalStore.backupSchemaVersion, exportedAt: now(), goals: goals, foods: foods, entries: entries)
         return (backup, report)
+    }
+
+    /// A row damaged in a way the b-tree does not show (a flipped byte in a value) could make the
+    /// whole salvage fail to import: each row must pass the checks `importBackup` makes.
+    private func importable(_ f: SavedFood) throws {
+        _ = try validatedFood(FoodDraft(f), id: f.id, createdAt: f.createdAt, updatedAt: f.updatedAt, lastUsedAt: f.lastUsedAt,
+                              archived: f.isManuallyArchived)
+        try checkDates(foods: [f], entries: [])
+    }
+
+    private func importable(_ e: Entry) throws {
+        let d = EntryDraft(day: e.day, meal: e.meal, name: e.name, brand: e.brand, serving: e.serving, servings: e.servings,
+                           nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source, id: e.id)
+        _ = try validatedEntry(from: d, id: e.id, createdAt: e.createdAt, updatedAt: e.updatedAt)
+        try checkDates(foods: [], entries: [e])
     }
 
     /// An entry's nutrients through the entry index, or (if that index is damaged) through the

@@ -355,7 +355,8 @@ struct JournalCommands {
         if r.foodsSkipped > 0 { skipped.append("\(r.foodsSkipped) food\(r.foodsSkipped == 1 ? "" : "s")") }
         if r.goalsSkipped { skipped.append("the goals") }
         let lost = skipped.isEmpty ? "; nothing was unreadable" : "; could not read \(skipped.joined(separator: ", "))"
-        return saved + lost + ". Move the damaged file aside, then import the salvage with `ofj backup import FILE`."
+        let unlinked = r.entriesUnlinked == 0 ? "" : " (\(r.entriesUnlinked) of the entries were logged from a food that could not be read; they keep their nutrients)"
+        return saved + lost + unlinked + ". Move the damaged file aside, then import the salvage with `ofj backup import FILE`."
     }
 
     func write(_ data: Data, to path: String?, force: Bool) throws {
