@@ -32,7 +32,7 @@ enum OfjDatabase {
 
     /// Opens (creating if needed) and migrates the database at `path`.
     static func open(path: String) throws -> DatabaseQueue {
-        let mustCheck = DatabaseHealth.needsCheck(path)
+        let mustCheck = DatabaseHealth.begin(path)
         let queue: DatabaseQueue
         // A new database is created owner-only (0600) whatever the umask; SQLite gives its -wal
         // and -shm files the mode of the database file. When this fails, SQLite's open below
@@ -60,7 +60,7 @@ enum OfjDatabase {
         // damaged file is never written to (writing could spread the damage); reads still work.
         if mustCheck, let damage = DatabaseHealth.check(queue) {
             try queue.refuseWrites(DatabaseError.damaged(damage))
-            DatabaseHealth.opened(path, queue: queue, damaged: true)
+            DatabaseHealth.checked(path, queue: queue, damaged: true)
             Console.err(TerminalText.sanitize("ofj: \(path): \(DatabaseError.damagedLine) (\(damage))", keepNewlines: false) + "\n")
             let applied = (try? queue.read { db in
                 try db.rows("SELECT identifier FROM schema_migrations").compactMap { $0[0].string }
@@ -70,7 +70,7 @@ enum OfjDatabase {
             }
             return queue
         }
-        DatabaseHealth.opened(path, queue: queue, damaged: false)
+        DatabaseHealth.checked(path, queue: queue, damaged: false)
         do {
             try queue.read { try migrator.migrate($0) }
         } catch let e as Migrator.MigrationError {

@@ -54,26 +54,50 @@ enum DatabaseHealth {
         return Stamp(size: Int64(st.st_size), mtime: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec))
     }
 
-    static func read(_ databasePath: String) -> State? {
-        guard let text = try? String(contentsOfFile: statePath(databasePath), encoding: .utf8) else { return nil }
-        return State(text: text)
+    /// Reads and (when `body` changes it) rewrites the sidecar under an exclusive `flock`, so two
+    /// ofj starting or leaving at once do not lose each other's lines. The sidecar is 0600 and
+    /// rewritten in place (a rename would give the next process another inode to lock). Losing it
+    /// only costs a check at the next start, so failures here are not errors; nil when it cannot
+    /// be opened at all.
+    @discardableResult
+    static func update<T>(_ databasePath: String, _ body: (inout State?) -> T) -> T? {
+        let fd = open(statePath(databasePath), O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) } // also releases the flock
+        guard flock(fd, LOCK_EX) == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n > 0 { bytes += buffer[0..<n]; continue }
+            if n < 0 && errno == EINTR { continue }
+            break
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        var state: State? = text.isEmpty ? nil : State(text: text)
+        let before = state
+        let result = body(&state)
+        if let state, state != before {
+            let out = Array(state.text.utf8)
+            if ftruncate(fd, 0) == 0 {
+                _ = out.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+            }
+        }
+        return result
     }
 
-    /// Writes the sidecar (mode 0600). Losing it only costs a check at the next start, so a
-    /// failure here is not an error.
-    static func write(_ state: State, _ databasePath: String) {
-        let path = statePath(databasePath)
-        let tmp = path + ".tmp\(getpid())"
-        guard FileManager.default.createFile(atPath: tmp, contents: Data(state.text.utf8), attributes: [.posixPermissions: 0o600]) else { return }
-        if rename(tmp, path) != 0 { unlink(tmp) }
+    /// The sidecar as it is (tests, doctor); nil when missing or empty.
+    static func read(_ databasePath: String) -> State? {
+        guard let text = try? String(contentsOfFile: statePath(databasePath), encoding: .utf8), !text.isEmpty else { return nil }
+        return State(text: text)
     }
 
     /// Whether the file must be checked before use: it has content, and either no sidecar, a
     /// recorded damage, an ofj that died with it open, or (no ofj has it open) it changed since the
     /// last one left.
-    static func needsCheck(_ databasePath: String, isAlive: (String) -> Bool = RunOwner.isAlive) -> Bool {
-        guard let now = stamp(databasePath), now.size > 0 else { return false }
-        guard let state = read(databasePath) else { return true }
+    static func needsCheck(_ state: State?, file now: Stamp?, isAlive: (String) -> Bool = RunOwner.isAlive) -> Bool {
+        guard let now, now.size > 0 else { return false }
+        guard let state else { return true }
         if state.damaged { return true }
         let live = state.owners.filter(isAlive)
         if live.count < state.owners.count { return true } // an ofj exited without closing it
@@ -81,13 +105,29 @@ enum DatabaseHealth {
         return state.clean != now
     }
 
-    /// Records this process as having the file open (dropping owners that are gone).
-    static func opened(_ databasePath: String, queue: DatabaseQueue, damaged: Bool) {
-        var state = read(databasePath) ?? State()
-        state.owners = state.owners.filter(RunOwner.isAlive).filter { $0 != RunOwner.current } + [RunOwner.current]
-        state.damaged = damaged
-        write(state, databasePath)
-        registerExitHook(databasePath, queue: queue)
+    /// Before opening: records this process as having the file open (dropping owners that are
+    /// gone) and says whether the file must be checked first.
+    static func begin(_ databasePath: String) -> Bool {
+        registerExitHook(databasePath)
+        let mustCheck = update(databasePath) { state -> Bool in
+            let must = needsCheck(state, file: stamp(databasePath))
+            var s = state ?? State()
+            s.owners = s.owners.filter(RunOwner.isAlive).filter { $0 != RunOwner.current } + [RunOwner.current]
+            state = s
+            return must
+        }
+        return mustCheck ?? true
+    }
+
+    /// After the check (or after damage was met): records whether the file is damaged, and has
+    /// the queue report damage it meets later.
+    static func checked(_ databasePath: String, queue: DatabaseQueue, damaged: Bool) {
+        queue.onDamage { _ in DatabaseHealth.damageSeen.store(true, ordering: .relaxed) }
+        update(databasePath) { state in
+            var s = state ?? State()
+            s.damaged = damaged
+            state = s
+        }
     }
 
     /// A normal exit: this process no longer has the file open; the last one out records the
@@ -95,11 +135,13 @@ enum DatabaseHealth {
     /// Damage SQLite met while running (the queue then refused writes) is recorded, so the next
     /// start checks the file instead of trusting the stamp.
     static func closed(_ databasePath: String) {
-        var state = read(databasePath) ?? State()
-        if damageSeen.load(ordering: .relaxed) { state.damaged = true }
-        state.owners = state.owners.filter { $0 != RunOwner.current && RunOwner.isAlive($0) }
-        if state.owners.isEmpty && !state.damaged { state.clean = stamp(databasePath) }
-        write(state, databasePath)
+        update(databasePath) { state in
+            var s = state ?? State()
+            if damageSeen.load(ordering: .relaxed) { s.damaged = true }
+            s.owners = s.owners.filter { $0 != RunOwner.current && RunOwner.isAlive($0) }
+            if s.owners.isEmpty && !s.damaged { s.clean = stamp(databasePath) }
+            state = s
+        }
     }
 
     /// Runs `PRAGMA quick_check`; nil when healthy, else a short description of the damage.
@@ -129,9 +171,11 @@ enum DatabaseHealth {
             return ("database: not checked (\(error))", false)
         }
         guard let damage = check(queue) else { return ("database: ok (quick_check)", false) }
-        var state = read(databasePath) ?? State()
-        state.damaged = true
-        write(state, databasePath)
+        update(databasePath) { state in
+            var s = state ?? State()
+            s.damaged = true
+            state = s
+        }
         return ("database: DAMAGED (\(damage)): \(DatabaseError.damagedLine)", true)
     }
 
@@ -140,8 +184,7 @@ enum DatabaseHealth {
     nonisolated(unsafe) private static var exitPath: String?
     private static let damageSeen = Atomic<Bool>(false)
 
-    private static func registerExitHook(_ databasePath: String, queue: DatabaseQueue) {
-        queue.onDamage { _ in DatabaseHealth.damageSeen.store(true, ordering: .relaxed) }
+    private static func registerExitHook(_ databasePath: String) {
         guard exitPath == nil else { return }
         exitPath = databasePath
         atexit {

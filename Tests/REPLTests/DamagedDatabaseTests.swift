@@ -51,6 +51,16 @@ import SQLiteKit
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
 
+    @Test func processesStartingAndLeavingTogetherLeaveNoOwnerBehind() async throws {
+        try await makeJournal()
+        try await withThrowingTaskGroup(of: Int32.self) { group in
+            for i in 0..<6 { group.addTask { try await OfjBinary.run(["log", "X\(i)", "--kcal", "5"], environment: env()).status } }
+            for try await status in group { #expect(status == 0) }
+        }
+        let text = stateText()
+        #expect(!text.contains("open ") && text.hasPrefix("clean "), "\(text)")
+    }
+
     @Test func aDamagedFileRefusesWritesAndItsSalvageImportsIntoAFreshFile() async throws {
         try await makeJournal()
         try damagePage(holding: "Marker-00300")
