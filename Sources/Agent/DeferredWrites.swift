@@ -21,6 +21,8 @@ final class DeferredWrites: Sendable {
         var change: PlannedChange
         var waited: Double
         var stored: Bool
+        /// Who decided (`person`, `thread_grant`), for the approval row when it is stored later.
+        var source = "person"
     }
     private struct State {
         var decisions: [CallKey: Kept] = [:]
@@ -29,8 +31,8 @@ final class DeferredWrites: Sendable {
     }
     private let state = Mutex(State())
 
-    func keep(_ key: CallKey, decision: ApprovalDecision, change: PlannedChange, waited: Double, stored: Bool) {
-        state.withLock { $0.decisions[key] = Kept(decision: decision, change: change, waited: waited, stored: stored) }
+    func keep(_ key: CallKey, decision: ApprovalDecision, change: PlannedChange, waited: Double, stored: Bool, source: String = "person") {
+        state.withLock { $0.decisions[key] = Kept(decision: decision, change: change, waited: waited, stored: stored, source: source) }
     }
 
     func kept(_ key: CallKey) -> Kept? {

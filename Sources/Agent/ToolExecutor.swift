@@ -206,8 +206,8 @@ struct ToolExecutor: Sendable {
                 planned = k.change
                 decision = k.decision
                 if !k.stored {
-                    try keepingDecision(key, decision, planned, waited: k.waited, stored: false) {
-                        try recordApproval(key: key, call: call, decision: decision, source: "person", waited: k.waited, change: planned)
+                    try keepingDecision(key, decision, planned, waited: k.waited, stored: false, source: k.source) {
+                        try recordApproval(key: key, call: call, decision: decision, source: k.source, waited: k.waited, change: planned)
                     }
                 }
             } else {
@@ -298,7 +298,7 @@ struct ToolExecutor: Sendable {
         }
         if granted {
             decision = .alwaysAllow
-            try keepingDecision(key, decision, planned, waited: 0, stored: false) {
+            try keepingDecision(key, decision, planned, waited: 0, stored: false, source: "thread_grant") {
                 try recordApproval(key: key, call: call, decision: decision, source: "thread_grant", waited: 0, change: planned)
             }
         } else {
@@ -372,12 +372,12 @@ struct ToolExecutor: Sendable {
     /// the change it was for) is kept in memory and the run is suspended (`WriteNotSaved`) instead
     /// of failing, so /continue applies it without asking again.
     private func keepingDecision(_ key: CallKey, _ decision: ApprovalDecision, _ change: PlannedChange, waited: Double, stored: Bool,
-                                 _ body: () throws -> Void) throws {
+                                 source: String = "person", _ body: () throws -> Void) throws {
         do {
             try body()
         } catch {
             guard let line = DeferredWrites.line(for: error) else { throw error }
-            env.deferred.keep(key, decision: decision, change: change, waited: waited, stored: stored)
+            env.deferred.keep(key, decision: decision, change: change, waited: waited, stored: stored, source: source)
             throw WriteNotSaved(line: line)
         }
     }
