@@ -73,6 +73,30 @@ final class CountingGate: ApprovalGate {
     }
 }
 
+/// A write tool whose preview lets another connection take the write lock (once), so the lock is
+/// held exactly when the approval is stored.
+final class LockDuringPreviewTool: WriteTool, @unchecked Sendable {
+    let name = "add_entry"
+    let description = "Adds an entry."
+    let parameters: JSONValue = ["type": "object"]
+    let holder: DatabaseQueue
+    private var locked = false
+    init(path: String) throws { holder = try DatabaseQueue(path: path) }
+    func activity(arguments: JSONValue) -> String { "adding" }
+    func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> PlannedChange {
+        if !locked {
+            locked = true
+            try holder.read { try $0.execute(batch: "BEGIN IMMEDIATE") }
+        }
+        return PlannedChange(card: "add an egg", change: arguments)
+    }
+    func apply(_ change: PlannedChange, context: ToolContext, database: Database) throws -> ToolOutput {
+        try database.execute("INSERT INTO test_entries (item, grams, call_id) VALUES ('egg', 50, ?)", [context.callID])
+        return ToolOutput(content: #"{"ok":true}"#, summary: "added 1 entry")
+    }
+    func release() throws { try holder.read { try $0.execute(batch: "ROLLBACK") } }
+}
+
 @Suite struct StorageFailureTests {
     static func writingModel(_ clock: VirtualClock) -> ScriptedChatModel {
         ScriptedChatModel(clock: clock) { request, _ in
@@ -194,5 +218,28 @@ final class CountingGate: ApprovalGate {
         #expect(gate.asked.count == 0)
         #expect(try second.entries() == 1)
         #expect(try second.ledgerRows() == 1)
+    }
+
+    @Test func aThreadGrantRefusedByTheLockIsStoredAsAGrantOnContinue() async throws {
+        let dir = TempDirectory()
+        let path = dir.file("ofj.sqlite")
+        let clock = VirtualClock()
+        let queue = try openDatabase(path, busyTimeoutMilliseconds: 50)
+        try queue.write { db in
+            try db.execute("INSERT INTO agent_threads (id, created_at, updated_at) VALUES ('t1', 0, 0)")
+            try db.execute("INSERT INTO agent_tool_grants (thread_id, tool_name, granted_at) VALUES ('t1', 'add_entry', 0)")
+        }
+        let tool = try LockDuringPreviewTool(path: path)
+        let gate = CountingGate()
+        let h = try Harness(queue: queue, model: Self.writingModel(clock), clock: clock, tools: [tool], gate: gate)
+        let (handle, outcome) = try await h.ask("log an egg")
+        #expect(outcome.phase == .suspended && outcome.error?.kind == .storage, "\(outcome)")
+        #expect(try count(queue, "SELECT COUNT(*) FROM agent_approvals") == 0) // the lock refused it
+        try tool.release()
+        try h.runner.continueRun(threadID: "t1")
+        #expect(await h.runner.outcome(of: handle.runID)?.phase == .completed)
+        #expect(gate.asked.count == 0)
+        #expect(try h.entries() == 1)
+        #expect(try queue.read { try $0.scalar("SELECT group_concat(decision || '/' || source) FROM agent_approvals").string } == "always_allow/thread_grant")
     }
 }
