@@ -137,6 +137,7 @@ repl_lines="log 2 eggs for breakfast"$'\x1f'"y"$'\x1f'"I had $FOOD for lunch, $M
 run repl python3 "$work/drive_repl.py" "$OFJ" "$repl_lines" --record "$work/repl.ofjt"
 run repl-401 "${deny[@]}" python3 "$work/drive_repl.py" "$OFJ" "what about $MESSAGE"$'\x1f'"/exit"
 run diag-status "$OFJ" diag status
+run diag-export-local "$OFJ" diag export --local -o "$work/diag-local.csv"
 run diag-flush "$OFJ" diag flush
 run diag-export "$OFJ" diag export -o "$work/diag-export.jsonl"
 sleep 0.5

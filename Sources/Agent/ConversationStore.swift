@@ -24,6 +24,22 @@ public final class ConversationStore: Sendable {
         try queue.read { try Self.thread($0, id: id) }
     }
 
+    /// A thread by its full id or any unique prefix of it (`/threads` shows 8 characters).
+    public func findThread(idPrefix: String) throws -> ThreadMatch {
+        let key = idPrefix.trimmingCharacters(in: .whitespaces)
+        guard !key.isEmpty else { return .none }
+        return try queue.read { db in
+            if let exact = try Self.thread(db, id: key) { return .found(exact) }
+            let matches = try db.rows("SELECT \(Self.threadColumns) FROM agent_threads WHERE substr(id, 1, ?) = ? ORDER BY updated_at DESC, id LIMIT 11",
+                                      [key.count, key]).map(Self.threadSummary)
+            switch matches.count {
+            case 0: return .none
+            case 1: return .found(matches[0])
+            default: return .ambiguous(matches)
+            }
+        }
+    }
+
     /// Threads, most recently updated first.
     public func listThreads(limit: Int = 50, offset: Int = 0) throws -> [ThreadSummary] {
         try queue.read { db in

@@ -28,6 +28,20 @@ public struct ThreadSummary: Sendable, Hashable {
     public var updatedAt: Double
 }
 
+/// The threads an id prefix names: exactly one, none, or several (the most recent first, at most 11).
+public enum ThreadMatch: Sendable, Hashable {
+    case found(ThreadSummary)
+    case none
+    case ambiguous([ThreadSummary])
+
+    /// "3 threads start with ab: ab12cd34 “Breakfast”, ab98…; type more of the id" (for an error line).
+    public static func ambiguityMessage(_ key: String, _ matches: [ThreadSummary]) -> String {
+        let shown = matches.prefix(5).map { "\($0.id.prefix(8)) “\($0.title.prefix(30))”" }.joined(separator: ", ")
+        let count = matches.count > 10 ? "more than 10" : "\(matches.count)"
+        return "\(count) threads start with \(key.prefix(40)): \(shown)\(matches.count > 5 ? ", …" : ""); type more of the id"
+    }
+}
+
 /// A message as stored, with its place in the thread.
 public struct StoredMessage: Sendable, Hashable {
     public var id: Int64

@@ -33,7 +33,7 @@ public struct DiagnosticsCommands: Sendable {
         self.now = now
     }
 
-    public static let usage = "usage: ofj diag status | flush | export [--since 14d] [-o FILE] [--force]"
+    public static let usage = "usage: ofj diag status | flush | export [--since 14d | --local] [-o FILE] [--force]"
 
     /// Parses and runs `diag` arguments (the words after `diag`).
     public func run(_ arguments: [String]) async -> CommandOutput {
@@ -177,6 +177,29 @@ public struct DiagnosticsCommands: Sendable {
             return .failure("could not write \(path) (\(error)); check the directory exists and is writable")
         }
         return CommandOutput(stdout: "exported \(count) events to \(path)\n", stderr: notes)
+    }
+}
+
+extension DiagnosticsCommands {
+    /// `diag export --local`: the outbox's pending events as CSV, with the columns and values the
+    /// sink would store (no sink needed, nothing sent or changed).
+    public func exportLocal(to path: String?, overwrite: Bool = false) -> CommandOutput {
+        if let path, !overwrite, FileManager.default.fileExists(atPath: path) {
+            return .failure("\(path) already exists; choose another file or pass --force to replace it")
+        }
+        let events: [DiagnosticEvent]
+        do { events = try outbox.allPending() } catch {
+            return .failure("could not read the diagnostics outbox (\(Redactor.redact(String(describing: error)))); run `ofj doctor`")
+        }
+        var csv = CSV.line(TursoSink.exportColumns)
+        for event in events { csv += CSV.line(TursoSink.exportRow(event).map(CSV.cell)) }
+        guard let path else { return CommandOutput(stdout: csv) }
+        do {
+            try AtomicFile.write(Array(csv.utf8), to: path, overwrite: overwrite)
+        } catch {
+            return .failure("could not write \(path) (\(error)); check the directory exists and is writable")
+        }
+        return CommandOutput(stdout: "exported \(events.count) pending events to \(path)\n")
     }
 }
 

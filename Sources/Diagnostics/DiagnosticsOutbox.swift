@@ -153,6 +153,18 @@ public final class DiagnosticsOutbox: Sendable {
 
     // MARK: - Delivery
 
+    /// Every pending event, oldest first, without changing anything (undecodable rows are
+    /// skipped): what `ofj diag export --local` exports.
+    public func allPending() throws -> [DiagnosticEvent] {
+        try queue.read { db in
+            var out: [DiagnosticEvent] = []
+            try db.forEachRow("SELECT payload FROM diagnostics_outbox ORDER BY seq") { row in
+                if let text = row.value(at: 0).string, let event = DiagnosticEvent(json: text) { out.append(event) }
+            }
+            return out
+        }
+    }
+
     /// The oldest pending events, at most `limit` of them and about `maxBytes` of payload.
     /// With `markAttempted`, the rows are marked as sent in the same transaction: marking them
     /// afterwards left a moment (long when another process held the write lock) in which the

@@ -96,6 +96,21 @@ public struct TursoSink: Sendable {
                               values, wantRows: false)
     }
 
+    /// The row `insertStatement` would store for `event`, in `exportColumns` order (for
+    /// `ofj diag export --local`, which exports what would be delivered).
+    public static func exportRow(_ event: DiagnosticEvent) -> [HranaValue] {
+        var byName: [String: HranaValue] = ["expires_at": .text(ISOTime.format(event.occurredAt + retention))]
+        for (name, value) in event.columns {
+            switch value {
+            case .text(let s): byName[name] = .text(s)
+            case .integer(let i): byName[name] = .integer(Int64(i))
+            case .real(let d): byName[name] = .float(d)
+            case .null: byName[name] = .null
+            }
+        }
+        return exportColumns.map { byName[$0] ?? .null }
+    }
+
     /// Inserts events in one guarded transaction; re-delivering an id changes nothing.
     public func insert(_ events: [DiagnosticEvent]) async throws {
         guard !events.isEmpty else { return }

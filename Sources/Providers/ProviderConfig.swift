@@ -395,3 +395,79 @@ public enum ProviderFiles {
         return loaded
     }
 }
+
+extension ProviderFiles {
+    /// What loading config.json tolerates but a person should fix: a provider or model ofj does
+    /// not know, or a field of the wrong type or value (for `ofj doctor`, which exits 1 on any).
+    public static func configProblems(environment: [String: String]) -> [String] {
+        guard let path = configPath(environment: environment), let data = FileManager.default.contents(atPath: path),
+              let json = try? JSONValue.parse(String(decoding: data, as: UTF8.self)) else { return [] } // unreadable: `load` reports it
+        return ProviderFileConfig.fieldProblems(json).map { "\(path): \($0)" }
+    }
+}
+
+extension ProviderFileConfig {
+    static let providerNames = ["offline"] + ProviderSpec.all.map(\.name)
+    /// Providers whose catalog lists every model ofj can name with confidence (others serve any).
+    static let catalogedProviders: Set<String> = ["gemini", "openai", "anthropic"]
+
+    /// Problems in config.json's provider fields, one line each.
+    public static func fieldProblems(_ json: JSONValue) -> [String] {
+        guard let root = json.objectValue else { return ["the file must hold a JSON object, e.g. {\"provider\": \"gemini\"}"] }
+        var problems: [String] = []
+        func string(_ value: JSONValue?, _ field: String) -> String? {
+            guard let value else { return nil }
+            guard let s = value.stringValue else { problems.append("\"\(field)\" must be a string"); return nil }
+            return s
+        }
+        func checkProvider(_ name: String, field: String) -> String? {
+            if name.lowercased() == "offline" { return "offline" }
+            guard let spec = ProviderSpec.named(name) else {
+                problems.append("\"\(field)\" names an unknown provider \"\(name.prefix(40))\"; choose one of: \(providerNames.joined(separator: ", "))")
+                return nil
+            }
+            return spec.name
+        }
+        // A provider pointed at another server (an OpenAI-compatible one) may serve any model.
+        let elsewhere = Set((root["providers"]?.objectValue ?? [:]).filter { $0.value["base_url"] != nil }.compactMap { ProviderSpec.named($0.key)?.name })
+        func checkModel(_ model: String, provider: String?, field: String) {
+            guard let provider, catalogedProviders.contains(provider), !elsewhere.contains(provider), !ModelCatalog.info(model: model, provider: provider).isKnown else { return }
+            let known = ModelCatalog.known.filter { ModelCatalog.families(for: provider).contains($0.provider) }.map(\.model)
+            problems.append("\"\(field)\" names a model \(provider) does not have: \"\(model.prefix(60))\" (known: \(known.prefix(6).joined(separator: ", ")))")
+        }
+        func checkPolicy(_ value: JSONValue?, field: String) {
+            if let p = string(value, field), DeadlinePolicy.named(p) == nil {
+                problems.append("\"\(field)\" must be \"fast\" or \"patient\", not \"\(p.prefix(40))\"")
+            }
+        }
+        let provider = string(root["provider"], "provider").flatMap { checkProvider($0, field: "provider") }
+        if let model = string(root["model"], "model") { checkModel(model, provider: provider, field: "model") }
+        checkPolicy(root["policy"], field: "policy")
+        if let providers = root["providers"] {
+            guard let entries = providers.objectValue else { return problems + ["\"providers\" must be an object of provider settings"] }
+            for (name, value) in entries.sorted(by: { $0.key < $1.key }) {
+                guard let canonical = checkProvider(name, field: "providers.\(name.prefix(40))") else { continue }
+                guard let entry = value.objectValue else { problems.append("\"providers.\(name)\" must be an object"); continue }
+                for key in entry.keys.sorted() where !["base_url", "model", "wire", "headers", "policy"].contains(key) {
+                    problems.append("\"providers.\(name).\(key.prefix(40))\" is not a setting ofj knows (base_url, model, wire, headers, policy)")
+                }
+                if let url = string(entry["base_url"], "providers.\(name).base_url"), !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+                    problems.append("\"providers.\(name).base_url\" must start with http:// or https://")
+                }
+                if let model = string(entry["model"], "providers.\(name).model") { checkModel(model, provider: canonical, field: "providers.\(name).model") }
+                if let wire = string(entry["wire"], "providers.\(name).wire"), !["chat", "responses"].contains(wire) {
+                    problems.append("\"providers.\(name).wire\" must be \"chat\" or \"responses\", not \"\(wire.prefix(40))\"")
+                }
+                checkPolicy(entry["policy"], field: "providers.\(name).policy")
+                if let headers = entry["headers"] {
+                    if let h = headers.objectValue {
+                        for (k, v) in h where v.stringValue == nil { problems.append("\"providers.\(name).headers.\(k.prefix(40))\" must be a string") }
+                    } else {
+                        problems.append("\"providers.\(name).headers\" must be an object of strings")
+                    }
+                }
+            }
+        }
+        return problems
+    }
+}

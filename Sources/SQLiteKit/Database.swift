@@ -1,5 +1,6 @@
 // One SQLite connection. Not Sendable: share it through a DatabaseQueue.
 import CSQLite
+import Foundation
 
 public final class Database {
     let handle: OpaquePointer
@@ -18,19 +19,29 @@ public final class Database {
         public var readOnly = false
         public var busyTimeoutMilliseconds: Int32 = 5_000
         public var walMode = true
-        public init(readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5_000, walMode: Bool = true) {
-            self.readOnly = readOnly
+        /// Read-only, and promising SQLite that nobody changes the file meanwhile: no locks and
+        /// no -shm, so a WAL database in a folder the user cannot write can still be read.
+        public var immutable = false
+        public init(readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5_000, walMode: Bool = true, immutable: Bool = false) {
+            self.readOnly = readOnly || immutable
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.walMode = walMode
+            self.immutable = immutable
         }
     }
 
     /// Opens (creating unless read-only) the database at `path`; ":memory:" for an in-memory one.
     public init(path: String, options: Options = Options()) throws {
         var db: OpaquePointer?
-        let flags = (options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+        var flags = (options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
             | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        var name = path
+        if options.immutable {
+            flags |= SQLITE_OPEN_URI
+            let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%"))) ?? path
+            name = "file:\(escaped)?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
             if let db { sqlite3_close_v2(db) }

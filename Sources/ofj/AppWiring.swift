@@ -27,11 +27,12 @@ struct App {
     /// Delivers diagnostics to Turso when TURSO_DATABASE_URL is set; nil otherwise.
     let flusher: DiagnosticsFlusher?
 
-    init(paths: AppPaths, environment: [String: String], appVersion: String) throws {
+    /// `access: .read` opens the database read-only (commands that only look).
+    init(paths: AppPaths, environment: [String: String], appVersion: String, access: DataAccess = .write) throws {
         self.paths = paths
         self.environment = environment
         try paths.ensureDataDirectory()
-        queue = try OfjDatabase.open(path: paths.databasePath)
+        queue = try OfjDatabase.open(path: paths.databasePath, access: access)
         journal = JournalStore(queue: queue, timeZone: .current)
         store = ConversationStore(queue: queue)
         tools = Toolbox.registry(journal: journal)

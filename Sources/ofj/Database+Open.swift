@@ -2,6 +2,9 @@
 import Agent
 import Diagnostics
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Journal
 import OutputSafety
 import REPL
@@ -30,9 +33,22 @@ enum OfjDatabase {
         }
     }
 
-    /// Opens (creating if needed) and migrates the database at `path`.
-    static func open(path: String) throws -> DatabaseQueue {
+    /// Opens (creating if needed) and migrates the database at `path`. `access: .read` opens an
+    /// up-to-date database read-only, so commands that only look work on a file the person can
+    /// only read; a command that writes says the file is read-only. Either way the file is
+    /// checked first after an unclean exit or an outside change (`DatabaseHealth`).
+    static func open(path: String, access: DataAccess = .write) throws -> DatabaseQueue {
         let mustCheck = DatabaseHealth.begin(path)
+        let exists = FileManager.default.fileExists(atPath: path)
+        if access == .read, exists, let queue = try openReadOnly(path: path) {
+            if mustCheck, let damage = DatabaseHealth.check(queue) { try damaged(queue, path: path, damage) } else {
+                DatabaseHealth.checked(path, queue: queue, damaged: false)
+            }
+            return queue
+        }
+        if exists, let reason = readOnlyReason(path: path) {
+            throw CLIError("\(path) is read-only (\(reason)); this command changes the journal, so make it writable, or use a command that only reads (ofj day, ofj foods, ofj backup export)")
+        }
         let queue: DatabaseQueue
         // A new database is created owner-only (0600) whatever the umask; SQLite gives its -wal
         // and -shm files the mode of the database file. When this fails, SQLite's open below
@@ -59,15 +75,7 @@ enum OfjDatabase {
         // After an unclean exit, or when the file changed while no ofj had it open: check it. A
         // damaged file is never written to (writing could spread the damage); reads still work.
         if mustCheck, let damage = DatabaseHealth.check(queue) {
-            try queue.refuseWrites(DatabaseError.damaged(damage))
-            DatabaseHealth.checked(path, queue: queue, damaged: true)
-            Console.err(TerminalText.sanitize("ofj: \(path): \(DatabaseError.damagedLine) (\(damage))", keepNewlines: false) + "\n")
-            let applied = (try? queue.read { db in
-                try db.rows("SELECT identifier FROM schema_migrations").compactMap { $0[0].string }
-            }) ?? []
-            guard Set(migrator.migrations.map(\.identifier)).isSubset(of: Set(applied)) else {
-                throw CLIError("\(path): \(DatabaseError.damagedLine)")
-            }
+            try damaged(queue, path: path, damage)
             return queue
         }
         DatabaseHealth.checked(path, queue: queue, damaged: false)
@@ -82,6 +90,65 @@ enum OfjDatabase {
     }
 }
 
+extension OfjDatabase {
+    /// Why a write to the database at `path` cannot work, or nil: the file, or its folder (where
+    /// SQLite keeps the -wal and -shm files), is not writable by this user.
+    static func readOnlyReason(path: String) -> String? {
+        if access(path, W_OK) != 0 { return "no write permission on the file" }
+        let directory = (path as NSString).deletingLastPathComponent
+        if access(directory.isEmpty ? "." : directory, W_OK) != 0 { return "no write permission on its folder" }
+        return nil
+    }
+
+    /// Opens an existing database read-only, or nil when it must be opened for writing first (it
+    /// needs a migration and can be written). A WAL database whose -shm cannot be created (a folder
+    /// the user cannot write) is opened as immutable.
+    static func openReadOnly(path: String) throws -> DatabaseQueue? {
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: path, options: Database.Options(readOnly: true))
+        } catch let e as DatabaseError where e.code == 8 /* SQLITE_READONLY */ || e.code == 14 /* SQLITE_CANTOPEN */ {
+            do { queue = try DatabaseQueue(path: path, options: Database.Options(readOnly: true, immutable: true)) } catch let e as DatabaseError {
+                throw CLIError("cannot open \(path) read-only: \(e.message)")
+            }
+        } catch let e as DatabaseError where e.code == 26 /* SQLITE_NOTADB */ {
+            throw CLIError("\(path) is not an ofj database (not SQLite); move it aside or set OFJ_HOME to another folder")
+        } catch let e as DatabaseError {
+            throw CLIError("cannot open \(path): \(e.message)")
+        }
+        let status: (pending: Int, foreign: Bool, unknown: Bool)
+        do {
+            status = try queue.read { db in
+                let tables = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").int ?? 0
+                let ours = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").int ?? 0
+                guard ours > 0 else { return (migrator.migrations.count, tables > 0, false) }
+                let applied = Set(try db.rows("SELECT identifier FROM schema_migrations").compactMap { $0[0].string })
+                let known = Set(migrator.migrations.map(\.identifier))
+                return (known.subtracting(applied).count, false, !applied.subtracting(known).isEmpty)
+            }
+        } catch let e as DatabaseError where e.code == 26 {
+            throw CLIError("\(path) is not an ofj database (not SQLite); move it aside or set OFJ_HOME to another folder")
+        }
+        if status.foreign {
+            throw CLIError("\(path) is an SQLite database of another program, not an ofj database; move it aside or set OFJ_HOME to another folder")
+        }
+        if status.unknown { throw CLIError("\(path): \(Migrator.MigrationError.newerSchema(unknown: []))") }
+        guard status.pending > 0 else { return queue }
+        // An older (or new, empty) database is brought up to date by a writable open.
+        if let reason = readOnlyReason(path: path) {
+            throw CLIError("\(path) is read-only (\(reason)) and was written by an older ofj; make it writable once so this version can update it")
+        }
+        return nil
+    }
+
+    /// A database error in plain words: SQLite's "attempt to write a readonly database" says
+    /// what to do.
+    static func explain(_ message: String) -> String {
+        guard message.contains("readonly database") else { return message }
+        return "the journal is read-only; make ofj.sqlite and its folder writable to change it"
+    }
+}
+
 /// A failure the CLI reports as one line with exit status 1 (2 for usage errors).
 struct CLIError: Error, CustomStringConvertible {
     let description: String
@@ -89,5 +156,21 @@ struct CLIError: Error, CustomStringConvertible {
     init(_ message: String, status: Int32 = 1) {
         self.description = message
         self.status = status
+    }
+}
+
+extension OfjDatabase {
+    /// A damaged file: no writes from now on, one warning line, and no migration (a file that
+    /// needs one cannot be used; salvage it instead).
+    static func damaged(_ queue: DatabaseQueue, path: String, _ damage: String) throws {
+        try queue.refuseWrites(DatabaseError.damaged(damage))
+        DatabaseHealth.checked(path, queue: queue, damaged: true)
+        Console.err(TerminalText.sanitize("ofj: \(path): \(DatabaseError.damagedLine) (\(damage))", keepNewlines: false) + "\n")
+        let applied = (try? queue.read { db in
+            try db.rows("SELECT identifier FROM schema_migrations").compactMap { $0[0].string }
+        }) ?? []
+        guard Set(migrator.migrations.map(\.identifier)).isSubset(of: Set(applied)) else {
+            throw CLIError("\(path): \(DatabaseError.damagedLine)")
+        }
     }
 }

@@ -13,46 +13,18 @@ struct JournalCommands {
     let reference: ReferenceDatabase?
     let out: (String) -> Void
 
-    static let dayHelp = """
-        usage: ofj day [DATE] [--json]
-          Shows a day of the journal by meal, with totals against your goals.
-          DATE is today (default), yesterday, -N (N days ago) or YYYY-MM-DD.
-        """
-    static let logHelp = """
-        usage: ofj log NAME --kcal N|--kj N [--protein G] [--carbs G] [--fat G] [--nutrient ID=VALUE]… [options]
-               ofj log --food NAME_OR_ID [--amount "QTY [UNIT]" | --grams G] [options]
-               ofj log --ref REF_ID [--portion TEXT | --grams G] [options]
-          Logs an entry: manual nutrients, a food from your Food Bank, or a USDA reference food.
-          Amounts: g, kg, mg, oz, lb are exact; mL, L, tsp, tbsp, cup, fl oz, pint, quart go through the
-          food's density; counts ("2 large", "1 slice", "1 can") use the food's own measures.
-          --kj N gives energy in kilojoules (stored as kcal). --nutrient may be repeated.
-          options: --date DATE  --meal breakfast|lunch|dinner|snack  --servings N (multiplies)  --json
-                   --force (log an entry over 5,000 kcal or 5 kg)
-        """
-    static let foodsHelp = """
-        usage: ofj foods [QUERY] [--brand BRAND] [--sort name|last_used|brand] [--json]
-          Searches your Food Bank (active foods when QUERY is empty, archived ones too otherwise).
-        """
-    static let refHelp = """
-        usage: ofj ref QUERY [--limit N] [--json]
-          Searches the bundled USDA SR28 reference foods (per 100 g, with household portions).
-        """
-    static let goalsHelp = """
-        usage: ofj goals [--json]
-               ofj goals set NUTRIENT=VALUE… (e.g. energy_kcal=2200 protein_g=140; VALUE "none" removes a goal)
-               ofj goals reset
-        """
-    static let backupHelp = """
-        usage: ofj backup export [-o FILE] [--force] [--salvage]
-               ofj backup import FILE
-          A versioned JSON backup of goals, Food Bank and journal (no secrets). Import upserts by id:
-          importing the same file twice changes nothing. --salvage reads a damaged database row by
-          row, saves every row that can still be read and says how many could not.
-        """
-    static let exportHelp = """
-        usage: ofj export csv [-o FILE] [--from DATE] [--to DATE] [--force]
-          Journal entries as CSV for spreadsheets.
-        """
+    /// A command's usage lines, from the command table, for usage errors that show them.
+    static func help(_ path: String...) -> String {
+        let table = OfjCommands.table(CLIContext(paths: AppPaths(environment: [:]), environment: [:], version: version))
+        guard let command = table.command(at: path) else { return "" }
+        return "usage: " + table.synopses(command, path: path).joined(separator: "\n       ")
+    }
+    static var dayHelp: String { help("day") }
+    static var logHelp: String { help("log") }
+    static var refHelp: String { help("ref") }
+    static var goalsHelp: String { help("goals") }
+    static var backupHelp: String { help("backup") }
+    static var exportHelp: String { help("export") }
 
     func parseDay(_ text: String?) throws -> CalendarDay {
         let today = journal.today()
@@ -77,8 +49,7 @@ struct JournalCommands {
 
     // MARK: - day
 
-    func day(_ args: [String]) throws {
-        let p = try ArgumentSpec(flags: ["--json"]).parse(args)
+    func day(_ p: ParsedArguments) throws {
         guard p.positionals.count <= 1 else { throw CLIError("day takes one DATE at most\n" + Self.dayHelp, status: 2) }
         let day = try parseDay(p.positionals.first)
         let view = try journal.dayView(day)
@@ -87,35 +58,8 @@ struct JournalCommands {
 
     // MARK: - log
 
-    /// Options each `log` mode uses; any other given is refused by name rather than ignored.
-    static let logCommon: Set<String> = ["--date", "--meal", "--servings", "--json", "--force"]
-    static let logModeOptions: [String: Set<String>] = [
-        "--food": ["--food", "--amount", "--unit", "--grams"],
-        "--ref": ["--ref", "--portion", "--grams"],
-        "manual": ["--brand", "--kcal", "--kj", "--protein", "--carbs", "--fat", "--nutrient"],
-    ]
-    static let logModeHint = [
-        "--food": "with --food give the amount as --amount QTY [UNIT], --grams G or --servings N",
-        "--ref": "with --ref give the amount as --portion TEXT (\"2 large\", \"1 cup\", \"8 fl oz\") or --grams G",
-        "manual": "a manual entry takes NAME with --kcal/--kj, --protein, --carbs, --fat, --nutrient, --brand",
-    ]
-
-    func log(_ args: [String]) throws {
-        let p = try ArgumentSpec(flags: ["--json", "--force"],
-                                 options: ["--food", "--ref", "--amount", "--portion", "--grams", "--date", "--meal", "--servings",
-                                           "--brand", "--kcal", "--kj", "--protein", "--carbs", "--fat", "--unit"],
-                                 repeatable: ["--nutrient"])
-            .parse(args)
-        if p.value("--food") != nil && p.value("--ref") != nil { throw CLIError("give --food or --ref, not both", status: 2) }
-        let mode = p.value("--food") != nil ? "--food" : p.value("--ref") != nil ? "--ref" : "manual"
-        let allowed = Self.logCommon.union(Self.logModeOptions[mode] ?? [])
-        if let stray = p.given.sorted().first(where: { !allowed.contains($0) }) {
-            let with = mode == "manual" ? "a manual entry" : mode
-            throw CLIError("\(stray) does not apply to \(with): \(Self.logModeHint[mode] ?? "see ofj log --help")", status: 2)
-        }
-        if mode != "manual", let extra = p.positionals.first {
-            throw CLIError("unexpected '\(JournalViews.safeName(String(extra.prefix(30))))': \(Self.logModeHint[mode] ?? "")", status: 2)
-        }
+    func log(_ p: ParsedArguments) throws {
+        // Which options go with which mode (manual, --food, --ref) is declared in the command table.
         let servings = try positiveNumber(p.value("--servings") ?? "1", field: "--servings")
         let dayValue = try p.value("--date").map { try parseDay($0) }
         let meal = try p.value("--meal").map { text -> Meal in
@@ -240,8 +184,7 @@ struct JournalCommands {
 
     // MARK: - foods, ref, goals
 
-    func foods(_ args: [String]) throws {
-        let p = try ArgumentSpec(flags: ["--json"], options: ["--brand", "--sort", "--limit"]).parse(args)
+    func foods(_ p: ParsedArguments) throws {
         let query = p.positionals.joined(separator: " ")
         var sort = FoodSort.name
         if let s = p.value("--sort") {
@@ -252,10 +195,9 @@ struct JournalCommands {
         if p.has("--json") { try json(items) } else { out(TerminalText.sanitize(JournalViews.foods(items, query: query))) }
     }
 
-    func ref(_ args: [String]) throws {
-        let p = try ArgumentSpec(flags: ["--json"], options: ["--limit"]).parse(args)
+    func ref(_ p: ParsedArguments) throws {
         let query = p.positionals.joined(separator: " ")
-        guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError("give words to search for\n" + Self.refHelp, status: 2) }
+        guard !query.trimmingCharacters(in: .whitespaces).isEmpty else { throw UsageError("give words to search for", command: "ofj ref") }
         guard let limit = Int(p.value("--limit") ?? "10"), limit > 0, limit <= 500 else { throw CLIError("--limit takes 1 to 500", status: 2) }
         let foods = reference?.search(query, limit: limit) ?? []
         if p.has("--json") {
@@ -278,13 +220,14 @@ struct JournalCommands {
         }
     }
 
-    func goals(_ args: [String]) throws {
+    func goals(_ sub: String?, _ p: ParsedArguments) throws {
+        let args = (sub.map { [$0] } ?? []) + p.positionals
         if args.first == "set" {
             var goals = try journal.goals()
             guard args.count > 1 else { throw CLIError(Self.goalsHelp, status: 2) }
             for pair in args.dropFirst() {
                 let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
-                guard kv.count == 2 else { throw CLIError("'\(pair.prefix(40))' is not NUTRIENT=VALUE\n" + Self.goalsHelp, status: 2) }
+                guard kv.count == 2 else { throw UsageError("'\(UsageError.quote(pair))' is not NUTRIENT=VALUE (e.g. energy_kcal=2200)", command: "ofj goals set") }
                 try requireKnownNutrient(kv[0])
                 let value: Double?
                 if kv[1] == "none" { value = nil } else { value = try positiveNumber(kv[1], field: kv[0]) }
@@ -297,20 +240,20 @@ struct JournalCommands {
             out(TerminalText.sanitize(JournalViews.goals(try journal.resetGoals())))
             return
         }
-        let p = try ArgumentSpec(flags: ["--json"]).parse(args)
         guard p.positionals.isEmpty else { throw CLIError("unknown goals command '\(p.positionals[0].prefix(20))'\n" + Self.goalsHelp, status: 2) }
         if p.has("--json") { try json(try journal.goals()) } else { out(TerminalText.sanitize(JournalViews.goals(try journal.goals()))) }
     }
 
     // MARK: - backup, export
 
-    func backup(_ args: [String]) throws {
-        guard let sub = args.first else { throw CLIError(Self.backupHelp, status: 2) }
-        let p = try ArgumentSpec(flags: ["--force", "--salvage"], options: ["-o", "--output"]).parse(Array(args.dropFirst()))
+    func backup(_ sub: String, _ p: ParsedArguments) throws {
         switch sub {
         case "export" where p.has("--salvage"):
             let (doc, report) = journal.queue.read { journal.salvageBackup(in: $0) }
-            try write(try JournalJSON.encoder.encode(doc), to: p.value("-o") ?? p.value("--output"), force: p.has("--force"))
+            let data = try JournalJSON.encoder.encode(doc)
+            let path = p.value("-o") ?? p.value("--output")
+            try write(path == nil || path == "-" ? Data(TerminalText.escapingJSON(String(decoding: data, as: UTF8.self)).utf8) : data,
+                      to: path, force: p.has("--force"))
             Console.err(Self.describe(report) + "\n")
         case "export":
             let data = try journal.exportBackup()
@@ -335,9 +278,7 @@ struct JournalCommands {
         }
     }
 
-    func export(_ args: [String]) throws {
-        guard args.first == "csv" else { throw CLIError(Self.exportHelp, status: 2) }
-        let p = try ArgumentSpec(flags: ["--force"], options: ["-o", "--output", "--from", "--to"]).parse(Array(args.dropFirst()))
+    func export(_ p: ParsedArguments) throws {
         let from = try p.value("--from").map { try parseDay($0) }
         let to = try p.value("--to").map { try parseDay($0) }
         if let from, let to, from > to { throw CLIError("--from \(from) is after --to \(to)", status: 2) }

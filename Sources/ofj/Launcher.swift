@@ -12,41 +12,14 @@ import Glibc
 #endif
 
 struct Launcher {
-    let arguments: [String]
     let environment: [String: String]
     let paths: AppPaths
     let version: String
 
-    func run() async -> Int32 {
-        do {
-            switch arguments.first {
-            case "ask": return try await ask(Array(arguments.dropFirst()))
-            case "doctor": return try doctor()
-            case "diag": return try await diag(Array(arguments.dropFirst()))
-            case "replay": return await ReplayCommand(version: version).run(Array(arguments.dropFirst()))
-            case nil: return try await repl([])
-            case let first? where first.hasPrefix("-"): return try await repl(arguments)
-            case let other?:
-                throw CLIError("unknown command '\(Terminal.sanitize(other, keepNewlines: false).prefix(30))' (see ofj --help)", status: 2)
-            }
-        } catch let e as CLIError {
-            Console.err("ofj: \(TerminalText.sanitize(e.description))\n")
-            return e.status
-        } catch let e as UsageError {
-            Console.err("ofj: \(TerminalText.sanitize(e.message, keepNewlines: false)) (see ofj --help)\n")
-            return 2
-        } catch {
-            Console.err("ofj: \(Terminal.sanitize("\(error)", keepNewlines: false))\n")
-            return 1
-        }
-    }
-
     // MARK: - REPL
 
     @MainActor
-    func repl(_ args: [String]) async throws -> Int32 {
-        let p = try ArgumentSpec(flags: ["--resume"], options: ["--provider", "--model", "--thread", "--record"]).parse(args)
-        guard p.positionals.isEmpty else { throw CLIError("unexpected '\(p.positionals[0].prefix(30))'; to ask one question use: ofj ask \"…\"", status: 2) }
+    func repl(_ p: ParsedArguments) async throws -> Int32 {
         let app = try App(paths: paths, environment: environment, appVersion: version)
         let recorder = try p.value("--record").map { try startRecording(to: $0, app: app, model: p.value("--model") ?? "recorded") }
         let record: @Sendable (any ChatModel) -> any ChatModel = { m in recorder.map { RecordingChatModel(m, recorder: $0) } ?? m }
@@ -85,7 +58,8 @@ struct Launcher {
             },
             version: version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
-        var threadID = p.value("--thread")
+        // An id no thread starts with opens a new thread with that id, as before prefixes.
+        var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }
         let isTTY = Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)
         let reader: any LineReader
@@ -134,10 +108,11 @@ struct Launcher {
 
     // MARK: - ask
 
-    func ask(_ args: [String]) async throws -> Int32 {
-        let p = try ArgumentSpec(flags: ["--yes", "--json"], options: ["--thread", "--provider", "--model", "--record"]).parse(args)
-        let text = p.positionals.joined(separator: " ")
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { throw CLIError("usage: ofj ask \"your question\" [--yes] [--json]", status: 2) }
+    func ask(_ p: ParsedArguments) async throws -> Int32 {
+        let text = try Self.askText(p.positionals)
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw UsageError("ofj ask needs TEXT: ofj ask \"your question\", or the question on stdin", command: "ofj ask")
+        }
         let app = try App(paths: paths, environment: environment, appVersion: version)
         let recorder = try p.value("--record").map { try startRecording(to: $0, app: app, model: p.value("--model") ?? "recorded") }
         var model = try app.makeModel(provider: p.value("--provider"), model: p.value("--model"))
@@ -148,11 +123,9 @@ struct Launcher {
         Toolbox.warmUp()
         let runner = try app.makeRunner(model: model, approvals: FixedApprovals(p.has("--yes") ? .allowOnce : .deny))
         _ = try? runner.recoverInterruptedRuns()
-        if let given = p.value("--thread"), try app.store.thread(given) == nil {
-            throw CLIError("no thread with id \(Terminal.sanitize(String(given.prefix(40)), keepNewlines: false)); leave out --thread to start a new one", status: 2)
-        }
-        let threadID = p.value("--thread") ?? UUIDSource().next()
+        let threadID = try p.value("--thread").map { try resolveThread($0, store: app.store) } ?? UUIDSource().next()
         Signals.install()
+        let terminationsBefore = Signals.terminations.value
         let handle = try runner.submit(threadID: threadID, text: text, model: model)
         var outcome: RunOutcome?
         var refusedWrites = 0
@@ -207,7 +180,8 @@ struct Launcher {
                 break
             }
         }
-        if !p.has("--json") { Console.out("\n") }
+        // End the streamed answer's line; a failure that printed nothing leaves stdout empty.
+        if midLine && !p.has("--json") { Console.out("\n") }
         _ = await app.flusher?.shutdown(timeout: 2)
         if let recorder { try await finishRecording(recorder) }
         guard let outcome else { return 1 }
@@ -216,20 +190,41 @@ struct Launcher {
             // The answer finished, but what was asked for was not done: scripts must be able to tell.
             return 1
         case .completed: return 0
-        case .suspended, .cancelled: return 130
+        case .suspended, .cancelled:
+            // SIGTERM exits as terminated (128 + 15), Ctrl-C as interrupted (128 + 2).
+            return Signals.terminations.value != terminationsBefore ? 143 : 130
         default: return 1
         }
     }
 
     // MARK: - diag
 
-    func diag(_ args: [String]) async throws -> Int32 {
-        if args.contains("--help") || args.isEmpty {
-            print(DiagnosticsCommands.usage)
-            return args.isEmpty ? 2 : 0
+    enum DiagCommand {
+        case status, flush
+        case export(ParsedArguments)
+    }
+
+    func diag(_ command: DiagCommand) async throws -> Int32 {
+        let result: CommandOutput
+        switch command {
+        case .status:
+            result = try App(paths: paths, environment: environment, appVersion: version, access: .read).diagnosticsCommands.status()
+        case .flush:
+            result = try await App(paths: paths, environment: environment, appVersion: version).diagnosticsCommands.flush()
+        case .export(let p):
+            let local = p.has("--local")
+            var since = TursoSink.retention
+            if let text = p.value("--since") {
+                guard let seconds = DiagnosticsCommands.parseDuration(text) else {
+                    throw UsageError("--since takes a duration like 14d, 48h or 30m", command: "ofj diag export")
+                }
+                since = seconds
+            }
+            let app = try App(paths: paths, environment: environment, appVersion: version, access: local ? .read : .write)
+            let output = p.value("--output")
+            result = local ? app.diagnosticsCommands.exportLocal(to: output, overwrite: p.has("--force"))
+                : await app.diagnosticsCommands.export(since: since, to: output, overwrite: p.has("--force"))
         }
-        let app = try App(paths: paths, environment: environment, appVersion: version)
-        let result = await app.diagnosticsCommands.run(args)
         if !result.stdout.isEmpty { Console.out(result.stdout) }
         if !result.stderr.isEmpty { Console.err(result.stderr) }
         return result.exitCode
@@ -248,7 +243,10 @@ struct Launcher {
         show("ofj \(version)")
         show("data: \(paths.databasePath)")
         show("config: \(paths.configPath)\(FileManager.default.fileExists(atPath: paths.configPath) ? "" : " (none)")")
+        // A config.json naming an unknown provider or model, or with a malformed field, is a problem (exit 1).
+        let configProblems = ProviderFiles.configProblems(environment: environment)
         for problem in files.problems where problem != files.credentialsProblem { show("-- \(problem)") }
+        for problem in configProblems { show("-- \(problem)") }
         let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)
         show(databaseLine)
         show(ProviderDoctor.render(lines))
@@ -256,7 +254,38 @@ struct Launcher {
         // A warning, not a failure (the exit status stays 0): the journal works, but other users
         // of this machine can read it.
         for warning in Self.permissionWarnings(paths) { show("warning: " + warning) }
-        return damaged ? 1 : 0
+        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || damaged ? 1 : 0
+    }
+}
+
+extension Launcher {
+    /// The message of `ofj ask`: the arguments, with `-` (or no arguments and a piped stdin) read
+    /// from stdin, as `llm` does.
+    static func askText(_ positionals: [String]) throws -> String {
+        let fromStdin = positionals.contains("-") || (positionals.isEmpty && !Terminal.isTTY(STDIN_FILENO))
+        guard fromStdin else { return positionals.joined(separator: " ") }
+        let limit = 1 << 20
+        var data = Data()
+        while data.count <= limit {
+            guard let chunk = try FileHandle.standardInput.read(upToCount: 65_536), !chunk.isEmpty else { break }
+            data.append(chunk)
+        }
+        guard data.count <= limit else { throw UsageError("the message on stdin is over 1 MB; shorten it", command: "ofj ask") }
+        let piped = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if positionals.isEmpty { return piped }
+        return positionals.map { $0 == "-" ? piped : $0 }.joined(separator: " ")
+    }
+
+    /// A thread by full id or any unique prefix; an ambiguous prefix lists the matches.
+    func resolveThread(_ given: String, store: ConversationStore, newIfNone: Bool = false) throws -> String {
+        switch try store.findThread(idPrefix: given) {
+        case .found(let t): return t.id
+        case .none where newIfNone && !given.trimmingCharacters(in: .whitespaces).isEmpty: return given
+        case .none:
+            throw CLIError("no thread with id \(UsageError.quote(given)); leave out --thread to start a new one", status: 2)
+        case .ambiguous(let matches):
+            throw CLIError(Terminal.sanitize(ThreadMatch.ambiguityMessage(given, matches), keepNewlines: false), status: 2)
+        }
     }
 }
 

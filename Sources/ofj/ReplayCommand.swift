@@ -12,16 +12,7 @@ struct ReplayCommand {
     let version: String
 
     @MainActor
-    func run(_ args: [String]) async -> Int32 {
-        let p: ParsedArguments
-        do { p = try ArgumentSpec(flags: ["--update", "--quiet"]).parse(args) } catch {
-            Console.err("ofj: \(error)\n")
-            return 2
-        }
-        guard !p.positionals.isEmpty else {
-            Console.err("ofj: usage: ofj replay FILE… [--update]\n")
-            return 2
-        }
+    func run(_ p: ParsedArguments) async -> Int32 {
         let environment = Self.environment(version: version)
         var failed = 0
         var passed = 0

@@ -1,5 +1,5 @@
 // `ofj log` honours or refuses every option: each bad input is exit 2 with its exact line and
-// nothing written; the amounts that used to go wrong now log what was typed.
+// nothing written (which options go with which mode is declared in the command table); the amounts that used to go wrong now log what was typed.
 import Foundation
 import Journal
 import Nutrition
@@ -13,18 +13,18 @@ import TestSupport
 
     static let refusals: [([String], String)] = [
         (["log", "--ref", "01077", "--amount", "200 ml"],
-         "ofj: --amount does not apply to --ref: with --ref give the amount as --portion TEXT (\"2 large\", \"1 cup\", \"8 fl oz\") or --grams G"),
+         "ofj: --amount does not apply to --ref: with --ref give the amount as --portion TEXT (\"2 large\", \"1 cup\", \"8 fl oz\") or --grams G (see ofj log --help)"),
         (["log", "--food", "oatmeal", "--portion", "1 cup"],
-         "ofj: --portion does not apply to --food: with --food give the amount as --amount QTY [UNIT], --grams G or --servings N"),
+         "ofj: --portion does not apply to --food: with --food give the amount as --amount QTY [UNIT], --grams G or --servings N (see ofj log --help)"),
         (["log", "Toast", "--kcal", "80", "--grams", "30"],
-         "ofj: --grams does not apply to a manual entry: a manual entry takes NAME with --kcal/--kj, --protein, --carbs, --fat, --nutrient, --brand"),
+         "ofj: --grams does not apply to a manual entry: a manual entry takes NAME with --kcal/--kj, --protein, --carbs, --fat, --nutrient, --brand (see ofj log --help)"),
         (["log", "--ref", "01123", "--kcal", "80"],
-         "ofj: --kcal does not apply to --ref: with --ref give the amount as --portion TEXT (\"2 large\", \"1 cup\", \"8 fl oz\") or --grams G"),
-        (["log", "--ref", "01123", "--grams", "50", "--grams", "60"], "ofj: --grams is given twice; give it once (see ofj --help)"),
-        (["log", "--ref", "01123", "--servings", "2", "--servings=3"], "ofj: --servings is given twice; give it once (see ofj --help)"),
-        (["log", "Toast", "--kcal", "80", "--json", "--json"], "ofj: --json is given twice; give it once (see ofj --help)"),
-        (["log", "--ref", "01123", "--portion", "1 large", "--grams", "50"], "ofj: give --portion or --grams, not both"),
-        (["log", "--food", "oatmeal", "--ref", "01123"], "ofj: give --food or --ref, not both"),
+         "ofj: --kcal does not apply to --ref: with --ref give the amount as --portion TEXT (\"2 large\", \"1 cup\", \"8 fl oz\") or --grams G (see ofj log --help)"),
+        (["log", "--ref", "01123", "--grams", "50", "--grams", "60"], "ofj: --grams is given twice; give it once (see ofj log --help)"),
+        (["log", "--ref", "01123", "--servings", "2", "--servings=3"], "ofj: --servings is given twice; give it once (see ofj log --help)"),
+        (["log", "Toast", "--kcal", "80", "--json", "--json"], "ofj: --json is given twice; give it once (see ofj log --help)"),
+        (["log", "--ref", "01123", "--portion", "1 large", "--grams", "50"], "ofj: give --portion or --grams, not both (see ofj log --help)"),
+        (["log", "--food", "oatmeal", "--ref", "01123"], "ofj: give --food or --ref, not both (see ofj log --help)"),
         (["log", "--ref", "01123", "--portion", "100 large"],
          "ofj: this entry would be 7150 kcal, more than one entry usually is; check the amount, or add --force to log it anyway"),
         (["log", "--ref", "01123", "--grams", "6000"],
@@ -38,7 +38,7 @@ import TestSupport
          "ofj: portion \"cup\" is a volume and USDA gives this food no cup, tbsp, tsp or fl oz measure; give its weight (g, oz) or one of: 1 piece, 1 package; or g, oz"),
         (["log", "--ref", "05062", "--portion", "2"],
          "ofj: portion needs a unit or measure after the number, e.g. \"2 large\", \"1 cup\" or \"150 g\"; this food lists: 1 piece, 1 package; or g, oz"),
-        (["log", "Soup", "--kcal", "100", "--kj", "418"], "ofj: give --kcal or --kj, not both"),
+        (["log", "Soup", "--kcal", "100", "--kj", "418"], "ofj: give --kcal or --kj, not both (see ofj log --help)"),
     ]
 
     @Test func everyRefusalIsExitTwoWithItsLineAndWritesNothing() async throws {
@@ -116,9 +116,9 @@ import TestSupport
         let g = (ml["serving"] as? [String: Any])?["grams"] as? Double ?? 0
         #expect(abs(g - 100 * 240 / 236.5882365) < 1e-6)
         let both = try await OfjBinary.run(["log", "--food", "oatmeal", "--grams", "40", "--amount", "1 cup"], environment: env)
-        #expect(both.status == 2 && both.stderr == "ofj: give --amount or --grams, not both\n")
+        #expect(both.status == 2 && both.stderr == "ofj: give --amount or --grams, not both (see ofj log --help)\n")
         let unit = try await OfjBinary.run(["log", "--food", "oatmeal", "--unit", "cup"], environment: env)
-        #expect(unit.status == 2 && unit.stderr == "ofj: --unit goes with --amount QTY\n")
+        #expect(unit.status == 2 && unit.stderr == "ofj: --unit goes with --amount (see ofj log --help)\n")
         let big = try await OfjBinary.run(["log", "--food", "oatmeal", "--servings", "40"], environment: env)
         #expect(big.status == 2 && big.stderr == "ofj: this entry would be 6400 kcal and 9.6 kg, more than one entry usually is; check the amount, or add --force to log it anyway\n")
         let day = try await OfjBinary.run(["day", "--json"], environment: env)

@@ -90,7 +90,11 @@ public final class LibEditLineReader: LineReader {
             return discardedText ? .line("") : .interrupt
         }
         guard let cLine else {
-            return (count == -1 || errno == EINTR) ? .interrupt : .eof
+            if count == -1 || errno == EINTR { return .interrupt }
+            // Ctrl-D: end the prompt's line, so the shell's prompt does not follow "› " on it.
+            fputs("\n", cedit_stdout())
+            fflush(cedit_stdout())
+            return .eof
         }
         var line = String(cString: cLine)
         if line.hasSuffix("\n") { line.removeLast() }

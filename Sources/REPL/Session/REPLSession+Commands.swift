@@ -110,11 +110,11 @@ extension REPLSession {
     func resolveThread(_ text: String) throws -> ThreadSummary {
         let key = text.trimmingCharacters(in: .whitespaces)
         guard !key.isEmpty else { throw UsageError("give a thread id (see /threads)") }
-        if let t = try services.store.thread(key) { return t }
-        let matches = try services.store.listThreads(limit: 10_000).filter { $0.id.hasPrefix(key) }
-        guard !matches.isEmpty else { throw UsageError("no thread with id \(Terminal.sanitize(key, keepNewlines: false)); /threads lists them") }
-        guard matches.count == 1 else { throw UsageError("\(matches.count) threads start with \(Terminal.sanitize(key, keepNewlines: false)); type more of the id") }
-        return matches[0]
+        switch try services.store.findThread(idPrefix: key) {
+        case .found(let t): return t
+        case .none: throw UsageError("no thread with id \(UsageError.quote(key)); /threads lists them")
+        case .ambiguous(let matches): throw UsageError(Terminal.sanitize(ThreadMatch.ambiguityMessage(key, matches), keepNewlines: false))
+        }
     }
 
     func open(_ argument: String) throws {
