@@ -16,6 +16,7 @@ public struct AgentError: Error, Sendable, Hashable, CustomStringConvertible {
         case contextOverflow = "context_overflow"
         case unknownOutcome = "unknown_outcome"
         case turnLimit = "turn_limit"
+        case answerTooLong = "answer_too_long"
         case storage
         case cancelled
         case interrupted

@@ -13,6 +13,8 @@ public struct AgentConfiguration: Sendable {
     public var jitter: @Sendable () -> Double
     /// Estimated cost of one round in USD, from a price table; nil when unknown.
     public var costEstimator: (@Sendable (_ provider: String, _ model: String, _ usage: Usage) -> Double?)?
+    /// Caps on one streamed answer (text, tool calls).
+    public var limits: AnswerLimits = .standard
 
     public init(systemPrompt: String, policy: DeadlinePolicy = .fast, maxTurnsPerMessage: Int = 8, maxParallelReads: Int = 3,
                 maxOutputTokens: Int = 4_000, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },

@@ -128,16 +128,21 @@ func withDeadline<T: Sendable>(_ seconds: Double, kind: DeadlineKind, clock: any
     }
 }
 
-/// Guards one streamed model attempt: the first-event and idle timers are re-armed on every
-/// event, the turn (or run) timer once. Whichever fires first is remembered and cancels the
-/// consuming task.
+/// Guards one streamed model attempt: the first-event timer until the first event, then one
+/// idle timer that, when it falls due, re-arms itself for the time since the latest event (so
+/// events cost no timer each); the turn (or run) timer once. Whichever fires first is remembered
+/// and cancels the consuming task. The consumer also checks the turn deadline on every event
+/// (`eventArrived` throws), so a stream that never pauses stops on time even when it keeps every
+/// thread busy and the timers cannot run.
 final class StreamWatchdog: Sendable {
     private struct State {
         var eventTimer: ScheduledTimer?
         var overallTimer: ScheduledTimer?
+        var overallAt: Double?
+        var overall: DeadlineExpired?
+        var lastEventAt: Double?
         var fired: DeadlineExpired?
         var target: Task<Void, Never>?
-        var sawEvent = false
         var stopped = false
     }
     private let state = Mutex(State())
@@ -156,7 +161,12 @@ final class StreamWatchdog: Sendable {
     /// Starts the timers; `overall` is the turn or run limit, whichever is nearer. Call before
     /// the consuming task exists, then `attach` it.
     func start(overall: DeadlineExpired, after seconds: Double) {
-        let first = schedule(DeadlineExpired(kind: .firstEvent, seconds: firstEvent))
+        let at = clock.monotonic() + seconds
+        state.withLock {
+            $0.overallAt = at
+            $0.overall = overall
+        }
+        let first = schedule(DeadlineExpired(kind: .firstEvent, seconds: firstEvent), after: firstEvent)
         let whole = schedule(overall, after: seconds)
         state.withLock {
             $0.eventTimer = first
@@ -173,17 +183,28 @@ final class StreamWatchdog: Sendable {
         if firedAlready { target.cancel() }
     }
 
-    /// An event arrived: the idle deadline starts again.
-    func eventArrived() {
-        let next = schedule(DeadlineExpired(kind: .streamIdle, seconds: idle))
-        let old: ScheduledTimer? = state.withLock { s in
-            if s.stopped || s.fired != nil { return next }
-            s.sawEvent = true
-            let old = s.eventTimer
-            s.eventTimer = next
-            return old
+    /// An event arrived: the idle deadline starts again. Throws the deadline that passed, if the
+    /// turn's (or run's) time is up or a timer already fired.
+    func eventArrived() throws {
+        let now = clock.monotonic()
+        var armIdle = false
+        let (expired, old): (DeadlineExpired?, ScheduledTimer?) = state.withLock { s in
+            if let fired = s.fired { return (fired, nil) }
+            if s.stopped { return (nil, nil) }
+            if let at = s.overallAt, let overall = s.overall, now >= at {
+                s.fired = overall
+                return (overall, nil)
+            }
+            let first = s.lastEventAt == nil
+            s.lastEventAt = now
+            guard first else { return (nil, nil) }
+            armIdle = true
+            defer { s.eventTimer = nil }
+            return (nil, s.eventTimer)
         }
+        if let expired { throw expired }
         old?.cancel()
+        if armIdle { armIdleTimer(after: idle) }
     }
 
     func stop() {
@@ -195,8 +216,36 @@ final class StreamWatchdog: Sendable {
         timers.forEach { $0.cancel() }
     }
 
-    private func schedule(_ expiry: DeadlineExpired, after seconds: Double? = nil) -> ScheduledTimer {
-        clock.schedule(after: seconds ?? expiry.seconds) { [weak self] in
+    /// The idle timer: due when no event came for `idle` seconds; if one came meanwhile, it sets
+    /// itself again for what is left.
+    private func armIdleTimer(after seconds: Double) {
+        let timer = clock.schedule(after: seconds) { [weak self] in
+            guard let self else { return }
+            let now = self.clock.monotonic()
+            enum Next { case nothing, rearm(Double), fire(Task<Void, Never>?) }
+            let next: Next = self.state.withLock { s in
+                if s.stopped || s.fired != nil { return .nothing }
+                let left = (s.lastEventAt ?? now) + self.idle - now
+                if left > 1e-9 { return .rearm(left) }
+                s.fired = DeadlineExpired(kind: .streamIdle, seconds: self.idle)
+                return .fire(s.target)
+            }
+            switch next {
+            case .nothing: break
+            case .rearm(let left): self.armIdleTimer(after: left)
+            case .fire(let target): target?.cancel()
+            }
+        }
+        let replaced: Bool = state.withLock { s in
+            if s.stopped || s.fired != nil { return false }
+            s.eventTimer = timer
+            return true
+        }
+        if !replaced { timer.cancel() }
+    }
+
+    private func schedule(_ expiry: DeadlineExpired, after seconds: Double) -> ScheduledTimer {
+        clock.schedule(after: seconds) { [weak self] in
             guard let self else { return }
             let target: Task<Void, Never>? = self.state.withLock { s in
                 if s.stopped || s.fired != nil { return nil }

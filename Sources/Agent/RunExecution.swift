@@ -288,9 +288,16 @@ final class RunExecution {
         let consumer = Task {
             await attached.wait()
             do {
+                var handled = 0
                 for try await event in model.stream(request) {
-                    watchdog.eventArrived()
+                    // A stream buffers what arrived: after a stop or a deadline, don't drain it.
+                    try Task.checkCancellation()
+                    // Deadlines are checked here too: a stream that never pauses keeps this task
+                    // busy, and the timers then may not get a thread in time.
+                    try watchdog.eventArrived()
                     try recorder.handle(event)
+                    handled += 1
+                    if handled % 256 == 0 { await Task.yield() }
                 }
                 if Task.isCancelled { throw CancellationError() }
                 failure.resume(.success(()))

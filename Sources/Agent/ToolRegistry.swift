@@ -38,6 +38,8 @@ public struct ToolRegistry: Sendable {
     /// Resolves a call to its tool and validated arguments, or the precise error result the model
     /// should see instead (unknown tool, bad JSON, schema violation). Never throws.
     public func resolve(_ call: ToolCall) -> Result<Resolved, ToolRejection> {
+        // Refused while it streamed (over a size cap, too many calls, a repeated id).
+        if let reason = RejectedCall.reason(call) { return .failure(ToolRejection(message: reason)) }
         guard let tool = tool(named: call.name) else {
             let names = tools.map(\.name).joined(separator: ", ")
             return .failure(ToolRejection(message: "unknown tool '\(call.name)'; available tools: \(names.isEmpty ? "none" : names)"))

@@ -12,6 +12,7 @@ typedef struct {
     void (*easy_cleanup)(CURL *);
     CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
     CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    CURLcode (*easy_pause)(CURL *, int);
     const char *(*easy_strerror)(CURLcode);
     CURLM *(*multi_init)(void);
     CURLMcode (*multi_add_handle)(CURLM *, CURL *);
@@ -40,6 +41,7 @@ static inline int ccurl_load(void) {
     CCURL_SYM(easy_cleanup, "curl_easy_cleanup")
     CCURL_SYM(easy_setopt, "curl_easy_setopt")
     CCURL_SYM(easy_getinfo, "curl_easy_getinfo")
+    CCURL_SYM(easy_pause, "curl_easy_pause")
     CCURL_SYM(easy_strerror, "curl_easy_strerror")
     CCURL_SYM(multi_init, "curl_multi_init")
     CCURL_SYM(multi_add_handle, "curl_multi_add_handle")
@@ -61,6 +63,9 @@ static inline int ccurl_available(void) { return ccurl_load(); }
 static inline CURLcode ccurl_global_init_default(void) { return ccurl_load() ? ccurl_api.global_init(CURL_GLOBAL_DEFAULT) : CURLE_FAILED_INIT; }
 static inline CURL *ccurl_easy_init(void) { return ccurl_load() ? ccurl_api.easy_init() : NULL; }
 static inline void ccurl_easy_cleanup(CURL *h) { if (ccurl_load()) ccurl_api.easy_cleanup(h); }
+static inline CURLcode ccurl_easy_pause(CURL *h, int bitmask) { return ccurl_load() ? ccurl_api.easy_pause(h, bitmask) : CURLE_FAILED_INIT; }
+static inline size_t ccurl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
+static inline int ccurl_pause_cont(void) { return CURLPAUSE_CONT; }
 static inline const char *ccurl_easy_strerror(CURLcode c) { return ccurl_load() ? ccurl_api.easy_strerror(c) : "libcurl is not available"; }
 static inline CURLM *ccurl_multi_init(void) { return ccurl_load() ? ccurl_api.multi_init() : NULL; }
 static inline CURLMcode ccurl_multi_add_handle(CURLM *m, CURL *h) { return ccurl_load() ? ccurl_api.multi_add_handle(m, h) : CURLM_INTERNAL_ERROR; }

@@ -135,9 +135,17 @@ public struct DiagnosticsCommands: Sendable {
 
     // MARK: - export
 
+    /// Most events one export holds, and most bytes of CSV: a sink that keeps answering must not
+    /// fill the memory or the disk.
+    public static let exportRowLimit = 100_000
+    public static let exportByteLimit = 64 << 20
+
     /// Flushes, then writes the remote events of the last `since` seconds as CSV: to `path`
     /// (atomically, refusing to replace an existing file unless `overwrite`) or to stdout.
-    public func export(since: Double = TursoSink.retention, to path: String?, overwrite: Bool = false, pageSize: Int = 500) async -> CommandOutput {
+    /// Stops at `maxRows` events or `maxBytes` of CSV (saying so), and when a page does not move
+    /// past the previous one (a sink that ignores the paging cursor would repeat it forever).
+    public func export(since: Double = TursoSink.retention, to path: String?, overwrite: Bool = false, pageSize: Int = 500,
+                       maxRows: Int = DiagnosticsCommands.exportRowLimit, maxBytes: Int = DiagnosticsCommands.exportByteLimit) async -> CommandOutput {
         guard let flusher else {
             return .failure("diagnostics are not configured; set TURSO_DATABASE_URL (and TURSO_AUTH_TOKEN) to export them")
         }
@@ -153,20 +161,43 @@ public struct DiagnosticsCommands: Sendable {
         var count = 0
         var cursor: (occurredAt: String, id: String)?
         let cutoff = now() - since
+        var brokenPaging = false
         do {
-            while true {
+            paging: while true {
                 let page = try await flusher.sink.page(since: cutoff, after: cursor, limit: pageSize)
-                for row in page.rows {
-                    csv += CSV.line(row.map(CSV.cell))
+                let occurredIndex = page.columns.firstIndex(of: "occurred_at"), idIndex = page.columns.firstIndex(of: "id")
+                func key(_ row: [HranaValue]) -> (String, String)? {
+                    guard let occurredIndex, let idIndex, row.count > max(occurredIndex, idIndex),
+                          let occurred = row[occurredIndex].text, let id = row[idIndex].text else { return nil }
+                    return (occurred, id)
                 }
-                count += page.rows.count
-                guard page.rows.count == pageSize, let last = page.rows.last,
-                      let occurredIndex = page.columns.firstIndex(of: "occurred_at"), let idIndex = page.columns.firstIndex(of: "id"),
-                      let occurred = last[occurredIndex].text, let id = last[idIndex].text else { break }
-                cursor = (occurred, id)
+                for row in page.rows {
+                    // Every row must come after the cursor: one that does not is a page repeated.
+                    if let cursor, let k = key(row), !(k > cursor) {
+                        brokenPaging = true
+                        break paging
+                    }
+                    if count >= maxRows {
+                        notes += "ofj: warning: export stopped at \(count) events, the most one export holds; use --since for a shorter span\n"
+                        break paging
+                    }
+                    let line = CSV.line(row.map(CSV.cell))
+                    if csv.utf8.count + line.utf8.count > maxBytes {
+                        notes += "ofj: warning: export stopped at \(count) events (\(maxBytes >= 1 << 20 ? "\(maxBytes >> 20) MB" : "\(maxBytes) bytes") of CSV, the most one export holds); use --since for a shorter span\n"
+                        break paging
+                    }
+                    csv += line
+                    count += 1
+                }
+                guard page.rows.count == pageSize, let last = page.rows.last, let next = key(last) else { break }
+                cursor = next
             }
         } catch {
             return .failure("export failed: \(TerminalText.sanitize(Redactor.redact(DiagnosticsFlusher.describe(error)), keepNewlines: false))")
+        }
+        if brokenPaging {
+            // Nothing is written: an export that may hold repeated rows is not one to keep.
+            return .failure("export failed: the diagnostics sink sent the same events again instead of the next page (it ignores the paging cursor); check the TURSO_DATABASE_URL server")
         }
         guard let path else {
             return CommandOutput(stdout: csv, stderr: notes)

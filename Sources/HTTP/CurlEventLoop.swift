@@ -49,8 +49,12 @@ final class CurlEventLoop: @unchecked Sendable {
         nameCurrentThread("ofj-curl")
         while true {
             adoptIncoming()
-            for transfer in Array(active.values) where transfer.cancelRequested.load(ordering: .acquiring) {
-                finish(transfer, .cancelled)
+            for transfer in Array(active.values) {
+                if transfer.cancelRequested.load(ordering: .acquiring) {
+                    finish(transfer, .cancelled)
+                } else {
+                    transfer.resumeIfAsked()
+                }
             }
             var running: Int32 = 0
             ccurl_multi_perform(multi, &running)

@@ -39,6 +39,19 @@ final class CurlTransfer: @unchecked Sendable {
     var headContinuation: CheckedContinuation<HTTPResponseHead, Error>?
     let cancelRequested = Atomic<Bool>(false)
 
+    /// Backpressure: past `pauseAbove` bytes handed to the consumer and not yet read, libcurl is
+    /// paused (it stops reading the socket, so a server writing at full speed waits instead of
+    /// filling the memory); it goes on once the consumer is below `resumeBelow`.
+    static let pauseAbove = 4 << 20
+    static let resumeBelow = 1 << 20
+    /// Bytes yielded to the body stream that the consumer has not taken yet.
+    let buffered = Atomic<Int>(0)
+    /// Set (by the loop) while it may pause; the consumer asks for a resume when it sees it.
+    let mayBePaused = Atomic<Bool>(false)
+    let resumeRequested = Atomic<Bool>(false)
+    /// Loop thread only.
+    private var paused = false
+
     private var status = 0
     private var headers: [HTTPHeader] = []
     private(set) var headDelivered = false
@@ -50,9 +63,13 @@ final class CurlTransfer: @unchecked Sendable {
     private var lastActivity: UInt64 = 0
     private var finished = false
 
+    /// The transport's record of the most bytes any transfer held for its consumer.
+    private let peak: AtomicCounter?
+
     init(request: HTTPRequest, loop: CurlEventLoop,
-         body: AsyncThrowingStream<[UInt8], Error>.Continuation,
+         body: AsyncThrowingStream<[UInt8], Error>.Continuation, peak: AtomicCounter? = nil,
          onFinish: @escaping @Sendable () -> Void) throws(HTTPError) {
+        self.peak = peak
         let lowerURL = request.url.lowercased()
         guard lowerURL.hasPrefix("http://") || lowerURL.hasPrefix("https://"),
               !request.url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
@@ -156,7 +173,7 @@ final class CurlTransfer: @unchecked Sendable {
             guard let user else { return 0 }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
             // Returning a short count makes libcurl abort with CURLE_WRITE_ERROR.
-            return transfer.receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count)) ? size * count : 0
+            return transfer.receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count))
         })
         set(ccurl_setopt_pointer(easy, CURLOPT_WRITEDATA, me))
         set(ccurl_setopt_prereq(easy) { user, _, _, _, _ in
@@ -238,15 +255,45 @@ final class CurlTransfer: @unchecked Sendable {
         headContinuation = nil
     }
 
-    /// Returns false to abort the transfer.
-    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        if cancelRequested.load(ordering: .acquiring) { return false }
+    /// Returns what libcurl's write callback returns: the byte count (taken), 0 (abort) or
+    /// CURL_WRITEFUNC_PAUSE (the consumer is behind; libcurl delivers the same bytes again later).
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if cancelRequested.load(ordering: .acquiring) { return 0 }
         if !headDelivered { deliverHead() }
         lastActivity = monotonicNanos()
-        if bytes.isEmpty { return true }
+        if bytes.isEmpty { return 0 }
         sawBody = true
-        if case .terminated = body.yield(Array(bytes)) { return false }
-        return true
+        // Announce first, then look: a consumer that drains in between sees the flag and asks
+        // for a resume, so a pause can never be missed.
+        mayBePaused.store(true, ordering: .sequentiallyConsistent)
+        if buffered.load(ordering: .sequentiallyConsistent) >= Self.pauseAbove {
+            paused = true
+            return Int(ccurl_writefunc_pause())
+        }
+        mayBePaused.store(false, ordering: .sequentiallyConsistent)
+        let held = buffered.add(bytes.count, ordering: .sequentiallyConsistent).newValue
+        if let peak { peak.value.max(held, ordering: .relaxed) }
+        if case .terminated = body.yield(Array(bytes)) { return 0 }
+        return bytes.count
+    }
+
+    /// The consumer took `count` bytes (any thread).
+    func consumed(_ count: Int) {
+        let left = buffered.subtract(count, ordering: .sequentiallyConsistent).newValue
+        if left < Self.resumeBelow && mayBePaused.load(ordering: .sequentiallyConsistent)
+            && !resumeRequested.exchange(true, ordering: .sequentiallyConsistent) {
+            loop.wakeup()
+        }
+    }
+
+    /// Loop thread: lets a paused transfer go on when the consumer asked.
+    func resumeIfAsked() {
+        guard resumeRequested.exchange(false, ordering: .sequentiallyConsistent), paused, let easy else { return }
+        paused = false
+        mayBePaused.store(false, ordering: .sequentiallyConsistent)
+        lastActivity = monotonicNanos()
+        // May call the write callback at once with the held bytes (which may pause again).
+        _ = ccurl_easy_pause(easy, ccurl_pause_cont())
     }
 
     // MARK: - Loop hooks
@@ -259,6 +306,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// The error our own deadlines produce by `now`, or the next instant one of them expires.
     func checkDeadlines(now: UInt64) -> (expired: HTTPError?, next: UInt64?) {
         if headDelivered {
+            // Paused for our own consumer: the server is not silent, we are not listening.
+            if paused { return (nil, nil) }
             guard let idleLimit else { return (nil, nil) }
             var deadline = lastActivity &+ idleLimit
             if !sawBody, let connectedAt, let firstByteLimit {

@@ -142,6 +142,9 @@ struct AnthropicDecoder: WireDecoder {
         case other
     }
     var blocks: [Int: Block] = [:]
+    /// Streamed pieces of open blocks (tool input JSON, thinking text, signature), by block
+    /// index, appended in place: rebuilding the enum payload per delta copied the whole text.
+    var pieces: [Int: (first: String, second: String)] = [:]
     var stopped = false
     var isComplete: Bool { stopped }
     var stopReason: String?
@@ -199,26 +202,31 @@ struct AnthropicDecoder: WireDecoder {
             switch blocks[index] {
             case .text? where deltaType?.isString("text_delta") == true:
                 if let t = d?["text"]?.stringValue, !t.isEmpty { out.append(.textDelta(t)) }
-            case .thinking(let thinking, let signature)? where deltaType?.isString("thinking_delta") == true:
-                blocks[index] = .thinking(thinking: thinking + (d?["thinking"]?.stringValue ?? ""), signature: signature)
-            case .thinking(let thinking, let signature)? where deltaType?.isString("signature_delta") == true:
-                blocks[index] = .thinking(thinking: thinking, signature: signature + (d?["signature"]?.stringValue ?? ""))
-            case .toolUse(let id, let name, let json, let start)? where deltaType?.isString("input_json_delta") == true:
-                blocks[index] = .toolUse(id: id, name: name, json: json + (d?["partial_json"]?.stringValue ?? ""), start: start)
+            case .thinking? where deltaType?.isString("thinking_delta") == true:
+                pieces[index, default: ("", "")].first += d?["thinking"]?.stringValue ?? ""
+            case .thinking? where deltaType?.isString("signature_delta") == true:
+                pieces[index, default: ("", "")].second += d?["signature"]?.stringValue ?? ""
+            case .toolUse? where deltaType?.isString("input_json_delta") == true:
+                // Past the cap the call is rejected anyway: holding more only uses memory.
+                if pieces[index]?.first.utf8.count ?? 0 < AnswerLimits.adapterArgumentCeiling {
+                    pieces[index, default: ("", "")].first += d?["partial_json"]?.stringValue ?? ""
+                }
             default:
                 break
             }
         case "content_block_stop":
             let index = e["index"]?.intValue ?? 0
+            let streamed = pieces.removeValue(forKey: index) ?? ("", "")
             switch blocks[index] {
             case .thinking(let thinking, let signature)?:
-                let block: JSONValue = ["type": "thinking", "thinking": .string(thinking), "signature": .string(signature)]
+                let block: JSONValue = ["type": "thinking", "thinking": .string(thinking + streamed.first), "signature": .string(signature + streamed.second)]
                 out.append(.continuation(ContinuationItem(provider: "anthropic", kind: "thinking", payload: block.serialized)))
             case .redacted(let data)?:
                 let block: JSONValue = ["type": "redacted_thinking", "data": .string(data)]
                 out.append(.continuation(ContinuationItem(provider: "anthropic", kind: "thinking", payload: block.serialized)))
-            case .toolUse(let id, let name, let json, let start)?:
+            case .toolUse(let id, let name, let started, let start)?:
                 sawCall = true
+                let json = started + streamed.first
                 let arguments = json.allSatisfy(\.isWhitespace) ? (start?.serialized ?? json) : json
                 out.append(.toolCall(ToolCall(id: id, name: name, arguments: arguments)))
             default:

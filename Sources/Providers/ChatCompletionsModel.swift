@@ -144,7 +144,7 @@ struct ChatCompletionsDecoder: WireDecoder {
     var reasoningContent = ""
     var reasoning = ""
     /// reasoning_details merged by index, in first-seen order.
-    var details: [(index: Int, value: [String: JSONValue])] = []
+    var details: [(index: Int, value: [String: JSONValue], pieces: [String: String])] = []
 
     mutating func decode(_ event: SSEEventView) throws -> [ChatEvent] {
         if done { return [] }
@@ -218,8 +218,10 @@ struct ChatCompletionsDecoder: WireDecoder {
         if let t = target {
             if calls[t].id.isEmpty { calls[t].id = id }
             if calls[t].name.isEmpty { calls[t].name = name }
-            calls[t].arguments += args
-        } else {
+            // Past the cap the call is rejected anyway: holding more only uses memory.
+            if calls[t].arguments.utf8.count < AnswerLimits.adapterArgumentCeiling { calls[t].arguments += args }
+        } else if calls.count <= AnswerLimits.standard.stopAfterCalls {
+            // (one more than the agent accepts, so it sees that the answer made too many)
             calls.append(PendingCall(index: index, id: id, name: name, arguments: args))
         }
     }
@@ -228,24 +230,31 @@ struct ChatCompletionsDecoder: WireDecoder {
         guard var obj = d.objectValue else { return }
         let index = obj["index"]?.intValue ?? details.count
         guard let at = details.firstIndex(where: { $0.index == index }) else {
-            details.append((index, obj))
+            details.append((index, obj, [:]))
             return
         }
-        var merged = details[at].value
+        // Text pieces are appended in place and merged at the end (concatenating into the
+        // JSON value per fragment copied the whole text each time).
         for key in ["text", "summary", "data", "signature"] {
-            if let piece = obj.removeValue(forKey: key)?.stringValue {
-                merged[key] = .string((merged[key]?.stringValue ?? "") + piece)
-            }
+            if let piece = obj.removeValue(forKey: key)?.stringValue { details[at].pieces[key, default: ""] += piece }
         }
-        for (k, v) in obj where merged[k] == nil || merged[k] == .null { merged[k] = v }
-        details[at].value = merged
+        for (k, v) in obj where details[at].value[k] == nil || details[at].value[k] == .null { details[at].value[k] = v }
+    }
+
+    /// The merged reasoning_details objects.
+    var mergedDetails: [JSONValue] {
+        details.map { detail in
+            var value = detail.value
+            for (key, rest) in detail.pieces { value[key] = .string((value[key]?.stringValue ?? "") + rest) }
+            return .object(value)
+        }
     }
 
     mutating func finish() throws -> [ChatEvent] {
         guard finishReason != nil || done else { throw ProviderStreamError.truncated }
         var out: [ChatEvent] = []
         if !details.isEmpty {
-            let payload = JSONValue.array(details.map { .object($0.value) }).serialized
+            let payload = JSONValue.array(mergedDetails).serialized
             out.append(.continuation(ContinuationItem(provider: "openai-chat", kind: "reasoning_details", payload: payload)))
         } else if !reasoning.isEmpty {
             out.append(.continuation(ContinuationItem(provider: "openai-chat", kind: "reasoning", payload: reasoning)))

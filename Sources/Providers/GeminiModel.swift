@@ -219,6 +219,10 @@ struct GeminiDecoder: WireDecoder {
     var idPrefix: String?
     /// A Vertex call whose arguments are still streaming (`willContinue`).
     var pending: (name: String, id: String?, signature: String?, args: JSONValue)?
+    /// Its streamed string values by path, appended in place (set into `args` when it closes:
+    /// rebuilding the value per piece copied it whole), and their size so far.
+    var pendingStrings: [[String]: String] = [:]
+    var pendingBytes = 0
 
     mutating func decode(_ event: SSEEventView) throws -> [ChatEvent] {
         return try json.withEvent(event) { try decode($0) }
@@ -295,8 +299,12 @@ struct GeminiDecoder: WireDecoder {
         let keys = path.dropFirst(2).split(separator: ".").map(String.init)
         let value: JSONValue?
         if let s = piece["stringValue"]?.stringValue {
-            let existing = Self.get(p.args, keys)?.stringValue ?? ""
-            value = .string(existing + s)
+            // Past the cap the call is rejected anyway: holding more only uses memory.
+            guard pendingBytes < AnswerLimits.adapterArgumentCeiling else { return }
+            pendingBytes += s.utf8.count
+            if pendingStrings[keys] == nil { pendingStrings[keys] = Self.get(p.args, keys)?.stringValue ?? "" }
+            pendingStrings[keys, default: ""] += s
+            return
         } else if let n = piece["numberValue"] {
             value = n.value
         } else if let b = piece["boolValue"] {
@@ -306,7 +314,10 @@ struct GeminiDecoder: WireDecoder {
         } else {
             value = nil
         }
-        if let value { p.args = Self.set(p.args, keys, value) }
+        if let value {
+            pendingStrings[keys] = nil
+            p.args = Self.set(p.args, keys, value)
+        }
         pending = p
     }
 
@@ -324,8 +335,11 @@ struct GeminiDecoder: WireDecoder {
     }
 
     mutating func closePending() -> [ChatEvent] {
-        guard let p = pending else { return [] }
+        guard var p = pending else { return [] }
         pending = nil
+        for (keys, text) in pendingStrings { p.args = Self.set(p.args, keys, .string(text)) }
+        pendingStrings = [:]
+        pendingBytes = 0
         return emitCall(name: p.name, id: p.id, signature: p.signature, args: p.args)
     }
 

@@ -1,6 +1,7 @@
 // The shared request/stream loop: send, map HTTP errors, parse SSE, hand events to a wire decoder.
 import HTTP
 import Agent
+import Synchronization
 
 /// Turns one provider's SSE events into ChatEvents. One instance per model turn.
 protocol WireDecoder {
@@ -56,11 +57,16 @@ struct StreamDriver: Sendable {
         }
 
         var stream = StreamDecoding(decoder: decoder, mapper: mapper)
+        let gate = EventGate.current
         do {
             for try await chunk in response.body {
-                try stream.feed(chunk) { out.yield(stamped($0)) }
+                var produced = 0
+                try stream.feed(chunk) { out.yield(stamped($0)); produced += 1 }
                 try Task.checkCancellation()
                 if stream.isComplete { break }
+                // Decoding outruns the consumer (which stores every delta): wait for it rather
+                // than buffer the whole stream, so the transport's own backpressure applies too.
+                if let gate { try await gate.produced(produced) }
             }
         } catch let error as ChatError {
             throw error
@@ -182,18 +188,98 @@ struct StreamDecoding<D: WireDecoder> {
 }
 
 /// Runs `body` in a task tied to the returned stream: cancelling the consumer cancels the request.
+/// The producer waits (`EventGate`) while more than `EventGate.high` events wait for the consumer.
 func makeEventStream(_ body: @escaping @Sendable (AsyncThrowingStream<ChatEvent, Error>.Continuation) async throws -> Void)
     -> AsyncThrowingStream<ChatEvent, Error> {
-    AsyncThrowingStream { continuation in
+    let gate = EventGate()
+    let inner = AsyncThrowingStream<ChatEvent, Error> { continuation in
         let task = Task {
             do {
-                try await body(continuation)
+                try await EventGate.$current.withValue(gate) { try await body(continuation) }
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
             }
         }
-        continuation.onTermination = { _ in task.cancel() }
+        continuation.onTermination = { _ in
+            task.cancel()
+            gate.release()
+        }
+    }
+    let reader = EventReader(inner.makeAsyncIterator(), gate: gate)
+    return AsyncThrowingStream(unfolding: { try await reader.next() })
+}
+
+/// Backpressure between a decoding task and the consumer of its events: the producer counts
+/// what it yielded and waits while more than `high` events are unread, until `low` are left.
+final class EventGate: Sendable {
+    static let high = 4096
+    static let low = 1024
+    @TaskLocal static var current: EventGate?
+
+    private struct State {
+        var pending = 0
+        var waiter: CheckedContinuation<Void, Never>?
+        var released = false
+    }
+    private let state = Mutex(State())
+
+    /// The producer yielded `count` events; waits while too many are unread.
+    func produced(_ count: Int) async throws {
+        let mustWait = state.withLock { s -> Bool in
+            s.pending += count
+            return s.pending > Self.high && !s.released
+        }
+        guard mustWait else { return }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { s -> Bool in
+                    if s.pending <= Self.low || s.released { return true }
+                    s.waiter = c
+                    return false
+                }
+                if now { c.resume() }
+            }
+        } onCancel: {
+            release()
+        }
+        try Task.checkCancellation()
+    }
+
+    /// The consumer took one event.
+    func consumed() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.pending -= 1
+            guard s.pending <= Self.low, let w = s.waiter else { return nil }
+            s.waiter = nil
+            return w
+        }
+        waiter?.resume()
+    }
+
+    /// Nobody will read any more: never wait again.
+    func release() {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.released = true
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        waiter?.resume()
+    }
+}
+
+/// Reads the event stream for its one consumer, telling the gate what was taken.
+private final class EventReader: @unchecked Sendable {
+    private var iterator: AsyncThrowingStream<ChatEvent, Error>.AsyncIterator
+    private let gate: EventGate
+    init(_ iterator: AsyncThrowingStream<ChatEvent, Error>.AsyncIterator, gate: EventGate) {
+        self.iterator = iterator
+        self.gate = gate
+    }
+    func next() async throws -> ChatEvent? {
+        let event = try await iterator.next()
+        if event != nil { gate.consumed() }
+        return event
     }
 }
 

@@ -113,11 +113,16 @@ struct App {
     }
 
     func configuration(for model: any ChatModel) -> AgentConfiguration {
-        AgentConfiguration(systemPrompt: Toolbox.systemPrompt(journal: journal), policy: policy(for: model),
+        var configuration = AgentConfiguration(systemPrompt: Toolbox.systemPrompt(journal: journal), policy: policy(for: model),
                            costEstimator: { provider, model, usage in
                                // The offline assistant runs here and costs nothing.
                                provider == "offline" ? 0 : ModelCatalog.costEstimator(provider, model, usage)
                            })
+        // For benchmarks (tools/stream-growth.sh): a larger cap on one answer's text, 1–1024 MB.
+        if let mb = environment["OFJ_MAX_ANSWER_MB"].flatMap(Int.init), (1...1024).contains(mb) {
+            configuration.limits.maxTextBytes = mb << 20
+        }
+        return configuration
     }
 
     static let configureHint = "set OFJ_PROVIDER and its key (e.g. OFJ_PROVIDER=gemini GEMINI_API_KEY=…); ofj doctor checks the setup"

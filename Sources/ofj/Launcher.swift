@@ -132,12 +132,16 @@ struct Launcher {
         // Whether stdout ends mid-line (streamed text), so a write's line starts on its own.
         var midLine = false
         let tools = app.tools
-        let watcher = Task.detached {
-            let base = Signals.interrupts.value
-            let termBase = Signals.terminations.value
-            while !Task.isCancelled {
-                if Signals.interrupts.value != base || Signals.terminations.value != termBase { runner.interrupt(threadID: threadID); return }
-                try? await Task.sleep(nanoseconds: 20_000_000)
+        let termBase = Signals.terminations.value
+        var terminated: Bool { Signals.terminations.value != termBase }
+        // On its own thread: a stream arriving at full speed can keep every task thread busy.
+        let watcher = SignalWatch {
+            runner.interrupt(threadID: threadID)
+            // SIGTERM must end the process within a second whatever the stream does; the clean
+            // path below takes milliseconds, this is the backstop (SQLite keeps every commit whole).
+            if Signals.terminations.value != termBase {
+                usleep(900_000)
+                _exit(Signals.terminationStatus)
             }
         }
         defer { watcher.cancel() }
@@ -145,6 +149,8 @@ struct Launcher {
         // any other event ends the text.
         var textFilter = TerminalText.StreamFilter()
         for await event in runner.events where event.runID == handle.runID {
+            // After SIGTERM nothing more is shown: what is still queued is saved already.
+            if terminated, case .textDelta = event.kind { continue }
             if case .textDelta = event.kind {} else { textFilter.reset() }
             if let recorder, case .approvalRequested = event.kind { recorder.answer(p.has("--yes") ? "y" : "n") }
             if case .approvalRequested = event.kind, !p.has("--yes") { refusedWrites += 1 }
@@ -182,9 +188,10 @@ struct Launcher {
         }
         // End the streamed answer's line; a failure that printed nothing leaves stdout empty.
         if midLine && !p.has("--json") { Console.out("\n") }
-        _ = await app.flusher?.shutdown(timeout: 2)
+        _ = await app.flusher?.shutdown(timeout: terminated ? 0.3 : 2)
         if let recorder { try await finishRecording(recorder) }
         guard let outcome else { return 1 }
+        if terminated && outcome.phase != .completed { return Signals.terminationStatus }
         switch outcome.phase {
         case .completed where refusedWrites > 0:
             // The answer finished, but what was asked for was not done: scripts must be able to tell.

@@ -62,6 +62,38 @@ import Testing
         #expect(selects.dropFirst().allSatisfy { $0.body.contains("(occurred_at, id) > (?, ?)") })
     }
 
+    @Test func exportStopsWhenTheSinkIgnoresTheCursor() async throws {
+        let (fake, outbox, commands) = try setup()
+        let now = Date().timeIntervalSince1970
+        for i in 1...12 { try outbox.enqueue(Fixtures.event(i, at: now - Double(13 - i))) }
+        fake.ignoresCursor = true
+        let dir = TempDirectory(prefix: "ofj-export")
+        let out = await commands.export(to: dir.file("out.csv"), pageSize: 5)
+        #expect(out.exitCode == 1)
+        #expect(out.stderr == "ofj: export failed: the diagnostics sink sent the same events again instead of the next page (it ignores the paging cursor); check the TURSO_DATABASE_URL server\n")
+        // Before: the same page was asked for again and again, without end.
+        #expect(fake.sent.filter { $0.body.contains("SELECT id, occurred_at") }.count == 2)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.csv")))
+    }
+
+    @Test func exportIsCappedInRowsAndBytesAndSaysSo() async throws {
+        let (_, outbox, commands) = try setup()
+        let now = Date().timeIntervalSince1970
+        for i in 1...12 { try outbox.enqueue(Fixtures.event(i, at: now - Double(13 - i))) }
+        let byRows = await commands.export(to: nil, pageSize: 5, maxRows: 7)
+        #expect(byRows.exitCode == 0)
+        #expect(byRows.stdout.split(separator: "\r\n").count == 8) // header + 7
+        #expect(byRows.stderr.contains("export stopped at 7 events, the most one export holds; use --since for a shorter span"))
+        let header = CSV.line(TursoSink.exportColumns).utf8.count
+        let all = await commands.export(to: nil, pageSize: 5)
+        let rowBytes = all.stdout.utf8.count - header
+        let byBytes = await commands.export(to: nil, pageSize: 5, maxBytes: header + rowBytes / 2)
+        #expect(byBytes.exitCode == 0)
+        #expect(byBytes.stdout.utf8.count <= header + rowBytes / 2)
+        #expect(byBytes.stderr.contains("export stopped at"))
+        #expect(all.stderr.isEmpty)
+    }
+
     @Test func exportHonoursSince() async throws {
         let (_, outbox, commands) = try setup()
         let now = Date().timeIntervalSince1970

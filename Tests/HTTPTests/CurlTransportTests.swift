@@ -206,6 +206,35 @@ struct CurlTransportTests {
         #expect(drained.bytes == body)
     }
 
+    // Issue 25 §4: a server writing at full speed to a consumer that lags filled the memory
+    // (every chunk was buffered). Past 4 MB the transfer now pauses, and the idle timeout does
+    // not count the pause.
+    @Test func aLaggingConsumerPausesTheTransferInsteadOfBufferingEverything() async throws {
+        let server = try LoopbackHTTPServer()
+        let pattern = (0..<4093).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var body: [UInt8] = []
+        body.reserveCapacity(12 << 20)
+        while body.count < 12 << 20 { body += pattern }
+        server.enqueue(.init(status: 200, body: body, framing: .contentLength))
+        let transport = CurlTransport()
+        let response = try await transport.send(request(server, timeouts: HTTPTimeouts(connect: 10, firstByte: 30, idle: 0.5)))
+        var iterator = response.body.makeAsyncIterator()
+        var received: [UInt8] = []
+        if let first = try await iterator.next() { received += first }
+        // Not reading: the transfer fills its 4 MB and pauses (wait for that, however busy the machine).
+        let until = ContinuousClock.now + .seconds(30)
+        while transport.peakBufferedBytes < (4 << 20) - (64 << 10) && ContinuousClock.now < until {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        // Longer than the idle limit: a paused transfer is not idle.
+        try await Task.sleep(for: .seconds(1))
+        #expect(transport.peakBufferedBytes >= (4 << 20) - (64 << 10))
+        #expect(transport.peakBufferedBytes <= 5 << 20, "held \(transport.peakBufferedBytes) bytes")
+        while let chunk = try await iterator.next() { received += chunk }
+        #expect(received.count == body.count)
+        #expect(received == body)
+    }
+
     @Test func headThenSilenceTripsFirstByteTimeout() async throws {
         let server = try LoopbackHTTPServer()
         server.enqueue(.init(status: 200, body: Array("data: {}\n\n".utf8), framing: .chunked, holdAfterBodyBytes: 0))

@@ -130,22 +130,11 @@ public final class REPLSession {
         var cost = 0.0
         var costKnown = true
         var printedError: String?
-        let baseline = interrupts.value
-        let terminationBaseline = terminations.value
         let runner = services.runner
-        let interrupts = self.interrupts
-        let terminations = self.terminations
         let threadID = handle.threadID
         // Ctrl-C lands in a counter; this watcher turns it into a stop within a few tens of ms.
-        let watcher = Task.detached {
-            while !Task.isCancelled {
-                if interrupts.value != baseline || terminations.value != terminationBaseline {
-                    runner.interrupt(threadID: threadID)
-                    return
-                }
-                try? await Task.sleep(nanoseconds: 20_000_000)
-            }
-        }
+        // It is a thread of its own: a stream arriving at full speed can keep the task pool busy.
+        let watcher = SignalWatch(interrupts: interrupts, terminations: terminations) { runner.interrupt(threadID: threadID) }
         defer { watcher.cancel() }
 
         var iterator = events

@@ -16,6 +16,8 @@ public final class InterruptFlag: Sendable {
 
 let processInterrupts = InterruptFlag()
 let processTerminations = InterruptFlag()
+/// The number of the last SIGTERM or SIGHUP (for the exit status, 128 + signal).
+let processTerminationSignal = Atomic<Int32>(0)
 
 public enum Signals {
     /// SIGINT counts an interrupt; SIGTERM and SIGHUP ask for a clean exit. No SA_RESTART, so a
@@ -27,7 +29,10 @@ public enum Signals {
         sa.sa_flags = 0
         sigaction(SIGINT, &sa, nil)
         var term = sigaction()
-        term.__sigaction_handler.sa_handler = { _ in processTerminations.raise() }
+        term.__sigaction_handler.sa_handler = { signal in
+            processTerminationSignal.store(signal, ordering: .relaxed)
+            processTerminations.raise()
+        }
         sigemptyset(&term.sa_mask)
         term.sa_flags = 0
         sigaction(SIGTERM, &term, nil)
@@ -37,4 +42,35 @@ public enum Signals {
 
     public static var interrupts: InterruptFlag { processInterrupts }
     public static var terminations: InterruptFlag { processTerminations }
+    /// The exit status for a termination signal: 143 for SIGTERM, 129 for SIGHUP.
+    public static var terminationStatus: Int32 {
+        let signal = processTerminationSignal.load(ordering: .relaxed)
+        return 128 + (signal == 0 ? SIGTERM : signal)
+    }
+}
+
+/// Watches the interrupt and termination counts on a thread of its own (never the task pool,
+/// which a fast stream can keep busy) and calls `action` once, within ~10 ms of a signal that
+/// came after the watch started.
+public final class SignalWatch: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    public init(interrupts: InterruptFlag = Signals.interrupts, terminations: InterruptFlag = Signals.terminations,
+                _ action: @escaping @Sendable () -> Void) {
+        let base = (interrupts.value, terminations.value)
+        let thread = Thread { [self] in
+            while !self.cancelled.load(ordering: .relaxed) {
+                if interrupts.value != base.0 || terminations.value != base.1 {
+                    action()
+                    return
+                }
+                usleep(10_000)
+            }
+        }
+        thread.name = "ofj-signals"
+        thread.start()
+    }
+
+    /// Ends the watch (the thread notices within ~10 ms).
+    public func cancel() { cancelled.store(true, ordering: .relaxed) }
 }

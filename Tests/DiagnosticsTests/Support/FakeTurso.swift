@@ -37,6 +37,12 @@ final class FakeTurso: HTTPTransport, @unchecked Sendable {
     /// Called with each request body before it runs (under no lock), e.g. to simulate a
     /// concurrent client changing the schema.
     var beforeRequest: (@Sendable (String, DatabaseQueue) -> Void)?
+    /// Answers every page as if it were the first (a sink that ignores the keyset cursor).
+    var ignoresCursor: Bool {
+        get { lock.withLock { _ignoresCursor } }
+        set { lock.withLock { _ignoresCursor = newValue } }
+    }
+    private var _ignoresCursor = false
 
     init(token: String? = nil) throws {
         db = try DatabaseQueue.inMemory()
@@ -154,7 +160,8 @@ final class FakeTurso: HTTPTransport, @unchecked Sendable {
     }
 
     private func execute(_ stmt: JSONValue, _ db: Database) throws -> JSONValue {
-        guard let sql = stmt["sql"]?.stringValue else { throw ProtocolFailure(message: "no sql") }
+        guard var sql = stmt["sql"]?.stringValue else { throw ProtocolFailure(message: "no sql") }
+        if ignoresCursor { sql = sql.replacingOccurrences(of: "(occurred_at, id) > (?, ?)", with: "((occurred_at, id) > (?, ?) OR 1)") }
         let args = try (stmt["args"]?.arrayValue ?? []).map(value)
         do {
             let statement = try db.prepare(sql)
