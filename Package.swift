@@ -26,11 +26,13 @@ let package = Package(
         .target(name: "Providers", dependencies: ["Agent", "HTTP"], swiftSettings: swiftSettings),
         .target(name: "Diagnostics", dependencies: ["SQLiteKit", "Agent", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
         .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition"], swiftSettings: swiftSettings),
+        // ofj as an MCP server: JSON-RPC over stdio, the same tools, approvals through elicitation, the same ledger.
+        .target(name: "MCP", dependencies: ["Agent", "SQLiteKit"], swiftSettings: swiftSettings),
         .target(name: "REPL", dependencies: ["CEditLine", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics", "OutputSafety"],
                 swiftSettings: swiftSettings),
         .target(name: "Transcripts", dependencies: ["REPL", "Agent", "Providers", "Journal", "NutritionTools", "Diagnostics", "SQLiteKit", "OutputSafety"],
                 swiftSettings: swiftSettings),
-        .executableTarget(name: "ofj", dependencies: ["REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools", "OutputSafety"],
+        .executableTarget(name: "ofj", dependencies: ["REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP"],
                           swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["SQLiteKit", "Agent", "HTTP", "CEditLine"], path: "Sources/TestSupport",
                 swiftSettings: swiftSettings),
@@ -46,6 +48,7 @@ let package = Package(
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionToolsTests", dependencies: ["NutritionTools", "Providers", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "MCPTests", dependencies: ["MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -154,6 +154,70 @@ public final class AgentRunner: Sendable {
             }
     }
 
+    /// Replaces the thread's last answer with a new one for the same message (`/retry`): the
+    /// answer's closing text (the assistant messages after its last tool result) is marked
+    /// superseded — kept as an earlier version, never sent again — and a new run answers from
+    /// there. Tool calls the answer made (and what they wrote) stay: a retry never repeats a write.
+    /// Returns the handle and how many earlier versions the message now has.
+    @discardableResult
+    public func regenerate(threadID: String, model: (any ChatModel)? = nil) throws -> (handle: RunHandle, versions: Int) {
+        let model = model ?? defaultModel
+        let runID = environment.ids.next()
+        let now = environment.clock.now()
+        let versions: Int
+        do {
+            versions = try store.queue.write { db -> Int in
+                // From the end through the (thread_id, seq) index: a long thread is not scanned.
+                guard let userSeq = try db.scalar("""
+                    SELECT seq FROM agent_messages WHERE thread_id = ? AND role = 'user' ORDER BY seq DESC LIMIT 1
+                    """, [threadID]).int else {
+                    throw AgentError(.nothingToContinue, "Nothing to retry in this thread yet.")
+                }
+                if try db.row("SELECT 1 FROM agent_runs WHERE thread_id = ? AND phase IN (\(ConversationStore.activePhaseList))", [threadID]) != nil {
+                    throw AgentError.busy
+                }
+                let lastKept = try db.scalar("""
+                    SELECT m.seq FROM agent_messages m
+                    WHERE m.thread_id = ?1 AND m.seq >= ?2
+                      AND NOT EXISTS (SELECT 1 FROM agent_superseded_messages s WHERE s.message_id = m.id)
+                      AND (m.role <> 'assistant'
+                           OR EXISTS (SELECT 1 FROM agent_message_parts p WHERE p.message_id = m.id AND p.kind = 'tool_call'))
+                    ORDER BY m.seq DESC LIMIT 1
+                    """, [threadID, userSeq]).int ?? userSeq
+                try db.execute("""
+                    INSERT INTO agent_superseded_messages (message_id, by_run_id, superseded_at)
+                    SELECT m.id, ?3, ?4 FROM agent_messages m
+                    WHERE m.thread_id = ?1 AND m.seq > ?2 AND m.role = 'assistant'
+                      AND NOT EXISTS (SELECT 1 FROM agent_superseded_messages s WHERE s.message_id = m.id)
+                    """, [threadID, lastKept, runID, now])
+                // A retry replaces a run left suspended, as a new message does.
+                try db.execute("""
+                    UPDATE agent_runs SET phase = 'cancelled', error_class = 'superseded',
+                        error_line = 'A newer answer replaced this interrupted one.', phase_changed_at = ?, finished_at = ?
+                    WHERE thread_id = ? AND phase = 'suspended'
+                    """, [now, now, threadID])
+                try db.execute("""
+                    INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at, owner)
+                    VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)
+                    """, [runID, threadID, model.provider, model.model, now, now, RunOwner.current])
+                try db.execute("UPDATE agent_threads SET provider = ?, model = ? WHERE id = ?", [model.provider, model.model, threadID])
+                return try db.scalar("""
+                    SELECT count(DISTINCT s.by_run_id) FROM agent_superseded_messages s JOIN agent_messages m ON m.id = s.message_id
+                    WHERE m.thread_id = ? AND m.seq > ?
+                    """, [threadID, userSeq]).int ?? 0
+            }
+        } catch let error as AgentError {
+            throw error
+        } catch let error as DatabaseError where Self.isActiveRunConflict(error) {
+            throw AgentError.busy
+        } catch {
+            throw AgentError.storage(error)
+        }
+        environment.emit(AgentEvent(threadID: threadID, runID: runID, kind: .phase(.queued)))
+        start(RunHandle(threadID: threadID, runID: runID), model: model, turnsUsed: 0)
+        return (RunHandle(threadID: threadID, runID: runID), versions)
+    }
+
     /// Resumes the thread's latest run if it is `suspended`: unanswered tool calls of its last
     /// complete turn run (committed writes return their ledger result), then the loop goes on.
     /// Nothing is sent to the provider unless the stored transcript needs another model turn.

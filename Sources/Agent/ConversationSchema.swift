@@ -168,5 +168,15 @@ extension ConversationStore {
             ALTER TABLE agent_approvals ADD COLUMN change TEXT;
             ALTER TABLE agent_ledger ADD COLUMN change TEXT;
             """)
+
+        // Answers replaced by `/retry` (`AgentRunner.regenerate`): kept as earlier versions, never
+        // sent to a model again.
+        migrator.register("agent-6-superseded-answers", sql: """
+            CREATE TABLE agent_superseded_messages (
+                message_id INTEGER PRIMARY KEY REFERENCES agent_messages(id) ON DELETE CASCADE,
+                by_run_id TEXT NOT NULL,
+                superseded_at REAL NOT NULL
+            );
+            """)
     }
 }

@@ -115,6 +115,36 @@ public final class ConversationStore: Sendable {
         }
     }
 
+    /// The thread's last `exchanges` user messages with everything after them (what `/open` and
+    /// `--resume` show). Reads from the end through the (thread_id, seq) index.
+    public func recentMessages(threadID: String, exchanges: Int) throws -> [StoredMessage] {
+        try queue.read { db in
+            let start = try db.scalar("""
+                SELECT seq FROM (SELECT seq FROM agent_messages WHERE thread_id = ? AND role = 'user' ORDER BY seq DESC LIMIT ?)
+                ORDER BY seq LIMIT 1
+                """, [threadID, max(1, exchanges)]).int
+            guard let start else { return [] }
+            return try Self.messages(db, threadID: threadID, afterSeq: start - 1)
+        }
+    }
+
+    /// Earlier versions of answers replaced by `/retry`, oldest first (not part of the transcript).
+    public func supersededAnswers(threadID: String) throws -> [StoredMessage] {
+        try queue.read { db in
+            let ids = try db.rows("""
+                SELECT m.id FROM agent_superseded_messages s JOIN agent_messages m ON m.id = s.message_id
+                WHERE m.thread_id = ? ORDER BY m.seq
+                """, [threadID]).compactMap { $0[0].int64 }
+            return try ids.compactMap { id -> StoredMessage? in
+                let text = try db.rows("SELECT body FROM agent_message_parts WHERE message_id = ? AND kind = 'text' ORDER BY ordinal", [id])
+                    .compactMap { $0[0].string }.joined()
+                guard let m = try db.row("SELECT seq, run_id, turn, created_at FROM agent_messages WHERE id = ?", [id]) else { return nil }
+                return StoredMessage(id: id, seq: m[0].int ?? 0, runID: m[1].string, turn: m[2].int, state: .complete,
+                                     createdAt: m[3].double ?? 0, message: Message(role: .assistant, parts: [.text(text)]))
+            }
+        }
+    }
+
     public func messageCount(threadID: String) throws -> Int {
         try queue.read { try $0.scalar("SELECT COUNT(*) FROM agent_messages WHERE thread_id = ?", [threadID]).int ?? 0 }
     }
@@ -260,6 +290,7 @@ extension ConversationStore {
                    p.kind, p.body, p.call_id, p.name, p.is_error, p.provider, p.subkind
             FROM agent_messages m LEFT JOIN agent_message_parts p ON p.message_id = m.id
             WHERE m.thread_id = ? AND m.seq > ?
+              AND NOT EXISTS (SELECT 1 FROM agent_superseded_messages s WHERE s.message_id = m.id)
             ORDER BY m.seq, p.ordinal
             """, [threadID, afterSeq]) { s in
             let id = s.value(at: 0).int64 ?? 0

@@ -9,11 +9,15 @@ public struct ApprovalRequest: Sendable, Hashable {
     public var toolName: String
     /// Human-readable preview of exactly what will change.
     public var preview: String
+    /// The call's arguments as JSON, as they would be applied (for editing them at the card).
+    public var arguments: String
     /// This asking, unique in the process: an answer is for the card it was given to, never for a
     /// later card of the same call (after Ctrl-C and `/continue` the call is asked about again).
     public var askID: Int
-    public init(threadID: String, runID: String, callID: String, toolName: String, preview: String, askID: Int? = nil) {
+    public init(threadID: String, runID: String, callID: String, toolName: String, preview: String, arguments: String = "{}",
+                askID: Int? = nil) {
         self.threadID = threadID
+        self.arguments = arguments
         self.runID = runID
         self.callID = callID
         self.toolName = toolName
@@ -30,9 +34,18 @@ public enum ApprovalDecision: String, Sendable, Hashable {
     case alwaysAllow = "always_allow"
 }
 
+/// What the person answered at a card: a decision, or new arguments for the call (edited at
+/// the card), which the runner re-validates and asks about again with a new card.
+public enum ApprovalAnswer: Sendable, Hashable {
+    case decision(ApprovalDecision)
+    case edited(arguments: String)
+}
+
 /// Asks the person. Time spent here does not count against deadlines. Cancellation means deny.
 public protocol ApprovalGate: Sendable {
     func decide(_ request: ApprovalRequest) async -> ApprovalDecision
+    /// The answer to a card, which may be edited arguments. Default: `decide`'s decision.
+    func answer(_ request: ApprovalRequest) async -> ApprovalAnswer
     /// Whether an "always allow" the person gave earlier in the thread (a thread grant) may approve
     /// a write without asking this gate. A non-interactive frontend (`ofj ask`) answers false, so
     /// that there only its own decision (`--yes`) ever allows a write.
@@ -41,6 +54,7 @@ public protocol ApprovalGate: Sendable {
 
 extension ApprovalGate {
     public var honoursThreadGrants: Bool { true }
+    public func answer(_ request: ApprovalRequest) async -> ApprovalAnswer { .decision(await decide(request)) }
 }
 
 /// Time source: wall time for records, monotonic time and sleeping for deadlines.

@@ -186,7 +186,9 @@ struct ToolExecutor: Sendable {
             record(.toolExecution, status: "rejected", turn: turn, call: call, errorClass: "invalid_arguments")
             return
         }
-        let arguments = resolved.arguments
+        var arguments = resolved.arguments
+        // The call as it is applied and recorded: the person may edit its arguments at the card.
+        var effective = call
         let context = context(call)
         let now = env.clock.now()
         try deferring(kept != nil) {
@@ -197,6 +199,7 @@ struct ToolExecutor: Sendable {
         emit(.toolStarted(callID: call.id, name: call.name, activity: ToolRegistry.oneLine(tool.activity(arguments: arguments))))
 
         var notice: String?
+        var editNote: String?
         var conflicts = 0
         while true {
             let planned: PlannedChange
@@ -214,7 +217,28 @@ struct ToolExecutor: Sendable {
                 // Planned at the time the card is drawn (a re-plan after a conflict sees the time now).
                 guard let p = try plan(tool, arguments: arguments, context: self.context(call), item: item, turn: turn) else { return }
                 planned = p
-                decision = try await approval(of: planned, notice: notice, key: key, call: call, setPhase: setPhase)
+                let asked = try await approval(of: planned, notice: notice, editNote: editNote, key: key, call: effective, edited: effective != call,
+                                               setPhase: setPhase)
+                editNote = nil
+                switch asked {
+                case .decision(let d):
+                    decision = d
+                case .edited(let text):
+                    // Edited at the card: checked against the tool's schema like the model's own
+                    // arguments, then planned and asked about again with a new card.
+                    let edit = ToolCall(id: call.id, name: call.name, arguments: text)
+                    switch env.tools.resolve(edit) {
+                    case .success(let r):
+                        arguments = r.arguments
+                        effective = ToolCall(id: call.id, name: call.name, arguments: r.arguments.serialized)
+                        notice = nil
+                        editNote = "Edited by you; the change is now:"
+                    case .failure(let rejection):
+                        editNote = "Your edit was not used (\(rejection.message)); the change is still:"
+                    }
+                    record(.approval, status: "edited", turn: turn, call: call, errorClass: nil)
+                    continue
+                }
             }
             if decision == .deny {
                 let output = ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
@@ -229,7 +253,8 @@ struct ToolExecutor: Sendable {
             try setPhase(.executingTools)
             try Task.checkCancellation()
             do {
-                try commit(planned, tool: tool, context: context, decision: decision, item: item, key: key, started: started)
+                try commit(planned, tool: tool, context: context, decision: decision, item: item, key: key, started: started,
+                           call: effective, edited: effective != call)
                 env.deferred.done(key)
                 return
             } catch let conflict as ChangeConflict {
@@ -290,8 +315,8 @@ struct ToolExecutor: Sendable {
     }
 
     /// A standing grant for this tool in this thread, or the person decides now about `planned`'s card.
-    private func approval(of planned: PlannedChange, notice: String?, key: CallKey, call: ToolCall,
-                          setPhase: (RunPhase) throws -> Void) async throws -> ApprovalDecision {
+    private func approval(of planned: PlannedChange, notice: String?, editNote: String? = nil, key: CallKey, call: ToolCall,
+                          edited: Bool = false, setPhase: (RunPhase) throws -> Void) async throws -> ApprovalAnswer {
         let decision: ApprovalDecision
         let granted = try env.approvals.honoursThreadGrants && env.store.queue.read { db in
             try db.row("SELECT 1 FROM agent_tool_grants WHERE thread_id = ? AND tool_name = ?", [handle.threadID, call.name]) != nil
@@ -304,43 +329,52 @@ struct ToolExecutor: Sendable {
         } else {
             try setPhase(.awaitingApproval)
             try env.faults?.reached(.beforeApproval, runID: handle.runID)
-            let card = notice.map { "Changed since the card you approved: \($0); nothing was written. The change as it is now:\n" + planned.card } ?? planned.card
-            let request = ApprovalRequest(threadID: handle.threadID, runID: handle.runID, callID: call.id, toolName: call.name, preview: card)
+            var card = notice.map { "Changed since the card you approved: \($0); nothing was written. The change as it is now:\n" + planned.card } ?? planned.card
+            if let editNote { card = editNote + "\n" + card }
+            let request = ApprovalRequest(threadID: handle.threadID, runID: handle.runID, callID: call.id, toolName: call.name, preview: card,
+                                          arguments: call.arguments)
             emit(.approvalRequested(request))
             let askedAt = env.clock.monotonic()
-            let answer = await env.approvals.decide(request)
+            let answer = await env.approvals.answer(request)
             let waited = env.clock.monotonic() - askedAt
             budget.exclude(waited)
             // Stopped while asking: no decision was made and nothing was written.
             try Task.checkCancellation()
-            decision = answer
-            try keepingDecision(key, decision, planned, waited: waited, stored: false) {
-                try recordApproval(key: key, call: call, decision: decision, source: "person", waited: waited, change: planned)
+            guard case .decision(let d) = answer else { return answer }
+            decision = d
+            let source = edited ? "person_edited" : "person"
+            try keepingDecision(key, decision, planned, waited: waited, stored: false, source: source) {
+                try recordApproval(key: key, call: call, decision: decision, source: source, waited: waited, change: planned)
             }
         }
         emit(.approvalDecided(callID: call.id, name: call.name, decision: decision))
         try env.faults?.reached(.afterApproval, runID: handle.runID)
-        return decision
+        return .decision(decision)
     }
 
     /// The change, its ledger row, the tool record and the transcript result commit together.
     private func commit(_ planned: PlannedChange, tool: any WriteTool, context: ToolContext, decision: ApprovalDecision,
-                        item: (ordinal: Int, call: ToolCall), key: CallKey, started: Double) throws {
-        let call = item.call
+                        item: (ordinal: Int, call: ToolCall), key: CallKey, started: Double, call: ToolCall, edited: Bool) throws {
         let registry = env.tools
         let faults = env.faults
         let threadID = handle.threadID
         let clock = env.clock
         let output = try env.store.queue.write { db -> ToolOutput in
-            if let existing = try ConversationStore.ledgerEntry(db, key) {
+            let output: ToolOutput
+            // The model hears that the person changed its arguments, and to what.
+            let arguments = call.arguments
+            let adjust: (ToolOutput) -> ToolOutput = edited ? { Self.notingEdit($0, arguments: arguments) } : { $0 }
+            switch try LedgerWrite.applyOnce(db, planned: planned, tool: tool, call: call, key: key, context: context, decision: decision,
+                                             registry: registry, now: { clock.now() }, adjust: adjust) {
+            case .replayed(let existing):
                 // Another process committed this call meanwhile: answer with its stored result.
                 try ConversationStore.recordResult(db, threadID: threadID, key: key, ordinal: item.ordinal, toolName: call.name,
                                                    output: existing.output, status: existing.output.isError ? .failed : .succeeded, now: clock.now())
                 return existing.output
+            case .applied(let applied):
+                output = applied
             }
-            let output = registry.bounded(try tool.apply(planned, context: context, database: db))
             let now = clock.now()
-            try Self.insertLedger(db, key: key, call: call, outcome: .committed, decision: decision, output: output, now: now, change: planned)
             try ConversationStore.recordResult(db, threadID: threadID, key: key, ordinal: item.ordinal, toolName: call.name,
                                                output: output, status: output.isError ? .failed : .succeeded, now: now)
             try faults?.reached(.insideWriteTransaction, runID: key.runID)
@@ -352,6 +386,15 @@ struct ToolExecutor: Sendable {
         d.totalMs = (env.clock.monotonic() - started) * 1000
         d.sizeBytes = output.content.utf8.count
         env.diagnostics.record(d)
+    }
+
+    /// A result that tells the model the person edited the call's arguments at the card.
+    static func notingEdit(_ output: ToolOutput, arguments: String) -> ToolOutput {
+        let edited = (try? JSONValue.parse(arguments)) ?? .string(arguments)
+        var object: [String: JSONValue]
+        if case .object(let o)? = try? JSONValue.parse(output.content) { object = o } else { object = ["result": .string(output.content)] }
+        object["arguments_edited_by_person"] = edited
+        return ToolOutput(content: JSONValue.object(object).serialized, summary: output.summary, isError: output.isError)
     }
 
     /// The latest approval of this call that allowed a change which was not written yet (the run

@@ -131,6 +131,13 @@ public final class PTYProcess: @unchecked Sendable {
     }
 
     public func signal(_ sig: Int32) { kill(pid, sig) }
+
+    /// Resizes the terminal, as a person dragging the window does (the program gets SIGWINCH).
+    public func resize(columns: UInt16, rows: UInt16 = 40) {
+        var ws = winsize(ws_row: rows, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &ws)
+        kill(pid, SIGWINCH)
+    }
 }
 
 /// Removes ANSI escape sequences, for comparing what a terminal shows.

@@ -209,8 +209,24 @@ public final class RecordingInput: SessionInput {
         }
         return r
     }
+    public func readChoice(prompt: String) -> LineInput {
+        let r = inner.readChoice(prompt: prompt)
+        switch r {
+        case .line(let a):
+            recorder.answer(a)
+            recorder.screen(prompt + a + "\n")
+        case .interrupt:
+            recorder.answer("ctrl-c")
+            recorder.screen(prompt + "^C\n")
+        case .eof:
+            recorder.screen(prompt + "(no answer in the transcript: add an 'approve:' line)\n")
+        }
+        return r
+    }
+    public func discardTypedAhead() { inner.discardTypedAhead() }
+    // Editing at a card is not offered while recording: a transcript has no way to replay an edit.
     public func remember(_ line: String) { inner.remember(line) }
-    public var completer: (@Sendable (String) -> [String])? {
+    public var completer: Completer? {
         get { inner.completer }
         set { inner.completer = newValue }
     }

@@ -6,7 +6,7 @@ import Synchronization
 
 final class ReplayInput: SessionInput {
     private var answers: [String] = []
-    var completer: (@Sendable (String) -> [String])?
+    var completer: Completer?
     /// Answers asked for when none was left (reported as a mismatch).
     private(set) var missingAnswers = 0
     /// The screen: a replayed answer is shown after its prompt, as a terminal would echo it.

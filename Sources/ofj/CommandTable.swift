@@ -159,6 +159,11 @@ enum OfjCommands {
                         arguments: [PositionalSpec("FILE", .file, variadic: true)],
                         options: [.flag("--update", "rewrite each file with what the replay shows"), .flag("--quiet", "print only failures and the total")],
                         action: .async { inv in await ReplayCommand(version: ctx.version).run(inv.arguments) }),
+            CommandSpec("mcp", summary: "serve the journal's tools and resources to an MCP client (Claude Code, Codex, Claude Desktop, …) over stdin/stdout; reads always, changes only with --allow-writes, each shown for approval",
+                        options: [.flag("--allow-writes", "let the client propose changes (each previewed and approved, written exactly once)")],
+                        action: .async { inv in
+                            try await MCPCommand.run(inv.arguments.has("--allow-writes") ? ["--allow-writes"] : [], paths: ctx.paths, version: ctx.version)
+                        }),
             CommandSpec("doctor", summary: "which providers are usable, and why not (never prints a key, nor credentials inside URLs); warns when the data folder is readable by other users; checks the database file (quick_check); exit 1 when config.json has a problem or the database is damaged",
                         action: .sync { _ in try launcher.doctor() }),
             CommandSpec("completion", summary: "print a shell completion script",

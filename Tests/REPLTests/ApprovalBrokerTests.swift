@@ -41,4 +41,18 @@ import Testing
         broker.resolve(next, .allowOnce)
         #expect(await broker.decide(next) == .allowOnce)
     }
+
+    /// Issue 17, REPL 6: `e` at the card answers with the edited arguments, which reach the runner
+    /// as such (it re-validates them and asks again); a decision-only gate reads them as no allow.
+    @Test func editedArgumentsReachTheRunnerAsAnEdit() async {
+        let broker = ApprovalBroker()
+        let card = request()
+        let waiting = Task { await broker.answer(card) }
+        try? await Task.sleep(for: .milliseconds(20))
+        broker.resolve(card, editedArguments: #"{"name":"Pear"}"#)
+        #expect(await waiting.value == .edited(arguments: #"{"name":"Pear"}"#))
+        let other = request()
+        broker.resolve(other, editedArguments: "{}")
+        #expect(await broker.decide(other) == .deny)
+    }
 }

@@ -86,6 +86,83 @@ import TestSupport
         p.send("/exit\r")
         #expect(await p.waitForExit() == 0)
     }
+
+    /// Issue 17, REPL 4: `--resume` shows where you were before the prompt: the last exchanges,
+    /// tool activity one line each.
+    @Test func resumeShowsTheLastExchangesBeforeThePrompt() async throws {
+        var p = try await start()
+        p.send("log 2 eggs for breakfast\r")
+        #expect(await p.read(until: "[a]lways for this tool in this thread: ") != nil)
+        p.send("y")
+        #expect(await p.read(until: "tokens") != nil)
+        _ = await p.read(timeout: 0.3)
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+
+        p = try PTYProcess(executable: try #require(OfjBinary.path), arguments: ["--resume"], environment: environment)
+        let screen = try #require(await p.read(until: "› ")).replacingOccurrences(of: "\r", with: "")
+        let shown = stripANSI(screen)
+        #expect(shown.contains("── earlier in this thread ──\n› log 2 eggs for breakfast\n"), "\(shown)")
+        #expect(shown.contains("  · log_reference_food: logged Egg, whole, raw, fresh to breakfast"), "\(shown)")
+        #expect(shown.contains("Logged Egg, whole, raw, fresh"), "\(shown)")
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
+
+    /// Issue 17, REPL 7: Tab completes whole Food Bank names (several words, from a word inside
+    /// the name too) and thread titles, not only ids.
+    @Test func tabCompletesWholeFoodNamesAndThreadTitles() async throws {
+        let backup = home.file("foods.json")
+        func food(_ id: Int, _ name: String) -> String {
+            """
+            {"id": "11111111-1111-1111-1111-11111111111\(id)", "kind": "single", "name": "\(name)",
+             "serving": {"quantity": 100, "unit": "g", "grams": 100}, "mappings": [], "nutrients": {"energy_kcal": 60},
+             "ingredients": [], "recipe_servings": 1, "calculator_ingredients": [], "is_on_shelf": true,
+             "is_manually_archived": false, "created_at": "2026-11-01T08:00:00.000Z", "updated_at": "2026-11-01T08:00:00.000Z"}
+            """
+        }
+        try """
+            {"schema_version": 1, "exported_at": "2026-11-29T10:00:00.000Z", "entries": [],
+             "foods": [\(food(1, "Greek yogurt, plain")), \(food(2, "Greek salad")), \(food(3, "Oat milk barista"))]}
+            """.write(toFile: backup, atomically: true, encoding: .utf8)
+        let imported = try await OfjBinary.run(["backup", "import", backup], environment: environment)
+        #expect(imported.status == 0, "\(imported.stderr)")
+
+        let p = try await start()
+        // What Tab made of each line is read back from the history, where the submitted lines go.
+        p.send("/foods greek yo\t")
+        _ = await p.read(timeout: 0.3)
+        p.send("\r")
+        #expect(await p.read(until: "Greek yogurt, plain") != nil)
+        // A word inside a name completes to the whole name.
+        p.send("/foods barist\t")
+        _ = await p.read(timeout: 0.3)
+        p.send("\r")
+        #expect(await p.read(until: "Oat milk barista") != nil)
+        // Two names share "Greek ": that much is completed, a second Tab lists both.
+        p.send("/foods gre\t")
+        _ = await p.read(timeout: 0.3)
+        p.send("\t")
+        let listing = stripANSI(await p.read(timeout: 0.5))
+        #expect(listing.contains("Greek salad  Greek yogurt, plain"), "\(listing.debugDescription)")
+        p.send("\u{15}")
+        // A thread title completes after /open, and /open takes it.
+        p.send("what did I eat today\r")
+        #expect(await p.read(until: "tokens") != nil)
+        p.send("/new\r")
+        #expect(await p.read(until: "New thread.") != nil)
+        p.send("/open what did\t")
+        _ = await p.read(timeout: 0.3)
+        p.send("\r")
+        #expect(await p.read(until: "Opened “what did I eat today”.") != nil)
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+        let history = try String(contentsOfFile: home.file("state/ofj/history"), encoding: .utf8)
+            .replacingOccurrences(of: "\\040", with: " ")
+        #expect(history.contains("/foods Greek yogurt, plain"), "\(history)")
+        #expect(history.contains("/foods Oat milk barista"), "\(history)")
+        #expect(history.contains("/open what did I eat today"), "\(history)")
+    }
 }
 
 /// The REPL with pipes: no prompt echo, no escape codes.

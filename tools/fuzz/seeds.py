@@ -144,11 +144,31 @@ def hrana_seeds(out):
         write(out, "hrana", bytes([selector]) + b)
 
 
+def mcp_seeds(out):
+    """JSON-RPC lines a client sends to ofj mcp, behind the selector byte (chunk size, small limit)."""
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+                                                                       "clientInfo": {"name": "c", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": {"name": "log_food", "arguments": {"name": "x", "idempotency_key": "k"}}},
+        {"jsonrpc": "2.0", "id": "ofj-1", "result": {"action": "accept"}},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "a"}},
+        [{"jsonrpc": "2.0", "id": 2, "method": "ping"}],
+    ]
+    text = "\n".join(json.dumps(l) for l in lines).encode() + b"\n"
+    for selector in (0x00, 0x03, 0x0F, 0x80, 0x85):
+        write(out, "mcp", bytes([selector]) + text)
+    big = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"q":"' + b"a" * 200 + b'"}}\r\n{"jsonrpc":"2.0","id":10,"method":"ping"}'
+    write(out, "mcp", bytes([0x81]) + big)
+    write(out, "mcp", bytes([0x02]) + b'{"jsonrpc": "2.0", "id": 1, "method"\n\n  \nnot json\n')
+
+
 def main():
     root, fixtures, out = sys.argv[1:4]
     provider_seeds(fixtures, out)
     transcript_seeds(root, out)
     hrana_seeds(out)
+    mcp_seeds(out)
     for t in sorted(os.listdir(out)):
         print(f"  seeds {t}: {len(os.listdir(os.path.join(out, t)))}")
 

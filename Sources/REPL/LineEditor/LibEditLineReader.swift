@@ -15,7 +15,7 @@ public final class LibEditLineReader: LineReader {
     private let historyLimit: Int32
     /// The prompt libedit draws; kept alive as a C string for the prompt callback.
     fileprivate var promptCString: UnsafeMutablePointer<CChar>?
-    public var completer: (@Sendable (String) -> [String])?
+    public var completer: Completer?
     fileprivate var interrupted = false
     fileprivate var discardedText = false
 
@@ -126,6 +126,8 @@ public final class LibEditLineReader: LineReader {
         return .line(text)
     }
 
+    public func pushBack(_ text: String) { el_push(editLine, text) }
+
     public func remember(_ line: String) {
         // Lines starting with a space stay out of history, as in shells.
         guard !line.hasPrefix(" "), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
@@ -147,19 +149,21 @@ public final class LibEditLineReader: LineReader {
         guard let info = el_line(editLine)?.pointee, let completer else { return UInt8(CC_ERROR) }
         let length = info.cursor - info.buffer
         let before = String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(info.buffer).assumingMemoryBound(to: UInt8.self), count: length), as: UTF8.self)
-        let candidates = completer(before)
-        let word = String(before.split(separator: " ", omittingEmptySubsequences: false).last ?? "")
+        let offered = completer(before)
+        let candidates = offered.candidates
         guard !candidates.isEmpty else { return UInt8(CC_REFRESH_BEEP) }
+        // What was typed is replaced (a name may start differently from the typed word, or
+        // differ in case); the common part of the candidates is inserted in its place.
+        let typed = String(before.suffix(offered.replacing))
         let common = candidates.dropFirst().reduce(candidates[0]) { commonPrefix($0, $1) }
-        if common.count > word.count {
-            el_insertstr(editLine, String(common.dropFirst(word.count)) + (candidates.count == 1 ? " " : ""))
+        let unique = candidates.count == 1
+        if unique || (common.count > typed.count) || (common.count == typed.count && common != typed && !common.isEmpty) {
+            if !typed.isEmpty { el_deletestr(editLine, Int32(typed.unicodeScalars.count)) }
+            el_insertstr(editLine, (unique ? candidates[0] : common) + (unique ? " " : ""))
             return UInt8(CC_REFRESH)
         }
-        if candidates.count > 1 {
-            fputs("\n" + candidates.joined(separator: "  ") + "\n", cedit_stdout())
-            return UInt8(CC_REDISPLAY)
-        }
-        return UInt8(CC_REFRESH)
+        fputs("\n" + candidates.joined(separator: "  ") + "\n", cedit_stdout())
+        return UInt8(CC_REDISPLAY)
     }
 }
 
@@ -168,6 +172,7 @@ nonisolated(unsafe) let emptyPrompt: UnsafeMutablePointer<CChar> = strdup("")!
 /// The prompt libedit draws (one line editor per process reads the terminal).
 nonisolated(unsafe) var currentPrompt: UnsafeMutablePointer<CChar> = emptyPrompt
 
+/// The common start of two candidates, ignoring case (the first one's spelling).
 func commonPrefix(_ a: String, _ b: String) -> String {
-    String(zip(a, b).prefix { $0 == $1 }.map(\.0))
+    String(zip(a, b).prefix { $0.lowercased() == $1.lowercased() }.map(\.0))
 }

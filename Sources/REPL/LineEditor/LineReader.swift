@@ -11,14 +11,35 @@ public enum LineInput: Equatable, Sendable {
     case interrupt
 }
 
+/// What Tab offers: `candidates` replace the last `replacing` characters before the cursor
+/// (a whole Food Bank name or thread title may replace several typed words).
+public struct Completions: Sendable, Equatable {
+    public var replacing: Int
+    public var candidates: [String]
+    public init(replacing: Int, candidates: [String]) {
+        self.replacing = replacing
+        self.candidates = candidates
+    }
+    public static let none = Completions(replacing: 0, candidates: [])
+}
+
+/// Called on Tab with the text before the cursor.
+public typealias Completer = @Sendable (String) -> Completions
+
 /// Where input lines come from. Continuation (a trailing backslash) is handled here, so callers
 /// always get whole messages.
 public protocol LineReader: AnyObject {
     func readLine(prompt: String) -> LineInput
     /// Records a submitted message in history (ignored where there is none).
     func remember(_ line: String)
-    /// Called on Tab with the text before the cursor; returns candidate completions of the last word.
-    var completer: (@Sendable (String) -> [String])? { get set }
+    /// Called on Tab with the text before the cursor.
+    var completer: Completer? { get set }
+    /// Gives keys back to be read first by the next read (a key read ahead by mistake).
+    func pushBack(_ text: String)
+}
+
+extension LineReader {
+    public func pushBack(_ text: String) {}
 }
 
 /// Joins physical lines ending in a backslash into one message.
@@ -37,7 +58,7 @@ func joinContinuation(first: String, next: () -> String?) -> String {
 /// Plain reader for pipes and files: no prompt echo, no escape codes.
 public final class PlainLineReader: LineReader {
     private let handle: UnsafeMutablePointer<FILE>
-    public var completer: (@Sendable (String) -> [String])?
+    public var completer: Completer?
 
     public init(file: UnsafeMutablePointer<FILE> = cedit_stdin()) { handle = file }
 

@@ -1,46 +1,84 @@
-// Tab completion: slash commands, their arguments (thread ids, model names) and Food Bank names.
+// Tab completion: slash commands, their arguments (thread ids and titles, model names) and whole
+// Food Bank names.
 import Agent
 import Journal
 
 enum Completion {
-    static func candidates(before: String, store: ConversationStore, journal: JournalStore, models: [String]) -> [String] {
+    /// Typed words a Food Bank name may replace at most ("greek yo" → "Greek yogurt, plain").
+    static let maxNameWords = 5
+
+    static func candidates(before: String, store: ConversationStore, journal: JournalStore, models: [String]) -> Completions {
         let words = before.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         let current = words.last ?? ""
+        let simple = { (list: [String]) in Completions(replacing: current.count, candidates: list) }
         if words.count == 1 {
             if current.hasPrefix("/") {
-                return SlashCommands.completions(prefix: String(current.dropFirst())).map { "/" + $0 }
+                return simple(SlashCommands.completions(prefix: String(current.dropFirst())).map { "/" + $0 })
             }
-            return foodNames(prefix: current, journal: journal)
+            return foodNames(before: before, journal: journal)
         }
         if let first = words.first, first.hasPrefix("/") {
+            let argument = String(before.dropFirst(first.count + 1))
             switch String(first.dropFirst()) {
             case "open", "delete":
-                let threads = (try? store.listThreads(limit: 200)) ?? []
-                return threads.map(\.id).filter { $0.hasPrefix(current) }
+                return threads(argument: argument, store: store)
             case "model":
-                return models.filter { $0.hasPrefix(current) }
+                return simple(models.filter { $0.hasPrefix(current) })
             case "provider":
-                return ["offline", "gemini", "openai", "openrouter", "azure", "anthropic", "ollama", "llamacpp", "vllm", "lmstudio"]
-                    .filter { $0.hasPrefix(current) }
+                return simple(["offline", "gemini", "openai", "openrouter", "azure", "anthropic", "ollama", "llamacpp", "vllm", "lmstudio"]
+                    .filter { $0.hasPrefix(current) })
             case "foods":
-                return foodNames(prefix: current, journal: journal)
+                return foodNames(before: argument, journal: journal)
             default:
-                return []
+                return .none
             }
         }
-        return foodNames(prefix: current, journal: journal)
+        return foodNames(before: before, journal: journal)
     }
 
-    /// Food Bank names whose words start with the prefix (only single-word completion here).
-    static func foodNames(prefix: String, journal: JournalStore) -> [String] {
-        guard prefix.count >= 2 else { return [] }
-        let items = (try? journal.searchFoods(prefix, limit: 20)) ?? []
+    /// Thread ids starting with the argument, and thread titles starting with it (ignoring case);
+    /// the whole argument (several words for a title) is replaced.
+    static func threads(argument: String, store: ConversationStore) -> Completions {
+        let threads = (try? store.listThreads(limit: 200)) ?? []
+        let key = argument.lowercased()
+        var out: [String] = []
+        for t in threads where t.id.hasPrefix(argument) && !argument.contains(" ") { out.append(t.id) }
+        if !key.isEmpty {
+            for t in threads {
+                let title = Terminal.sanitize(t.title, keepNewlines: false)
+                if title.lowercased().hasPrefix(key), !out.contains(title) { out.append(title) }
+            }
+        }
+        return Completions(replacing: argument.count, candidates: out)
+    }
+
+    /// Whole Food Bank names for the last words typed: the longest run of last words (up to
+    /// `maxNameWords`) that starts a name, or else the last word starting any word of a name.
+    static func foodNames(before: String, journal: JournalStore) -> Completions {
+        let words = before.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        guard let last = words.last else { return .none }
+        for n in stride(from: min(maxNameWords, words.count), through: 1, by: -1) {
+            // May end with a space ("Greek " after a first Tab completed the common part).
+            let typed = words.suffix(n).joined(separator: " ")
+            let query = typed.trimmingCharacters(in: .whitespaces)
+            guard !typed.hasPrefix(" "), query.count >= 2 else { continue }
+            let names = names(matching: query, journal: journal).filter { $0.lowercased().hasPrefix(typed.lowercased()) }
+            if !names.isEmpty { return Completions(replacing: typed.count, candidates: names) }
+        }
+        guard last.count >= 2 else { return .none }
+        // "yog" → "Greek yogurt": a word inside a name.
+        let inside = names(matching: last, journal: journal).filter { name in
+            name.lowercased().split(separator: " ").contains { $0.hasPrefix(last.lowercased()) }
+        }
+        return Completions(replacing: last.count, candidates: inside)
+    }
+
+    private static func names(matching text: String, journal: JournalStore) -> [String] {
+        let items = (try? journal.searchFoods(text, limit: 20)) ?? []
         var out: [String] = []
         for item in items {
-            for word in item.food.name.split(separator: " ") where word.lowercased().hasPrefix(prefix.lowercased()) {
-                let w = Terminal.sanitize(String(word), keepNewlines: false)
-                if !out.contains(w) { out.append(w) }
-            }
+            let name = Terminal.sanitize(item.food.name, keepNewlines: false)
+            if !out.contains(name) { out.append(name) }
         }
         return out.sorted()
     }

@@ -43,16 +43,16 @@ extension REPLSession {
                 try showDay("today")
             case "week":
                 let today = services.journal.today()
-                say(JournalViews.range(try services.journal.rangeSummary(from: try today.adding(days: -6), to: today)))
+                sayView(JournalViews.range(try services.journal.rangeSummary(from: try today.adding(days: -6), to: today)))
             case "foods":
-                say(JournalViews.foods(try services.journal.searchFoods(argument, limit: 50), query: argument))
+                sayView(JournalViews.foods(try services.journal.searchFoods(argument, limit: 50), query: argument))
             case "goals":
-                say(JournalViews.goals(try services.journal.goals()))
+                sayView(JournalViews.goals(try services.journal.goals()))
             case "usage":
                 try showUsage()
             case "context":
                 guard let report = services.contextReport else { say("Context details are not available for this model."); return }
-                say(Terminal.sanitize(try report(threadID)))
+                sayView(Terminal.sanitize(try report(threadID)))
             case "compact":
                 guard let compact = services.compact else { say("Compaction is not available for this model."); return }
                 say(Terminal.sanitize(try await compact(threadID, argument)))
@@ -80,6 +80,22 @@ extension REPLSession {
         } catch {
             say(style.red("✗ ") + Terminal.sanitize("\(error)", keepNewlines: false))
         }
+    }
+
+    /// A multi-line view (/day, /week, /foods, /goals, /context): on a terminal each line wraps at
+    /// word boundaries to its current width, continuation lines indented under the line's start.
+    func sayView(_ text: String) {
+        guard writer.width > 0 else { say(text); return }
+        let columns = max(20, Terminal.width())
+        var lines: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            guard TerminalTextWidth.columns(String(line)) > columns else { lines.append(String(line)); continue }
+            let lead = String(line.prefix { $0 == " " })
+            for (i, part) in Inline.wrapPlain(String(line), width: columns, indent: 2).enumerated() {
+                lines.append(i == 0 ? part : lead + "  " + part.dropFirst(lead.count))
+            }
+        }
+        say(lines.joined(separator: "\n"))
     }
 
     func setModel(_ model: any ChatModel) {
@@ -112,15 +128,25 @@ extension REPLSession {
         guard !key.isEmpty else { throw UsageError("give a thread id (see /threads)") }
         switch try services.store.findThread(idPrefix: key) {
         case .found(let t): return t
-        case .none: throw UsageError("no thread with id \(UsageError.quote(key)); /threads lists them")
         case .ambiguous(let matches): throw UsageError(Terminal.sanitize(ThreadMatch.ambiguityMessage(key, matches), keepNewlines: false))
+        case .none: break
         }
+        // A title (as Tab completes it): exact first, then a unique start, ignoring case.
+        let all = try services.store.listThreads(limit: 10_000)
+        let lower = key.lowercased()
+        let titled = { (t: ThreadSummary) in Terminal.sanitize(t.title, keepNewlines: false).lowercased() }
+        var matches = all.filter { titled($0) == lower }
+        if matches.isEmpty { matches = all.filter { titled($0).hasPrefix(lower) } }
+        guard !matches.isEmpty else { throw UsageError("no thread with id \(UsageError.quote(key)), nor a title starting so; /threads lists them") }
+        guard matches.count == 1 else { throw UsageError("\(matches.count) thread titles start with \(UsageError.quote(key)); type more of the id or title") }
+        return matches[0]
     }
 
     func open(_ argument: String) throws {
         let t = try resolveThread(argument)
         threadIDChanged(to: t.id)
         say("Opened “\(Terminal.sanitize(t.title, keepNewlines: false))”.")
+        for line in recap(threadID: t.id) { say(line) }
         if let run = try services.store.runs(threadID: t.id).last, run.phase == .suspended {
             say(style.yellow("Its last answer was interrupted. Type /continue to resume it."))
         }
@@ -140,15 +166,18 @@ extension REPLSession {
         if t.id == threadID { threadIDChanged(to: services.ids.next()) }
     }
 
+    /// Replaces the last answer with a new one for the same message; the earlier answer is kept
+    /// as a previous version (not sent to the model again). Each /retry makes another version.
     func retry() async throws {
         // Only the last user message is read: /retry on a 100,000-message thread stays instant.
         guard let text = try services.store.lastUserText(threadID: threadID) else {
             say("Nothing to retry in this thread yet.")
             return
         }
-        say(style.dim("Asking again: \(Terminal.sanitize(String(text.prefix(80)), keepNewlines: false))"))
         let started = services.clock.monotonic()
-        let handle = try services.runner.submit(threadID: threadID, text: text, model: currentModel)
+        let (handle, versions) = try services.runner.regenerate(threadID: threadID, model: currentModel)
+        let kept = versions == 1 ? "the previous answer is kept" : "\(versions) earlier answers are kept"
+        say(style.dim("Answering again: \(Terminal.sanitize(String(text.prefix(80)), keepNewlines: false)) (\(kept))"))
         await follow(handle, started: started)
     }
 
@@ -165,7 +194,7 @@ extension REPLSession {
                 day = try CalendarDay(parsing: argument)
             }
         }
-        say(JournalViews.day(try services.journal.dayView(day), today: today))
+        sayView(JournalViews.day(try services.journal.dayView(day), today: today))
     }
 
     func showUsage() throws {

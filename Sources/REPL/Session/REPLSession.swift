@@ -15,6 +15,11 @@ public final class REPLSession {
     let interrupts: InterruptFlag
     let terminations: InterruptFlag
     let writer: StreamWriter
+    /// The spinner line (terminal only).
+    let live: LiveLine
+    /// Model text rendered as Markdown, wrapped to the terminal (terminal with styling only;
+    /// piped and NO_COLOR output stays the model's plain text, wrapped by `writer`).
+    var markdown: MarkdownStream?
     /// The current thread; created in the store on the first message.
     public internal(set) var threadID: String
     private var events: AsyncStream<AgentEvent>.Iterator
@@ -31,6 +36,10 @@ public final class REPLSession {
         self.interrupts = interrupts
         self.terminations = terminations
         self.writer = StreamWriter(output: output, width: width)
+        // A sign of life only on a terminal with styling on (not piped, not NO_COLOR, not replay).
+        self.live = LiveLine(output: output, clock: services.clock, style: style, enabled: style.enabled && width > 0,
+                             width: { Terminal.width() })
+        if style.enabled && width > 0 { self.markdown = MarkdownStream(style: style, width: { Terminal.width() }) }
         self.threadID = threadID ?? services.ids.next()
         self.events = services.runner.events.makeAsyncIterator()
         self.currentModel = services.model()
@@ -43,7 +52,13 @@ public final class REPLSession {
     func threadIDChanged(to id: String) { threadID = id }
     func requestExit() { exitRequested = true }
 
-    func say(_ line: String = "") { writer.finishLine(); output.write(line + "\n") }
+    func say(_ line: String = "") { endText(); output.write(line + "\n") }
+
+    /// Ends streamed text: the Markdown renderer's last line and table, the writer's line.
+    func endText() {
+        if let rest = markdown?.finish(), !rest.isEmpty { output.write(rest) }
+        writer.finishLine()
+    }
 
     // MARK: - Start-up
 
@@ -71,6 +86,8 @@ public final class REPLSession {
     /// Reads and handles input until the person leaves; returns the exit status.
     public func runInteractive() async -> Int32 {
         say(banner())
+        // Opened on an existing thread (`--resume`, `--thread`): where the conversation was.
+        for line in recap(threadID: threadID) { say(line) }
         var lastInterruptAt: Double?
         var seenInterrupts = interrupts.value
         while !exitRequested {
@@ -136,6 +153,20 @@ public final class REPLSession {
         // It is a thread of its own: a stream arriving at full speed can keep the task pool busy.
         let watcher = SignalWatch(interrupts: interrupts, terminations: terminations) { runner.interrupt(threadID: threadID) }
         defer { watcher.cancel() }
+        let live = self.live
+        let ticker: Task<Void, Never>? = live.enabled ? Task.detached {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 100_000_000)
+                live.tick()
+            }
+        } : nil
+        defer {
+            ticker?.cancel()
+            live.end()
+        }
+        // Plain wrapping follows a resized terminal from one answer to the next.
+        if writer.width > 0 && writer.column == 0 { writer.width = Terminal.width() }
+        if writer.column == 0 { live.start(label: "waiting for the model") }
 
         var iterator = events
         defer { events = iterator }
@@ -146,13 +177,26 @@ public final class REPLSession {
             guard event.runID == handle.runID else { continue }
             if case .textDelta = event.kind {} else { textFilter.reset() }
             switch event.kind {
-            case .phase:
-                break
+            case .phase, .usage, .approvalDecided, .textDelta: break
+            default: live.end() // anything shown ends the spinner line first
+            }
+            switch event.kind {
+            case .phase(let phase):
+                if phase == .waitingForProvider && writer.column == 0 && !live.isActive { live.start(label: "waiting for the model") }
             case .textDelta(let text):
-                writer.write(textFilter.feed(text))
+                let clean = textFilter.feed(text)
+                // The spinner stays until text is actually shown (Markdown waits for whole lines).
+                if markdown != nil, let lines = markdown?.feed(clean) {
+                    if !lines.isEmpty { live.end(); output.write(lines) }
+                } else {
+                    if !clean.isEmpty { live.end() }
+                    writer.write(clean)
+                }
             case .toolStarted(_, _, let activity):
-                writer.finishLine()
-                output.write(style.dim("  · " + Terminal.sanitize(activity, keepNewlines: false)) + "\n")
+                endText()
+                let line = style.dim("  · " + Terminal.sanitize(activity, keepNewlines: false))
+                // On a terminal the activity line shows the spinner while the tool runs.
+                if live.enabled { live.start(base: line, label: "") } else { output.write(line + "\n") }
             case .toolFinished(_, let name, let status, let summary):
                 let line = Terminal.sanitize(summary, keepNewlines: false)
                 switch status {
@@ -179,7 +223,7 @@ public final class REPLSession {
                 printedError = error.line
                 say(style.red("✗ ") + hidingSecrets(Terminal.sanitize(error.line, keepNewlines: false)))
             case .finished(let outcome):
-                writer.finishLine()
+                endText()
                 if let e = outcome.error, e.line != printedError {
                     say((outcome.phase == .failed ? style.red("✗ ") : style.yellow("⏸ ")) + hidingSecrets(Terminal.sanitize(e.line, keepNewlines: false)))
                 }
@@ -202,15 +246,29 @@ public final class REPLSession {
     // MARK: - Approval card
 
     func approve(_ request: ApprovalRequest) async {
-        writer.finishLine()
+        endText()
         let preview = Terminal.sanitize(request.preview)
-        var card = [style.bold("┌ Approve: \(request.toolName)")]
-        for line in preview.split(separator: "\n", omittingEmptySubsequences: false) { card.append("│ " + line) }
+        // On a terminal the card wraps to its current width, continuation lines indented.
+        let columns = writer.width > 0 ? Terminal.width() : 0
+        var card = [style.bold("┌ Approve: \(Terminal.sanitize(request.toolName, keepNewlines: false))")]
+        for line in preview.split(separator: "\n", omittingEmptySubsequences: false) {
+            guard columns >= 20 else { card.append("│ " + line); continue }
+            for (i, part) in Inline.wrapPlain(String(line), width: columns - 2, indent: 2).enumerated() {
+                card.append((i == 0 ? "│ " : "│   ") + part)
+            }
+        }
         output.write(card.joined(separator: "\n") + "\n")
         // Keys typed before the card was drawn were not typed at it.
         input.discardTypedAhead()
+        let canEdit = input.canEdit
+        // A narrow terminal gets the short form of the question, so that it stays on one line.
+        let narrow = columns > 0 && columns < 70
+        let prompt = narrow ? (canEdit ? "└ [y]es/[n]o/[e]dit/[a]lways: " : "└ [y]es/[n]o/[a]lways: ")
+            : canEdit ? "└ [y]es / [n]o / [e]dit / [a]lways for this tool in this thread: "
+            : "└ [y]es / [n]o / [a]lways for this tool in this thread: "
+        let keys = canEdit ? "y, n, e or a" : "y, n or a"
         while true {
-            switch input.readAnswer(prompt: "└ [y]es / [n]o / [a]lways for this tool in this thread: ") {
+            switch input.readChoice(prompt: prompt) {
             case .line(let answer):
                 // Only a single key answers: "yesterday…" typed at the wrong moment is not a yes.
                 switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
@@ -223,10 +281,21 @@ public final class REPLSession {
                 case "a":
                     services.approvals.resolve(request, .alwaysAllow)
                     return
+                case "e" where canEdit:
+                    // The runner checks the edited arguments against the tool's schema and shows a new card.
+                    switch input.edit(PrettyJSON.format(request.arguments)) {
+                    case .edited(let text):
+                        services.approvals.resolve(request, editedArguments: text)
+                        return
+                    case .unchanged:
+                        say("The arguments were not changed; answer \(keys).")
+                    case .failed(let why):
+                        say(style.yellow("! ") + why + "; answer \(keys).")
+                    }
                 case "e":
-                    say("Editing is not available yet; answer y, n or a.")
+                    say("Editing needs a terminal; answer \(keys).")
                 default:
-                    say("Please answer y, n or a.")
+                    say("Please answer \(keys).")
                 }
             case .interrupt, .eof:
                 // Ctrl-C at the card stops the answer; nothing is recorded for this card, and

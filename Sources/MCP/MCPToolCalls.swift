@@ -1,0 +1,255 @@
+// tools/call and resources/read: reads run at once, writes are previewed, approved and ledgered.
+import Agent
+import SQLiteKit
+
+extension MCPServer {
+    /// How many times an approved change may turn out stale before the call gives up.
+    static let maxConflicts = 3
+
+    /// The answer to a `tools/call` request, or nil when none is to be sent (the input ended while
+    /// the person was being asked).
+    func callTool(id: JSONValue, params: JSONValue) async -> String? {
+        let started = clock.monotonic()
+        let sequence = state.withLock { s -> Int in
+            s.callSequence += 1
+            return s.callSequence
+        }
+        guard let name = params["name"]?.stringValue else {
+            return RPC.error(id: id, code: RPCErrorCode.invalidParams, message: "tools/call needs \"name\", the tool to call")
+        }
+        guard let tool = tools.tool(named: name) else {
+            record(sequence, tool: nil, status: "rejected", errorClass: "unknown_tool", started: started, size: 0)
+            let names = tools.tools.map(\.name).joined(separator: ", ")
+            return RPC.error(id: id, code: RPCErrorCode.invalidParams, message: "unknown tool '\(String(name.prefix(60)))'; available tools: \(names)")
+        }
+        // Absent or null arguments are no arguments; anything else must pass the tool's schema.
+        var arguments: JSONValue = .object([:])
+        if let given = params["arguments"], !given.isNull { arguments = given }
+        let outcome: (output: ToolOutput, status: String, errorClass: String?)?
+        if tool.effect == .write {
+            outcome = await write(tool, arguments: arguments, requestID: id, sequence: sequence)
+        } else {
+            outcome = await read(tool, arguments: arguments, callID: "mcp-\(sequence)")
+        }
+        guard let outcome else { return nil }
+        record(sequence, tool: tool.name, status: outcome.status, errorClass: outcome.errorClass, started: started,
+               size: outcome.output.content.utf8.count)
+        return RPC.result(id: id, Self.toolResult(outcome.output))
+    }
+
+    /// The MCP form of a tool's answer: the JSON as text, and as structured content when it is an object.
+    static func toolResult(_ output: ToolOutput) -> JSONValue {
+        var result: [String: JSONValue] = [
+            "content": [["type": "text", "text": .string(output.content)]],
+            "isError": .bool(output.isError),
+        ]
+        if let parsed = try? JSONValue.parse(output.content), case .object = parsed { result["structuredContent"] = parsed }
+        return .object(result)
+    }
+
+    // MARK: - Reads
+
+    private func read(_ tool: any Tool, arguments: JSONValue, callID: String) async -> (output: ToolOutput, status: String, errorClass: String?) {
+        let call = ToolCall(id: callID, name: tool.name, arguments: arguments.serialized)
+        switch tools.resolve(call) {
+        case .failure(let rejection):
+            return (rejection.output, "rejected", "invalid_arguments")
+        case .success(let resolved):
+            let context = ToolContext(threadID: configuration.threadID, runID: configuration.sessionRunID, callID: callID,
+                                      now: WallTime(secondsSince1970: clock.now()))
+            do {
+                let raw = try await resolved.tool.execute(arguments: resolved.arguments, context: context)
+                return (tools.bounded(raw), raw.isError ? "failed" : "succeeded", nil)
+            } catch let e as ToolArgumentError {
+                return (.error(e.description), "rejected", "invalid_arguments")
+            } catch {
+                return (.error("\(tool.name) failed (\(error)); try again later"), "failed", "tool_error")
+            }
+        }
+    }
+
+    // MARK: - Writes
+
+    static let writesOffMessage = "ofj mcp was started without --allow-writes, so it does not change the journal. "
+        + "To allow changes (each one shown for approval), start the server as: ofj mcp --allow-writes"
+
+    private func write(_ tool: any Tool, arguments: JSONValue, requestID: JSONValue, sequence: Int) async
+        -> (output: ToolOutput, status: String, errorClass: String?)? {
+        guard configuration.allowWrites else { return (.error(Self.writesOffMessage), "refused", "writes_disabled") }
+        guard let writeTool = tool as? any WriteTool else {
+            return (.error("'\(tool.name)' is declared as a write tool but cannot apply changes"), "rejected", "invalid_arguments")
+        }
+        // The key: an explicit idempotency key (shared by every session), else the request id in this session.
+        var args = arguments
+        let key: CallKey
+        var explicitKey = false
+        if case .object(var o) = args, let given = o.removeValue(forKey: "idempotency_key") {
+            explicitKey = true
+            guard let text = given.stringValue, !text.isEmpty, text.count <= 200 else {
+                return (.error("idempotency_key must be a string of 1 to 200 characters"), "rejected", "invalid_arguments")
+            }
+            args = .object(o)
+            key = CallKey(runID: configuration.keyRunID, turn: 0, callID: "key:" + text)
+        } else {
+            key = CallKey(runID: configuration.sessionRunID, turn: 1, callID: "request:" + requestID.serialized)
+        }
+        let call = ToolCall(id: key.callID, name: tool.name, arguments: args.serialized)
+        do {
+            try openSession()
+            if let entry = try ledger.entry(key) {
+                // A retry repeats the call; the same key on another call is a mistake, not a retry.
+                guard entry.toolName == tool.name, try ledger.recordedArguments(key) == call.arguments else {
+                    return (.error("this \(explicitKey ? "idempotency_key" : "request id") was already used for a different change (\(entry.toolName)); "
+                                   + "nothing was written. Use a new one for a new change"), "rejected", "key_reused")
+                }
+                return (entry.output, "ledger_replayed", nil)
+            }
+        } catch {
+            log("\(tool.name): the journal could not be read (\(type(of: error))); nothing was written")
+            return (.error("the journal could not be read (\(error)); nothing was written, try again"), "failed", "storage")
+        }
+        guard case .success(let resolved) = tools.resolve(call) else {
+            if case .failure(let rejection) = tools.resolve(call) { return (rejection.output, "rejected", "invalid_arguments") }
+            return nil
+        }
+        var notice: String?
+        for _ in 0..<Self.maxConflicts {
+            let context = ToolContext(threadID: configuration.threadID, runID: key.runID, callID: key.callID,
+                                      now: WallTime(secondsSince1970: clock.now()))
+            let planned: PlannedChange
+            do {
+                planned = try ledger.store.queue.read { db in try writeTool.preview(arguments: resolved.arguments, context: context, database: db) }
+            } catch let e as ToolArgumentError {
+                return (.error(e.description), "rejected", "invalid_arguments")
+            } catch {
+                return (.error("\(tool.name) could not prepare this change (\(error)); nothing was written"), "failed", "tool_error")
+            }
+            let decision: ApprovalDecision
+            let source: String
+            let waited: Double
+            if session.clientElicits {
+                let card = notice.map { "Changed since the card you approved: \($0); nothing was written. The change as it is now:\n" + planned.card }
+                    ?? planned.card
+                let askedAt = clock.monotonic()
+                let answer = await ask(method: "elicitation/create", params: [
+                    "message": .string("Approve: \(tool.name)\n\(card)"),
+                    "requestedSchema": ["type": "object", "properties": [:]],
+                ])
+                waited = clock.monotonic() - askedAt
+                guard let answer else {
+                    // Input ended or the call was cancelled while asking: nothing decided, nothing written.
+                    if Task.isCancelled { return (.error("cancelled before the person answered; nothing was written"), "cancelled", nil) }
+                    return nil
+                }
+                switch answer["action"]?.stringValue {
+                case "accept":
+                    decision = .allowOnce
+                case "decline":
+                    decision = .deny
+                default:
+                    let output = ToolOutput.error("the person closed the approval without answering; nothing was written")
+                    return (output, "cancelled", nil)
+                }
+                source = "mcp_elicitation"
+            } else {
+                // No elicitation: the client's own tool approval is the person's decision.
+                decision = .allowOnce
+                source = "mcp_client"
+                waited = 0
+            }
+            do {
+                try ledger.recordDecision(key: key, call: call, decision: decision, source: source, waited: waited, change: planned, now: clock.now())
+                var d = diagnostic(sequence, tool: tool.name, status: decision.rawValue)
+                d.operation = .approval
+                d.totalMs = waited * 1000
+                diagnostics.record(d)
+                if decision == .deny {
+                    let output = ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
+                                            summary: "declined; nothing was written")
+                    let stored = try ledger.recordUnwritten(key: key, call: call, outcome: .denied, decision: .deny, output: output,
+                                                            change: planned, now: clock.now())
+                    return (stored.output, "denied", nil)
+                }
+                let outcome = try ledger.apply(planned, tool: writeTool, call: call, key: key, context: context, decision: decision, now: clock.now())
+                if case .replayed = outcome { return (outcome.output, "ledger_replayed", nil) }
+                return (outcome.output, outcome.output.isError ? "failed" : "succeeded", nil)
+            } catch let conflict as ChangeConflict {
+                notice = conflict.message
+                continue
+            } catch let e as ToolArgumentError {
+                return unwritten(key: key, call: call, decision: decision, planned: planned, output: .error(e.description), errorClass: "invalid_arguments")
+            } catch let e as DatabaseError where e.isBusy {
+                return (.error("the journal is busy (another ofj is writing); nothing was written, try again"), "failed", "busy")
+            } catch {
+                // stderr gets the kind of error only: its text may quote journal values.
+                log("\(tool.name) failed (\(type(of: error))); nothing was written")
+                let output = ToolOutput.error("\(tool.name) failed and nothing was written (\(error)); tell the person, do not retry on your own")
+                return unwritten(key: key, call: call, decision: decision, planned: planned, output: output, errorClass: "tool_error")
+            }
+        }
+        let message = "\(tool.name) was not done: \(notice ?? "the data changed") while the change waited for approval, again; nothing was written. Look it up again"
+        return unwritten(key: key, call: call, decision: .allowOnce, planned: nil, output: .error(message), errorClass: "changed_since_preview")
+    }
+
+    /// Stores a failed write in the ledger (so a retry gets this answer, as in the agent) and answers with it.
+    private func unwritten(key: CallKey, call: ToolCall, decision: ApprovalDecision, planned: PlannedChange?, output: ToolOutput,
+                           errorClass: String) -> (output: ToolOutput, status: String, errorClass: String?) {
+        let stored = (try? ledger.recordUnwritten(key: key, call: call, outcome: .failed, decision: decision, output: output,
+                                                  change: planned, now: clock.now()))?.output ?? output
+        return (stored, "failed", errorClass)
+    }
+
+    private func openSession() throws {
+        let opened = state.withLock { $0.sessionOpened }
+        guard !opened else { return }
+        let now = clock.now()
+        try ledger.openSession(threadID: configuration.threadID, threadTitle: "MCP clients (ofj mcp)", runID: configuration.sessionRunID, now: now)
+        try ledger.openSession(threadID: configuration.threadID, threadTitle: "MCP clients (ofj mcp)", runID: configuration.keyRunID, now: now)
+        state.withLock { $0.sessionOpened = true }
+    }
+
+    // MARK: - Resources
+
+    func readResource(id: JSONValue, params: JSONValue) async -> String {
+        guard let uri = params["uri"]?.stringValue else {
+            return RPC.error(id: id, code: RPCErrorCode.invalidParams, message: "resources/read needs \"uri\"")
+        }
+        guard let resource = configuration.resources.first(where: { $0.uri == uri }), let tool = tools.tool(named: resource.toolName) else {
+            return RPC.error(id: id, code: RPCErrorCode.resourceNotFound, message: "resource not found",
+                             data: ["uri": .string(String(uri.prefix(200)))])
+        }
+        // A resource is one of the read tools with fixed arguments.
+        let started = clock.monotonic()
+        let sequence = state.withLock { s -> Int in
+            s.callSequence += 1
+            return s.callSequence
+        }
+        let outcome = await read(tool, arguments: resource.arguments, callID: "mcp-\(sequence)")
+        record(sequence, tool: tool.name, status: outcome.status, errorClass: outcome.errorClass, started: started,
+               size: outcome.output.content.utf8.count)
+        guard !outcome.output.isError else {
+            return RPC.error(id: id, code: RPCErrorCode.internalError, message: "\(resource.uri) could not be read: \(outcome.output.summary)")
+        }
+        return RPC.result(id: id, ["contents": [["uri": .string(resource.uri), "mimeType": "application/json", "text": .string(outcome.output.content)]]])
+    }
+}
+
+extension MCPServer {
+    func diagnostic(_ sequence: Int, tool: String?, status: String) -> AgentDiagnostic {
+        var d = AgentDiagnostic(operation: .toolExecution, status: status)
+        d.provider = "mcp"
+        d.threadID = configuration.threadID
+        d.runID = configuration.sessionRunID
+        d.callID = "mcp-\(sequence)"
+        d.toolName = tool
+        return d
+    }
+
+    func record(_ sequence: Int, tool: String?, status: String, errorClass: String?, started: Double, size: Int) {
+        var d = diagnostic(sequence, tool: tool, status: status)
+        d.errorClass = errorClass
+        d.totalMs = (clock.monotonic() - started) * 1000
+        d.sizeBytes = size
+        diagnostics.record(d)
+    }
+}
