@@ -31,7 +31,10 @@ with open(os.path.join(CONFIG, "ofj", "credentials"), "w") as f:
 os.chmod(os.path.join(CONFIG, "ofj", "credentials"), 0o644)
 ENV = {"OFJ_HOME": HOME, "XDG_CONFIG_HOME": CONFIG, "PATH": os.environ.get("PATH", ""), "TZ": "UTC", "NO_COLOR": "1",
        # A provider key in the environment must never be needed nor reach anything.
-       "GEMINI_API_KEY": "sk-planted-secret-0123456789"}
+       "GEMINI_API_KEY": "sk-planted-secret-0123456789",
+       # Tests never reach the internet: the packaged-food tools get a closed loopback port, so
+       # their lookups end with the offline line (what a person without a network sees).
+       "OPENFOODFACTS_BASE_URL": "http://127.0.0.1:9", "FDC_BASE_URL": "http://127.0.0.1:9"}
 FAILURES = []
 
 
@@ -114,7 +117,7 @@ async def read_only_session():
 
             tools = (await s.list_tools()).tools
             names = [t.name for t in tools]
-            check(len(tools) == 23, f"tools/list offers the assistant's 23 tools ({len(tools)})")
+            check(len(tools) == 27, f"tools/list offers the assistant's 27 tools, packaged foods included ({len(tools)})")
             by = {t.name: t for t in tools}
             check(by["get_goals"].annotations.read_only_hint is True, "a read tool is readOnlyHint")
             check(by["log_food"].annotations.read_only_hint is False and by["log_food"].annotations.destructive_hint is False,
@@ -143,11 +146,13 @@ async def read_only_session():
                 "search_journal": {"text": "egg"}, "get_nutrient_breakdown": {"nutrient": "protein_g"},
                 "search_food_bank": {}, "get_saved_food": {"food_id": "00000000-0000-0000-0000-000000000000"},
                 "list_brands": {}, "get_goals": {}, "search_reference_foods": {"query": "banana"}, "recommend_shelf_foods": {},
+                "lookup_barcode": {"barcode": "3017620422003"}, "search_packaged_foods": {"query": "hazelnut spread"},
             }
             for t in tools:
                 if t.annotations.read_only_hint:
                     r = await s.call_tool(t.name, arguments[t.name])
-                    expect_error = t.name == "get_saved_food"  # no such food: a precise error result
+                    # No such food, and no network for packaged foods: precise error results.
+                    expect_error = t.name in ("get_saved_food", "lookup_barcode", "search_packaged_foods")
                     check(bool(r.is_error) == expect_error and r.content and (r.structured_content is not None),
                           f"read tool {t.name} answers{' (unknown id: error result)' if expect_error else ''}")
             check(ref_id is not None, "reference search finds an egg")

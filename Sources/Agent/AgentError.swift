@@ -38,6 +38,9 @@ public struct AgentError: Error, Sendable, Hashable, CustomStringConvertible {
         if let db = error as? DatabaseError, db.isBusy {
             return AgentError(.storage, "The database is locked by another ofj process; close it or try again in a moment.")
         }
+        if let db = error as? DatabaseError, db.isDamaged {
+            return AgentError(.storage, "Could not save: " + DatabaseError.damagedLine + ".")
+        }
         return AgentError(.storage, "Could not save the conversation (\(error)); check disk space and permissions, then try again.")
     }
 }

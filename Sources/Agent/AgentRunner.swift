@@ -46,6 +46,8 @@ struct RunnerEnvironment: Sendable {
     var configuration: AgentConfiguration
     var assembler: any RequestAssembler
     var faults: (any FaultInjector)?
+    /// Approved writes the disk or a lock refused, kept for `continueRun`.
+    var deferred = DeferredWrites()
     var emit: @Sendable (AgentEvent) -> Void
 }
 
@@ -230,9 +232,16 @@ public final class AgentRunner: Sendable {
                                               [threadID]).map(ConversationStore.runRecord) else {
                     throw AgentError(.nothingToContinue, "This thread has nothing to continue; send a message instead.")
                 }
-                if latest.phase.isActive { throw AgentError.busy }
-                guard latest.phase == .suspended else {
+                // A run suspended because the disk or a lock refused an approved write, whose
+                // `suspended` phase the database refused too: still "active" in the file, but
+                // nobody runs it.
+                let stranded = environment.deferred.isStranded(latest.id) && !isRunning(latest.id)
+                if latest.phase.isActive && !stranded { throw AgentError.busy }
+                guard latest.phase == .suspended || stranded else {
                     throw AgentError(.nothingToContinue, "The last answer in this thread is not interrupted; send a message instead.")
+                }
+                if stranded {
+                    try db.execute("UPDATE agent_tool_calls SET status = 'interrupted', finished_at = ? WHERE run_id = ? AND status = 'running'", [now, latest.id])
                 }
                 try db.execute("""
                     UPDATE agent_runs SET phase = 'queued', error_class = NULL, error_line = NULL, phase_changed_at = ?, finished_at = NULL,
@@ -246,6 +255,7 @@ public final class AgentRunner: Sendable {
         } catch {
             throw AgentError.storage(error)
         }
+        environment.deferred.unstrand(record.id)
         environment.emit(AgentEvent(threadID: threadID, runID: record.id, kind: .phase(.queued)))
         start(RunHandle(threadID: threadID, runID: record.id), model: model, turnsUsed: record.turnsUsed)
         return RunHandle(threadID: threadID, runID: record.id)
@@ -313,6 +323,8 @@ public final class AgentRunner: Sendable {
         return done
     }
 
+    private func isRunning(_ runID: String) -> Bool { state.withLock { $0.active[runID] != nil } }
+
     /// Whether this runner is working on the thread right now.
     public func isActive(threadID: String) -> Bool {
         state.withLock { $0.active.values.contains { $0.threadID == threadID } }
@@ -335,7 +347,8 @@ public final class AgentRunner: Sendable {
                 let sql = "SELECT id, owner FROM agent_runs WHERE phase IN (\(ConversationStore.activePhaseList))"
                     + (threadID == nil ? "" : " AND thread_id = ?") + " ORDER BY created_at"
                 let ids = try db.rows(sql, threadID.map { [$0] } ?? [])
-                    .filter { RunOwner.isOrphaned($0[1].string, includingThisProcess: threadID == nil) }
+                    .filter { RunOwner.isOrphaned($0[1].string, includingThisProcess: threadID == nil)
+                        || environment.deferred.isStranded($0[0].string ?? "") }
                     .compactMap { $0[0].string }.filter { !mine.contains($0) }
                 for id in ids {
                     try ConversationStore.setPhase(db, runID: id, .suspended, now: now,
@@ -346,6 +359,7 @@ public final class AgentRunner: Sendable {
                 return ids
             }
             for id in recovered {
+                environment.deferred.unstrand(id)
                 var d = AgentDiagnostic(operation: .run, status: "recovered_suspended")
                 d.runID = id
                 environment.diagnostics.record(d)

@@ -61,6 +61,7 @@ final class RunExecution {
     /// Turns an error into the run's final state, one user-facing line and diagnostics.
     private func end(after error: any Error) -> RunOutcome {
         let cancelled = Task.isCancelled && (error is CancellationError || stop.value != nil)
+        if !cancelled, let notSaved = error as? WriteNotSaved { return suspend(notSaved.line) }
         do {
             if cancelled {
                 let mode = stop.value ?? .suspend
@@ -85,11 +86,32 @@ final class RunExecution {
         } catch let crash as SimulatedCrash {
             return RunOutcome(phase: phase, text: lastText, error: AgentError(.internal, "simulated crash at \(crash.point.rawValue)"))
         } catch {
-            // The database refused even the final bookkeeping: report it; recovery will suspend the run.
+            // The database refused even the final bookkeeping: report it. The run is still "active"
+            // in the file; stranded, it can be taken over by /continue or a new message here (and
+            // by recovery at the next start).
+            env.deferred.strand(handle.runID)
             let failure = AgentError.storage(error)
             emit(.error(failure))
             return finish(RunOutcome(phase: .failed, text: lastText, error: failure))
         }
+    }
+
+    /// The disk or a lock refused an approved write: the run waits, suspended, with the decision
+    /// kept, for `/continue`. If the database refuses even the new phase, the runner remembers the
+    /// run as stranded so `/continue` (or a new message) can take it over in this process.
+    private func suspend(_ line: AgentError) -> RunOutcome {
+        var d = diagnostic(.failure, status: "suspended")
+        d.errorClass = line.kind.rawValue
+        env.diagnostics.record(d)
+        do {
+            try tools.markUnanswered(cancelled: false)
+            try setPhase(.suspended, error: line)
+        } catch let crash as SimulatedCrash {
+            return RunOutcome(phase: phase, text: lastText, error: AgentError(.internal, "simulated crash at \(crash.point.rawValue)"))
+        } catch {
+            env.deferred.strand(handle.runID)
+        }
+        return finish(RunOutcome(phase: .suspended, text: lastText, error: line))
     }
 
     private func finish(_ outcome: RunOutcome) -> RunOutcome {

@@ -169,9 +169,14 @@ struct ToolExecutor: Sendable {
 
         // Already decided or done (resumed run, retry, replay): the stored result, never a second write.
         if let entry = try env.store.ledgerEntry(key) {
+            env.deferred.done(key)
             try answerFromLedger(entry, ordinal: item.ordinal, call: call)
             return
         }
+        // A resumed run whose call was approved before it stopped applies the change that was
+        // approved, never a new plan of it (kept in `agent_approvals`, or only in this runner's
+        // memory when the disk or a lock refused even the approval row).
+        var kept = try keptApproval(key)
         guard case .success(let resolved) = env.tools.resolve(call), let tool = resolved.tool as? any WriteTool else {
             let rejection: ToolRejection
             if case .failure(let r) = env.tools.resolve(call) { rejection = r } else {
@@ -186,14 +191,13 @@ struct ToolExecutor: Sendable {
         var effective = call
         let context = context(call)
         let now = env.clock.now()
-        try env.store.queue.write { db in
-            try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, call: call, effect: .write, now: now)
+        try deferring(kept != nil) {
+            try env.store.queue.write { db in
+                try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, call: call, effect: .write, now: now)
+            }
         }
         emit(.toolStarted(callID: call.id, name: call.name, activity: ToolRegistry.oneLine(tool.activity(arguments: arguments))))
 
-        // A resumed run whose call was approved before it stopped applies the change that was
-        // approved, never a new plan of it.
-        var kept = try keptApproval(key)
         var notice: String?
         var editNote: String?
         var conflicts = 0
@@ -204,6 +208,11 @@ struct ToolExecutor: Sendable {
                 kept = nil
                 planned = k.change
                 decision = k.decision
+                if !k.stored {
+                    try keepingDecision(key, decision, planned, waited: k.waited, stored: false, source: k.source) {
+                        try recordApproval(key: key, call: call, decision: decision, source: k.source, waited: k.waited, change: planned)
+                    }
+                }
             } else {
                 // Planned at the time the card is drawn (a re-plan after a conflict sees the time now).
                 guard let p = try plan(tool, arguments: arguments, context: self.context(call), item: item, turn: turn) else { return }
@@ -234,7 +243,10 @@ struct ToolExecutor: Sendable {
             if decision == .deny {
                 let output = ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
                                         summary: "declined; nothing was written")
-                try finishWithoutWriting(item, turn: turn, output: output, status: .denied, ledger: (.denied, decision), change: planned)
+                try keepingDecision(key, decision, planned, waited: 0, stored: true) {
+                    try finishWithoutWriting(item, turn: turn, output: output, status: .denied, ledger: (.denied, decision), change: planned)
+                }
+                env.deferred.done(key)
                 record(.toolExecution, status: "denied", turn: turn, call: call, errorClass: nil)
                 return
             }
@@ -243,6 +255,7 @@ struct ToolExecutor: Sendable {
             do {
                 try commit(planned, tool: tool, context: context, decision: decision, item: item, key: key, started: started,
                            call: effective, edited: effective != call)
+                env.deferred.done(key)
                 return
             } catch let conflict as ChangeConflict {
                 // Rolled back: what the card showed is no longer what would be written. Ask again
@@ -262,8 +275,13 @@ struct ToolExecutor: Sendable {
                 try finishWithoutWriting(item, turn: turn, output: .error(e.description), status: .rejected, ledger: (.failed, decision), change: planned)
                 record(.toolExecution, status: "rejected", turn: turn, call: call, errorClass: "invalid_arguments")
                 return
-            } catch let e as DatabaseError where e.isBusy {
-                throw AgentError.storage(e)
+            } catch let e as DatabaseError where DeferredWrites.line(for: e) != nil {
+                // The disk or a lock refused it, not the change itself: rolled back, nothing written,
+                // no ledger row (it could not be stored either), so the call can still happen. The
+                // decision is kept (it is in `agent_approvals` too) for /continue; never retried here.
+                env.deferred.keep(key, decision: decision, change: planned, waited: 0, stored: true)
+                record(.toolExecution, status: "not_saved", turn: turn, call: call, errorClass: "storage")
+                throw WriteNotSaved(line: DeferredWrites.line(for: e) ?? AgentError.storage(e))
             } catch {
                 // Writes never retry: the model hears it failed and nothing was written.
                 let output = ToolOutput.error("\(call.name) failed and nothing was written (\(error)); tell the person, do not retry on your own")
@@ -305,7 +323,9 @@ struct ToolExecutor: Sendable {
         }
         if granted {
             decision = .alwaysAllow
-            try recordApproval(key: key, call: call, decision: decision, source: "thread_grant", waited: 0, change: planned)
+            try keepingDecision(key, decision, planned, waited: 0, stored: false, source: "thread_grant") {
+                try recordApproval(key: key, call: call, decision: decision, source: "thread_grant", waited: 0, change: planned)
+            }
         } else {
             try setPhase(.awaitingApproval)
             try env.faults?.reached(.beforeApproval, runID: handle.runID)
@@ -322,7 +342,10 @@ struct ToolExecutor: Sendable {
             try Task.checkCancellation()
             guard case .decision(let d) = answer else { return answer }
             decision = d
-            try recordApproval(key: key, call: call, decision: decision, source: edited ? "person_edited" : "person", waited: waited, change: planned)
+            let source = edited ? "person_edited" : "person"
+            try keepingDecision(key, decision, planned, waited: waited, stored: false, source: source) {
+                try recordApproval(key: key, call: call, decision: decision, source: source, waited: waited, change: planned)
+            }
         }
         emit(.approvalDecided(callID: call.id, name: call.name, decision: decision))
         try env.faults?.reached(.afterApproval, runID: handle.runID)
@@ -376,14 +399,40 @@ struct ToolExecutor: Sendable {
 
     /// The latest approval of this call that allowed a change which was not written yet (the run
     /// stopped after the answer), with the change it was for.
-    private func keptApproval(_ key: CallKey) throws -> (decision: ApprovalDecision, change: PlannedChange)? {
-        try env.store.queue.read { db in
+    private func keptApproval(_ key: CallKey) throws -> DeferredWrites.Kept? {
+        if let kept = env.deferred.kept(key) { return kept }
+        return try env.store.queue.read { db in
             guard let row = try db.row("""
                 SELECT decision, change FROM agent_approvals WHERE run_id = ? AND turn = ? AND call_id = ? ORDER BY id DESC LIMIT 1
                 """, [key.runID, key.turn, key.callID]),
                 let decision = row[0].string.flatMap(ApprovalDecision.init(rawValue:)), decision != .deny,
                 let change = row[1].string.flatMap({ PlannedChange(serialized: $0) }) else { return nil }
-            return (decision, change)
+            return DeferredWrites.Kept(decision: decision, change: change, waited: 0, stored: true)
+        }
+    }
+
+    /// Runs a step that stores the decision; when the disk or a lock refuses it, the decision (and
+    /// the change it was for) is kept in memory and the run is suspended (`WriteNotSaved`) instead
+    /// of failing, so /continue applies it without asking again.
+    private func keepingDecision(_ key: CallKey, _ decision: ApprovalDecision, _ change: PlannedChange, waited: Double, stored: Bool,
+                                 source: String = "person", _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            guard let line = DeferredWrites.line(for: error) else { throw error }
+            env.deferred.keep(key, decision: decision, change: change, waited: waited, stored: stored, source: source)
+            throw WriteNotSaved(line: line)
+        }
+    }
+
+    /// With a kept decision, a storage failure suspends the run again rather than failing it
+    /// (failing would lose the decision).
+    private func deferring(_ hasKeptDecision: Bool, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            guard hasKeptDecision, let line = DeferredWrites.line(for: error) else { throw error }
+            throw WriteNotSaved(line: line)
         }
     }
 

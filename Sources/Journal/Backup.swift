@@ -29,6 +29,10 @@ public struct BackupImportReport: Sendable, Hashable, Codable {
     public var foodsUpdated = 0
     public var foodsUnchanged = 0
     public var goalsChanged = false
+    /// Composite ingredients whose `source_food_id` names a food neither in the backup nor in the
+    /// journal. The link is informational (the ingredient is a snapshot), so they are imported
+    /// as they are and only counted.
+    public var unknownIngredientLinks = 0
 
     /// True when the import wrote nothing.
     public var changedNothing: Bool { entriesInserted + entriesUpdated + foodsInserted + foodsUpdated == 0 && !goalsChanged }
@@ -37,6 +41,7 @@ public struct BackupImportReport: Sendable, Hashable, Codable {
         case entriesInserted = "entries_inserted", entriesUpdated = "entries_updated", entriesUnchanged = "entries_unchanged"
         case foodsInserted = "foods_inserted", foodsUpdated = "foods_updated", foodsUnchanged = "foods_unchanged"
         case goalsChanged = "goals_changed"
+        case unknownIngredientLinks = "unknown_ingredient_links"
     }
 }
 
@@ -117,9 +122,23 @@ extension JournalStore {
                 throw JournalError.malformedBackup("food_barcodes: \(String(id.prefix(40))) has no valid barcode")
             }
         }
+        try checkDates(foods: foods, entries: entries)
+        // An entry logged from a food must name a food this journal will have: a dangling link
+        // means the file was edited or cut, so nothing is imported (the first offender is named).
+        let backupFoods = Set(foods.map(\.id))
+        for (i, e) in entries.enumerated() {
+            guard let foodID = e.savedFoodID, !backupFoods.contains(foodID), try food(foodID, in: db) == nil else { continue }
+            throw JournalError.malformedBackup("entry \(i + 1) (id \(e.id.uuidString)): its saved_food_id names a food that is neither in the backup nor in this journal")
+        }
 
         return try db.transaction { db in
             var report = BackupImportReport()
+            for f in foods {
+                for ingredient in f.ingredients {
+                    guard let source = ingredient.sourceFoodID, !backupFoods.contains(source), try food(source, in: db) == nil else { continue }
+                    report.unknownIngredientLinks += 1
+                }
+            }
             for f in foods {
                 if let old = try food(f.id, in: db) {
                     if f.updatedAt > old.updatedAt {
@@ -171,6 +190,34 @@ extension JournalStore {
             return report
         }
     }
+
+    /// Dates a journal can hold: days and timestamps in 1900–2200, and nothing stamped more than a
+    /// day after now (a far-future `updated_at` would win every later merge). The first offending
+    /// record is named by its position and id, never by its content.
+    func checkDates(foods: [SavedFood], entries: [Entry]) throws {
+        let earliest = JournalStore.importDateRange.lowerBound, latest = JournalStore.importDateRange.upperBound
+        let horizon = now().addingTimeInterval(24 * 3600)
+        func problem(_ stamps: [(String, Date?)]) -> String? {
+            for (field, date) in stamps {
+                guard let date else { continue }
+                if date < earliest || date >= latest { return "its \(field) is outside 1900–2200" }
+                if date > horizon { return "its \(field) is more than a day in the future" }
+            }
+            return nil
+        }
+        for (i, f) in foods.enumerated() {
+            if let why = problem([("created_at", f.createdAt), ("updated_at", f.updatedAt), ("last_used_at", f.lastUsedAt)]) {
+                throw JournalError.malformedBackup("food \(i + 1) (id \(f.id.uuidString)): \(why)")
+            }
+        }
+        for (i, e) in entries.enumerated() {
+            let why = (1900...2200).contains(e.day.year) ? problem([("created_at", e.createdAt), ("updated_at", e.updatedAt)]) : "its day is outside 1900–2200"
+            if let why { throw JournalError.malformedBackup("entry \(i + 1) (id \(e.id.uuidString)): \(why)") }
+        }
+    }
+
+    /// 1900-01-01T00:00Z ..< 2201-01-01T00:00Z.
+    static let importDateRange = Date(timeIntervalSince1970: -2_208_988_800)..<Date(timeIntervalSince1970: 7_289_654_400)
 
     static func describe(decoding error: Error) -> String {
         guard let e = error as? DecodingError else { return "unreadable JSON" }

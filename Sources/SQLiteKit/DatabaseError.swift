@@ -26,6 +26,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         // What a person sees when another process held the write lock past the busy timeout.
         if isBusy { return "the database is locked by another ofj process; close it or try again in a moment" }
+        if isDamaged { return Self.damagedLine }
         var s = "SQLite error \(code): \(message)"
         if let sql { s += " - while executing `\(sql)`" }
         return s
@@ -38,4 +39,13 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
 
     public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
     public var isConstraint: Bool { code == SQLITE_CONSTRAINT }
+    /// The file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB): reads may still work, writes must not.
+    public var isDamaged: Bool { code == SQLITE_CORRUPT || code == SQLITE_NOTADB }
+
+    /// What a person sees for a damaged file: what happened and what to do, in one line.
+    public static let damagedLine = "the database file is damaged, so ofj will not write to it (what is undamaged can still be read): "
+        + "save what can be read with `ofj backup export --salvage -o rescue.json`, move the file aside, then `ofj backup import rescue.json`"
+
+    /// The error a queue refuses writes with once its file was found damaged.
+    public static func damaged(_ detail: String) -> DatabaseError { DatabaseError(code: SQLITE_CORRUPT, message: detail) }
 }

@@ -6,6 +6,10 @@ public final class DatabaseQueue: @unchecked Sendable {
     // Guarded by `lock`.
     private let database: Database
     public let path: String
+    // Guarded by `lock`: when set, `write` throws it instead of writing.
+    private var writesRefusedBy: DatabaseError?
+    // Guarded by `lock`.
+    private var damageHandler: (@Sendable (DatabaseError) -> Void)?
 
     public init(path: String, options: Database.Options = Database.Options()) throws {
         self.database = try Database(path: path, options: options)
@@ -18,12 +22,55 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// Runs `body` with exclusive use of the connection.
     public func read<T>(_ body: (Database) throws -> T) rethrows -> T {
         lock.lock(); defer { lock.unlock() }
-        return try body(database)
+        do {
+            return try body(database)
+        } catch let e as DatabaseError where e.isDamaged {
+            noteDamage(e)
+            throw e
+        }
     }
 
     /// Runs `body` inside an immediate transaction with exclusive use of the connection.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         lock.lock(); defer { lock.unlock() }
-        return try database.transaction(.immediate, body)
+        if let refused = writesRefusedBy { throw refused }
+        do {
+            return try database.transaction(.immediate, body)
+        } catch let e as DatabaseError where e.isDamaged {
+            noteDamage(e)
+            throw e
+        }
+    }
+
+    /// SQLite met a damaged page: no more writes through this queue (they could spread the
+    /// damage). Called with `lock` held.
+    private func noteDamage(_ error: DatabaseError) {
+        guard writesRefusedBy == nil else { return }
+        writesRefusedBy = error
+        damageHandler?(error)
+        // Best effort: `write` refuses already; query_only also stops writes made through `read`.
+        try? database.execute(batch: "PRAGMA query_only = ON")
+    }
+
+    /// From now on every `write` throws `error` and the connection is query-only (so a write
+    /// through `read` fails too); reads keep working. For a file found damaged: writing to it
+    /// could spread the damage.
+    public func refuseWrites(_ error: DatabaseError) throws {
+        lock.lock(); defer { lock.unlock() }
+        writesRefusedBy = error
+        try database.execute(batch: "PRAGMA query_only = ON")
+    }
+
+    /// Called once (with the lock held: it must not use the queue) when SQLite first reports a
+    /// damaged page through this queue.
+    public func onDamage(_ handler: @escaping @Sendable (DatabaseError) -> Void) {
+        lock.lock(); defer { lock.unlock() }
+        damageHandler = handler
+    }
+
+    /// The error `write` throws, when writes are refused.
+    public var writesRefused: DatabaseError? {
+        lock.lock(); defer { lock.unlock() }
+        return writesRefusedBy
     }
 }

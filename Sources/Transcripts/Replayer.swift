@@ -57,6 +57,8 @@ public final class Replayer {
     var process: ReplayProcess?
     var transcriptModel: TranscriptModel?
     let crashes = InterruptFlag()
+    /// Set by `fault:` steps; shared by every simulated process of this replay.
+    let storageFault = TranscriptStorageFault()
     let ids = CountingIDSource(prefix: "id-")
     let diagnosticIDs = CountingIDSource(prefix: "diag-")
 
@@ -199,6 +201,8 @@ public final class Replayer {
                 lines = inspect(what)
             case .clock(let change):
                 advanceClock(change)
+            case .fault(let kind):
+                storageFault.set(kind)
             case .crash:
                 process = nil
             case .restart:
@@ -381,7 +385,7 @@ final class ReplayProcess {
                                       makeID: { diagnosticIDs.next() }, now: { clock.now() })
         let assembler = replayer.environment.makeAssembler(store, journal, clock, recorder, replayer.contextWindow)
         runner = AgentRunner(store: store, model: model, tools: tools, approvals: approvals, clock: clock, ids: replayer.ids,
-                             diagnostics: recorder, configuration: configuration, assembler: assembler)
+                             diagnostics: recorder, configuration: configuration, assembler: assembler, faults: replayer.storageFault)
         let recovered = (try? runner.recoverInterruptedRuns()) ?? []
         input = ReplayInput(output: output, clock: clock)
         let services = SessionServices(

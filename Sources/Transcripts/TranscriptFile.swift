@@ -34,6 +34,9 @@ public enum TranscriptDirective: Sendable, Hashable {
     case restart
     /// `clock: +90s` or `clock: 2026-11-30 09:00`: move the fixed clock.
     case clock(String)
+    /// `fault: disk-full|lock|none`: from here on, approved writes fail as SQLite does when the
+    /// disk is full or another ofj holds the lock past the busy timeout (until `fault: none`).
+    case fault(String)
 }
 
 public struct TranscriptStep: Sendable, Hashable {
@@ -156,6 +159,9 @@ public struct TranscriptFile: Sendable {
                 step = .sql(r)
             } else if let r = line.stripping("clock:") {
                 step = .clock(r)
+            } else if let r = line.stripping("fault:") {
+                guard TranscriptStorageFault.kinds.contains(r) else { throw fail("fault: takes disk-full, lock or none") }
+                step = .fault(r)
             } else if let r = line.stripping("inspect:") {
                 guard ["ledger", "diag", "threads", "runs", "usage"].contains(r) else {
                     throw fail("inspect: takes ledger, diag, threads, runs or usage")
@@ -166,7 +172,7 @@ public struct TranscriptFile: Sendable {
             } else if line == "restart" {
                 step = .restart
             } else {
-                throw fail("unknown line; expected '> input', 'model: …', 'approve: …', 'sql: …', 'inspect: …', 'clock: …', 'crash', 'restart', '| output' or '# comment'")
+                throw fail("unknown line; expected '> input', 'model: …', 'approve: …', 'sql: …', 'inspect: …', 'clock: …', 'fault: …', 'crash', 'restart', '| output' or '# comment'")
             }
             var newStep = TranscriptStep(directive: step, line: index + 1, expected: [])
             newStep.anchor = index
@@ -174,6 +180,9 @@ public struct TranscriptFile: Sendable {
             if newStep.producesOutput {
                 lastOutputStep = file.steps.count - 1
                 outputAttached = false
+            } else if case .fault = step {
+                // Set-up for what follows, not part of the step before: that step's output stays above it.
+                outputAttached = true
             } else {
                 extendAnchor()
             }

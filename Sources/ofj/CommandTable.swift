@@ -139,7 +139,10 @@ enum OfjCommands {
             CommandSpec("backup", summary: "a versioned JSON backup of goals, Food Bank and journal (no secrets)",
                         details: "Import upserts by id: importing the same file twice changes nothing.",
                         subcommands: [
-                            CommandSpec("export", summary: "write a JSON backup (stdout unless -o)", options: [output, force], access: .read,
+                            CommandSpec("export", summary: "write a JSON backup (stdout unless -o); --salvage saves what a damaged database still holds",
+                                        options: [output, force,
+                                                  .flag("--salvage", "read a damaged database row by row, save every row that can still be read, say how many could not")],
+                                        access: .read,
                                         action: journal(ctx, .read) { c, inv in try c.backup("export", inv.arguments) }),
                             CommandSpec("import", summary: "import a backup; importing twice changes nothing",
                                         arguments: [PositionalSpec("FILE", .file)], access: .write,
@@ -175,7 +178,7 @@ enum OfjCommands {
                         action: .async { inv in
                             try await MCPCommand.run(inv.arguments.has("--allow-writes") ? ["--allow-writes"] : [], paths: ctx.paths, version: ctx.version)
                         }),
-            CommandSpec("doctor", summary: "which providers are usable, and why not (never prints a key, nor credentials inside URLs); warns when the data folder is readable by other users; exit 1 when config.json has a problem",
+            CommandSpec("doctor", summary: "which providers are usable, and why not (never prints a key, nor credentials inside URLs); warns when the data folder is readable by other users; checks the database file (quick_check); exit 1 when config.json has a problem or the database is damaged",
                         action: .sync { _ in try launcher.doctor() }),
             CommandSpec("completion", summary: "print a shell completion script",
                         details: "  bash: ofj completion bash > ~/.local/share/bash-completion/completions/ofj\n  zsh:  ofj completion zsh > ~/.zfunc/_ofj\n  fish: ofj completion fish > ~/.config/fish/completions/ofj.fish",
@@ -213,15 +216,19 @@ enum OfjCommands {
             if let referenceFoods {
                 do { try referenceFoods.load() } catch { throw CLIError("the bundled reference foods could not be read (\(error)); reinstall ofj") }
             }
-            let commands = JournalCommands(journal: try openJournal(ctx, access: access), reference: referenceFoods, out: { writeOut($0) })
+            let salvage = inv.arguments.given("--salvage")
+            let commands = JournalCommands(journal: try openJournal(ctx, access: access, salvage: salvage), reference: referenceFoods,
+                                           out: { writeOut($0) })
             try body(commands, inv)
             return 0
         }
     }
 
-    static func openJournal(_ ctx: CLIContext, access: DataAccess) throws -> JournalStore {
+    static func openJournal(_ ctx: CLIContext, access: DataAccess, salvage: Bool = false) throws -> JournalStore {
         try ctx.paths.ensureDataDirectory()
-        let queue = try OfjDatabase.open(path: ctx.paths.databasePath, access: access)
+        // A salvage reads a file that may be damaged: no check, no migration, no writes.
+        let queue = try salvage ? OfjDatabase.openForSalvage(path: ctx.paths.databasePath)
+            : OfjDatabase.open(path: ctx.paths.databasePath, access: access)
         return JournalStore(queue: queue, timeZone: .current)
     }
 }

@@ -22,12 +22,32 @@ enum OfjDatabase {
         return m
     }
 
+    /// Opens an existing database for `backup export --salvage`: no check, no migration, no
+    /// writes (the file may be damaged; reading is all that is asked of it).
+    static func openForSalvage(path: String) throws -> DatabaseQueue {
+        guard FileManager.default.fileExists(atPath: path) else { throw CLIError("there is no database at \(path) to salvage") }
+        do {
+            let queue = try DatabaseQueue(path: path, options: Database.Options(walMode: false))
+            try queue.refuseWrites(DatabaseError.damaged("opened for salvage"))
+            return queue
+        } catch let e as DatabaseError {
+            throw CLIError("cannot read \(path) at all (\(e.message)); nothing can be salvaged from it")
+        }
+    }
+
     /// Opens (creating if needed) and migrates the database at `path`. `access: .read` opens an
     /// up-to-date database read-only, so commands that only look work on a file the person can
-    /// only read; a command that writes says the file is read-only.
+    /// only read; a command that writes says the file is read-only. Either way the file is
+    /// checked first after an unclean exit or an outside change (`DatabaseHealth`).
     static func open(path: String, access: DataAccess = .write) throws -> DatabaseQueue {
+        let mustCheck = DatabaseHealth.begin(path)
         let exists = FileManager.default.fileExists(atPath: path)
-        if access == .read, exists, let queue = try openReadOnly(path: path) { return queue }
+        if access == .read, exists, let queue = try openReadOnly(path: path) {
+            if mustCheck, let damage = DatabaseHealth.check(queue) { try damaged(queue, path: path, damage) } else {
+                DatabaseHealth.checked(path, queue: queue, damaged: false)
+            }
+            return queue
+        }
         if exists, let reason = readOnlyReason(path: path) {
             throw CLIError("\(path) is read-only (\(reason)); this command changes the journal, so make it writable, or use a command that only reads (ofj day, ofj foods, ofj backup export)")
         }
@@ -54,6 +74,13 @@ enum OfjDatabase {
         if foreign == true {
             throw CLIError("\(path) is an SQLite database of another program, not an ofj database; move it aside or set OFJ_HOME to another folder")
         }
+        // After an unclean exit, or when the file changed while no ofj had it open: check it. A
+        // damaged file is never written to (writing could spread the damage); reads still work.
+        if mustCheck, let damage = DatabaseHealth.check(queue) {
+            try damaged(queue, path: path, damage)
+            return queue
+        }
+        DatabaseHealth.checked(path, queue: queue, damaged: false)
         do {
             try queue.read { try migrator.migrate($0) }
         } catch let e as Migrator.MigrationError {
@@ -131,5 +158,21 @@ struct CLIError: Error, CustomStringConvertible {
     init(_ message: String, status: Int32 = 1) {
         self.description = message
         self.status = status
+    }
+}
+
+extension OfjDatabase {
+    /// A damaged file: no writes from now on, one warning line, and no migration (a file that
+    /// needs one cannot be used; salvage it instead).
+    static func damaged(_ queue: DatabaseQueue, path: String, _ damage: String) throws {
+        try queue.refuseWrites(DatabaseError.damaged(damage))
+        DatabaseHealth.checked(path, queue: queue, damaged: true)
+        Console.err(TerminalText.sanitize("ofj: \(path): \(DatabaseError.damagedLine) (\(damage))", keepNewlines: false) + "\n")
+        let applied = (try? queue.read { db in
+            try db.rows("SELECT identifier FROM schema_migrations").compactMap { $0[0].string }
+        }) ?? []
+        guard Set(migrator.migrations.map(\.identifier)).isSubset(of: Set(applied)) else {
+            throw CLIError("\(path): \(DatabaseError.damagedLine)")
+        }
     }
 }

@@ -248,6 +248,13 @@ struct JournalCommands {
 
     func backup(_ sub: String, _ p: ParsedArguments) throws {
         switch sub {
+        case "export" where p.has("--salvage"):
+            let (doc, report) = journal.queue.read { journal.salvageBackup(in: $0) }
+            let data = try JournalJSON.encoder.encode(doc)
+            let path = p.value("-o") ?? p.value("--output")
+            try write(path == nil || path == "-" ? Data(TerminalText.escapingJSON(String(decoding: data, as: UTF8.self)).utf8) : data,
+                      to: path, force: p.has("--force"))
+            Console.err(Self.describe(report) + "\n")
         case "export":
             let data = try journal.exportBackup()
             let path = p.value("-o") ?? p.value("--output")
@@ -263,6 +270,9 @@ struct JournalCommands {
             } else {
                 out("Imported: \(r.entriesInserted) new and \(r.entriesUpdated) updated entries, \(r.foodsInserted) new and \(r.foodsUpdated) updated foods\(r.goalsChanged ? ", goals updated" : "").")
             }
+            if r.unknownIngredientLinks > 0 {
+                out("Note: \(r.unknownIngredientLinks) composite ingredient(s) name a source food that is not in this journal; they were imported as snapshots.")
+            }
         default:
             throw CLIError("unknown backup command '\(sub.prefix(20))'\n" + Self.backupHelp, status: 2)
         }
@@ -277,6 +287,19 @@ struct JournalCommands {
     }
 
     /// Writes to a file atomically (never over an existing one without --force), or to stdout.
+    /// One line about a salvage: what was saved, what could not be read, what to do next.
+    static func describe(_ r: SalvageReport) -> String {
+        var saved = "Salvaged \(r.entriesSaved) entr\(r.entriesSaved == 1 ? "y" : "ies") and \(r.foodsSaved) food\(r.foodsSaved == 1 ? "" : "s")"
+        if r.goalsSaved { saved += " and the goals" }
+        var skipped: [String] = []
+        if r.entriesSkipped > 0 { skipped.append("\(r.entriesSkipped) entr\(r.entriesSkipped == 1 ? "y" : "ies")") }
+        if r.foodsSkipped > 0 { skipped.append("\(r.foodsSkipped) food\(r.foodsSkipped == 1 ? "" : "s")") }
+        if r.goalsSkipped { skipped.append("the goals") }
+        let lost = skipped.isEmpty ? "; nothing was unreadable" : "; could not read \(skipped.joined(separator: ", "))"
+        let unlinked = r.entriesUnlinked == 0 ? "" : " (\(r.entriesUnlinked) of the entries were logged from a food that could not be read; they keep their nutrients)"
+        return saved + lost + unlinked + ". Move the damaged file aside, then import the salvage with `ofj backup import FILE`."
+    }
+
     func write(_ data: Data, to path: String?, force: Bool) throws {
         guard let path, path != "-" else {
             out(String(decoding: data, as: UTF8.self))

@@ -258,12 +258,14 @@ struct Launcher {
         let configProblems = ProviderFiles.configProblems(environment: environment)
         for problem in files.problems where problem != files.credentialsProblem { show("-- \(problem)") }
         for problem in configProblems { show("-- \(problem)") }
+        let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)
+        show(databaseLine)
         show(ProviderDoctor.render(lines))
         if let sink = environment["TURSO_DATABASE_URL"], !sink.isEmpty { show("diagnostics: delivered to \(sink)") }
         // A warning, not a failure (the exit status stays 0): the journal works, but other users
         // of this machine can read it.
         for warning in Self.permissionWarnings(paths) { show("warning: " + warning) }
-        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty ? 1 : 0
+        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || damaged ? 1 : 0
     }
 }
 

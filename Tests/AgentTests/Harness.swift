@@ -7,8 +7,8 @@ import TestSupport
 @testable import Agent
 
 /// Opens (and migrates) the agent tables plus a tiny journal-like table for the test write tool.
-func openDatabase(_ path: String = ":memory:") throws -> DatabaseQueue {
-    let queue = try DatabaseQueue(path: path)
+func openDatabase(_ path: String = ":memory:", busyTimeoutMilliseconds: Int32 = 5_000) throws -> DatabaseQueue {
+    let queue = try DatabaseQueue(path: path, options: Database.Options(busyTimeoutMilliseconds: busyTimeoutMilliseconds))
     var migrator = Migrator()
     ConversationStore.registerMigrations(into: &migrator)
     migrator.register("test-1-entries", sql: "CREATE TABLE test_entries (id INTEGER PRIMARY KEY, item TEXT NOT NULL, grams REAL NOT NULL, call_id TEXT)")

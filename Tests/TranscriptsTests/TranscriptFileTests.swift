@@ -54,6 +54,14 @@ import Testing
         #expect(crlf.setup.map(\.directive) == lf.setup.map(\.directive))
     }
 
+    @Test func faultStepsNameAKnownFaultAndDoNotTakeThePreviousOutput() throws {
+        let f = try TranscriptFile.parse("> hi\n| shown\nfault: disk-full\n> again\nfault: none\n")
+        #expect(f.steps.map(\.directive) == [.input("hi"), .fault("disk-full"), .input("again"), .fault("none")])
+        #expect(f.steps[0].anchor == 0)
+        #expect(throws: TranscriptFile.ParseError.self) { try TranscriptFile.parse("fault: rm -rf /\n") }
+        #expect(throws: TranscriptFile.ParseError.self) { try TranscriptFile.parse("fault: ATTACH DATABASE 'x' AS y\n") }
+    }
+
     /// Found by tools/fuzz.sh (transcript target): a line ending in a lone CR was rewritten with
     /// "\n" after it, the CR and LF became one "\r\n" Character, and the re-parsed set-up argument
     /// kept it ("y\r\n" instead of "y").

@@ -59,7 +59,7 @@ _ofj() {
         /goals/set) options="-h --help"; words="" ;;
         /goals/reset) options="-h --help"; words="" ;;
         /backup) options="-h --help"; words="export import" ;;
-        /backup/export) options="-o --output --force -h --help"; words="" ;;
+        /backup/export) options="-o --output --force --salvage -h --help"; words="" ;;
         /backup/import) options="-h --help"; words=""; files=1 ;;
         /export) options="-h --help"; words="csv" ;;
         /export/csv) options="-o --output --from --to --force -h --help"; words="" ;;
