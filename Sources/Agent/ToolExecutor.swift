@@ -107,7 +107,7 @@ struct ToolExecutor: Sendable {
                     let raw = try await withDeadline(min(limit, left), kind: kind, clock: env.clock) {
                         try await tool.execute(arguments: arguments, context: context)
                     }
-                    output = env.tools.bounded(raw)
+                    output = env.tools.bounded(raw, toolName: tool.name)
                     status = raw.isError ? .failed : .succeeded
                     break
                 } catch let e as ToolArgumentError {
@@ -251,7 +251,7 @@ struct ToolExecutor: Sendable {
                                                        output: existing.output, status: existing.output.isError ? .failed : .succeeded, now: env.clock.now())
                     return existing.output
                 }
-                let output = registry.bounded(try tool.apply(arguments: arguments, context: context, database: db))
+                let output = registry.bounded(try tool.apply(arguments: arguments, context: context, database: db), toolName: tool.name)
                 let now = env.clock.now()
                 try Self.insertLedger(db, key: key, call: call, outcome: .committed, decision: decision, output: output, now: now)
                 try ConversationStore.recordResult(db, threadID: threadID, key: key, ordinal: item.ordinal, toolName: call.name,
@@ -298,7 +298,7 @@ struct ToolExecutor: Sendable {
     private func finishWithoutWriting(_ item: (ordinal: Int, call: ToolCall), turn: Int, output: ToolOutput, status: ToolCallStatus,
                                       ledger: (LedgerEntry.Outcome, ApprovalDecision)?) throws {
         let key = CallKey(runID: handle.runID, turn: turn, callID: item.call.id)
-        let output = env.tools.bounded(output)
+        let output = env.tools.bounded(output, toolName: item.call.name)
         let now = env.clock.now()
         try env.store.queue.write { db in
             try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, call: item.call, effect: .write, now: now)
