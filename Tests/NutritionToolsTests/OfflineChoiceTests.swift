@@ -152,3 +152,20 @@ import ReferenceFoods
         #expect(tomorrow.arguments("get_journal_day") == ["date": "2026-11-30"])
     }
 }
+
+@Suite struct OfflineSeveralFoodsPlannerTests {
+    @Test func threeEggsAndToastBecomeTwoEntries() async throws {
+        let h = try OfflineHarness()
+        let before = try h.fixture.entryCount()
+        let r = try await h.ask("log 3 eggs and toast for breakfast")
+        #expect(r.names == ["search_food_bank", "search_reference_foods", "log_reference_food",
+                            "search_food_bank", "search_reference_foods", "log_reference_food"])
+        #expect(try h.fixture.entryCount() == before + 2)
+        let queries = r.calls.filter { $0.name == "search_reference_foods" }.compactMap { try? $0.parsedArguments()["query"]?.stringValue }
+        #expect(queries == ["eggs", "toast"])
+        let egg = try #require(r.calls.first { $0.name == "log_reference_food" }.flatMap { try? $0.parsedArguments() })
+        #expect(egg["reference_id"] == "01123" && egg["quantity"] == 3 && egg["meal"] == "breakfast")
+        #expect(r.text.split(separator: "\n").count == 2)
+        #expect(r.text.hasPrefix("Logged Egg, whole, raw, fresh — 3 large (150 g)"))
+    }
+}

@@ -100,3 +100,19 @@ import Testing
         #expect(OfflineGrammar.editDistance("kitten", "sitting", limit: 5) == 3)
     }
 }
+
+@Suite struct OfflineSeveralFoodsTests {
+    @Test(arguments: [
+        ("log 3 eggs and toast", OfflineIntent.logEach([.log(food: "eggs", quantity: 3, unit: nil, meal: nil, usual: false),
+                                                        .log(food: "toast", quantity: 1, unit: nil, meal: nil, usual: false)])),
+        ("log 3 eggs and toast for breakfast", .logEach([.log(food: "eggs", quantity: 3, unit: nil, meal: "breakfast", usual: false),
+                                                          .log(food: "toast", quantity: 1, unit: nil, meal: "breakfast", usual: false)])),
+        ("I had a banana and an apple", .logEach([.log(food: "banana", quantity: 1, unit: nil, meal: nil, usual: false),
+                                                   .log(food: "apple", quantity: 1, unit: nil, meal: nil, usual: false)])),
+        ("log 1 cup of mac and cheese", .log(food: "mac and cheese", quantity: 1, unit: "cup", meal: nil, usual: false)),
+        ("log macaroni and cheese", .log(food: "macaroni and cheese", quantity: 1, unit: nil, meal: nil, usual: false)),
+    ])
+    func severalFoods(_ utterance: String, _ expected: OfflineIntent) {
+        #expect(OfflineGrammar.parse(utterance) == expected)
+    }
+}

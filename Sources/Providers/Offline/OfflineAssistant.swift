@@ -80,7 +80,7 @@ struct OfflineState {
     let utterance: String
     /// 1-based number of the newest user message in the thread (call ids derive from it).
     let userNumber: Int
-    let calls: [Done]
+    var calls: [Done]
     /// The exchange before the newest user message: what the person asked and the answer they
     /// got (for "2" after a list of choices). Nothing older is read.
     var previousUtterance: String?

@@ -34,6 +34,8 @@ public enum OfflineIntent: Hashable, Sendable {
     case goal(nutrient: String)
     /// "delete the eggs": the newest entry matching the words.
     case deleteFood(String)
+    /// "3 eggs and toast": several foods, logged one after the other.
+    case logEach([OfflineIntent])
     case help
     case unknown
 }
@@ -161,6 +163,18 @@ public enum OfflineGrammar {
 
     static func log(_ s: String) -> OfflineIntent? {
         guard let m = s.firstMatch(#"^(?:please )?(?:log|i had|i've had|i ate|i just ate|i just had|had|ate|add|track|record|i drank|drank)(?: me)? (.+)$"#) else { return nil }
+        // "3 eggs and toast": two foods when the first starts with an amount and is not "… of …"
+        // ("1 cup of mac and cheese" stays one food). A day or meal at the end applies to both.
+        if let pair = m[0].firstMatch(#"^((?:[0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+|a|an|one|two|three|four|five|six) [a-z]+(?: [a-z]+)?) and (.+)$"#),
+           !pair[0].contains(" of ") {
+            var tail = ""
+            if let t = pair[1].firstMatch(#"^.+?((?:,? (?:for|as|at|with|to|in|into) (?:my |the |a )?(?:breakfast|lunch|dinner|supper|snacks?))?(?:,? (?:\#(dayPattern)))?(?:,? (?:for|as|at|with|to|in|into) (?:my |the |a )?(?:breakfast|lunch|dinner|supper|snacks?))?)$"#) {
+                tail = t[0]
+            }
+            if let first = log("log " + pair[0] + tail), let second = log("log " + pair[1]) {
+                return .logEach([first, second])
+            }
+        }
         var rest = m[0]
         var meal: String?
         var day: Period?
@@ -216,7 +230,7 @@ public enum OfflineGrammar {
         // "-2 eggs" or "eggs yesterday" are not something to guess about: the reply lists what
         // is understood instead of logging a different food or day.
         guard !rest.isEmpty, quantity > 0, quantity.isFinite, !rest.hasPrefix("-"),
-              rest.firstMatch(#"\b(yesterday|today|tomorrow|tonight|last night|for (brunch|supper|elevenses|tea))\b|\bon \d"#) == nil else { return nil }
+              rest.firstMatch(#"\b(yesterday|today|tomorrow|tonight|last night|for (brunch|supper|elevenses|tea))\b|\bon \d|\bthe day (after|before)\b|\bnext (week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"#) == nil else { return nil }
         let intent = OfflineIntent.log(food: rest, quantity: quantity, unit: unit, meal: meal, usual: usual)
         guard let day, day != .today else { return intent }
         return .dated(intent, day)

@@ -40,6 +40,8 @@ struct OfflinePlanner {
             return goal(n)
         case .deleteFood(let food):
             return deleteFood(food)
+        case .logEach(let items):
+            return logEach(items)
         case .showDay(let p):
             return showDay(p)
         case .showRange(let p):
@@ -129,6 +131,24 @@ struct OfflinePlanner {
                        + "Try another name (e.g. \"log 1 apple\"), or save the food to your Food Bank first.")
     }
 
+    /// Several foods in one message: each is searched and logged in turn (its calls start at its
+    /// own search_food_bank call); a question or a failure stops there and says what was logged.
+    func logEach(_ items: [OfflineIntent]) -> OfflineStep {
+        var starts = state.calls.indices.filter { state.calls[$0].name == "search_food_bank" }
+        starts.append(state.calls.count)
+        var answers: [String] = []
+        for (k, item) in items.enumerated() {
+            var sub = state
+            sub.calls = k + 1 < starts.count ? Array(state.calls[starts[k]..<starts[k + 1]]) : []
+            let step = OfflinePlanner(state: sub, calendar: calendar).next(item)
+            guard case .answer(let text) = step else { return step }
+            answers.append(text)
+            let logged = sub.calls.contains { ["log_saved_food", "log_reference_food"].contains($0.name) && !$0.isError && !$0.denied }
+            if !logged { break }
+        }
+        return .answer(answers.joined(separator: "\n"))
+    }
+
     // MARK: - Choosing
 
     static let choiceLine = #"^([1-3])\. .+ \[ref ([0-9]{5})\]$"#
@@ -157,6 +177,15 @@ struct OfflinePlanner {
             if let m = String(line).firstMatch(OfflinePlanner.choiceLine), Int(m[0]) == number { picked = m[1] }
         }
         var asked = state.previousUtterance.map { OfflinePlanner.sanitized(OfflineGrammar.parse($0)) }
+        // "3 eggs and rice": the pick is for the food the question named.
+        if case .logEach(let items)? = asked {
+            asked = items.first { item in
+                var food = ""
+                if case .log(let f, _, _, _, _) = item { food = f }
+                if case .dated(.log(let f, _, _, _, _), _) = item { food = f }
+                return (state.previousAnswer ?? "").hasPrefix("\"\(food)\" could be one of these") || (state.previousAnswer ?? "").contains("\n\"\(food)\" could be one of these")
+            }
+        }
         var date: String?
         if case .dated(let inner, let p)? = asked {
             asked = inner
@@ -466,6 +495,9 @@ struct OfflinePlanner {
         case .log(let food, let q, let unit, let meal, let usual): return .log(food: clean(food), quantity: q, unit: unit, meal: meal, usual: usual)
         case .move(let food, let meal): return .move(food: clean(food), meal: meal)
         case .searchFoodBank(let q): return .searchFoodBank(clean(q))
+        case .deleteFood(let q): return .deleteFood(clean(q))
+        case .dated(let inner, let p): return .dated(sanitized(inner), p)
+        case .logEach(let items): return .logEach(items.map(sanitized))
         default: return intent
         }
     }
