@@ -78,6 +78,8 @@ struct SearchIndex: Sendable {
     static let combinationPenalty: Int32 = 30
     static let dryStaplePenalty: Int32 = 40
     static let missingWordPenalty: Int32 = 200
+    /// Longer words are not split or corrected (the work grows with the word; no food word is this long).
+    static let longestCorrectedWord = 30
     /// Groups of dishes: their penalty keeps them below ingredients, unless the dish is asked for by name.
     static let dishGroups: Set<String> = ["Soups, Sauces, and Gravies", "Sweets", "Snacks"]
     /// Groups whose foods are eaten cooked, so a dry form is not the default.
@@ -418,7 +420,7 @@ struct SearchIndex: Sendable {
         }
         var variants = [words(terms)]
         // A joined word USDA writes as two ("cornflakes" → "corn flakes").
-        for (index, term) in terms.enumerated() where term.utf8.count >= 6 && alternative(term).exact < 0 {
+        for (index, term) in terms.enumerated() where (6...SearchIndex.longestCorrectedWord).contains(term.utf8.count) && alternative(term).exact < 0 {
             let characters = Array(term)
             for cut in 3...(characters.count - 3) {
                 let left = String(characters[..<cut]), right = SearchText.stem(String(characters[cut...]))
@@ -445,7 +447,7 @@ struct SearchIndex: Sendable {
     /// the one most foods use; nil when there is none.
     func nearestTerm(_ term: String) -> String? {
         let typed = Array(term.utf8)
-        guard typed.count >= 3, typed.allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }) else { return nil }
+        guard (3...SearchIndex.longestCorrectedWord).contains(typed.count), typed.allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }) else { return nil }
         let limit = typed.count <= 4 ? 1 : 2
         var best: (id: Int, distance: Int)?
         var row = [Int](repeating: 0, count: 64)

@@ -1,4 +1,5 @@
 // Word search over the shipped SR28 foods: the obvious first hit for how people type, and odd input.
+import Foundation
 import Testing
 @testable import ReferenceFoods
 
@@ -151,8 +152,12 @@ struct SearchTests {
         #expect(db.search(manyWords, limit: 10).isEmpty)
         let repeated = Array(repeating: "egg", count: 5000).joined(separator: " ")
         #expect(db.search(repeated, limit: 1).first?.id == "01123")
+        // One huge word is neither split nor typo-corrected (that work grows with its length).
         let oneHugeWord = String(repeating: "a", count: 100_000)
+        let start = Date()
         #expect(db.search(oneHugeWord, limit: 10).isEmpty)
+        #expect(db.rankedSearch(oneHugeWord).hits.isEmpty)
+        #expect(Date().timeIntervalSince(start) < 5)
     }
 
     @Test func weirdCharactersAroundWordsAreIgnored() {
