@@ -107,7 +107,7 @@ struct ToolExecutor: Sendable {
                     let raw = try await withDeadline(min(limit, left), kind: kind, clock: env.clock) {
                         try await tool.execute(arguments: arguments, context: context)
                     }
-                    output = env.tools.bounded(raw)
+                    output = env.tools.bounded(raw, toolName: tool.name)
                     status = raw.isError ? .failed : .succeeded
                     break
                 } catch let e as ToolArgumentError {
@@ -453,7 +453,7 @@ struct ToolExecutor: Sendable {
     private func finishWithoutWriting(_ item: (ordinal: Int, call: ToolCall), turn: Int, output: ToolOutput, status: ToolCallStatus,
                                       ledger: (LedgerEntry.Outcome, ApprovalDecision)?, change: PlannedChange? = nil) throws {
         let key = CallKey(runID: handle.runID, turn: turn, callID: item.call.id)
-        let output = env.tools.bounded(output)
+        let output = env.tools.bounded(output, toolName: item.call.name)
         let now = env.clock.now()
         try env.store.queue.write { db in
             try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: item.ordinal, call: item.call, effect: .write, now: now)

@@ -61,13 +61,19 @@ public struct ToolRegistry: Sendable {
         return .success(Resolved(tool: tool, arguments: arguments))
     }
 
-    /// Bounds a result for the model: content over `resultLimit` bytes is cut at a character
-    /// boundary and a note says how much was left out. The summary is kept to one short line.
-    public func bounded(_ output: ToolOutput) -> ToolOutput {
+    /// Bounds a result for the model. Content over `resultLimit` bytes is cut; a JSON object
+    /// stays valid JSON: its longest list loses items from the end and a `truncated` field says
+    /// how many were left out and how to get them with the arguments `toolName` really has.
+    /// Other text is cut at a character boundary with a note. The summary is kept to one short line.
+    public func bounded(_ output: ToolOutput, toolName: String? = nil) -> ToolOutput {
         var out = output
         out.summary = ToolRegistry.oneLine(output.summary)
         let size = output.content.utf8.count
         guard size > resultLimit else { return out }
+        if let json = boundedJSON(output.content, size: size, toolName: toolName) {
+            out.content = json
+            return out
+        }
         let note = "\n[truncated: the result was \(size) bytes; only the first part is shown. Ask for less, e.g. a narrower query or a smaller limit.]"
         let budget = max(0, resultLimit - note.utf8.count)
         let utf8 = output.content.utf8
@@ -78,6 +84,44 @@ public struct ToolRegistry: Sendable {
         }
         out.content = String(output.content[..<end]) + note
         return out
+    }
+
+    /// How to ask for the rest, naming only arguments the tool has.
+    func continuationHint(toolName: String?, shown: Int) -> String {
+        guard let name = toolName, let tool = tool(named: name) else {
+            return "ask for less, e.g. a narrower query or a shorter period"
+        }
+        let properties = tool.parameters["properties"]?.objectValue ?? [:]
+        if properties["offset"] != nil { return "call \(name) again with the same arguments and offset \(shown)" }
+        let narrowing = ["limit", "nutrients", "query", "text", "from", "to"].filter { properties[$0] != nil }
+        if narrowing.isEmpty { return "\(name) has no argument to ask for less; answer from what is shown" }
+        return "call \(name) again asking for less (its arguments: \(narrowing.joined(separator: ", ")))"
+    }
+
+    /// A JSON object cut to fit: the longest top-level list keeps as many leading items as fit.
+    /// Nil when the content is not a JSON object.
+    private func boundedJSON(_ content: String, size: Int, toolName: String?) -> String? {
+        guard case .object(var object)? = try? JSONValue.parse(content) else { return nil }
+        let lists = object.compactMap { key, value -> (String, [JSONValue])? in
+            if case .array(let items) = value { return (key, items) }
+            return nil
+        }
+        func marker(_ detail: String) -> JSONValue {
+            ["original_bytes": .number(Double(size)), "note": .string(detail)]
+        }
+        if let (key, items) = lists.max(by: { $0.1.count < $1.1.count }), !items.isEmpty {
+            var keep = items.count
+            while keep > 0 {
+                keep = keep * 3 / 4
+                object[key] = .array(Array(items.prefix(keep)))
+                object["truncated"] = marker("only the first \(keep) of \(items.count) items of \(key) are shown; "
+                    + continuationHint(toolName: toolName, shown: keep))
+                let text = JSONValue.object(object).serialized
+                if text.utf8.count <= resultLimit { return text }
+            }
+        }
+        let minimal: JSONValue = ["truncated": marker("the result was too long to show; " + continuationHint(toolName: toolName, shown: 0))]
+        return minimal.serialized
     }
 
     /// One display line: newlines become spaces, at most 200 characters.

@@ -24,7 +24,7 @@ enum LedgerWrite {
                           decision: ApprovalDecision, registry: ToolRegistry, now: () -> Double,
                           adjust: (ToolOutput) -> ToolOutput = { $0 }) throws -> LedgeredOutcome {
         if let existing = try ConversationStore.ledgerEntry(db, key) { return .replayed(existing) }
-        let output = adjust(registry.bounded(try tool.apply(planned, context: context, database: db)))
+        let output = adjust(registry.bounded(try tool.apply(planned, context: context, database: db), toolName: tool.name))
         try ToolExecutor.insertLedger(db, key: key, call: call, outcome: .committed, decision: decision, output: output, now: now(), change: planned)
         return .applied(output)
     }

@@ -119,21 +119,57 @@ struct GetNutritionContext: JournalReadTool {
 struct GetJournalDay: JournalReadTool {
     let journal: JournalStore
     let name = "get_journal_day"
-    let description = "Everything logged on one day, by meal, with entry ids, every nutrient, day totals and progress against goals. Use for \"what did I eat today/yesterday/on <date>\"."
-    var parameters: JSONValue { Schema.object(["date": Schema.date]) }
+    let description = """
+        What was logged on one day, by meal: each entry's id, name, amount, kcal and macros; totals per meal and for the day; \
+        progress against goals. Pass `nutrients` for other nutrients per entry, or `entry_id` for one entry with every nutrient. \
+        Long days come in pages: call again with `offset` = next_offset. Use for "what did I eat today/yesterday/on <date>".
+        """
+    var parameters: JSONValue {
+        Schema.object(["date": Schema.date, "nutrients": Schema.nutrientList, "entry_id": Schema.id,
+                       "offset": Paging.offsetSchema, "limit": Schema.limit(default: 60, max: 100)])
+    }
     func activity(arguments: JSONValue) -> String { "reading your journal for \(Text.clean(arguments["date"]?.stringValue ?? "today", max: 20))" }
 
     func read(_ args: Args, _ db: Database) throws -> ToolOutput {
         let day = try args.day("date", journal: journal) ?? journal.today()
         let view = try checked(field: "date") { try journal.dayView(day, in: db) }
-        let meals: [JSONValue] = view.meals.map { m in
-            ["meal": .string(m.meal.rawValue), "entries": .array(m.entries.map(Shape.entry)), "totals": Shape.totals(m.totals)]
+        if let id = try args.uuid("entry_id") {
+            guard let entry = view.entries.first(where: { $0.id == id }) else {
+                throw ToolArgumentError(field: "entry_id", "no entry with id \(id.uuidString) on \(day); read the day without entry_id for the ids")
+            }
+            return output(["date": .string(day.description), "entry": Shape.entry(entry)], "opened \(Text.clean(entry.name, max: 60))")
+        }
+        let requested = args.raw["nutrients"]?.arrayValue?.compactMap(\.stringValue)
+        let shown = Paging.shown(requested)
+        // Entries in meal order; a page groups its entries under their meals.
+        let entries: [JSONValue] = view.meals.flatMap { m in
+            m.entries.map { ["meal": .string(m.meal.rawValue), "entry": Paging.entry($0, shown: shown)] as JSONValue }
+        }
+        let mealTotals = Dictionary(uniqueKeysWithValues: view.meals.map { ($0.meal.rawValue, Shape.totals($0.totals, only: shown)) })
+        func grouped(_ page: [JSONValue]) -> [JSONValue] {
+            var groups: [(meal: String, entries: [JSONValue])] = []
+            for item in page {
+                let meal = item["meal"]?.stringValue ?? ""
+                if groups.last?.meal != meal { groups.append((meal, [])) }
+                if let e = item["entry"] { groups[groups.count - 1].entries.append(e) }
+            }
+            return groups.map { g in ["meal": .string(g.meal), "entries": .array(g.entries), "totals": mealTotals[g.meal] ?? .null] }
         }
         let goals: [JSONValue] = view.goals.map { g in
             ["id": .string(g.id), "goal": Shape.number(g.goal), "consumed": g.consumed.map(Shape.number) ?? .null, "remaining": g.remaining.map(Shape.number) ?? .null,
              "direction": .string(g.direction.rawValue)]
         }
-        let json: JSONValue = ["date": .string(day.description), "meals": .array(meals), "totals": Shape.totals(view.totals), "goals": .array(goals)]
+        let offset = max(0, args.raw["offset"]?.intValue ?? 0)
+        let json = Paging.fit(entries, offset: offset, limit: args.limit(default: 60, max: 100)) { page, next in
+            var o: [String: JSONValue] = ["date": .string(day.description), "entry_count": .number(Double(entries.count)),
+                                          "offset": .number(Double(min(offset, entries.count))), "meals": .array(grouped(page)),
+                                          "totals": Shape.totals(view.totals, only: shown), "goals": .array(goals)]
+            if let next {
+                o["next_offset"] = .number(Double(next))
+                o["more"] = .string("\(entries.count - next) more entries: call get_journal_day again with offset \(next)")
+            }
+            return .object(o)
+        }
         return output(json, "\(view.entries.count) entries on \(day)")
     }
 }
@@ -145,7 +181,7 @@ struct GetJournalRange: JournalReadTool {
     var parameters: JSONValue {
         Schema.object(["from": Schema.string("First day: YYYY-MM-DD, today or yesterday. Defaults to 6 days before `to`.", maxLength: 20),
                        "to": Schema.string("Last day: YYYY-MM-DD, today or yesterday. Defaults to today.", maxLength: 20),
-                       "nutrients": Schema.nutrientList])
+                       "nutrients": Schema.nutrientList, "offset": Paging.offsetSchema])
     }
     func activity(arguments: JSONValue) -> String {
         "summing your journal from \(Text.clean(arguments["from"]?.stringValue ?? "the last 7 days", max: 20)) to \(Text.clean(arguments["to"]?.stringValue ?? "today", max: 20))"
@@ -159,19 +195,28 @@ struct GetJournalRange: JournalReadTool {
         let perDay: Set<String>? = ids == nil && from.days(to: to) >= 14 ? Set(NutrientCatalog.coreIDs) : nil
         // Past a month, days without entries are left out (logged_days and the range say how many there are).
         let includeEmpty = from.days(to: to) < 31
-        let json: JSONValue = [
-            "from": .string(from.description), "to": .string(to.description),
-            "logged_days": .number(Double(summary.loggedDayCount)),
-            "days": .array(summary.days.filter { includeEmpty || $0.entryCount > 0 }.map { d in
-                ["date": .string(d.day.description), "totals": Shape.totals(d.totals, only: perDay)]
-            }),
-            "totals": Shape.totals(summary.totals),
-            "daily_averages": Shape.nutrients(summary.dailyAverages),
-            // Each average divides by the logged days that report the nutrient; listed when fewer than logged_days.
-            "reporting_days": .object(summary.reportingDayCounts.filter { $0.value < summary.loggedDayCount }.mapValues { .number(Double($0)) }),
-        ]
-        var out = json
-        if ids == nil && perDay != nil { out = json.merging(["per_day_nutrients": "energy_kcal, protein_g, carbohydrate_g and fat_g only; pass `nutrients` for others"]) }
+        let days: [JSONValue] = summary.days.filter { includeEmpty || $0.entryCount > 0 }.map { d in
+            ["date": .string(d.day.description), "totals": Shape.totals(d.totals, only: perDay)]
+        }
+        // A long range's days come in pages (totals and averages always cover the whole range).
+        let offset = max(0, args.raw["offset"]?.intValue ?? 0)
+        let out = Paging.fit(days, offset: offset, limit: maxToolRangeDays) { page, next in
+            var json: JSONValue = [
+                "from": .string(from.description), "to": .string(to.description),
+                "logged_days": .number(Double(summary.loggedDayCount)),
+                "days": .array(page),
+                "totals": Shape.totals(summary.totals),
+                "daily_averages": Shape.nutrients(summary.dailyAverages),
+                // Each average divides by the logged days that report the nutrient; listed when fewer than logged_days.
+                "reporting_days": .object(summary.reportingDayCounts.filter { $0.value < summary.loggedDayCount }.mapValues { .number(Double($0)) }),
+            ]
+            if ids == nil && perDay != nil { json = json.merging(["per_day_nutrients": "energy_kcal, protein_g, carbohydrate_g and fat_g only; pass `nutrients` for others"]) }
+            if let next {
+                json = json.merging(["next_offset": .number(Double(next)),
+                                     "more": .string("\(days.count - next) more days: call get_journal_range again with the same from/to and offset \(next)")])
+            }
+            return json
+        }
         return output(out, "\(summary.loggedDayCount) logged days from \(from) to \(to)")
     }
 }
@@ -265,7 +310,7 @@ struct SearchFoodBank: JournalReadTool {
         Schema.object(["query": Schema.string("Words to find in food names or brands."),
                        "brand": Schema.string("Only foods of this brand (\"Unbranded\" for foods without one).", maxLength: 100),
                        "sort": ["type": "string", "enum": ["name", "last_used", "brand"], "description": "Order (default name)."],
-                       "limit": Schema.limit(default: 10, max: 30)])
+                       "offset": Paging.offsetSchema, "limit": Schema.limit(default: 10, max: 30)])
     }
     func activity(arguments: JSONValue) -> String {
         if let q = arguments["query"]?.stringValue, !q.isEmpty { return "searching your Food Bank for '\(Text.clean(q, max: 60))'" }
@@ -276,9 +321,21 @@ struct SearchFoodBank: JournalReadTool {
         let query = try args.text("query", max: JournalStore.Limits.searchText, required: false) ?? ""
         let brand = try args.text("brand", max: JournalStore.Limits.brand, required: false)
         let sort = args.string("sort").flatMap(FoodSort.init(rawValue:)) ?? .name
-        let items = try checked(field: "query") { try journal.searchFoods(query, brand: brand, sort: sort, limit: args.limit(default: 10, max: 30), in: db) }
-        return output(["foods": .array(items.map { Shape.food($0.food, status: $0.status, full: false) }), "count": .number(Double(items.count))],
-                      "found \(items.count) saved foods")
+        let offset = max(0, args.raw["offset"]?.intValue ?? 0)
+        let limit = args.limit(default: 10, max: 30)
+        // One more than the page, to know whether there is a next one.
+        let items = try checked(field: "query") { try journal.searchFoods(query, brand: brand, sort: sort, limit: offset + limit + 1, in: db) }
+        let foods = items.map { Shape.food($0.food, status: $0.status, full: false) }
+        let json = Paging.fit(foods, offset: offset, limit: limit) { page, next in
+            var o: [String: JSONValue] = ["foods": .array(page), "count": .number(Double(page.count))]
+            if let next {
+                o["next_offset"] = .number(Double(next))
+                o["more"] = .string("more foods match: call search_food_bank again with the same arguments and offset \(next)")
+            }
+            return .object(o)
+        }
+        let shown = json["foods"]?.arrayValue?.count ?? 0
+        return output(json, "found \(shown) saved foods")
     }
 }
 
@@ -337,7 +394,9 @@ struct SearchReferenceFoods: Tool {
     let name = "search_reference_foods"
     let description = """
         Searches the built-in USDA reference foods (offline) by words, best match first. Returns reference ids, household portions \
-        (\"1 large\" = 50 g) and every nutrient per 100 g. Always look a food up here (or in the Food Bank) before logging it; never guess numbers.
+        (\"1 large\" = 50 g), every nutrient per 100 g, each food's score and `clear_winner`: when it is false, the first foods \
+        are close or the words don't say dry or cooked, so ask the person which one they mean (list up to 3) instead of guessing. \
+        Always look a food up here (or in the Food Bank) before logging it; never guess numbers.
         """
     var parameters: JSONValue {
         Schema.object(["query": Schema.string("Food words, e.g. \"egg whole raw\", \"greek yogurt plain\"."), "limit": Schema.limit(default: 5, max: 10)],
@@ -353,9 +412,20 @@ struct SearchReferenceFoods: Tool {
         guard reference.count > 0 else {
             return .error("the reference foods could not be loaded on this computer; search the Food Bank or ask the person for the nutrients")
         }
-        let foods = reference.search(query, limit: args.limit(default: 5, max: 10))
-        return output(["foods": .array(foods.map(SearchReferenceFoods.shape)), "count": .number(Double(foods.count))],
-                      "found \(foods.count) reference foods")
+        let ranked = reference.rankedSearch(query, limit: args.limit(default: 5, max: 10))
+        let foods: [JSONValue] = ranked.hits.map { hit in
+            SearchReferenceFoods.shape(hit.food).merging(["score": .number(Double(hit.score))])
+        }
+        // Every nutrient per 100 g makes a food about 2 KB; the page shrinks rather than be cut.
+        let json = Paging.fit(foods, offset: 0, limit: foods.count) { page, _ in
+            ["foods": .array(page), "count": .number(Double(page.count)), "clear_winner": .bool(ranked.clearWinner),
+             "choices": .array(ranked.choices.map { .string($0) }),
+             "how_to_choose": .string(ranked.clearWinner
+                ? "the first food is a clear match"
+                : "no clear winner: foods that score close differ, or the words do not say dry or cooked; ask the person which of `choices` they mean")]
+        }
+        let count = json["foods"]?.arrayValue?.count ?? 0
+        return output(json, "found \(count) reference foods")
     }
 
     static func shape(_ f: ReferenceFood) -> JSONValue {

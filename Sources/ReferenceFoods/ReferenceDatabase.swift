@@ -128,4 +128,58 @@ public final class ReferenceDatabase: Sendable {
         guard let catalog = catalog() else { return [] }
         return catalog.search.search(query, limit: limit).map { catalog.foods[$0] }
     }
+
+    /// The same search with each food's score (higher is better), whether the first food is a
+    /// clear winner, and the foods to offer when it is not. The first food is clear unless a food
+    /// scoring close to it differs materially (energy per 100 g apart by over 30%: brewed vs
+    /// instant coffee), or the query does not say dry or cooked and a grain or legume ranks
+    /// near the top in both forms ("rice": cooked or raw).
+    public func rankedSearch(_ query: String, limit: Int = 5) -> RankedSearch {
+        guard let catalog = catalog() else { return RankedSearch(hits: [], clearWinner: false, choices: []) }
+        let all = catalog.search.scoredSearch(query, limit: max(limit, 40)).map { (food: catalog.foods[$0.index], score: Int($0.score)) }
+        guard let first = all.first else { return RankedSearch(hits: [], clearWinner: false, choices: []) }
+        let energy = { (food: ReferenceFood) in food.per100g("energy_kcal") }
+        func differs(_ a: ReferenceFood, _ b: ReferenceFood) -> Bool {
+            guard let x = energy(a), let y = energy(b) else { return false }
+            return abs(x - y) > max(20, 0.3 * max(x, y))
+        }
+        let close = all.dropFirst().filter { first.score - $0.score < RankedSearch.clearMargin }
+        let saysForm = !Set(SearchText.terms(query)).isDisjoint(with: RankedSearch.formWords)
+        let near = all.filter { first.score - $0.score < RankedSearch.formMargin }.map(\.food)
+        let bothForms = !saysForm && near.contains(where: RankedSearch.isDryForm)
+            && near.contains(where: { SearchIndex.cookedStapleGroups.contains($0.group) && !RankedSearch.isDryForm($0) })
+        let clear = !bothForms && !close.contains(where: { differs($0.food, first.food) })
+        // Choices: the first food, then foods that differ from every one already chosen.
+        var choices = [first.food]
+        for hit in all.dropFirst() where choices.count < 3 && first.score - hit.score < RankedSearch.formMargin {
+            if choices.allSatisfy({ differs($0, hit.food) || RankedSearch.isDryForm($0) != RankedSearch.isDryForm(hit.food) }) {
+                choices.append(hit.food)
+            }
+        }
+        // The hits, plus any choice ranked below them (a dry form far down the list).
+        var hits = Array(all.prefix(limit))
+        if !clear { for food in choices where !hits.contains(where: { $0.food.id == food.id }) { hits += all.filter { $0.food.id == food.id } } }
+        return RankedSearch(hits: hits, clearWinner: clear, choices: clear ? [] : choices.map(\.id))
+    }
+}
+
+/// Search results with scores, for choosing or asking.
+public struct RankedSearch: Sendable {
+    public let hits: [(food: ReferenceFood, score: Int)]
+    public let clearWinner: Bool
+    /// Up to 3 reference ids that differ from each other, to ask about; empty when clear.
+    public let choices: [String]
+
+    /// Foods scoring within this of the first are close to it.
+    public static let clearMargin = 25
+    /// How far down a dry or cooked form of a grain or legume still counts as a choice.
+    public static let formMargin = 120
+    /// Words that pin down a dry or a cooked form.
+    static let formWords: Set<String> = ["raw", "dry", "dried", "uncooked", "cooked", "boiled", "canned", "baked", "steamed",
+                                         "fried", "roasted", "prepared", "instant"]
+
+    /// A grain or legume in its dry form (little water).
+    static func isDryForm(_ food: ReferenceFood) -> Bool {
+        SearchIndex.cookedStapleGroups.contains(food.group) && (food.per100g("water_g") ?? 100) < SearchIndex.dryWaterLimit
+    }
 }

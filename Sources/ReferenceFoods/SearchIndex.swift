@@ -14,6 +14,18 @@
 // - a few spellings people use map to USDA's (yoghurt → yogurt, ketchup → catsup, skim →
 //   nonfat), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
 //   word ("soy milk" → "Soymilk", "low fat" → "lowfat"), scoring as two matched words.
+// - a food whose name (first two segments, "Cream, sour") is exactly the query words gets the
+//   name bonus as well; a "with …" segment (other than salt, skin or added nutrients) marks a
+//   combination and costs a little; a segment starting with a number ("2% milkfat", "8 grams
+//   protein per 8 ounce") only details the composition;
+// - a word the query asked for is never penalised ("canned tuna", "fried egg"); a cooking word in
+//   the query ("scrambled", "baked") also asks for "cooked";
+// - grains and legumes are eaten cooked: in those groups a form with little water (dry beans,
+//   dry pasta, raw rice) gets no "raw" bonus and costs a little, and cooked / canned forms are
+//   not penalised; beverages are drunk as prepared, so powders, concentrates and instant forms
+//   cost more and "prepared" / "brewed" cost nothing;
+// - when no food has every query word, the best foods missing one word are returned, and a
+//   joined word people type ("cornflakes") also matches USDA's two words ("Corn Flakes").
 // Ties fall back to the shorter description, then the lower NDB number.
 
 struct SearchIndex: Sendable {
@@ -24,6 +36,8 @@ struct SearchIndex: Sendable {
     let tokens: [Token]
     let tokenStart: [Int32]
     let foods: [IndexedFood]
+    /// How many foods use each term (by term id): a typo is read as the most used nearby word.
+    let termFoodCounts: [Int32]
 
     struct Token: Sendable {
         let term: Int32
@@ -35,7 +49,14 @@ struct SearchIndex: Sendable {
         let headTerms: [Int32]
         let commonNameSegments: [[Int32]]
         let prior: Int32
+        /// The penalty of a dish group (already in `prior`), given back when the food's head is the query.
+        let groupPenalty: Int32
         let extraCount: Int32
+        /// The name: head and next segment terms (no stop words); a query equal to it earns the name bonus.
+        let nameTerms: [Int32]
+        /// Penalised words of the description with their (positive) penalty, for the add-back
+        /// when the query asks for the word.
+        let penalties: [(term: Int32, points: Int32)]
         let descriptionLength: Int
     }
 
@@ -53,6 +74,23 @@ struct SearchIndex: Sendable {
     static let portionBonus: Int32 = 4
     static let portionBonusCap = 6
     static let maximumQueryTerms = 24
+    static let namePairBonus: Int32 = 150
+    static let combinationPenalty: Int32 = 30
+    static let dryStaplePenalty: Int32 = 40
+    static let missingWordPenalty: Int32 = 200
+    /// Longer words are not split or corrected (the work grows with the word; no food word is this long).
+    static let longestCorrectedWord = 30
+    /// Groups of dishes: their penalty keeps them below ingredients, unless the dish is asked for by name.
+    static let dishGroups: Set<String> = ["Soups, Sauces, and Gravies", "Sweets", "Snacks"]
+    /// Groups whose foods are eaten cooked, so a dry form is not the default.
+    static let cookedStapleGroups: Set<String> = ["Legumes and Legume Products", "Cereal Grains and Pasta"]
+    /// Below this water content (g per 100 g) a grain or legume is the dry form.
+    static let dryWaterLimit = 20.0
+    /// Words that say a food was cooked; a query with one also asks for "cooked".
+    static let cookingWords: Set<String> = ["cooked", "scrambled", "fried", "boiled", "baked", "roasted", "grilled", "poached",
+                                            "mashed", "steamed", "broiled", "toasted", "brewed"]
+    /// "with …" segments that are not a combination with another food.
+    static let plainWithWords: Set<String> = ["salt", "skin", "added", "bone", "seeds", "peel", "iron"]
 
     static let stopWords: Set<String> = ["and", "or", "with", "without", "not", "no", "in", "of", "to", "from", "by", "on", "the", "a", "an"]
     static let negations: Set<String> = ["not", "without", "no", "non"]
@@ -64,14 +102,19 @@ struct SearchIndex: Sendable {
     /// Words that mark the plain, default form of a food.
     static let plainWords: [String: Int32] = ["raw": 40, "fresh": 30, "whole": 30, "plain": 30, "unprepared": 30, "white": 15,
                                               "regular": 10, "skinless": 15, "boneless": 15, "all": 10, "variety": 10,
-                                              "commercial": 10, "smooth": 10, "original": 10, "average": 30]
+                                              "commercial": 10, "smooth": 10, "original": 10, "average": 30,
+                                              "enriched": 15, "granulated": 15, "brewed": 30]
     /// Words that mark a processed, prepared or stand-in form.
-    static let processedWords: [String: Int32] = ["substitute": 100, "imitation": 100, "meatless": 100, "mix": 50, "evaporated": 50, "condensed": 50,
+    static let processedWords: [String: Int32] = ["substitute": 200, "imitation": 200, "meatless": 200, "mix": 50, "evaporated": 50, "condensed": 30,
                                                   "breaded": 40, "prepared": 30, "recipe": 30, "flavored": 30, "sliced": 30, "deli": 30,
                                                   "solution": 30, "fortified": 20, "reduced": 20, "canned": 20, "sweetened": 20,
-                                                  "dehydrated": 20, "powder": 20, "cooked": 20, "roasted": 20, "fried": 20,
+                                                  "dehydrated": 20, "powder": 30, "cooked": 20, "roasted": 20, "fried": 20,
                                                   "grilled": 20, "baked": 20, "stewed": 20, "braised": 20, "broiled": 20,
-                                                  "microwaved": 20, "heated": 20, "frozen": 10, "dry": 10, "dried": 10]
+                                                  "microwaved": 20, "heated": 20, "frozen": 10, "dry": 10, "dried": 10,
+                                                  "instant": 40, "concentrate": 40, "fermented": 40, "refrigerated": 30,
+                                                  "dough": 40, "free": 30, "light": 20, "lite": 20, "low": 15, "topping": 30,
+                                                  "mixture": 30, "sprouted": 80, "sodium": 25, "baby": 30, "minced": 20, "chopped": 20,
+                                                  "blend": 30, "reheated": 20, "glazed": 30]
     static let groupPenalties: [String: Int32] = ["Baby Foods": 200, "Fast Foods": 150, "Restaurant Foods": 150,
                                                   "Sausages and Luncheon Meats": 60, "Meals, Entrees, and Side Dishes": 100,
                                                   "American Indian/Alaska Native Foods": 100, "Soups, Sauces, and Gravies": 50,
@@ -81,7 +124,7 @@ struct SearchIndex: Sendable {
     /// How people type a food that USDA names differently; each query term also matches these.
     static let synonyms: [String: [String]] = ["yoghurt": ["yogurt"], "skim": ["nonfat"], "ketchup": ["catsup"],
                                                "hotdog": ["frankfurter"], "fry": ["fried"], "soda": ["carbonated"],
-                                               "garbanzo": ["chickpea"], "chickpea": ["garbanzo"]]
+                                               "garbanzo": ["chickpea"], "chickpea": ["garbanzo"], "kiwi": ["kiwifruit"]]
 
     // MARK: - Building
 
@@ -95,6 +138,7 @@ struct SearchIndex: Sendable {
         var isHead: Bool
         var negated: Bool        // follows "not" / "without" / "no"
         var isCommonName: Bool
+        var segment: Int = 0
     }
 
     /// Provisional term ids in first-seen order.
@@ -127,6 +171,9 @@ struct SearchIndex: Sendable {
         var rawStart: [Int] = [0]
         rawStart.reserveCapacity(foods.count + 1)
         var commonSegments: [[[Int32]]] = []
+        var combinations: [Bool] = []
+        var qualifiedHeads: [Bool] = []
+        combinations.reserveCapacity(foods.count)
         commonSegments.reserveCapacity(foods.count)
         var words: [String] = []
         words.reserveCapacity(32)
@@ -136,13 +183,24 @@ struct SearchIndex: Sendable {
             let skipsCategory = segments.count > 1
                 && SearchIndex.categoryPrefixes.contains(String(decoding: bytes[segments[0]], as: UTF8.self))
             let headEnd = skipsCategory ? 2 : 1
+            var isCombination = false
+            // "Alcoholic beverage, rice (sake)": a head with a parenthetical is qualified, so it is
+            // not the plain food the head word names.
+            let headIsQualified = segments.count >= headEnd && bytes[segments[headEnd - 1]].contains(UInt8(ascii: "("))
             for (index, segment) in segments.enumerated() {
                 let weight = index < headEnd ? SearchIndex.headWeight
                     : (index == headEnd ? SearchIndex.nextSegmentWeight : SearchIndex.laterSegmentWeight)
                 // "with added vitamin A and vitamin D" only says how a food is fortified; but "with
                 // added solution" (injected brine) is a different product, so it stays a real word.
-                let isDetail = (bytes[segment].starts(with: withAdded) || bytes[segment].starts(with: withoutAdded))
-                    && !String(decoding: bytes[segment], as: UTF8.self).contains("solution")
+                let segmentText = String(decoding: bytes[segment], as: UTF8.self)
+                let startsWithNumber = bytes[segment].first.map(SearchText.isDigit) ?? false
+                let isDetail = ((bytes[segment].starts(with: withAdded) || bytes[segment].starts(with: withoutAdded))
+                    && !segmentText.contains("solution")) || (index > 0 && startsWithNumber)
+                if index > 0, segmentText.hasPrefix("with "),
+                   let second = segmentText.split(separator: " ").dropFirst().first,
+                   !SearchIndex.plainWithWords.contains(SearchText.stem(String(second))) {
+                    isCombination = true
+                }
                 let isCategory = skipsCategory && index == 0
                 var depth = 0
                 var partStart = segment.lowerBound
@@ -155,12 +213,17 @@ struct SearchIndex: Sendable {
                     let inParentheses = depth > 0
                     var negated = false
                     SearchText.stemmedWords(bytes, partStart..<position, into: &words)
-                    for word in words {
+                    for (wordIndex, word) in words.enumerated() {
                         let term = interner.intern(word)
-                        tokens.append(RawToken(term: term, weight: inParentheses ? SearchIndex.parentheticalWeight : weight,
+                        // "whole-wheat", "whole grain" name a flour, not the whole (plain) food.
+                        if (word == "wheat" || word == "grain"), wordIndex > 0, words[wordIndex - 1] == "whole" {
+                            tokens[tokens.count - 1].negated = true
+                        }
+                        // A negated word ("no broth", "without salt") barely matches.
+                        tokens.append(RawToken(term: term, weight: negated ? 1 : (inParentheses ? SearchIndex.parentheticalWeight : weight),
                                                inParentheses: inParentheses, isDetail: isDetail, isCategory: isCategory,
                                                isHead: index < headEnd && !isCategory && !inParentheses,
-                                               negated: negated, isCommonName: false))
+                                               negated: negated, isCommonName: false, segment: index))
                         negated = negationIDs.contains(term)
                     }
                     if position < segment.upperBound {
@@ -179,7 +242,7 @@ struct SearchIndex: Sendable {
                     for word in words {
                         let term = interner.intern(word)
                         tokens.append(RawToken(term: term, weight: SearchIndex.commonNameWeight, inParentheses: false, isDetail: false,
-                                               isCategory: false, isHead: false, negated: false, isCommonName: true))
+                                               isCategory: false, isHead: false, negated: false, isCommonName: true, segment: -1))
                         if term >= stopCount { meaningful.append(term) }
                     }
                     if !meaningful.isEmpty { common.append(meaningful) }
@@ -187,6 +250,8 @@ struct SearchIndex: Sendable {
             }
             rawStart.append(tokens.count)
             commonSegments.append(common)
+            combinations.append(isCombination)
+            qualifiedHeads.append(headIsQualified)
         }
 
         // Final ids: position in the sorted vocabulary, so a prefix's matches are one id range.
@@ -198,6 +263,13 @@ struct SearchIndex: Sendable {
         var plainPoints = [Int32](repeating: 0, count: terms.count)
         for (word, points) in SearchIndex.plainWords { if let id = interner.ids[word] { plainPoints[Int(id)] += points } }
         for (word, points) in SearchIndex.processedWords { if let id = interner.ids[word] { plainPoints[Int(id)] -= points } }
+        // Words whose meaning depends on the group: raw grains and legumes are the dry form; a
+        // drink is had prepared.
+        func ids(_ words: [String]) -> Set<Int32> { Set(words.compactMap { interner.ids[$0] }) }
+        let rawWords = ids(["raw", "uncooked", "dry", "unprepared"])
+        let cookedForms = ids(["cooked", "boiled", "canned", "prepared"])
+        let preparedDrink = ids(["prepared", "brewed", "ready", "drink"])
+        let powderedDrink = ids(["powder", "instant", "concentrate", "mix", "dry"])
         let startsWithDigit = terms.map { $0.utf8.first.map(SearchText.isDigit) ?? false }
 
         var indexed: [IndexedFood] = []
@@ -209,6 +281,7 @@ struct SearchIndex: Sendable {
         tokenStart.reserveCapacity(foods.count + 1)
         for (foodIndex, food) in foods.enumerated() {
             var head: [Int32] = []
+            var name: [Int32] = []
             quality.removeAll(keepingCapacity: true)
             var extraCount: Int32 = 0
             for token in tokens[rawStart[foodIndex]..<rawStart[foodIndex + 1]] {
@@ -218,22 +291,58 @@ struct SearchIndex: Sendable {
                 if extra { extraCount += 1 }
                 allTokens.append(Token(term: finalID[Int(token.term)], weight: token.weight, countsAsExtra: extra))
                 if token.isHead && !isStop { head.append(finalID[Int(token.term)]) }
+                let nameEnd = rawStart[foodIndex] < rawStart[foodIndex + 1] && tokens[rawStart[foodIndex]].isCategory ? 2 : 1
+                if !isStop && !token.isCommonName && !token.inParentheses && !token.isCategory && !token.isDetail
+                    && token.segment >= 0 && token.segment <= nameEnd {
+                    name.append(finalID[Int(token.term)])
+                }
                 if !token.isCommonName && !token.negated && !token.isDetail && !token.inParentheses && !quality.contains(token.term) {
                     quality.append(token.term)
                 }
             }
-            var prior: Int32 = quality.reduce(0) { $0 + plainPoints[Int($1)] }
+            let isDryStaple = SearchIndex.cookedStapleGroups.contains(food.group)
+                && (food.per100g("water_g") ?? 100) < SearchIndex.dryWaterLimit
+            let isCookedStaple = SearchIndex.cookedStapleGroups.contains(food.group) && !isDryStaple
+            let isDrink = food.group == "Beverages"
+            var prior: Int32 = 0
+            var penalties: [(term: Int32, points: Int32)] = []
+            for term in quality {
+                var points = plainPoints[Int(term)]
+                if isDryStaple && rawWords.contains(term) { points = min(points, 0) }
+                if isCookedStaple && cookedForms.contains(term) { points = max(points, 0) }
+                if isDrink && preparedDrink.contains(term) { points = max(points, 0) }
+                if isDrink && powderedDrink.contains(term) { points -= SearchIndex.dryStaplePenalty }
+                if points < 0 { penalties.append((finalID[Int(term)], -points)) }
+                prior += points
+            }
+            if isDryStaple { prior -= SearchIndex.dryStaplePenalty }
+            if combinations[foodIndex] { prior -= SearchIndex.combinationPenalty }
             prior -= SearchIndex.groupPenalties[food.group] ?? 0
             if SearchIndex.looksBranded(food.description) { prior -= SearchIndex.brandPenalty }
             prior += SearchIndex.portionBonus * Int32(min(food.portions.count, SearchIndex.portionBonusCap))
             tokenStart.append(Int32(allTokens.count))
-            indexed.append(IndexedFood(headTerms: head,
+            indexed.append(IndexedFood(headTerms: qualifiedHeads[foodIndex] ? [] : head,
                                        commonNameSegments: commonSegments[foodIndex].map { $0.map { finalID[Int($0)] } },
-                                       prior: prior, extraCount: extraCount, descriptionLength: food.description.utf8.count))
+                                       prior: prior,
+                                       groupPenalty: SearchIndex.dishGroups.contains(food.group) ? SearchIndex.groupPenalties[food.group] ?? 0 : 0,
+                                       extraCount: extraCount, nameTerms: name, penalties: penalties,
+                                       descriptionLength: food.description.utf8.count))
         }
         self.foods = indexed
         self.tokens = allTokens
         self.tokenStart = tokenStart
+        var counts = [Int32](repeating: 0, count: terms.count)
+        var seenIn = [Int32](repeating: -1, count: terms.count)
+        for foodIndex in foods.indices {
+            for position in Int(tokenStart[foodIndex])..<Int(tokenStart[foodIndex + 1]) {
+                let term = Int(allTokens[position].term)
+                if seenIn[term] != Int32(foodIndex) {
+                    seenIn[term] = Int32(foodIndex)
+                    counts[term] += 1
+                }
+            }
+        }
+        termFoodCounts = counts
     }
 
     /// True when the description has an all-capitals word of 3+ letters that is not a known
@@ -301,11 +410,27 @@ struct SearchIndex: Sendable {
     /// The ways to read the query: as typed, and with two adjacent words joined when USDA writes
     /// them as one ("soy milk" → "soymilk", "hot dog" → "hotdog", "oat meal" → "oatmeal").
     func queryVariants(_ query: String) -> [[[Alternative]]]? {
-        guard let terms = queryTerms(query) else { return nil }
+        guard var terms = queryTerms(query) else { return nil }
+        // A word no food has, not even as a prefix, is read as the nearest word foods use ("egs").
+        for (index, term) in terms.enumerated() where alternative(term).prefixRange.isEmpty && SearchIndex.synonyms[term] == nil {
+            if let fixed = nearestTerm(term) { terms[index] = fixed }
+        }
         func words(_ terms: [String]) -> [[Alternative]] {
             terms.map { term in ([term] + (SearchIndex.synonyms[term] ?? [])).map(alternative) }
         }
         var variants = [words(terms)]
+        // A joined word USDA writes as two ("cornflakes" → "corn flakes").
+        for (index, term) in terms.enumerated() where (6...SearchIndex.longestCorrectedWord).contains(term.utf8.count) && alternative(term).exact < 0 {
+            let characters = Array(term)
+            for cut in 3...(characters.count - 3) {
+                let left = String(characters[..<cut]), right = SearchText.stem(String(characters[cut...]))
+                guard alternative(left).exact >= 0, alternative(right).exact >= 0 else { continue }
+                var split = terms
+                split.replaceSubrange(index...index, with: [left, right])
+                variants.append(words(split))
+                break
+            }
+        }
         for index in terms.indices.dropLast() {
             let joined = SearchText.stem(Array((terms[index] + terms[index + 1]).utf8))
             guard alternative(joined).exact >= 0 else { continue }
@@ -316,6 +441,40 @@ struct SearchIndex: Sendable {
             variants.append(variant)
         }
         return variants
+    }
+
+    /// The vocabulary word within edit distance 1 (words of up to 4 letters) or 2 of `term`,
+    /// the one most foods use; nil when there is none.
+    func nearestTerm(_ term: String) -> String? {
+        let typed = Array(term.utf8)
+        guard (3...SearchIndex.longestCorrectedWord).contains(typed.count), typed.allSatisfy({ $0 >= 0x61 && $0 <= 0x7A }) else { return nil }
+        let limit = typed.count <= 4 ? 1 : 2
+        var best: (id: Int, distance: Int)?
+        var row = [Int](repeating: 0, count: 64)
+        var previous = [Int](repeating: 0, count: 64)
+        for (id, word) in vocabulary.enumerated() {
+            let candidate = Array(word.utf8)
+            guard abs(candidate.count - typed.count) <= limit, candidate.count < 63, candidate.first == typed.first || limit > 1 else { continue }
+            // Levenshtein with an early exit once a whole row is past the limit.
+            for j in 0...candidate.count { previous[j] = j }
+            var within = true
+            for i in 1...typed.count {
+                row[0] = i
+                var rowMin = i
+                for j in stride(from: 1, through: candidate.count, by: 1) {
+                    row[j] = Swift.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (typed[i - 1] == candidate[j - 1] ? 0 : 1))
+                    rowMin = Swift.min(rowMin, row[j])
+                }
+                if rowMin > limit { within = false; break }
+                swap(&row, &previous)
+            }
+            guard within else { continue }
+            let distance = previous[candidate.count]
+            guard distance <= limit else { continue }
+            if let b = best, b.distance < distance || (b.distance == distance && termFoodCounts[b.id] >= termFoodCounts[id]) { continue }
+            best = (id, distance)
+        }
+        return best.map { vocabulary[$0.id] }
     }
 
     private func alternative(_ term: String) -> Alternative {
@@ -342,9 +501,27 @@ struct SearchIndex: Sendable {
 
     /// Indices of the best `limit` foods, best first.
     func search(_ query: String, limit: Int) -> [Int] {
+        scoredSearch(query, limit: limit).map(\.index)
+    }
+
+    /// The best `limit` foods with their scores, best first.
+    func scoredSearch(_ query: String, limit: Int) -> [(index: Int, score: Int32)] {
         guard limit > 0, let variants = queryVariants(query) else { return [] }
         var best = [Int32](repeating: .min, count: foods.count)
         for words in variants { score(words, into: &best) }
+        if !best.contains(where: { $0 != .min }), let typed = variants.first, typed.count >= 2 {
+            // No food has every word ("black coffee", "bell pepper"): the best missing one word.
+            var partial = [Int32](repeating: .min, count: foods.count)
+            // Only a word foods do use is dropped: "egg xyzzy" still finds nothing.
+            for dropped in typed.indices where typed[dropped].contains(where: { !$0.prefixRange.isEmpty }) {
+                var words = typed
+                words.remove(at: dropped)
+                score(words, into: &partial)
+            }
+            for index in partial.indices where partial[index] != .min {
+                best[index] = partial[index] - SearchIndex.missingWordPenalty
+            }
+        }
         var hits: [(score: Int32, length: Int, index: Int)] = []
         for (index, score) in best.enumerated() where score != .min {
             hits.append((score, foods[index].descriptionLength, index))
@@ -355,7 +532,7 @@ struct SearchIndex: Sendable {
             if lhs.length != rhs.length { return lhs.length < rhs.length }
             return lhs.index < rhs.index
         }
-        return hits.prefix(limit).map(\.index)
+        return hits.prefix(limit).map { ($0.index, $0.score) }
     }
 
     /// Scores every food that matches all `words`, keeping the higher score in `best`.
@@ -365,6 +542,12 @@ struct SearchIndex: Sendable {
         var wordStart = [0]
         for word in words { wordStart.append(wordStart[wordStart.count - 1] + word.count) }
         let queryTerms = alternatives.map(\.exact).filter { $0 >= 0 }
+        var askedTerms = queryTerms
+        let lastTerm = words.last?.first.map(\.exact).flatMap { $0 >= 0 ? $0 : nil }
+        if queryTerms.contains(where: { SearchIndex.cookingWords.contains(vocabulary[Int($0)]) }) {
+            let cooked = lowerBound("cooked")
+            if cooked < vocabulary.count && vocabulary[cooked] == "cooked" { askedTerms.append(Int32(cooked)) }
+        }
         var matched = [Int32](repeating: -1, count: words.count)
         tokens.withUnsafeBufferPointer { tokens in
             alternatives.withUnsafeBufferPointer { alternatives in
@@ -407,6 +590,17 @@ struct SearchIndex: Sendable {
                     if headIsQuery || food.commonNameSegments.contains(where: { $0.allSatisfy(queryTerms.contains) }) {
                         total += SearchIndex.pureHeadBonus
                     }
+                    // "Ice creams, vanilla" for "ice cream": a sweet asked for by name is not held back by its group.
+                    if headIsQuery && queryTerms.allSatisfy(food.headTerms.contains) { total += food.groupPenalty }
+                    // "Cream, sour" for "sour cream": the name is the query, word for word.
+                    // English puts the main noun last, so the query's last word must be the head
+                    // ("milk chocolate" is not "Milk, chocolate").
+                    if !food.headTerms.isEmpty, food.nameTerms.count > food.headTerms.count, food.nameTerms.allSatisfy(queryTerms.contains),
+                       queryTerms.allSatisfy(food.nameTerms.contains), let last = lastTerm, food.headTerms.contains(last) {
+                        total += SearchIndex.namePairBonus
+                    }
+                    // A word the query asked for is not held against the food.
+                    for penalty in food.penalties where askedTerms.contains(penalty.term) { total += penalty.points }
                     var unmatchedExtras = food.extraCount
                     for position in range where tokens[position].countsAsExtra && matched.contains(tokens[position].term) {
                         unmatchedExtras -= 1

@@ -200,6 +200,10 @@ extension Database {
             let rc = csqlite_db_config_int(handle, option, value, &out)
             guard rc == SQLITE_OK else { throw error(code: rc) }
         }
+        // The first use of a built-in table-valued function (json_each, json_tree) declares its
+        // table, which SQLite reports to the authorizer as a write of sqlite_master; declaring them
+        // now, before the authorizer, lets a read-only connection still read JSON.
+        try execute("SELECT 1 FROM json_each('[]'), json_tree('[]') LIMIT 0")
         setAuthorizer { Database.confinedDecision($0, confinement) }
     }
 

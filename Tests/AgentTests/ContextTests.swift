@@ -79,11 +79,12 @@ struct ContextFixture {
     static let limits = ModelLimits(contextWindow: 4_000, maxOutputTokens: 500)
 
     init(window: Int = 4_000, keepRecent: Int = 2, idExists: (@Sendable (String) -> Bool)? = nil, maxSummary: Int = 2_000,
-         rounds: Int = 4, tools: [any Tool] = [LookupTool(), AddEntryTool()], compactionTimeout: Double = 60) throws {
+         rounds: Int = 4, tools: [any Tool] = [LookupTool(), AddEntryTool()], compactionTimeout: Double = 60,
+         provider: String = "scripted") throws {
         let queue = try openDatabase()
         let clock = VirtualClock()
         let script = ContextModelScript()
-        let model = ScriptedChatModel(clock: clock) { request, _ in script.respond(request) }
+        let model = ScriptedChatModel(clock: clock, provider: provider) { request, _ in script.respond(request) }
         let store = ConversationStore(queue: queue)
         let settings = ContextSettings(defaultBudget: .modelMaximum,
                                        limits: { _, _ in ModelLimits(contextWindow: window, maxOutputTokens: 500) },
@@ -168,6 +169,19 @@ struct ContextFixture {
         #expect(CheckpointValidator.validate("  \n ", replacedText: known, maxCharacters: 500, idExists: nil) == .failure(.empty))
         #expect(CheckpointValidator.validate(String(repeating: "a", count: 501), replacedText: known, maxCharacters: 500, idExists: nil)
                 == .failure(.tooLong(characters: 501, limit: 500)))
+    }
+
+    @Test func theOfflineAssistantGetsOnlyTheLastExchangeAndNeverCompacts() async throws {
+        let f = try ContextFixture(provider: "offline")
+        let outcomes = try await f.talk(0..<30)
+        #expect(outcomes.allSatisfy { $0.phase == .completed && $0.error == nil }, "\(outcomes.compactMap(\.error))")
+        #expect(f.summaryRequests.isEmpty)
+        #expect(try f.harness.store.checkpoints(threadID: "t1").isEmpty)
+        // Older turns keep only their user messages; the last exchange is whole.
+        let last = try #require(f.ordinaryRequests.last)
+        #expect(last.messages.filter { $0.role == .user }.count == 30)
+        #expect(last.messages.filter { $0.role == .assistant }.count == 1)
+        #expect(last.messages.last?.text == ContextFixture.question(29))
     }
 
     @Test func longThreadCrossingEightyPercentIsCompactedAndOriginalsStayIntact() async throws {

@@ -86,7 +86,11 @@ final class OfflineHarness: Sendable {
 
     @Test func log150gGreekYogurtAsASnack() async throws {
         let h = try OfflineHarness()
-        let r = try await h.ask("log 150g greek yogurt as a snack")
+        // Whole-milk and nonfat Greek yogurt score close and differ: the assistant asks first.
+        let ask = try await h.ask("log 150g greek yogurt as a snack")
+        #expect(ask.names == ["search_food_bank", "search_reference_foods"])
+        #expect(ask.text.contains("1. Yogurt, Greek, plain, whole milk [ref 01293]"))
+        let r = try await h.ask("1")
         #expect(r.names == ["search_food_bank", "search_reference_foods", "log_reference_food"])
         let args = try #require(r.arguments("log_reference_food"))
         // The unit goes to the tool as typed; its amount model makes grams exact.

@@ -38,21 +38,30 @@ import Nutrition
         #expect(days[5]["totals"]?["entry_count"] == 2)
     }
 
-    @Test func journalDayRoundTripsEveryNutrient() async throws {
+    @Test func journalDayIsCompactAndOneEntryRoundTripsEveryNutrient() async throws {
         let f = try Fixture()
         let full = fullNutrients(0.5)
         try f.write("log_food", ["name": "Lab meal", "quantity": 1, "unit": "serving", "nutrients": json(full), "meal": "dinner", "date": "yesterday"])
         let day = try await f.read("get_journal_day", ["date": "2026-11-28"])
         #expect(day["date"] == "2026-11-28")
         let dinner = try #require(day["meals"]?.arrayValue?.first { $0["meal"] == "dinner" })
-        let entry = try #require(dinner["entries"]?[0])
-        #expect(entry["name"] == "Lab meal")
-        #expect(amounts(entry["nutrients"]) == full.values)
-        #expect(full.count == NutrientCatalog.all.count + 1)
+        let entry = try #require(dinner["entries"]?.arrayValue?.first { $0["name"] == "Lab meal" })
+        // The default shape: id, name, amount, kcal and macros only.
+        #expect(Set((entry.objectValue ?? [:]).keys) == Set(["id", "name", "amount"] + NutrientCatalog.coreIDs))
         #expect(day["totals"]?["entry_count"] == 3)
+        #expect(day["entry_count"] == 3)
         let snack = try #require(day["meals"]?.arrayValue?.first { $0["meal"] == "snack" })
         #expect(snack["entries"]?[0]?["name"] == "Banana")
+        #expect(snack["totals"]?["entry_count"] == 1)
         #expect(day["goals"]?.arrayValue?.contains { $0["id"] == "protein_g" } == true)
+        // Named nutrients on request; one entry in full.
+        let withSodium = try await f.read("get_journal_day", ["date": "2026-11-28", "nutrients": ["sodium_mg"]])
+        let sodiumEntry = try #require(Self.entries(withSodium).first { $0["name"] == "Lab meal" })
+        #expect(sodiumEntry["sodium_mg"] != nil && sodiumEntry["calcium_mg"] == nil)
+        let id = try #require(entry["id"]?.stringValue)
+        let one = try await f.read("get_journal_day", ["date": "2026-11-28", "entry_id": .string(id)])
+        #expect(amounts(one["entry"]?["nutrients"]) == full.values)
+        #expect(full.count == NutrientCatalog.all.count + 1)
     }
 
     @Test func journalRangeSumsChosenNutrients() async throws {
@@ -149,17 +158,88 @@ import Nutrition
         #expect(r["date"] == "2026-11-29")
     }
 
-    @Test func largeResultsAreBounded() async throws {
+    /// Every entry of a get_journal_day page, in meal order.
+    static func entries(_ day: JSONValue) -> [JSONValue] {
+        (day["meals"]?.arrayValue ?? []).flatMap { $0["entries"]?.arrayValue ?? [] }
+    }
+
+    @Test func aDayOf60EntriesFitsWhole() async throws {
         let f = try Fixture()
         for i in 0..<60 {
-            try f.write("log_food", ["name": .string("Meal \(i)"), "nutrients": json(fullNutrients()), "meal": "lunch"])
+            try f.write("log_food", ["name": .string("Meal number \(i) with a fairly long descriptive name"), "nutrients": json(fullNutrients()),
+                                     "meal": "lunch", "date": "2026-11-27"])
         }
-        let r = try f.resolve("get_journal_day", [:])
+        let r = try f.resolve("get_journal_day", ["date": "2026-11-27"])
         let raw = try await r.tool.execute(arguments: r.arguments, context: f.context)
-        #expect(raw.content.utf8.count > f.registry.resultLimit)
-        let bounded = f.registry.bounded(raw)
+        #expect(raw.content.utf8.count <= Paging.byteBudget)
+        let day = try JSONValue.parse(raw.content)
+        #expect(Self.entries(day).count == 60)
+        #expect(day["next_offset"] == nil)
+        #expect(f.registry.bounded(raw, toolName: "get_journal_day").content == raw.content)
+    }
+
+    @Test func aLongDayComesInPagesThatJoinUp() async throws {
+        let f = try Fixture()
+        for i in 0..<150 {
+            try f.write("log_food", ["name": .string("Snack \(i) \(String(repeating: "x", count: 80))"), "nutrients": json(fullNutrients()),
+                                     "meal": "snack", "date": "2026-11-27"])
+        }
+        var names: [String] = []
+        var offset = 0
+        for _ in 0..<10 {
+            let r = try f.resolve("get_journal_day", ["date": "2026-11-27", "offset": .number(Double(offset)), "limit": 100])
+            let raw = try await r.tool.execute(arguments: r.arguments, context: f.context)
+            #expect(raw.content.utf8.count <= Paging.byteBudget)
+            let page = try JSONValue.parse(raw.content)
+            names += Self.entries(page).compactMap { $0["name"]?.stringValue }
+            guard let next = page["next_offset"]?.intValue else { break }
+            #expect(page["more"]?.stringValue?.contains("offset \(next)") == true)
+            offset = next
+        }
+        #expect(names.count == 150)
+        #expect(Set(names).count == 150)
+    }
+
+    @Test func aYearOfLoggedDaysPagesWithoutTruncation() async throws {
+        let f = try Fixture()
+        try f.journal.queue.write { db in
+            var day = try CalendarDay(year: 2025, month: 11, day: 30)
+            for _ in 0..<365 {
+                _ = try f.journal.logEntry(EntryDraft(day: day, meal: .lunch, name: "Soup",
+                                                      nutrients: nutrients(["energy_kcal": 300, "protein_g": 12, "fat_g": 9, "carbohydrate_g": 40])), in: db)
+                day = try day.adding(days: 1)
+            }
+        }
+        var dates = Set<String>()
+        var offset = 0
+        for _ in 0..<10 {
+            let r = try f.resolve("get_journal_range", ["from": "2025-11-30", "to": "2026-11-29", "offset": .number(Double(offset))])
+            let raw = try await r.tool.execute(arguments: r.arguments, context: f.context)
+            #expect(raw.content.utf8.count <= Paging.byteBudget)
+            let page = try JSONValue.parse(raw.content)
+            for d in page["days"]?.arrayValue ?? [] { if let s = d["date"]?.stringValue { dates.insert(s) } }
+            guard let next = page["next_offset"]?.intValue else { break }
+            offset = next
+        }
+        #expect(dates.count == 365)
+    }
+
+    @Test func aTruncatedResultIsStillJSONAndSaysHowToGetTheRest() throws {
+        let f = try Fixture(seeded: false)
+        let items: [JSONValue] = (0..<2000).map { ["name": .string("item \($0)"), "n": .number(Double($0))] }
+        let big = ToolOutput(content: JSONValue.object(["entries": .array(items), "date": "2026-11-29"]).serialized, summary: "big")
+        let bounded = f.registry.bounded(big, toolName: "get_journal_day")
         #expect(bounded.content.utf8.count <= f.registry.resultLimit)
-        #expect(bounded.content.contains("[truncated"))
+        let parsed = try JSONValue.parse(bounded.content)
+        #expect(parsed["date"] == "2026-11-29")
+        let shown = try #require(parsed["entries"]?.arrayValue?.count)
+        #expect(shown > 100 && shown < 2000)
+        let note = try #require(parsed["truncated"]?["note"]?.stringValue)
+        #expect(note.contains("call get_journal_day again with the same arguments and offset \(shown)"))
+        // A tool without offset is told which of its arguments ask for less.
+        let noOffset = try JSONValue.parse(f.registry.bounded(big, toolName: "get_nutrient_breakdown").content)
+        #expect(noOffset["truncated"]?["note"]?.stringValue?.contains("limit") == true)
+        #expect(noOffset["truncated"]?["note"]?.stringValue?.contains("offset") == false)
     }
 }
 

@@ -35,11 +35,84 @@ import Testing
     @Test(arguments: [
         ("how much protein did I have last month", OfflineIntent.nutrientTotal(nutrient: "protein_g", period: .lastDays(30))),
         ("log -2 eggs", .unknown),
-        ("log 2 eggs yesterday", .unknown),
+        ("log 2 eggs the day after", .unknown),
         ("log 2 eggs on 2026-02-30", .unknown),
         ("how much protein did I have in 1999", .unknown),
     ])
     func doesNotGuess(_ utterance: String, _ expected: OfflineIntent) {
+        #expect(OfflineGrammar.parse(utterance) == expected)
+    }
+}
+
+@Suite struct OfflinePhrasingTests {
+    @Test(arguments: [
+        ("what did I eat yesterday", OfflineIntent.showDay(.yesterday)),
+        ("what did i eat tomorrow", .showDay(.tomorrow)),
+        ("what did I eat last monday", .showDay(.weekday(1))),
+        ("what did I have on friday", .showDay(.weekday(5))),
+        ("what did I eat on the 3rd", .showDay(.dayOfMonth(3))),
+        ("show me 2026-11-03", .showDay(.date("2026-11-03"))),
+        ("what did I eat on 2026-11-03", .showDay(.date("2026-11-03"))),
+        ("how much protein yesterday", .nutrientTotal(nutrient: "protein_g", period: .yesterday)),
+        ("how much sodium did i have last monday", .nutrientTotal(nutrient: "sodium_mg", period: .weekday(1))),
+        ("how many calories left today", .remaining(nutrient: "energy_kcal")),
+        ("how many calories do I have left", .remaining(nutrient: "energy_kcal")),
+        ("how much protein is left", .remaining(nutrient: "protein_g")),
+        ("what's my protein goal", .goal(nutrient: "protein_g")),
+        ("what is my calorie goal", .goal(nutrient: "energy_kcal")),
+        ("delete the eggs", .deleteFood("eggs")),
+        ("remove my coffee", .deleteFood("coffee")),
+        ("delete the last thing I logged", .deleteLast),
+        ("log 2 eggs yesterday", .dated(.log(food: "eggs", quantity: 2, unit: nil, meal: nil, usual: false), .yesterday)),
+        ("log 2 eggs for dinner yesterday", .dated(.log(food: "eggs", quantity: 2, unit: nil, meal: "dinner", usual: false), .yesterday)),
+        ("log 2 eggs yesterday for dinner", .dated(.log(food: "eggs", quantity: 2, unit: nil, meal: "dinner", usual: false), .yesterday)),
+        ("log toast on the 3rd", .dated(.log(food: "toast", quantity: 1, unit: nil, meal: nil, usual: false), .dayOfMonth(3))),
+        ("log 1 apple on 2026-11-03", .dated(.log(food: "apple", quantity: 1, unit: nil, meal: nil, usual: false), .date("2026-11-03"))),
+        ("log 2 eggs last monday", .dated(.log(food: "eggs", quantity: 2, unit: nil, meal: nil, usual: false), .weekday(1))),
+        ("log 2 eggs today", .log(food: "eggs", quantity: 2, unit: nil, meal: nil, usual: false)),
+        ("add toast to dinner", .log(food: "toast", quantity: 1, unit: nil, meal: "dinner", usual: false)),
+        ("log coffee to breakfast", .log(food: "coffee", quantity: 1, unit: nil, meal: "breakfast", usual: false)),
+        ("log a banana for snack", .log(food: "banana", quantity: 1, unit: nil, meal: "snack", usual: false)),
+        ("log a banana for a snack", .log(food: "banana", quantity: 1, unit: nil, meal: "snack", usual: false)),
+        ("log oatmeal for my breakfast", .log(food: "oatmeal", quantity: 1, unit: nil, meal: "breakfast", usual: false)),
+        ("for lunch I had a sandwich", .unknown),
+        ("log 2 egs for brekfast", .log(food: "egs", quantity: 2, unit: nil, meal: "breakfast", usual: false)),
+        ("what did I eat tday", .showDay(.today)),
+        ("what did I eat yesterdy", .showDay(.yesterday)),
+        ("how much protien today", .nutrientTotal(nutrient: "protein_g", period: .today)),
+        ("log goat cheese", .log(food: "goat cheese", quantity: 1, unit: nil, meal: nil, usual: false)),
+        ("log malt", .log(food: "malt", quantity: 1, unit: nil, meal: nil, usual: false)),
+        ("2", .choose(2)),
+        ("the second", .choose(2)),
+        ("the first one", .choose(1)),
+        ("#3", .choose(3)),
+    ])
+    func understands(_ utterance: String, _ expected: OfflineIntent) {
+        #expect(OfflineGrammar.parse(utterance) == expected)
+    }
+
+    @Test func typosAreReadWithinEditDistanceTwoOfAKnownWord() {
+        #expect(OfflineGrammar.corrected("brekfast") == "breakfast")
+        #expect(OfflineGrammar.corrected("brkfast") == "breakfast")
+        #expect(OfflineGrammar.corrected("tday") == "today")
+        #expect(OfflineGrammar.corrected("dinr") == "dinr")     // two edits on a short word is too far
+        #expect(OfflineGrammar.corrected("oats") == "oats")
+        #expect(OfflineGrammar.editDistance("kitten", "sitting", limit: 5) == 3)
+    }
+}
+
+@Suite struct OfflineSeveralFoodsTests {
+    @Test(arguments: [
+        ("log 3 eggs and toast", OfflineIntent.logEach([.log(food: "eggs", quantity: 3, unit: nil, meal: nil, usual: false),
+                                                        .log(food: "toast", quantity: 1, unit: nil, meal: nil, usual: false)])),
+        ("log 3 eggs and toast for breakfast", .logEach([.log(food: "eggs", quantity: 3, unit: nil, meal: "breakfast", usual: false),
+                                                          .log(food: "toast", quantity: 1, unit: nil, meal: "breakfast", usual: false)])),
+        ("I had a banana and an apple", .logEach([.log(food: "banana", quantity: 1, unit: nil, meal: nil, usual: false),
+                                                   .log(food: "apple", quantity: 1, unit: nil, meal: nil, usual: false)])),
+        ("log 1 cup of mac and cheese", .log(food: "mac and cheese", quantity: 1, unit: "cup", meal: nil, usual: false)),
+        ("log macaroni and cheese", .log(food: "macaroni and cheese", quantity: 1, unit: nil, meal: nil, usual: false)),
+    ])
+    func severalFoods(_ utterance: String, _ expected: OfflineIntent) {
         #expect(OfflineGrammar.parse(utterance) == expected)
     }
 }

@@ -50,7 +50,9 @@ import SQLiteKit
         process.arguments = ["ask", "tell me everything"]
         process.environment = ["OFJ_HOME": home.file("data"), "XDG_STATE_HOME": home.file("state"), "XDG_CONFIG_HOME": home.file("config"),
                                "HOME": home.path, "PATH": "/usr/bin:/bin", "OFJ_PROVIDER": "openai", "OFJ_MODEL": "test-model",
-                               "OPENAI_BASE_URL": server.url("/v1"), "OPENAI_API_KEY": "sk-test-NOT-A-REAL-KEY"]
+                               "OPENAI_BASE_URL": server.url("/v1"), "OPENAI_API_KEY": "sk-test-NOT-A-REAL-KEY",
+                               // The 4 MB answer cap would end a fast run before the signal: this is about SIGTERM.
+                               "OFJ_MAX_ANSWER_MB": "64"]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

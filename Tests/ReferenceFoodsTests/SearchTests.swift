@@ -1,4 +1,5 @@
 // Word search over the shipped SR28 foods: the obvious first hit for how people type, and odd input.
+import Foundation
 import Testing
 @testable import ReferenceFoods
 
@@ -22,7 +23,7 @@ struct SearchTests {
         ("oatmeal", "08120"),            // Cereals, oats, regular and quick, not fortified, dry (common name "oatmeal")
         ("apple", "09003"),              // Apples, raw, with skin
         ("apples", "09003"),
-        ("rice", "20044"),               // Rice, white, long-grain, regular, raw, enriched
+        ("rice", "20045"),               // Rice, white, long-grain, regular, enriched, cooked (eaten cooked; dry forms rank below)
         ("salmon", "15085"),             // Fish, salmon, sockeye, raw
         ("almonds", "12061"),            // Nuts, almonds
         ("almond", "12061"),
@@ -60,6 +61,25 @@ struct SearchTests {
     func readingsPeopleTypeFindUSDANames(query: String, expectedStart: String) throws {
         let first = try #require(db.search(query, limit: 1).first, "no hit for \(query)")
         #expect(first.description.hasPrefix(expectedStart), "\(query) → \(first.description)")
+    }
+
+    /// A word no food has is read as the nearest word foods use (edit distance 1, or 2 from 5 letters).
+    @Test(arguments: [("egs", "01123"), ("brocoli", "11090"), ("bananna", "09040")])
+    func typosFindTheFood(query: String, expected: String) throws {
+        #expect(db.search(query, limit: 1).first?.id == expected)
+    }
+
+    @Test func dryAndCookedGrainsAreAChoiceAndCloseFoodsThatDifferAreNotClear() throws {
+        let rice = db.rankedSearch("rice")
+        #expect(!rice.clearWinner)
+        #expect(rice.choices.contains { db.food(id: $0)?.description.contains("raw") == true })
+        #expect(rice.choices.contains { db.food(id: $0)?.description.contains("cooked") == true })
+        #expect(db.rankedSearch("white rice cooked").clearWinner)
+        #expect(db.rankedSearch("banana").clearWinner)
+        #expect(db.rankedSearch("eggs").clearWinner)
+        let beans = db.rankedSearch("black beans")
+        #expect(!beans.clearWinner && beans.choices.contains("16014"))
+        #expect(beans.hits.map(\.score) == beans.hits.map(\.score).sorted(by: >))
     }
 
     @Test func standInsRankBelowTheRealFood() throws {
@@ -132,8 +152,11 @@ struct SearchTests {
         #expect(db.search(manyWords, limit: 10).isEmpty)
         let repeated = Array(repeating: "egg", count: 5000).joined(separator: " ")
         #expect(db.search(repeated, limit: 1).first?.id == "01123")
+        // One huge word is neither split nor typo-corrected (that work grows with its length: this
+        // took ~1,000 s in a debug build when it was; speed itself is measured by tools/bench-reference.sh).
         let oneHugeWord = String(repeating: "a", count: 100_000)
         #expect(db.search(oneHugeWord, limit: 10).isEmpty)
+        #expect(db.rankedSearch(oneHugeWord).hits.isEmpty)
     }
 
     @Test func weirdCharactersAroundWordsAreIgnored() {

@@ -156,6 +156,9 @@ import Foundation
         }
         #expect(try db.prepare("SELECT x FROM t").isReadOnly)
         #expect(try db.scalar("SELECT count(*) FROM t").int == 1)
+        // Reading JSON with the table-valued functions is reading (their first use declares a table).
+        #expect(try db.scalar("SELECT sum(value) FROM json_each('[1,2,3]')").int == 6)
+        #expect(try db.scalar("SELECT count(*) FROM json_tree('{\"a\":[1]}')").int == 3)
     }
 
     @Test func ownFileConfinementStillSeeds() throws {

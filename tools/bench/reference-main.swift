@@ -44,7 +44,8 @@ struct ReferenceBench {
         let db = ReferenceDatabase(directoryPath: directory)
         try db.prepareSearch()
         let queries = ["egg", "greek yogurt", "banana", "2% milk", "chicken breast", "oatmeal", "apple", "rice", "salmon",
-                       "almonds", "peanut butter", "broccoli", "avocado", "oat milk", "a", "chicken", "xyzzy"]
+                       "almonds", "peanut butter", "broccoli", "avocado", "oat milk", "a", "chicken", "xyzzy",
+                       "white rice cooked", "black coffee", "egs", "brocoli"]
         var worst = 0.0
         for query in queries {
             var runs: [Double] = []
@@ -58,5 +59,11 @@ struct ReferenceBench {
                          median(runs), median(cpu), runs.max() ?? 0, db.search(query, limit: 1).first?.description ?? "-"))
         }
         print(String(format: "worst search median: %.3f ms", worst))
+        // rankedSearch (the assistant's search tool: 40 hits, scores, clear winner, choices).
+        for query in ["black beans", "rice", "egs"] {
+            var runs: [Double] = []
+            for _ in 0..<200 { runs.append(milliseconds { _ = db.rankedSearch(query, limit: 5) }) }
+            print(String(format: "rankedSearch %-14@ median %.3f ms wall, max %.3f ms", "\"\(query)\"" as NSString, median(runs), runs.max() ?? 0))
+        }
     }
 }

@@ -121,6 +121,18 @@ public final class CompactingAssembler: RequestAssembler {
     public func assemble(_ context: RequestContext) async throws -> ChatRequest {
         let shape = Shape(threadID: context.threadID, systemPrompt: context.systemPrompt, tools: context.tools,
                           maxOutputTokens: context.maxOutputTokens, model: context.model, runID: context.runID)
+        if context.model.provider == "offline" {
+            // The offline assistant reads only the newest message and the exchange before it (for
+            // "2" after a list of choices): it needs no history, so it never compacts or prunes.
+            // Older turns keep just their user messages (it numbers its calls by them).
+            var built = request(shape, try makePlan(shape))
+            let users = built.messages.indices.filter { built.messages[$0].role == .user }
+            if users.count > 2 {
+                let keepFrom = users[users.count - 2]
+                built.messages = built.messages[..<keepFrom].filter { $0.role == .user } + built.messages[keepFrom...]
+            }
+            return built
+        }
         try calibrate(threadID: shape.threadID)
         var plan = try makePlan(shape)
         if plan.estimate > plan.budget.compactionThreshold {

@@ -59,6 +59,7 @@ public struct OfflineAssistant: ChatModel {
         - nutrients: "how much protein did I have this week", "how much sodium today", "which foods gave me the most sugar this month"
         - goals: "set my calorie goal to 2200", "set protein goal to 140g"
         - fix the journal: "delete the last thing I logged", "move my coffee to breakfast"
+        - when a food could be one of several, I list up to 3 numbered choices: reply "2" or "the second" to log that one
         - Food Bank and Shelf: "find oat milk in my food bank", "what can I eat tonight"
         """
 }
@@ -79,7 +80,11 @@ struct OfflineState {
     let utterance: String
     /// 1-based number of the newest user message in the thread (call ids derive from it).
     let userNumber: Int
-    let calls: [Done]
+    var calls: [Done]
+    /// The exchange before the newest user message: what the person asked and the answer they
+    /// got (for "2" after a list of choices). Nothing older is read.
+    var previousUtterance: String?
+    var previousAnswer: String?
 
     init(messages: [Message]) {
         let userIndices = messages.indices.filter { messages[$0].role == .user && !messages[$0].text.isEmpty }
@@ -89,6 +94,11 @@ struct OfflineState {
         }
         utterance = messages[last].text
         userNumber = userIndices.count
+        if userIndices.count >= 2 {
+            let before = userIndices[userIndices.count - 2]
+            previousUtterance = messages[before].text
+            previousAnswer = messages[(before + 1)..<last].last { $0.role == .assistant && !$0.text.isEmpty }?.text
+        }
         var results: [String: ToolResult] = [:]
         for m in messages[(last + 1)...] { for r in m.toolResults { results[r.callID] = r } }
         var done: [Done] = []
@@ -139,6 +149,19 @@ struct OfflineCalendar {
         case .date(let s):
             let n = OfflineCalendar.dayNumber(s) ?? today
             return (n, n)
+        case .tomorrow: return (today + 1, today + 1)
+        case .weekday(let w):
+            // Day 0 (1970-01-01) was a Thursday (ISO 4); the latest such weekday before today.
+            let todayISO = ((today % 7) + 7 + 3) % 7 + 1
+            var back = (todayISO - w + 7) % 7
+            if back == 0 { back = 7 }
+            return (today - back, today - back)
+        case .dayOfMonth(let d):
+            let (y, m, day) = OfflineCalendar.civil(today)
+            var (year, month) = (y, m)
+            if d > day { (year, month) = m == 1 ? (y - 1, 12) : (y, m - 1) }
+            let n = OfflineCalendar.dayNumber(String(format: "%04d-%02d-%02d", year, month, d)) ?? today
+            return (n, n)
         }
     }
 
@@ -149,7 +172,8 @@ struct OfflineCalendar {
         case .yesterday: return "yesterday (\(string(today - 1)))"
         case .lastDays(let n): return "the last \(n) days (\(string(from)) to \(string(to)))"
         case .thisMonth: return "this month (\(string(from)) to \(string(to)))"
-        case .date: return "on \(string(from))"
+        case .date, .weekday, .dayOfMonth: return "on \(string(from))"
+        case .tomorrow: return "tomorrow (\(string(from)))"
         }
     }
 

@@ -7,6 +7,9 @@ public enum Period: Hashable, Sendable {
     case lastDays(Int)      // the N days ending today
     case thisMonth
     case date(String)       // YYYY-MM-DD
+    case tomorrow
+    case weekday(Int)       // the latest past Monday (1) … Sunday (7): "last monday", "on friday"
+    case dayOfMonth(Int)    // the latest past day with this number: "on the 3rd"
 }
 
 public enum OfflineIntent: Hashable, Sendable {
@@ -21,6 +24,18 @@ public enum OfflineIntent: Hashable, Sendable {
     case move(food: String, meal: String)
     case recommend
     case searchFoodBank(String)
+    /// "2", "the second": a pick from the numbered choices of the previous answer.
+    case choose(Int)
+    /// An intent on one day ("log 2 eggs yesterday").
+    indirect case dated(OfflineIntent, Period)
+    /// "how many calories left today": what remains of a goal today.
+    case remaining(nutrient: String)
+    /// "what's my protein goal".
+    case goal(nutrient: String)
+    /// "delete the eggs": the newest entry matching the words.
+    case deleteFood(String)
+    /// "3 eggs and toast": several foods, logged one after the other.
+    case logEach([OfflineIntent])
     case help
     case unknown
 }
@@ -75,16 +90,31 @@ public enum OfflineGrammar {
         var s = utterance.lowercased()
             .replacingOccurrences(of: "’", with: "'")
             .trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: ".!?")))
-        s = s.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        s = s.split(whereSeparator: \.isWhitespace).map { corrected(String($0)) }.joined(separator: " ")
         if s.isEmpty || s == "help" || s == "?" || s.hasPrefix("what can you do") || s == "help me" { return .help }
 
+        if let n = choice(s) { return .choose(n) }
         if let r = setGoal(s) { return r }
+        if let m = s.firstMatch(#"^how (?:many|much) (.+?) (?:do i have |have i got |are |is )?(?:left|remaining)(?: for)?(?: today)?$"#)
+            ?? s.firstMatch(#"^what(?:'s| is) left(?: of)?(?: my)? (.+?)(?: today)?$"#),
+           let n = nutrientID(m[0]) {
+            return .remaining(nutrient: n)
+        }
+        if s.range(of: #"^(?:what's|what is) left(?: today)?$"#, options: .regularExpression) != nil { return .remaining(nutrient: "energy_kcal") }
+        if let m = s.firstMatch(#"^(?:what(?:'s| is|s) )?my (?:daily )?(.+?) goal$"#) ?? s.firstMatch(#"^what(?:'s| is) the (.+?) goal$"#),
+           let n = nutrientID(m[0]) {
+            return .goal(nutrient: n)
+        }
         if s.range(of: #"^(delete|remove|undo)( the)? (last|latest)( thing| entry| food| item| one)?( i logged| i ate| logged)?$"#, options: .regularExpression) != nil
             || s == "undo" || s == "undo that" {
             return .deleteLast
         }
         if let m = s.firstMatch(#"^move (?:my |the )?(.+?) to (breakfast|lunch|dinner|snacks?|a snack|supper)$"#) {
             return .move(food: m[0], meal: mealWords[m[1]] ?? m[1])
+        }
+        if let m = s.firstMatch(#"^(?:delete|remove) (?:my |the )?(.+?)(?: entry| i logged| i ate)?$"#),
+           !["last", "latest", "last thing", "last entry", "last one"].contains(m[0]) {
+            return .deleteFood(m[0])
         }
         if s.range(of: #"^what (can|should) i (eat|have)( tonight| today| now| for (dinner|lunch|breakfast|a snack))?$"#, options: .regularExpression) != nil
             || s.hasPrefix("recommend") || s.hasPrefix("suggest") || s.contains("what's on my shelf") {
@@ -98,19 +128,32 @@ public enum OfflineGrammar {
            let n = nutrientID(m[0]) {
             return .topFoods(nutrient: n, period: period(m.count > 1 ? m[1] : "") ?? .thisMonth)
         }
-        if let m = s.firstMatch(#"^how much (.+?)(?: did i (?:have|eat|get))?(?: (today|yesterday|this week|last week|this month|last month|last 30 days))?$"#),
+        if let m = s.firstMatch(#"^how (?:much|many) (.+?)(?: did i (?:have|eat|get))?(?: (\#(periodPattern)))?$"#),
            let n = nutrientID(m[0]) {
-            return .nutrientTotal(nutrient: n, period: period(m.count > 1 ? m[1] : "") ?? .today)
+            guard m[1].isEmpty || period(m[1]) != nil else { return .unknown }
+            return .nutrientTotal(nutrient: n, period: period(m[1]) ?? .today)
         }
-        if let m = s.firstMatch(#"^(?:what did i eat|what have i eaten|show(?: me)?|what's in my journal|journal)(?: (today|yesterday|this week|last week|this month|on \d{4}-\d{2}-\d{2}))?$"#) {
-            let p = period(m.first ?? "") ?? .today
+        if let m = s.firstMatch(#"^(?:what did i eat|what did i have|what have i eaten|show(?: me)?(?: what i ate)?|what's in my journal|journal)(?: (\#(periodPattern)))?$"#) {
+            guard m[0].isEmpty || period(m[0]) != nil else { return .unknown }
+            let p = period(m[0]) ?? .today
             switch p {
-            case .today, .yesterday, .date: return .showDay(p)
-            default: return .showRange(p)
+            case .lastDays, .thisMonth: return .showRange(p)
+            default: return .showDay(p)
             }
         }
         if let r = log(s) { return r }
         return .unknown
+    }
+
+    static let ordinals: [String: Int] = ["first": 1, "second": 2, "third": 3, "1st": 1, "2nd": 2, "3rd": 3,
+                                          "one": 1, "two": 2, "three": 3]
+
+    /// "2", "#2", "number 2", "option 2", "the second", "the second one", "2nd".
+    static func choice(_ s: String) -> Int? {
+        if let m = s.firstMatch(#"^(?:#|no\.? ?|number |option |choice )?([1-9])(?: please)?$"#) { return Int(m[0]) }
+        if let m = s.firstMatch(#"^(?:the )?(first|second|third|1st|2nd|3rd)(?: one)?(?: please)?$"#) { return ordinals[m[0]] }
+        if let m = s.firstMatch(#"^(?:number|option) (one|two|three)$"#) { return ordinals[m[0]] }
+        return nil
     }
 
     static func setGoal(_ s: String) -> OfflineIntent? {
@@ -122,11 +165,36 @@ public enum OfflineGrammar {
 
     static func log(_ s: String) -> OfflineIntent? {
         guard let m = s.firstMatch(#"^(?:please )?(?:log|i had|i've had|i ate|i just ate|i just had|had|ate|add|track|record|i drank|drank)(?: me)? (.+)$"#) else { return nil }
+        // "3 eggs and toast": two foods when the first starts with an amount and is not "… of …"
+        // ("1 cup of mac and cheese" stays one food). A day or meal at the end applies to both.
+        if let pair = m[0].firstMatch(#"^((?:[0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+|a|an|one|two|three|four|five|six) [a-z]+(?: [a-z]+)?) and (.+)$"#),
+           !pair[0].contains(" of ") {
+            var tail = ""
+            if let t = pair[1].firstMatch(#"^.+?((?:,? (?:for|as|at|with|to|in|into) (?:my |the |a )?(?:breakfast|lunch|dinner|supper|snacks?))?(?:,? (?:\#(dayPattern)))?(?:,? (?:for|as|at|with|to|in|into) (?:my |the |a )?(?:breakfast|lunch|dinner|supper|snacks?))?)$"#) {
+                tail = t[0]
+            }
+            if let first = log("log " + pair[0] + tail), let second = log("log " + pair[1]) {
+                return .logEach([first, second])
+            }
+        }
         var rest = m[0]
         var meal: String?
-        if let mm = rest.firstMatch(#"^(.+?) (?:for|as|at|with) (breakfast|lunch|dinner|supper|snacks?|a snack)$"#) {
-            rest = mm[0]
-            meal = mealWords[mm[1]]
+        var day: Period?
+        // A day and a meal may come in either order at the end ("for dinner yesterday", "yesterday
+        // for dinner") or a meal first ("for breakfast 2 eggs"); neither becomes part of the food.
+        for _ in 0..<2 {
+            if let dd = rest.firstMatch(#"^(.+?),? (\#(dayPattern))$"#), let p = period(dd[1]), day == nil {
+                rest = dd[0]
+                day = p
+            }
+            if let mm = rest.firstMatch(#"^(.+?),? (?:for|as|at|with|to|in|into) (?:my |the |a )?(breakfast|lunch|dinner|supper|snacks?)$"#), meal == nil {
+                rest = mm[0]
+                meal = mealWords[mm[1]]
+            }
+        }
+        if meal == nil, let mm = rest.firstMatch(#"^(?:for|at) (?:my )?(breakfast|lunch|dinner|supper|snacks?),? (.+)$"#) {
+            meal = mealWords[mm[0]]
+            rest = mm[1]
         }
         var usual = false
         for prefix in ["my usual ", "the usual ", "my "] where rest.hasPrefix(prefix) {
@@ -164,8 +232,10 @@ public enum OfflineGrammar {
         // "-2 eggs" or "eggs yesterday" are not something to guess about: the reply lists what
         // is understood instead of logging a different food or day.
         guard !rest.isEmpty, quantity > 0, quantity.isFinite, !rest.hasPrefix("-"),
-              rest.firstMatch(#"\b(yesterday|today|tomorrow|tonight|last night|for (brunch|supper|elevenses|tea))\b|\bon \d"#) == nil else { return nil }
-        return .log(food: rest, quantity: quantity, unit: unit, meal: meal, usual: usual)
+              rest.firstMatch(#"\b(yesterday|today|tomorrow|tonight|last night|for (brunch|supper|elevenses|tea))\b|\bon \d|\bthe day (after|before)\b|\bnext (week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"#) == nil else { return nil }
+        let intent = OfflineIntent.log(food: rest, quantity: quantity, unit: unit, meal: meal, usual: usual)
+        guard let day, day != .today else { return intent }
+        return .dated(intent, day)
     }
 
     static func number(_ text: String) -> Double? {
@@ -184,17 +254,83 @@ public enum OfflineGrammar {
         return nil
     }
 
+    static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    /// One day: "yesterday", "tomorrow", "last monday", "on friday", "on the 3rd", "on 2026-11-03".
+    static let dayPattern = #"today|yesterday|tomorrow|(?:last |on |this past )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:on )?the \d{1,2}(?:st|nd|rd|th)?|(?:on )?\d{4}-\d{2}-\d{2}"#
+    /// A day or a range.
+    static let periodPattern = dayPattern + #"|this week|last week|this month|last month|the last month|last 30 days|the last 30 days"#
+
     static func period(_ phrase: String) -> Period? {
+        var p = phrase
+        for prefix in ["on ", "last ", "this past "] where p.hasPrefix(prefix) && !p.hasSuffix("week") && !p.hasSuffix("month") && !p.hasSuffix("days") {
+            p = String(p.dropFirst(prefix.count))
+            break
+        }
+        if let i = weekdays.firstIndex(of: p) { return .weekday(i + 1) }
+        if let m = p.firstMatch(#"^the (\d{1,2})(?:st|nd|rd|th)?$"#), let d = Int(m[0]), (1...31).contains(d) { return .dayOfMonth(d) }
+        if p.firstMatch(#"^\d{4}-\d{2}-\d{2}$"#) != nil {
+            // An impossible date ("2026-02-30") is not read as another day.
+            guard let day = dayNumberIfValid(p) else { return nil }
+            _ = day
+            return .date(p)
+        }
         switch phrase {
         case "today": return .today
+        case "tomorrow": return .tomorrow
         case "yesterday": return .yesterday
         case "this week", "last week": return .lastDays(7)
         case "this month": return .thisMonth
         case "last month", "the last month", "last 30 days", "the last 30 days": return .lastDays(30)
         default:
-            if phrase.hasPrefix("on ") { return .date(String(phrase.dropFirst(3))) }
             return nil
         }
+    }
+
+    /// The day number of a real YYYY-MM-DD date, nil for "2026-02-30".
+    static func dayNumberIfValid(_ s: String) -> Int? {
+        let parts = s.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1...12).contains(parts[1]), parts[2] >= 1 else { return nil }
+        let leap = parts[0] % 4 == 0 && (parts[0] % 100 != 0 || parts[0] % 400 == 0)
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return parts[2] <= lengths[parts[1] - 1] ? parts[2] : nil
+    }
+
+    // MARK: - Typos
+
+    /// Words the grammar relies on; a typed word within a small edit distance of one of them
+    /// ("brekfast", "tday", "yesterdy", "protien") is read as that word. Food words are left to
+    /// the reference search, which corrects them against its own vocabulary.
+    static let knownWords: Set<String> = Set(["breakfast", "lunch", "dinner", "supper", "snack", "snacks", "today", "yesterday",
+                                              "tomorrow", "calories", "protein", "sodium", "cholesterol", "potassium", "magnesium",
+                                              "caffeine", "calcium", "delete", "remove", "journal", "remaining"] + weekdays)
+
+    /// The known word a typed word is a typo of, or the word itself.
+    static func corrected(_ word: String) -> String {
+        guard word.count >= 4, word.allSatisfy(\.isLetter), !knownWords.contains(word) else { return word }
+        let limit = word.count >= 6 ? 2 : 1
+        var best: (word: String, distance: Int)?
+        for known in knownWords where abs(known.count - word.count) <= limit {
+            let d = editDistance(word, known, limit: limit)
+            if d <= limit, d < (best?.distance ?? Int.max) { best = (known, d) }
+        }
+        return best?.word ?? word
+    }
+
+    /// Levenshtein distance, stopping early past `limit`.
+    static func editDistance(_ a: String, _ b: String, limit: Int) -> Int {
+        let x = Array(a), y = Array(b)
+        var previous = Array(0...y.count)
+        for i in 1...max(1, x.count) where !x.isEmpty {
+            var current = [i] + Array(repeating: 0, count: y.count)
+            var rowMin = i
+            for j in stride(from: 1, through: y.count, by: 1) {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+                rowMin = min(rowMin, current[j])
+            }
+            if rowMin > limit { return limit + 1 }
+            previous = current
+        }
+        return x.isEmpty ? y.count : previous[y.count]
     }
 }
 

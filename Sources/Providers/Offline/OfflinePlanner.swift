@@ -17,7 +17,11 @@ struct OfflinePlanner {
     func next() -> OfflineStep {
         // Barcodes (issue 18) are a separate branch: OfflinePlanner+Barcode.swift.
         if let request = OfflinePlanner.barcodeRequest(state.utterance) { return barcode(request) }
-        switch OfflinePlanner.sanitized(OfflineGrammar.parse(state.utterance)) {
+        return next(OfflinePlanner.sanitized(OfflineGrammar.parse(state.utterance)))
+    }
+
+    func next(_ intent: OfflineIntent) -> OfflineStep {
+        switch intent {
         case .help:
             return .answer("I'm the offline assistant: I work on this computer without an AI provider and understand these requests:\n"
                            + OfflineAssistant.capabilities + "\nConfigure a provider for anything else.")
@@ -26,6 +30,20 @@ struct OfflinePlanner {
                            + OfflineAssistant.capabilities + "\nConfigure an AI provider for other questions.")
         case .log(let food, let quantity, let unit, let meal, let usual):
             return log(food: food, quantity: quantity, unit: unit, meal: meal, usual: usual)
+        case .choose(let number):
+            return choose(number)
+        case .dated(.log(let food, let quantity, let unit, let meal, let usual), let p):
+            return log(food: food, quantity: quantity, unit: unit, meal: meal, usual: usual, date: calendar.string(calendar.range(p).0))
+        case .dated(let intent, _):
+            return OfflinePlanner(state: state, calendar: calendar).next(intent)
+        case .remaining(let n):
+            return remaining(n)
+        case .goal(let n):
+            return goal(n)
+        case .deleteFood(let food):
+            return deleteFood(food)
+        case .logEach(let items):
+            return logEach(items)
         case .showDay(let p):
             return showDay(p)
         case .showRange(let p):
@@ -49,7 +67,8 @@ struct OfflinePlanner {
 
     // MARK: - Logging
 
-    func log(food: String, quantity: Double, unit: String?, meal: String?, usual: Bool) -> OfflineStep {
+    /// `chosen`: the reference id the person picked from a list of choices (then nothing is asked).
+    func log(food: String, quantity: Double, unit: String?, meal: String?, usual: Bool, chosen: String? = nil, date: String? = nil) -> OfflineStep {
         guard let bank = state.last("search_food_bank"), let ref = state.last("search_reference_foods") else {
             return .calls([("search_food_bank", ["query": .string(food), "limit": 5]),
                            ("search_reference_foods", ["query": .string(food), "limit": 5])])
@@ -62,9 +81,18 @@ struct OfflinePlanner {
             return .answer("I couldn't look that up: \(failed.errorText ?? "the search failed"). Nothing was logged.")
         }
         let savedFoods = (bank.content?["foods"]?.arrayValue ?? []).filter { $0["kind"]?.stringValue != "calculator" }
-        let referenceFoods = ref.content?["foods"]?.arrayValue ?? []
+        var referenceFoods = ref.content?["foods"]?.arrayValue ?? []
+        if let chosen {
+            referenceFoods = referenceFoods.filter { $0["reference_id"]?.stringValue == chosen }
+            guard !referenceFoods.isEmpty else {
+                return .answer("That choice is no longer among the reference foods for \"\(food)\", so nothing was logged. Ask again to see the choices.")
+            }
+        } else if !usual, let ask = askWhich(food: food, quantity: quantity, unit: unit, ref: ref, referenceFoods: referenceFoods) {
+            return ask
+        }
         var mealArg: [String: JSONValue] = [:]
         if let meal { mealArg["meal"] = .string(meal) }
+        if let date { mealArg["date"] = .string(date) }
 
         func fromBank(_ f: JSONValue) -> OfflineStep? {
             guard let id = f["id"]?.stringValue else { return nil }
@@ -109,6 +137,72 @@ struct OfflinePlanner {
         return args
     }
 
+    /// Several foods in one message: each is searched and logged in turn (its calls start at its
+    /// own search_food_bank call); a question or a failure stops there and says what was logged.
+    func logEach(_ items: [OfflineIntent]) -> OfflineStep {
+        var starts = state.calls.indices.filter { state.calls[$0].name == "search_food_bank" }
+        starts.append(state.calls.count)
+        var answers: [String] = []
+        for (k, item) in items.enumerated() {
+            var sub = state
+            sub.calls = k + 1 < starts.count ? Array(state.calls[starts[k]..<starts[k + 1]]) : []
+            let step = OfflinePlanner(state: sub, calendar: calendar).next(item)
+            guard case .answer(let text) = step else { return step }
+            answers.append(text)
+            let logged = sub.calls.contains { ["log_saved_food", "log_reference_food"].contains($0.name) && !$0.isError && !$0.denied }
+            if !logged { break }
+        }
+        return .answer(answers.joined(separator: "\n"))
+    }
+
+    // MARK: - Choosing
+
+    static let choiceLine = #"^([1-3])\. .+ \[ref ([0-9]{5})\]$"#
+
+    /// Lists up to 3 numbered choices when the search has no clear winner (close scores, or
+    /// dry vs cooked not said); nil when the first food is clear.
+    func askWhich(food: String, quantity: Double, unit: String?, ref: OfflineState.Done, referenceFoods: [JSONValue]) -> OfflineStep? {
+        guard ref.content?["clear_winner"]?.boolValue == false, referenceFoods.count >= 2 else { return nil }
+        // The foods the search offers as choices (they differ from each other), else the first three.
+        let ids = ref.content?["choices"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let offered = ids.compactMap { id in referenceFoods.first { $0["reference_id"]?.stringValue == id } }
+        let list = offered.count >= 2 ? offered : Array(referenceFoods.prefix(3))
+        var lines = ["\"\(food)\" could be one of these:"]
+        for (i, f) in list.prefix(3).enumerated() {
+            guard let id = f["reference_id"]?.stringValue else { continue }
+            lines.append("\(i + 1). \(foodName(f)) [ref \(id)]")
+        }
+        lines.append("Reply with its number (e.g. \"2\") and I'll log it. Nothing is logged yet.")
+        return .answer(lines.joined(separator: "\n"))
+    }
+
+    /// "2" after a list of choices: logs that food with the amount and meal first asked for.
+    func choose(_ number: Int) -> OfflineStep {
+        var picked: String?
+        for line in (state.previousAnswer ?? "").split(separator: "\n") {
+            if let m = String(line).firstMatch(OfflinePlanner.choiceLine), Int(m[0]) == number { picked = m[1] }
+        }
+        var asked = state.previousUtterance.map { OfflinePlanner.sanitized(OfflineGrammar.parse($0)) }
+        // "3 eggs and rice": the pick is for the food the question named.
+        if case .logEach(let items)? = asked {
+            asked = items.first { item in
+                var food = ""
+                if case .log(let f, _, _, _, _) = item { food = f }
+                if case .dated(.log(let f, _, _, _, _), _) = item { food = f }
+                return (state.previousAnswer ?? "").hasPrefix("\"\(food)\" could be one of these") || (state.previousAnswer ?? "").contains("\n\"\(food)\" could be one of these")
+            }
+        }
+        var date: String?
+        if case .dated(let inner, let p)? = asked {
+            asked = inner
+            date = calendar.string(calendar.range(p).0)
+        }
+        guard let id = picked, case .log(let food, let quantity, let unit, let meal, _)? = asked else {
+            return .answer("There is no list of choices to pick \(number) from. Ask to log a food first, e.g. \"log 1 cup rice\".")
+        }
+        return log(food: food, quantity: quantity, unit: unit, meal: meal, usual: false, chosen: id, date: date)
+    }
+
     /// For "2 eggs" or "a banana": a whole item rather than a cup or a weight. USDA lists the
     /// usual whole item first when there is one ("large" egg); otherwise take a medium one.
     static func wholeItemPortion(_ portions: [String]) -> String? {
@@ -137,17 +231,27 @@ struct OfflinePlanner {
         }
         if let error = failure(done) { return .answer(error) }
         guard let content = done.content else { return .answer("I couldn't read your journal.") }
-        let meals = content["meals"]?.arrayValue ?? []
-        let count = Int(content["totals"]?["entry_count"]?.doubleValue ?? 0)
+        // A long day comes in pages: read them all (at most 10) before answering.
+        let pages = state.calls.filter { $0.name == "get_journal_day" }
+        if let next = content["next_offset"]?.intValue, pages.count < 10 {
+            return .calls([("get_journal_day", ["date": .string(calendar.string(day)), "offset": .number(Double(next))])])
+        }
+        let meals = pages.flatMap { $0.content?["meals"]?.arrayValue ?? [] }
+        let entries = meals.flatMap { m in (m["entries"]?.arrayValue ?? []).map { (meal: m["meal"]?.stringValue ?? "", entry: $0) } }
+        let count = Int(content["entry_count"]?.doubleValue ?? content["totals"]?["entry_count"]?.doubleValue ?? 0)
         let when = calendar.describe(p)
         guard count > 0 else { return .answer("Nothing is logged \(when).") }
         var lines = ["\(when.prefix(1).uppercased() + when.dropFirst()): \(count) \(count == 1 ? "entry" : "entries"), \(macros(content["totals"]?["nutrients"]))."]
-        for m in meals {
-            let entries = m["entries"]?.arrayValue ?? []
-            guard !entries.isEmpty else { continue }
-            lines.append("\(capitalized(m["meal"]?.stringValue ?? "")):")
-            for e in entries { lines.append("- \(entryLine(e))") }
+        // Entries come in meal order; a heading starts each meal.
+        var meal: String?
+        for (this, e) in entries {
+            if this != meal {
+                lines.append("\(capitalized(this)):")
+                meal = this
+            }
+            lines.append("- \(entryLine(e))")
         }
+        if entries.count < count { lines.append("(\(count - entries.count) more entries not shown; ofj day lists them all.)") }
         return .answer(lines.joined(separator: "\n"))
     }
 
@@ -286,6 +390,65 @@ struct OfflinePlanner {
         return .calls([("move_journal_entry", ["entry_id": .string(id), "meal": .string(meal)])])
     }
 
+    /// "delete the eggs": the newest entry whose name has the words (plurals read as singular).
+    func deleteFood(_ food: String) -> OfflineStep {
+        let words = OfflinePlanner.singular(food)
+        guard let found = state.last("search_journal") else { return .calls([("search_journal", ["text": .string(words), "limit": 5])]) }
+        if let error = failure(found) { return .answer(error) }
+        if let done = state.last("delete_journal_entry") {
+            if done.denied { return .answer("Okay, nothing was deleted.") }
+            if let error = failure(done) { return .answer(error) }
+            let name = found.content?["entries"]?[0]?["name"]?.stringValue ?? food
+            return .answer("Deleted \(name).")
+        }
+        guard let id = found.content?["entries"]?[0]?["id"]?.stringValue else {
+            return .answer("I couldn't find \"\(food)\" in your journal, so nothing was deleted.")
+        }
+        return .calls([("delete_journal_entry", ["entry_id": .string(id)])])
+    }
+
+    /// Each word in its singular form for a contains-search: "eggs" → "egg", "berries" → "berr"
+    /// (finds "berry" and "berries"), "peaches" → "peach", "potatoes" → "potato".
+    static func singular(_ text: String) -> String {
+        text.split(separator: " ").map { w -> String in
+            let word = String(w)
+            guard word.count > 3 else { return word }
+            if word.hasSuffix("ies") { return String(word.dropLast(3)) }
+            if ["ches", "shes", "sses", "xes", "oes"].contains(where: word.hasSuffix) { return String(word.dropLast(2)) }
+            if word.hasSuffix("s") && !word.hasSuffix("ss") { return String(word.dropLast()) }
+            return word
+        }.joined(separator: " ")
+    }
+
+    // MARK: - Goals
+
+    /// "how many calories left today": the goal minus today's total.
+    func remaining(_ nutrient: String) -> OfflineStep {
+        guard let done = state.last("get_nutrition_context") else { return .calls([("get_nutrition_context", [:])]) }
+        if let error = failure(done) { return .answer(error) }
+        let name = OfflinePlanner.nutrientName(nutrient), unit = OfflinePlanner.unit(nutrient)
+        guard let goal = done.content?["goals"]?[nutrient]?.doubleValue else {
+            return .answer("You have no \(name) goal, so nothing is counted down. Set one with \"set my \(name) goal to …\".")
+        }
+        let eaten = done.content?["today_totals"]?["nutrients"]?[nutrient]?.doubleValue ?? 0
+        let left = goal - eaten
+        let line = left >= 0 ? "\(format(left))\(unit) of \(name) left today" : "\(format(-left))\(unit) over your \(name) goal today"
+        return .answer("\(capitalized(line)) (goal \(format(goal))\(unit), eaten \(format(eaten))\(unit)).")
+    }
+
+    /// "what's my protein goal".
+    func goal(_ nutrient: String) -> OfflineStep {
+        guard let done = state.last("get_goals") else { return .calls([("get_goals", [:])]) }
+        if let error = failure(done) { return .answer(error) }
+        let name = OfflinePlanner.nutrientName(nutrient)
+        guard let g = done.content?["goals"]?.arrayValue?.first(where: { $0["id"]?.stringValue == nutrient }),
+              let amount = g["amount"]?.doubleValue else {
+            return .answer("You have no \(name) goal. Set one with \"set my \(name) goal to …\".")
+        }
+        let kind = g["direction"]?.stringValue == "limit" ? "a limit to stay under" : "a target to reach"
+        return .answer("Your \(name) goal is \(format(amount))\(OfflinePlanner.unit(nutrient)) a day (\(kind)).")
+    }
+
     // MARK: - Food Bank and Shelf
 
     func recommend() -> OfflineStep {
@@ -338,6 +501,9 @@ struct OfflinePlanner {
         case .log(let food, let q, let unit, let meal, let usual): return .log(food: clean(food), quantity: q, unit: unit, meal: meal, usual: usual)
         case .move(let food, let meal): return .move(food: clean(food), meal: meal)
         case .searchFoodBank(let q): return .searchFoodBank(clean(q))
+        case .deleteFood(let q): return .deleteFood(clean(q))
+        case .dated(let inner, let p): return .dated(sanitized(inner), p)
+        case .logEach(let items): return .logEach(items.map(sanitized))
         default: return intent
         }
     }
@@ -353,7 +519,7 @@ struct OfflinePlanner {
     func entryLine(_ e: JSONValue) -> String {
         var s = foodName(e)
         if let amount = e["amount"]?.stringValue { s += " — \(amount)" }
-        if let kcal = e["nutrients"]?["energy_kcal"]?.doubleValue { s += ", \(format(kcal)) kcal" }
+        if let kcal = (e["nutrients"]?["energy_kcal"] ?? e["energy_kcal"])?.doubleValue { s += ", \(format(kcal)) kcal" }
         return s
     }
 

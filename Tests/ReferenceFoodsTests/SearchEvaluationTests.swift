@@ -1,0 +1,57 @@
+// The search's first hit over a labelled set of everyday queries (Tests/data/search-eval.tsv): how
+// often the top result is a food a reasonable person typing the query means. Prints the figure and
+// every miss. The target is 95%; the ranker does not reach it yet (85.1% at this commit), so the
+// test fails only when the figure drops below the floor reached so far, and says how far it is from
+// the target: raise `floor` as the ranker improves.
+import Foundation
+import Testing
+@testable import ReferenceFoods
+
+@Suite("Reference search evaluation")
+struct SearchEvaluationTests {
+    struct Case {
+        let query: String
+        let acceptable: Set<String>
+    }
+
+    static func cases() throws -> [Case] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("data/search-eval.tsv")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line in
+            guard !line.hasPrefix("#") else { return nil }
+            let fields = line.split(separator: "\t")
+            guard fields.count == 2 else { return nil }
+            return Case(query: String(fields[0]), acceptable: Set(fields[1].split(separator: " ").map(String.init)))
+        }
+    }
+
+    @Test func everyLabelIsARealFood() throws {
+        let cases = try Self.cases()
+        #expect(cases.count >= 150)
+        for item in cases {
+            #expect(!item.acceptable.isEmpty, "\(item.query) has no acceptable food")
+            for id in item.acceptable {
+                #expect(Fixtures.shipped.food(id: id) != nil, "\(item.query): \(id) is not an SR28 food")
+            }
+        }
+    }
+
+    static let target = 95.0
+    static let floor = 85.0
+
+    @Test func firstHitRateNeverDropsAndIsReported() throws {
+        let cases = try Self.cases()
+        var misses: [String] = []
+        for item in cases {
+            let first = Fixtures.shipped.search(item.query, limit: 1).first
+            if let first, item.acceptable.contains(first.id) { continue }
+            misses.append("  \(item.query) → \(first.map { "\($0.id) \($0.description)" } ?? "(no hit)")")
+        }
+        let rate = Double(cases.count - misses.count) / Double(cases.count) * 100
+        let figure = String(format: "%.1f", rate)
+        print("Search evaluation: first hit acceptable for \(cases.count - misses.count) of \(cases.count) queries (\(figure)%; target \(Int(Self.target))%)")
+        for miss in misses { print(miss) }
+        #expect(rate >= Self.floor, "first-hit rate \(figure)% fell below \(Self.floor)%:\n\(misses.joined(separator: "\n"))")
+    }
+}
