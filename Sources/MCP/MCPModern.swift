@@ -58,11 +58,11 @@ extension MCPServer {
         case "server/discover":
             send(RPC.result(id: id, discover()))
         case "tools/list":
-            send(RPC.result(id: id, Self.cacheable(toolList())))
+            send(RPC.result(id: id, cacheable(toolList())))
         case "resources/list":
-            send(RPC.result(id: id, Self.cacheable(resourceList())))
+            send(RPC.result(id: id, cacheable(resourceList())))
         case "resources/templates/list":
-            send(RPC.result(id: id, Self.cacheable(["resourceTemplates": []])))
+            send(RPC.result(id: id, cacheable(["resourceTemplates": []])))
         case "tools/call", "resources/read":
             startCall(id: id, method: method, params: params, envelope: envelope)
         default:
@@ -102,16 +102,12 @@ extension MCPServer {
     }
 
     func discover() -> JSONValue {
-        let c = configuration
-        return [
-            "resultType": "complete",
+        cacheable([
             "supportedVersions": .array(MCPConfiguration.allVersions.map { .string($0) }),
             "capabilities": ["tools": ["listChanged": false], "resources": ["subscribe": false, "listChanged": false]],
             "serverInfo": serverInfo,
-            "instructions": .string(c.instructions),
-            "ttlMs": .number(Double(Self.listTTLMs)),
-            "cacheScope": "public",
-        ]
+            "instructions": .string(configuration.instructions),
+        ])
     }
 
     var serverInfo: JSONValue {
@@ -119,14 +115,24 @@ extension MCPServer {
     }
 
     /// A list result with `resultType` and cache hints (the lists hold no journal data and do not change while the server runs).
-    static func cacheable(_ result: JSONValue) -> JSONValue {
-        complete(result, extra: ["ttlMs": .number(Double(listTTLMs)), "cacheScope": "public"])
+    func cacheable(_ result: JSONValue) -> JSONValue {
+        complete(result, extra: ["ttlMs": .number(Double(Self.listTTLMs)), "cacheScope": "public"])
     }
 
-    static func complete(_ result: JSONValue, extra: [String: JSONValue] = [:]) -> JSONValue {
+    /// A final result: `resultType` "complete", and the server's identity in `_meta`.
+    func complete(_ result: JSONValue, extra: [String: JSONValue] = [:]) -> JSONValue {
         guard case .object(var o) = result else { return result }
         o["resultType"] = "complete"
         for (k, v) in extra { o[k] = v }
+        return stamped(.object(o))
+    }
+
+    /// Adds `_meta["io.modelcontextprotocol/serverInfo"]`, which 2026-07-28 servers should send on every result.
+    func stamped(_ result: JSONValue) -> JSONValue {
+        guard case .object(var o) = result else { return result }
+        var meta = o["_meta"]?.objectValue ?? [:]
+        meta["io.modelcontextprotocol/serverInfo"] = serverInfo
+        o["_meta"] = .object(meta)
         return .object(o)
     }
 

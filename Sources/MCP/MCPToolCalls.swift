@@ -33,7 +33,7 @@ extension MCPServer {
                 return RPC.error(id: id, code: code, message: message)
             case .inputRequired(let result):
                 record(sequence, tool: tool.name, status: "input_required", errorClass: nil, started: started, size: 0)
-                return RPC.result(id: id, result)
+                return RPC.result(id: id, stamped(result))
             case .outcome(let output, let status, let errorClass):
                 outcome = (output, status, errorClass)
             }
@@ -46,7 +46,7 @@ extension MCPServer {
         record(sequence, tool: tool.name, status: outcome.status, errorClass: outcome.errorClass, started: started,
                size: outcome.output.content.utf8.count)
         let result = Self.toolResult(outcome.output)
-        return RPC.result(id: id, envelope == nil ? result : Self.complete(result))
+        return RPC.result(id: id, envelope == nil ? result : complete(result))
     }
 
     /// The MCP form of a tool's answer: the JSON as text, and as structured content when it is an object.
@@ -320,7 +320,7 @@ extension MCPServer {
             return RPC.error(id: id, code: RPCErrorCode.internalError, message: "\(resource.uri) could not be read: \(outcome.output.summary)")
         }
         let result: JSONValue = ["contents": [["uri": .string(resource.uri), "mimeType": "application/json", "text": .string(outcome.output.content)]]]
-        return RPC.result(id: id, envelope == nil ? result : Self.complete(result))
+        return RPC.result(id: id, envelope == nil ? result : complete(result))
     }
 }
 

@@ -32,6 +32,7 @@ extension DispatchTests {
         XCTAssertEqual(result["supportedVersions"], ["2026-07-28", "2025-11-25", "2025-06-18"])
         XCTAssertEqual(result["resultType"], "complete")
         XCTAssertEqual(result["serverInfo"]?["name"], "ofj")
+        XCTAssertEqual(result["_meta"]?["io.modelcontextprotocol/serverInfo"]?["name"], "ofj")
         XCTAssertEqual(result["capabilities"]?["tools"], ["listChanged": false])
         XCTAssertEqual(result["instructions"], "test")
         XCTAssertNotNil(result["ttlMs"]?.doubleValue)
@@ -91,6 +92,7 @@ extension DispatchTests {
         let call = try await modern(s, id: 5, "tools/call", ["name": "get_goals"])
         XCTAssertEqual(call["result"]?["resultType"], "complete")
         XCTAssertEqual(call["result"]?["isError"], false)
+        XCTAssertEqual(call["result"]?["_meta"]?["io.modelcontextprotocol/serverInfo"]?["version"], "test")
         // Writes stay off without --allow-writes, in this revision too.
         let write = try await modern(s, id: 6, "tools/call", ["name": "log_food", "arguments": ["name": "Soup", "nutrients": ["energy_kcal": 1]]],
                                      elicits: true)
