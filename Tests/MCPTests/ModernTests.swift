@@ -232,4 +232,30 @@ extension DispatchTests {
         XCTAssertEqual(try entries(named: "Direct"), 1)
         XCTAssertEqual(try ConversationStore(queue: queue).ledgerEntries().map(\.outcome), [.committed])
     }
+
+    func testAnApprovalOfAStaleCardWritesNothingAndAsksAgain() async throws {
+        let s = server(allowWrites: true)
+        // An entry to change, logged without elicitation (the client's own approval).
+        let logged = try await modern(s, id: 1, "tools/call", ["name": "log_food", "arguments": ["name": "Toast", "nutrients": ["energy_kcal": 100]]])
+        let entryID = try XCTUnwrap(logged["result"]?["structuredContent"]?["logged"]?["id"])
+        let args: JSONValue = ["entry_id": entryID, "servings": 2]
+        let first = try await modern(s, id: 2, "tools/call", ["name": "update_journal_entry", "arguments": args], elicits: true)
+        let state = try XCTUnwrap(first["result"]?["requestState"])
+        // The entry changes while the card is open.
+        let edit = try await modern(s, id: 3, "tools/call", ["name": "update_journal_entry", "arguments": ["entry_id": entryID, "name": "Rye toast"]])
+        XCTAssertEqual(edit["result"]?["isError"], false)
+        let accept: JSONValue = ["approval": ["action": "accept"]]
+        let stale = try await modern(s, id: 4, "tools/call", ["name": "update_journal_entry", "arguments": args, "requestState": state,
+                                                               "inputResponses": accept], elicits: true)
+        XCTAssertEqual(stale["result"]?["resultType"], "input_required", "a stale card is not written: the person is asked again")
+        XCTAssertEqual(stale["result"]?["requestState"], state)
+        let message = stale["result"]?["inputRequests"]?["approval"]?["params"]?["message"]?.stringValue ?? ""
+        XCTAssertTrue(message.contains("Changed since the card you approved"), message)
+        XCTAssertEqual(try journal.entries().first { $0.name == "Rye toast" }?.servings, 1)
+        let done = try await modern(s, id: 5, "tools/call", ["name": "update_journal_entry", "arguments": args, "requestState": state,
+                                                              "inputResponses": accept], elicits: true)
+        XCTAssertEqual(done["result"]?["resultType"], "complete")
+        XCTAssertEqual(done["result"]?["isError"], false)
+        XCTAssertEqual(try journal.entries().first { $0.name == "Rye toast" }?.servings, 2)
+    }
 }
