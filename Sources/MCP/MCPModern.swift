@@ -227,6 +227,11 @@ extension MCPServer {
             default:
                 return finish(token, (Self.closedWithoutAnswer, "cancelled", nil))
             }
+            // The key may have been used meanwhile (the same idempotency_key on another approval):
+            // its stored result, or the refusal of a key reused for a different change.
+            if case .done(let output, let status, let errorClass) = prepareWrite(tool, arguments: arguments, fallbackKey: prepared.key) {
+                return finish(token, (output, status, errorClass))
+            }
             switch commit(prepared, planned: planned, context: context, decision: decision, source: "mcp_elicitation", waited: 0, sequence: sequence) {
             case .done(let output, let status, let errorClass):
                 return finish(token, (output, status, errorClass))

@@ -258,4 +258,22 @@ extension DispatchTests {
         XCTAssertEqual(done["result"]?["isError"], false)
         XCTAssertEqual(try journal.entries().first { $0.name == "Rye toast" }?.servings, 2)
     }
+
+    func testAnIdempotencyKeyUsedByAnotherApprovalMeanwhileIsNotWrittenTwice() async throws {
+        let s = server(allowWrites: true)
+        let a: JSONValue = ["name": "Keyed A", "nutrients": ["energy_kcal": 10], "idempotency_key": "shared"]
+        let b: JSONValue = ["name": "Keyed B", "nutrients": ["energy_kcal": 20], "idempotency_key": "shared"]
+        let firstA = try await modern(s, id: 1, "tools/call", ["name": "log_food", "arguments": a], elicits: true)
+        let firstB = try await modern(s, id: 2, "tools/call", ["name": "log_food", "arguments": b], elicits: true)
+        let accept: JSONValue = ["approval": ["action": "accept"]]
+        let doneA = try await modern(s, id: 3, "tools/call", ["name": "log_food", "arguments": a, "requestState": firstA["result"]?["requestState"] ?? .null,
+                                                               "inputResponses": accept], elicits: true)
+        XCTAssertEqual(doneA["result"]?["isError"], false)
+        let doneB = try await modern(s, id: 4, "tools/call", ["name": "log_food", "arguments": b, "requestState": firstB["result"]?["requestState"] ?? .null,
+                                                               "inputResponses": accept], elicits: true)
+        XCTAssertEqual(doneB["result"]?["isError"], true)
+        XCTAssertTrue(text(doneB)?.contains("already used for a different change") == true, text(doneB) ?? "")
+        XCTAssertEqual(try entries(named: "Keyed A"), 1)
+        XCTAssertEqual(try entries(named: "Keyed B"), 0)
+    }
 }
