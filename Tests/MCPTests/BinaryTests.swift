@@ -18,6 +18,8 @@ final class BinaryTests: XCTestCase {
             "{oops",
             #"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
             #"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"log_food","arguments":{"name":"Soup","nutrients":{"energy_kcal":1}}}}"#,
+            // A 2026-07-28 request on the same connection, served by its own envelope.
+            #"{"jsonrpc":"2.0","id":6,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
             // The last request has no newline: EOF ends it, and it is still answered.
             #"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"ofj://goals"}}"#,
         ].joined(separator: "\n")
@@ -32,7 +34,9 @@ final class BinaryTests: XCTestCase {
         XCTAssertEqual(answer(3)?["result"], [:])
         XCTAssertEqual(answer(4)?["result"]?["isError"], true, "writes are off without --allow-writes")
         XCTAssertNotNil(answer(5)?["result"]?["contents"])
-        XCTAssertEqual(messages.count, 7, "one answer per request, nothing else on stdout")
+        XCTAssertEqual(answer(6)?["result"]?["supportedVersions"]?[0], "2026-07-28")
+        XCTAssertEqual(answer(6)?["result"]?["_meta"]?["io.modelcontextprotocol/serverInfo"]?["name"], "ofj")
+        XCTAssertEqual(messages.count, 8, "one answer per request, nothing else on stdout")
         XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one start-up line on stderr: \(result.stderr)")
     }
 }
