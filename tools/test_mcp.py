@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Drives `ofj mcp` with the official MCP Python SDK as a real client, plus raw JSON-RPC lines for
-what an SDK never sends (malformed JSON, a 10 MB line, EOF in the middle of a call).
+"""Drives `ofj mcp` with the official MCP Python SDK as a real client in both protocol eras (the
+2025 initialize handshake, and 2026-07-28: server/discover, per-request _meta, input_required
+approvals), plus raw JSON-RPC lines for what an SDK never sends (malformed JSON, a 10 MB line, EOF
+in the middle of a call, a forged requestState).
 
 Usage: test_mcp.py PATH_TO_OFJ   (tools/mcp_client.sh installs the SDK and runs this)
 """
@@ -14,7 +16,7 @@ import sys
 import tempfile
 import time
 
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 import mcp_types as types
 
@@ -117,7 +119,7 @@ async def read_only_session():
 
             tools = (await s.list_tools()).tools
             names = [t.name for t in tools]
-            check(len(tools) == 27, f"tools/list offers the assistant's 27 tools, packaged foods included ({len(tools)})")
+            check(len(tools) == 27, f"tools/list offers the assistant's 27 tools ({len(tools)})")
             by = {t.name: t for t in tools}
             check(by["get_goals"].annotations.read_only_hint is True, "a read tool is readOnlyHint")
             check(by["log_food"].annotations.read_only_hint is False and by["log_food"].annotations.destructive_hint is False,
@@ -149,7 +151,10 @@ async def read_only_session():
                 "lookup_barcode": {"barcode": "3017620422003"}, "search_packaged_foods": {"query": "hazelnut spread"},
             }
             for t in tools:
-                if t.annotations.read_only_hint:
+                # The packaged-food tools reach Open Food Facts / FoodData Central: never from a test.
+                if t.annotations.read_only_hint and t.name in ("lookup_barcode", "search_packaged_foods"):
+                    check(t.annotations.open_world_hint is True, f"read tool {t.name} is openWorldHint (it uses the network)")
+                elif t.annotations.read_only_hint:
                     r = await s.call_tool(t.name, arguments[t.name])
                     # No such food, and no network for packaged foods: precise error results.
                     expect_error = t.name in ("get_saved_food", "lookup_barcode", "search_packaged_foods")
@@ -214,6 +219,62 @@ async def write_session():
     check(entries_named("Keyed salad") == 1, "the retried write landed once")
 
 
+# MARK: - 2026-07-28 through the SDK
+
+async def modern_session():
+    answers = []
+    asked = []
+
+    async def elicit(context, p):
+        asked.append(p.message)
+        return types.ElicitResult(action=answers.pop(0))
+
+    # mode "auto" (the SDK's default) probes server/discover and adopts 2026-07-28.
+    async with Client(params("--allow-writes"), elicitation_callback=elicit) as c:
+        check(c.protocol_version == "2026-07-28", f"the SDK's auto mode settles on 2026-07-28 ({c.protocol_version})")
+        check(c.server_info is not None and c.server_info.name == "ofj", "server/discover stamps serverInfo")
+        listed = await c.list_tools()
+        check(len(listed.tools) == 27 and listed.ttl_ms > 0 and listed.cache_scope == "public",
+              f"2026 tools/list carries cache hints (ttlMs {listed.ttl_ms}, {listed.cache_scope})")
+        resources = await c.list_resources()
+        check(sorted(str(r.uri) for r in resources.resources) == ["ofj://foodbank", "ofj://goals", "ofj://journal/today"],
+              "2026 resources/list")
+        r = await c.read_resource("ofj://goals")
+        json.loads(r.contents[0].text)
+        check(True, "2026 resources/read is JSON")
+        r = await c.call_tool("get_goals", {})
+        check(not r.is_error and r.structured_content is not None, "2026 tools/call of a read tool")
+
+        answers.append("accept")
+        r = await c.call_tool("log_food", log_args("Modern stew", 432))
+        check(not r.is_error and len(asked) == 1, "a 2026 write asks through input_required and is written when accepted")
+        check("Modern stew" in asked[0] and "432" in asked[0], "the input request shows the approval card")
+        answers.append("decline")
+        r = await c.call_tool("log_food", log_args("Modern pie"))
+        check(not r.is_error and r.structured_content.get("denied") is True, "a declined 2026 write answers 'declined'")
+
+        # Driving the round trips by hand: the client repeats its answered retry (a lost response).
+        first = await c.session.call_tool("log_food", log_args("Modern soup"), allow_input_required=True)
+        check(isinstance(first, types.InputRequiredResult) and first.request_state, "the first leg is input_required with a requestState")
+        accept = {"approval": types.ElicitResult(action="accept")}
+        done = await c.session.call_tool("log_food", log_args("Modern soup"), input_responses=accept,
+                                         request_state=first.request_state, allow_input_required=True)
+        again = await c.session.call_tool("log_food", log_args("Modern soup"), input_responses=accept,
+                                          request_state=first.request_state, allow_input_required=True)
+        check(isinstance(done, types.CallToolResult) and not done.is_error and text_of(done) == text_of(again),
+              "a retried 2026 approval gets the stored result")
+        try:
+            await c.session.call_tool("log_food", log_args("Forged fries"), input_responses=accept,
+                                      request_state="0" * 32, allow_input_required=True)
+            check(False, "a forged requestState is refused")
+        except MCPError as e:
+            check(e.code == -32602, f"a forged requestState is refused ({e.code})")
+    check(entries_named("Modern stew") == 1, "the accepted 2026 write landed once")
+    check(entries_named("Modern pie") == 0, "the declined 2026 write wrote nothing")
+    check(entries_named("Modern soup") == 1, "the retried 2026 approval landed once")
+    check(entries_named("Forged fries") == 0, "the forged requestState wrote nothing")
+
+
 # MARK: - raw protocol
 
 def raw_tests():
@@ -275,6 +336,23 @@ def raw_tests():
     raw.close()
     check(entries_named("Cancelled tea") == 0, "a cancelled write wrote nothing")
 
+    # 2026-07-28 envelopes by hand: an unknown version, a missing envelope, removed methods.
+    raw = Raw()
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    r = raw.call({"jsonrpc": "2.0", "id": 20, "method": "server/discover", "params": {"_meta": meta}})
+    check(r["result"]["supportedVersions"] == ["2026-07-28", "2025-11-25", "2025-06-18"] and r["result"]["resultType"] == "complete",
+          "server/discover lists every revision")
+    r = raw.call({"jsonrpc": "2.0", "id": 21, "method": "tools/list",
+                  "params": {"_meta": {**meta, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}}})
+    check(r["error"]["code"] == -32022 and r["error"]["data"]["requested"] == "2099-01-01" and "2026-07-28" in r["error"]["data"]["supported"],
+          "an unsupported version is -32022 naming the supported ones")
+    r = raw.call({"jsonrpc": "2.0", "id": 22, "method": "server/discover"})
+    check(r["error"]["code"] == -32602, "server/discover without _meta is -32602")
+    r = raw.call({"jsonrpc": "2.0", "id": 23, "method": "ping", "params": {"_meta": meta}})
+    check(r["error"]["code"] == -32601, "ping is gone in 2026-07-28")
+    code, _ = raw.close()
+    check(code == 0, "a 2026 session ends cleanly at EOF")
+
     # Diagnostics: one event per call, with the tool and status, and nothing of the journal.
     db = sqlite3.connect(os.path.join(HOME, "ofj.sqlite"))
     payloads = [json.loads(p) for (p,) in db.execute("SELECT payload FROM diagnostics_outbox")]
@@ -283,7 +361,8 @@ def raw_tests():
     check(any(p.get("tool_name") == "log_food" and p.get("status") == "succeeded" for p in mcp_events),
           f"MCP calls are recorded as diagnostics ({len(mcp_events)} events)")
     check(any(p.get("tool_name") == "log_food" and p.get("status") == "denied" for p in mcp_events), "a declined write is recorded as denied")
-    leaked = [w for w in ("Accepted stew", "Declined pie", "Keyed salad", "Retried toast", "retry-key-1") if w in json.dumps(payloads)]
+    leaked = [w for w in ("Accepted stew", "Declined pie", "Keyed salad", "Retried toast", "retry-key-1", "Modern stew", "Modern soup")
+              if w in json.dumps(payloads)]
     check(not leaked, f"diagnostics carry no food names, keys or amounts ({leaked})")
     # Nothing secret reached the database.
     with open(os.path.join(HOME, "ofj.sqlite"), "rb") as f:
@@ -294,6 +373,7 @@ def raw_tests():
 def main():
     asyncio.run(read_only_session())
     asyncio.run(write_session())
+    asyncio.run(modern_session())
     raw_tests()
     print(f"mcp client: {'FAILED ' + str(len(FAILURES)) + ' (journal kept in ' + HOME + ')' if FAILURES else 'all passed'}")
     if not FAILURES:

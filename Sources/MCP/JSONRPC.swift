@@ -10,6 +10,8 @@ public enum RPCErrorCode {
     public static let internalError = -32603
     /// MCP: a resource URI the server does not have.
     public static let resourceNotFound = -32002
+    /// MCP 2026-07-28: the request's `_meta` names a protocol version the server does not speak.
+    public static let unsupportedProtocolVersion = -32022
 }
 
 /// One message from the client, classified.

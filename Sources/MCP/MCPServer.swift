@@ -92,6 +92,9 @@ public final class MCPServer: Sendable {
         var pending: [JSONValue: CheckedContinuation<JSONValue?, Never>] = [:]
         var nextOutgoing = 0
         var callSequence = 0
+        /// 2026-07-28 approvals by `requestState`, and their order (the oldest are dropped first).
+        var approvals: [String: PendingApproval] = [:]
+        var approvalOrder: [String] = []
     }
     let state = Mutex(State())
 
@@ -179,6 +182,12 @@ public final class MCPServer: Sendable {
     }
 
     private func request(id: JSONValue, method: String, params: JSONValue) {
+        // A request with the 2026-07-28 envelope (and server/discover, which needs one) is served
+        // statelessly; everything else is the 2025 revisions, as negotiated by initialize.
+        if method == "server/discover" || Self.isModern(method: method, params: params) {
+            modernRequest(id: id, method: method, params: params)
+            return
+        }
         switch method {
         case "initialize":
             send(RPC.result(id: id, initialize(params)))
@@ -198,7 +207,7 @@ public final class MCPServer: Sendable {
     }
 
     /// Runs a call in its own task, keyed by its request id (a duplicate id in flight is refused).
-    private func startCall(id: JSONValue, method: String, params: JSONValue) {
+    func startCall(id: JSONValue, method: String, params: JSONValue, envelope: ModernEnvelope? = nil) {
         let duplicate = state.withLock { $0.inFlight[id] != nil }
         if duplicate {
             send(RPC.error(id: id, code: RPCErrorCode.invalidRequest, message: "request id \(id.serialized.prefix(40)) is already in use by a call in progress"))
@@ -210,9 +219,9 @@ public final class MCPServer: Sendable {
             for await _ in registered { break }
             let reply: String?
             if method == "tools/call" {
-                reply = await callTool(id: id, params: params)
+                reply = await callTool(id: id, params: params, envelope: envelope)
             } else {
-                reply = await readResource(id: id, params: params)
+                reply = await readResource(id: id, params: params, envelope: envelope)
             }
             let dropped = state.withLock { s -> Bool in
                 s.inFlight[id] = nil

@@ -8,7 +8,7 @@ extension MCPServer {
 
     /// The answer to a `tools/call` request, or nil when none is to be sent (the input ended while
     /// the person was being asked).
-    func callTool(id: JSONValue, params: JSONValue) async -> String? {
+    func callTool(id: JSONValue, params: JSONValue, envelope: ModernEnvelope? = nil) async -> String? {
         let started = clock.monotonic()
         let sequence = state.withLock { s -> Int in
             s.callSequence += 1
@@ -26,15 +26,27 @@ extension MCPServer {
         var arguments: JSONValue = .object([:])
         if let given = params["arguments"], !given.isNull { arguments = given }
         let outcome: (output: ToolOutput, status: String, errorClass: String?)?
-        if tool.effect == .write {
-            outcome = await write(tool, arguments: arguments, requestID: id, sequence: sequence)
+        if tool.effect == .write, let envelope {
+            switch await modernWrite(tool, params: params, arguments: arguments, requestID: id, sequence: sequence, envelope: envelope) {
+            case .error(let code, let message):
+                record(sequence, tool: tool.name, status: "rejected", errorClass: "request_state", started: started, size: 0)
+                return RPC.error(id: id, code: code, message: message)
+            case .inputRequired(let result):
+                record(sequence, tool: tool.name, status: "input_required", errorClass: nil, started: started, size: 0)
+                return RPC.result(id: id, stamped(result))
+            case .outcome(let output, let status, let errorClass):
+                outcome = (output, status, errorClass)
+            }
+        } else if tool.effect == .write {
+            outcome = await write(tool, arguments: arguments, requestID: id, sequence: sequence, elicits: session.clientElicits)
         } else {
             outcome = await read(tool, arguments: arguments, callID: "mcp-\(sequence)")
         }
         guard let outcome else { return nil }
         record(sequence, tool: tool.name, status: outcome.status, errorClass: outcome.errorClass, started: started,
                size: outcome.output.content.utf8.count)
-        return RPC.result(id: id, Self.toolResult(outcome.output))
+        let result = Self.toolResult(outcome.output)
+        return RPC.result(id: id, envelope == nil ? result : complete(result))
     }
 
     /// The MCP form of a tool's answer: the JSON as text, and as structured content when it is an object.
@@ -73,25 +85,40 @@ extension MCPServer {
     static let writesOffMessage = "ofj mcp was started without --allow-writes, so it does not change the journal. "
         + "To allow changes (each one shown for approval), start the server as: ofj mcp --allow-writes"
 
-    private func write(_ tool: any Tool, arguments: JSONValue, requestID: JSONValue, sequence: Int) async
-        -> (output: ToolOutput, status: String, errorClass: String?)? {
-        guard configuration.allowWrites else { return (.error(Self.writesOffMessage), "refused", "writes_disabled") }
+    typealias Outcome = (output: ToolOutput, status: String, errorClass: String?)
+
+    /// A write call whose key is known, not recorded yet, and whose arguments passed the schema.
+    struct PreparedWrite: Sendable {
+        var tool: any WriteTool
+        var key: CallKey
+        var call: ToolCall
+        var arguments: JSONValue
+    }
+
+    enum Preparation: Sendable {
+        case done(output: ToolOutput, status: String, errorClass: String?)
+        case ready(PreparedWrite)
+    }
+
+    /// The ledger key (an explicit idempotency key, shared by every session, else `fallbackKey`),
+    /// the stored result when the key is recorded, and the schema check.
+    func prepareWrite(_ tool: any Tool, arguments: JSONValue, fallbackKey: CallKey) -> Preparation {
+        guard configuration.allowWrites else { return .done(output: .error(Self.writesOffMessage), status: "refused", errorClass: "writes_disabled") }
         guard let writeTool = tool as? any WriteTool else {
-            return (.error("'\(tool.name)' is declared as a write tool but cannot apply changes"), "rejected", "invalid_arguments")
+            return .done(output: .error("'\(tool.name)' is declared as a write tool but cannot apply changes"), status: "rejected", errorClass: "invalid_arguments")
         }
-        // The key: an explicit idempotency key (shared by every session), else the request id in this session.
         var args = arguments
         let key: CallKey
         var explicitKey = false
         if case .object(var o) = args, let given = o.removeValue(forKey: "idempotency_key") {
             explicitKey = true
             guard let text = given.stringValue, !text.isEmpty, text.count <= 200 else {
-                return (.error("idempotency_key must be a string of 1 to 200 characters"), "rejected", "invalid_arguments")
+                return .done(output: .error("idempotency_key must be a string of 1 to 200 characters"), status: "rejected", errorClass: "invalid_arguments")
             }
             args = .object(o)
             key = CallKey(runID: configuration.keyRunID, turn: 0, callID: "key:" + text)
         } else {
-            key = CallKey(runID: configuration.sessionRunID, turn: 1, callID: "request:" + requestID.serialized)
+            key = fallbackKey
         }
         let call = ToolCall(id: key.callID, name: tool.name, arguments: args.serialized)
         do {
@@ -99,42 +126,119 @@ extension MCPServer {
             if let entry = try ledger.entry(key) {
                 // A retry repeats the call; the same key on another call is a mistake, not a retry.
                 guard entry.toolName == tool.name, try ledger.recordedArguments(key) == call.arguments else {
-                    return (.error("this \(explicitKey ? "idempotency_key" : "request id") was already used for a different change (\(entry.toolName)); "
-                                   + "nothing was written. Use a new one for a new change"), "rejected", "key_reused")
+                    return .done(output: .error("this \(explicitKey ? "idempotency_key" : "request id") was already used for a different change (\(entry.toolName)); "
+                                                + "nothing was written. Use a new one for a new change"), status: "rejected", errorClass: "key_reused")
                 }
-                return (entry.output, "ledger_replayed", nil)
+                return .done(output: entry.output, status: "ledger_replayed", errorClass: nil)
             }
         } catch {
             log("\(tool.name): the journal could not be read (\(type(of: error))); nothing was written")
-            return (.error("the journal could not be read (\(error)); nothing was written, try again"), "failed", "storage")
+            return .done(output: .error("the journal could not be read (\(error)); nothing was written, try again"), status: "failed", errorClass: "storage")
         }
-        guard case .success(let resolved) = tools.resolve(call) else {
-            if case .failure(let rejection) = tools.resolve(call) { return (rejection.output, "rejected", "invalid_arguments") }
-            return nil
+        switch tools.resolve(call) {
+        case .failure(let rejection):
+            return .done(output: rejection.output, status: "rejected", errorClass: "invalid_arguments")
+        case .success(let resolved):
+            return .ready(PreparedWrite(tool: writeTool, key: key, call: call, arguments: resolved.arguments))
+        }
+    }
+
+    /// The context a prepared write is previewed and applied with.
+    func context(for write: PreparedWrite) -> ToolContext {
+        ToolContext(threadID: configuration.threadID, runID: write.key.runID, callID: write.key.callID,
+                    now: WallTime(secondsSince1970: clock.now()))
+    }
+
+    /// Resolves the change the card shows (and that is written when approved).
+    func plan(_ write: PreparedWrite, context: ToolContext) -> Result<PlannedChange, PlanFailure> {
+        do {
+            return .success(try ledger.store.queue.read { db in try write.tool.preview(arguments: write.arguments, context: context, database: db) })
+        } catch let e as ToolArgumentError {
+            return .failure(PlanFailure(output: .error(e.description), status: "rejected", errorClass: "invalid_arguments"))
+        } catch {
+            return .failure(PlanFailure(output: .error("\(write.tool.name) could not prepare this change (\(error)); nothing was written"),
+                                        status: "failed", errorClass: "tool_error"))
+        }
+    }
+
+    struct PlanFailure: Error {
+        var output: ToolOutput
+        var status: String
+        var errorClass: String?
+        var outcome: Outcome { (output, status, errorClass) }
+    }
+
+    enum Commit: Sendable {
+        case done(output: ToolOutput, status: String, errorClass: String?)
+        /// The data the card was computed from changed: nothing written, ask again.
+        case conflict(String)
+    }
+
+    /// Records the person's decision and, when allowed, applies exactly `planned` under the write's key.
+    func commit(_ write: PreparedWrite, planned: PlannedChange, context: ToolContext, decision: ApprovalDecision, source: String,
+                waited: Double, sequence: Int) -> Commit {
+        let (key, call) = (write.key, write.call)
+        do {
+            try ledger.recordDecision(key: key, call: call, decision: decision, source: source, waited: waited, change: planned, now: clock.now())
+            var d = diagnostic(sequence, tool: write.tool.name, status: decision.rawValue)
+            d.operation = .approval
+            d.totalMs = waited * 1000
+            diagnostics.record(d)
+            if decision == .deny {
+                let output = ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
+                                        summary: "declined; nothing was written")
+                let stored = try ledger.recordUnwritten(key: key, call: call, outcome: .denied, decision: .deny, output: output,
+                                                        change: planned, now: clock.now())
+                return .done(output: stored.output, status: "denied", errorClass: nil)
+            }
+            let outcome = try ledger.apply(planned, tool: write.tool, call: call, key: key, context: context, decision: decision, now: clock.now())
+            if case .replayed = outcome { return .done(output: outcome.output, status: "ledger_replayed", errorClass: nil) }
+            return .done(output: outcome.output, status: outcome.output.isError ? "failed" : "succeeded", errorClass: nil)
+        } catch let conflict as ChangeConflict {
+            return .conflict(conflict.message)
+        } catch let e as ToolArgumentError {
+            let o = unwritten(key: key, call: call, decision: decision, planned: planned, output: .error(e.description), errorClass: "invalid_arguments")
+            return .done(output: o.output, status: o.status, errorClass: o.errorClass)
+        } catch let e as DatabaseError where e.isBusy {
+            return .done(output: .error("the journal is busy (another ofj is writing); nothing was written, try again"), status: "failed", errorClass: "busy")
+        } catch {
+            // stderr gets the kind of error only: its text may quote journal values.
+            log("\(write.tool.name) failed (\(type(of: error))); nothing was written")
+            let output = ToolOutput.error("\(write.tool.name) failed and nothing was written (\(error)); tell the person, do not retry on your own")
+            let o = unwritten(key: key, call: call, decision: decision, planned: planned, output: output, errorClass: "tool_error")
+            return .done(output: o.output, status: o.status, errorClass: o.errorClass)
+        }
+    }
+
+    /// The answer after `maxConflicts` stale approvals.
+    func givenUp(_ write: PreparedWrite, notice: String?) -> Outcome {
+        let message = "\(write.tool.name) was not done: \(notice ?? "the data changed") while the change waited for approval, again; nothing was written. Look it up again"
+        return unwritten(key: write.key, call: write.call, decision: .allowOnce, planned: nil, output: .error(message), errorClass: "changed_since_preview")
+    }
+
+    /// A write in the 2025 revisions: asked about with a server-initiated `elicitation/create` when
+    /// `elicits`, else approved by the client's own tool approval.
+    func write(_ tool: any Tool, arguments: JSONValue, requestID: JSONValue, sequence: Int, elicits: Bool) async -> Outcome? {
+        let fallback = CallKey(runID: configuration.sessionRunID, turn: 1, callID: "request:" + requestID.serialized)
+        let prepared: PreparedWrite
+        switch prepareWrite(tool, arguments: arguments, fallbackKey: fallback) {
+        case .done(let output, let status, let errorClass): return (output, status, errorClass)
+        case .ready(let p): prepared = p
         }
         var notice: String?
         for _ in 0..<Self.maxConflicts {
-            let context = ToolContext(threadID: configuration.threadID, runID: key.runID, callID: key.callID,
-                                      now: WallTime(secondsSince1970: clock.now()))
+            let context = context(for: prepared)
             let planned: PlannedChange
-            do {
-                planned = try ledger.store.queue.read { db in try writeTool.preview(arguments: resolved.arguments, context: context, database: db) }
-            } catch let e as ToolArgumentError {
-                return (.error(e.description), "rejected", "invalid_arguments")
-            } catch {
-                return (.error("\(tool.name) could not prepare this change (\(error)); nothing was written"), "failed", "tool_error")
+            switch plan(prepared, context: context) {
+            case .failure(let f): return f.outcome
+            case .success(let p): planned = p
             }
             let decision: ApprovalDecision
             let source: String
             let waited: Double
-            if session.clientElicits {
-                let card = notice.map { "Changed since the card you approved: \($0); nothing was written. The change as it is now:\n" + planned.card }
-                    ?? planned.card
+            if elicits {
                 let askedAt = clock.monotonic()
-                let answer = await ask(method: "elicitation/create", params: [
-                    "message": .string("Approve: \(tool.name)\n\(card)"),
-                    "requestedSchema": ["type": "object", "properties": [:]],
-                ])
+                let answer = await ask(method: "elicitation/create", params: Self.approvalQuestion(tool: tool.name, planned: planned, notice: notice))
                 waited = clock.monotonic() - askedAt
                 guard let answer else {
                     // Input ended or the call was cancelled while asking: nothing decided, nothing written.
@@ -147,8 +251,7 @@ extension MCPServer {
                 case "decline":
                     decision = .deny
                 default:
-                    let output = ToolOutput.error("the person closed the approval without answering; nothing was written")
-                    return (output, "cancelled", nil)
+                    return (Self.closedWithoutAnswer, "cancelled", nil)
                 }
                 source = "mcp_elicitation"
             } else {
@@ -157,43 +260,29 @@ extension MCPServer {
                 source = "mcp_client"
                 waited = 0
             }
-            do {
-                try ledger.recordDecision(key: key, call: call, decision: decision, source: source, waited: waited, change: planned, now: clock.now())
-                var d = diagnostic(sequence, tool: tool.name, status: decision.rawValue)
-                d.operation = .approval
-                d.totalMs = waited * 1000
-                diagnostics.record(d)
-                if decision == .deny {
-                    let output = ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
-                                            summary: "declined; nothing was written")
-                    let stored = try ledger.recordUnwritten(key: key, call: call, outcome: .denied, decision: .deny, output: output,
-                                                            change: planned, now: clock.now())
-                    return (stored.output, "denied", nil)
-                }
-                let outcome = try ledger.apply(planned, tool: writeTool, call: call, key: key, context: context, decision: decision, now: clock.now())
-                if case .replayed = outcome { return (outcome.output, "ledger_replayed", nil) }
-                return (outcome.output, outcome.output.isError ? "failed" : "succeeded", nil)
-            } catch let conflict as ChangeConflict {
-                notice = conflict.message
-                continue
-            } catch let e as ToolArgumentError {
-                return unwritten(key: key, call: call, decision: decision, planned: planned, output: .error(e.description), errorClass: "invalid_arguments")
-            } catch let e as DatabaseError where e.isBusy {
-                return (.error("the journal is busy (another ofj is writing); nothing was written, try again"), "failed", "busy")
-            } catch {
-                // stderr gets the kind of error only: its text may quote journal values.
-                log("\(tool.name) failed (\(type(of: error))); nothing was written")
-                let output = ToolOutput.error("\(tool.name) failed and nothing was written (\(error)); tell the person, do not retry on your own")
-                return unwritten(key: key, call: call, decision: decision, planned: planned, output: output, errorClass: "tool_error")
+            switch commit(prepared, planned: planned, context: context, decision: decision, source: source, waited: waited, sequence: sequence) {
+            case .done(let output, let status, let errorClass): return (output, status, errorClass)
+            case .conflict(let message): notice = message
             }
         }
-        let message = "\(tool.name) was not done: \(notice ?? "the data changed") while the change waited for approval, again; nothing was written. Look it up again"
-        return unwritten(key: key, call: call, decision: .allowOnce, planned: nil, output: .error(message), errorClass: "changed_since_preview")
+        return givenUp(prepared, notice: notice)
+    }
+
+    static let closedWithoutAnswer = ToolOutput.error("the person closed the approval without answering; nothing was written")
+
+    /// The `elicitation/create` params that ask the person about `planned` (a yes/no question).
+    static func approvalQuestion(tool: String, planned: PlannedChange, notice: String?) -> JSONValue {
+        let card = notice.map { "Changed since the card you approved: \($0); nothing was written. The change as it is now:\n" + planned.card }
+            ?? planned.card
+        return [
+            "message": .string("Approve: \(tool)\n\(card)"),
+            "requestedSchema": ["type": "object", "properties": [:]],
+        ]
     }
 
     /// Stores a failed write in the ledger (so a retry gets this answer, as in the agent) and answers with it.
-    private func unwritten(key: CallKey, call: ToolCall, decision: ApprovalDecision, planned: PlannedChange?, output: ToolOutput,
-                           errorClass: String) -> (output: ToolOutput, status: String, errorClass: String?) {
+    func unwritten(key: CallKey, call: ToolCall, decision: ApprovalDecision, planned: PlannedChange?, output: ToolOutput,
+                   errorClass: String) -> Outcome {
         let stored = (try? ledger.recordUnwritten(key: key, call: call, outcome: .failed, decision: decision, output: output,
                                                   change: planned, now: clock.now()))?.output ?? output
         return (stored, "failed", errorClass)
@@ -210,7 +299,7 @@ extension MCPServer {
 
     // MARK: - Resources
 
-    func readResource(id: JSONValue, params: JSONValue) async -> String {
+    func readResource(id: JSONValue, params: JSONValue, envelope: ModernEnvelope? = nil) async -> String {
         guard let uri = params["uri"]?.stringValue else {
             return RPC.error(id: id, code: RPCErrorCode.invalidParams, message: "resources/read needs \"uri\"")
         }
@@ -230,7 +319,8 @@ extension MCPServer {
         guard !outcome.output.isError else {
             return RPC.error(id: id, code: RPCErrorCode.internalError, message: "\(resource.uri) could not be read: \(outcome.output.summary)")
         }
-        return RPC.result(id: id, ["contents": [["uri": .string(resource.uri), "mimeType": "application/json", "text": .string(outcome.output.content)]]])
+        let result: JSONValue = ["contents": [["uri": .string(resource.uri), "mimeType": "application/json", "text": .string(outcome.output.content)]]]
+        return RPC.result(id: id, envelope == nil ? result : complete(result))
     }
 }
 
