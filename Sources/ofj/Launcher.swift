@@ -194,7 +194,7 @@ struct Launcher {
         if midLine && !p.has("--json") { Console.out("\n") }
         _ = await app.flusher?.shutdown(timeout: terminated ? 0.3 : 2)
         if let recorder { try await finishRecording(recorder) }
-        guard let outcome else { return 1 }
+        guard let outcome else { return terminated ? Signals.terminationStatus : 1 }
         if terminated && outcome.phase != .completed { return Signals.terminationStatus }
         switch outcome.phase {
         case .completed where refusedWrites > 0:

@@ -36,15 +36,21 @@ import Agent
 
     @Test func readToolsKeepNotReportedAsNull() async throws {
         let f = try Fixture()
-        let day = try await f.read("get_journal_day", ["date": "2026-11-29"])
-        let totals = day["totals"]?["nutrients"]
-        let goals = day["goals"]?.arrayValue ?? []
-        #expect(!goals.isEmpty)
-        for g in goals {
-            let id = g["id"]?.stringValue ?? ""
-            // consumed is null exactly when no entry reported the nutrient, never 0 in its place.
-            #expect((g["consumed"] == .null) == (totals?[id] == nil), "\(id)")
-            #expect((g["remaining"] == .null) == (totals?[id] == nil), "\(id)")
+        // The day's totals list the macros unless other nutrients are asked for: ask for every goal's.
+        // (at most 20 at a time, as the tool's schema says).
+        let first = try await f.read("get_journal_day", ["date": "2026-11-29"])
+        let ids = (first["goals"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+        #expect(!ids.isEmpty)
+        for chunk in stride(from: 0, to: ids.count, by: 20).map({ Array(ids[$0..<min($0 + 20, ids.count)]) }) {
+            let day = try await f.read("get_journal_day", ["date": "2026-11-29", "nutrients": .array(chunk.map { .string($0) })])
+            let totals = day["totals"]?["nutrients"]
+            let goals = (day["goals"]?.arrayValue ?? []).filter { chunk.contains($0["id"]?.stringValue ?? "") }
+            for g in goals {
+                let id = g["id"]?.stringValue ?? ""
+                // consumed is null exactly when no entry reported the nutrient, never 0 in its place.
+                #expect((g["consumed"] == .null) == (totals?[id] == nil), "\(id)")
+                #expect((g["remaining"] == .null) == (totals?[id] == nil), "\(id)")
+            }
         }
     }
 

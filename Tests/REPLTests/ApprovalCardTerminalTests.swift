@@ -43,16 +43,17 @@ import SQLiteKit
 
     @Test func keysTypedBeforeTheCardNeverAnswerIt() async throws {
         let server = try LoopbackHTTPServer()
-        // The model takes 2 s to answer; meanwhile the person types "y" and Enter.
+        // The model takes 4 s to answer; meanwhile the person types "y" and Enter.
         server.enqueue(.init(status: 200, headers: [("Content-Type", "text/event-stream")], body: Array(Self.logApple.utf8),
-                             framing: .chunked, delayBeforeHead: 2))
+                             framing: .chunked, delayBeforeHead: 4))
         server.enqueue(.eventStream(Self.done))
         let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
         let p = try PTYProcess(executable: binary, arguments: [], environment: environment(server))
         #expect(await p.read(until: "/help for commands") != nil)
         _ = await p.read(timeout: 0.3)
         p.send("log an apple\r")
-        _ = await p.read(timeout: 0.5)
+        // Typed once the request reached the model, so surely before the card (4 s later), even on a busy machine.
+        #expect(await server.waitUntil(timeout: 20) { $0.requests.count >= 1 || $0.openConnections >= 1 })
         p.send("y\r") // typed ahead, before any card exists
         let card = await p.read(until: "[a]lways for this tool in this thread: ")
         if card == nil { Issue.record("no card: \(await p.read(timeout: 0.5).debugDescription)") }

@@ -42,7 +42,7 @@ import SQLiteKit
 
     @Test func sigtermDuringAFullSpeedStreamExits143WithinASecond() async throws {
         let server = try LoopbackHTTPServer()
-        let body = Self.fastStream(deltas: 300_000) // ~48 MB of events, ~19 MB of text
+        let body = Self.fastStream(deltas: 1_500_000) // ~240 MB of events, ~96 MB of text: still flowing when the signal goes, even on an idle machine
         server.enqueue(.init(status: 200, headers: [("Content-Type", "text/event-stream")], body: body, framing: .contentLength))
         let binary = try #require(OfjBinary.path)
         let process = Process()
@@ -52,7 +52,7 @@ import SQLiteKit
                                "HOME": home.path, "PATH": "/usr/bin:/bin", "OFJ_PROVIDER": "openai", "OFJ_MODEL": "test-model",
                                "OPENAI_BASE_URL": server.url("/v1"), "OPENAI_API_KEY": "sk-test-NOT-A-REAL-KEY",
                                // The 4 MB answer cap would end a fast run before the signal: this is about SIGTERM.
-                               "OFJ_MAX_ANSWER_MB": "64"]
+                               "OFJ_MAX_ANSWER_MB": "1024"]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
