@@ -179,4 +179,21 @@ final class PackagedCLITests: XCTestCase {
         XCTAssertEqual(ok, 15)
         XCTAssertEqual(limited, 5)
     }
+
+    /// Replay never reaches the network, even with OPENFOODFACTS_BASE_URL set: the transcripts'
+    /// cache misses (7622210288257) must show the offline line while a live server waits with
+    /// the product, and the server must see no request.
+    func testReplayNeverReachesTheNetwork() async throws {
+        for _ in 0..<4 {
+            server.enqueue(.init(status: 200, headers: [("Content-Type", "application/json")],
+                                 body: Array(try fixture("off-product-7622210288257.json"))))
+        }
+        let transcripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("transcripts")
+        let files = ["packaged-scan-barcode.ofjt", "packaged-assistant-logs-serving.ofjt"].map { transcripts.appendingPathComponent($0).path }
+        let r = try await OfjBinary.run(["replay"] + files, environment: env)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("transcripts: 2 passed, 0 failed"), r.stdout)
+        XCTAssertEqual(server.requests.count, 0, "a replay sent a request")
+    }
 }
