@@ -125,7 +125,7 @@ public final class Replayer {
                 switch argument {
                 case "sql": seeds.append((step.line - block.count, block.joined(separator: "\n")))  // the @seed line
                 case "backup": backups.append((step.line, block.joined(separator: "\n")))
-                case "packaged": products.append((step.line, block.joined(separator: "\n")))
+                case "packaged": products.append((step.line - block.count, block.joined(separator: "\n")))  // the @seed line
                 default: throw fail("@seed takes sql, backup or packaged, followed by indented lines (SQL, an ofj backup's JSON, or an Open Food Facts product's JSON)")
                 }
             default:

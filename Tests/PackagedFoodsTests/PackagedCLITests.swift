@@ -196,4 +196,22 @@ final class PackagedCLITests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("transcripts: 2 passed, 0 failed"), r.stdout)
         XCTAssertEqual(server.requests.count, 0, "a replay sent a request")
     }
+
+    /// `@seed packaged` fails the replay with one line when it cannot be mapped, never half-seeded.
+    func testSeedPackagedRefusesWhatItCannotMap() async throws {
+        let cases = [
+            (#"{"code": "3017620422004", "product": {"product_name": "X"}}"#, #"@seed packaged: "code": the check digit is wrong"#),
+            ("not json", "@seed packaged takes a JSON object"),
+            (#"{"products": [{"code": "3029330003533"}]}"#, #"@seed packaged: a search response needs "query""#),
+        ]
+        for (seed, message) in cases {
+            let path = home.file("seed.ofjt")
+            try Data("@clock 2026-11-29 08:30 UTC\n@seed packaged\n  \(seed)\n".utf8).write(to: URL(fileURLWithPath: path))
+            let r = try await OfjBinary.run(["replay", path], environment: env)
+            XCTAssertEqual(r.status, 1, r.stdout)
+            XCTAssertTrue(r.stdout.contains("seed.ofjt:2: " + message), r.stdout)
+            XCTAssertTrue(r.stdout.contains("transcripts: 0 passed, 1 failed"), r.stdout)
+        }
+        XCTAssertEqual(server.requests.count, 0)
+    }
 }
