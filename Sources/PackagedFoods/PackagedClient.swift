@@ -143,7 +143,9 @@ public struct PackagedFoods: Sendable {
     /// Full-text search (OFF v1 `/cgi/search.pl`, the documented full-text route; FDC
     /// `foods/search` across Branded, Foundation and SR Legacy). Cached for a day.
     public func search(_ query: String, source: PackagedSource = .openFoodFacts, limit: Int = 10, refresh: Bool = false,
-                       now: Date = Date()) async throws -> SearchResult {
+                       now: Date? = nil) async throws -> SearchResult {
+        // Freshness by the store's clock, as for products (a replay's clock is not the wall clock).
+        let now = now ?? store.now()
         let q = query.trimmingCharacters(in: .whitespacesAndNewlines)
         let cached = try store.cachedSearch(source: source, query: q)
         if !refresh, let cached, now.timeIntervalSince(cached.fetchedAt) < 86_400 {

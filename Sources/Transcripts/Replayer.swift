@@ -29,11 +29,15 @@ public struct ReplayEnvironment: Sendable {
     /// The context manager for a replayed process; `contextWindow` comes from `@config context=N`.
     public var makeAssembler: @Sendable (_ store: ConversationStore, _ journal: JournalStore, _ clock: any AgentClock,
                                          _ diagnostics: any DiagnosticsRecorder, _ contextWindow: Int?) -> any RequestAssembler
+    /// Packaged foods (issue 18) as `ofj` wires them, over a client with no network.
+    public var packaged: ReplayPackagedHooks?
     public init(makeTools: @escaping @Sendable (JournalStore) -> ToolRegistry, systemPrompt: @escaping @Sendable (JournalStore) -> String,
                 registerMigrations: @escaping @Sendable (inout Migrator) -> Void,
                 makeModel: @escaping @Sendable (String, @escaping @Sendable () -> Date, TimeZone) -> (any ChatModel)?, version: String,
-                makeAssembler: @escaping @Sendable (ConversationStore, JournalStore, any AgentClock, any DiagnosticsRecorder, Int?) -> any RequestAssembler) {
+                makeAssembler: @escaping @Sendable (ConversationStore, JournalStore, any AgentClock, any DiagnosticsRecorder, Int?) -> any RequestAssembler,
+                packaged: ReplayPackagedHooks? = nil) {
         self.makeAssembler = makeAssembler
+        self.packaged = packaged
         self.makeTools = makeTools
         self.systemPrompt = systemPrompt
         self.registerMigrations = registerMigrations
@@ -54,6 +58,8 @@ public final class Replayer {
     var modelName = "scripted-1"
     var policy = DeadlinePolicy.fast
     var contextWindow: Int?
+    /// `@config packaged=on`: the model also gets the packaged-food tools and their prompt rule.
+    var packagedTools = false
     var process: ReplayProcess?
     var transcriptModel: TranscriptModel?
     let crashes = InterruptFlag()
@@ -78,6 +84,7 @@ public final class Replayer {
     func applySetup() throws {
         var seeds: [(line: Int, sql: String)] = []
         var backups: [(line: Int, json: String)] = []
+        var products: [(line: Int, json: String)] = []
         for step in file.setup {
             guard case .setup(let name, let argument, let block) = step.directive else { continue }
             func fail(_ m: String) -> SetupError { SetupError(description: "\(file.path):\(step.line): \(m)") }
@@ -109,15 +116,19 @@ public final class Replayer {
                     case "context":
                         guard let n = Int(kv[1]), n >= 1_000 else { throw fail("context takes a token count of 1000 or more") }
                         contextWindow = n
+                    case "packaged":
+                        guard kv[1] == "on" || kv[1] == "off" else { throw fail("packaged is on or off") }
+                        packagedTools = kv[1] == "on"
                     default:
-                        throw fail("unknown @config key \(kv[0]); known: policy, context")
+                        throw fail("unknown @config key \(kv[0]); known: policy, context, packaged")
                     }
                 }
             case "seed":
                 switch argument {
                 case "sql": seeds.append((step.line - block.count, block.joined(separator: "\n")))  // the @seed line
                 case "backup": backups.append((step.line, block.joined(separator: "\n")))
-                default: throw fail("@seed takes sql or backup, followed by indented lines (SQL, or an ofj backup's JSON)")
+                case "packaged": products.append((step.line - block.count, block.joined(separator: "\n")))  // the @seed line
+                default: throw fail("@seed takes sql, backup or packaged, followed by indented lines (SQL, an ofj backup's JSON, or an Open Food Facts product's JSON)")
                 }
             default:
                 throw fail("unknown set-up line @\(name); expected @clock, @provider, @config or @seed")
@@ -132,6 +143,12 @@ public final class Replayer {
         for (line, json) in backups {
             do { _ = try journal.importBackup(Data(json.utf8)) } catch {
                 throw SetupError(description: "\(file.path):\(line): @seed backup: \(error)")
+            }
+        }
+        // Packaged products go to the replay's own cache, as if fetched at the replay's clock.
+        for (line, json) in products {
+            do { try Self.seedPackaged(json, journal: journal) } catch {
+                throw SetupError(description: "\(file.path):\(line): \(error)")
             }
         }
         // A transcript's SQL runs on a connection of its own, confined to the replay's database:
@@ -365,7 +382,8 @@ final class ReplayProcess {
         let epochClock: @Sendable () -> Date = { Date(timeIntervalSince1970: clock.now()) }
         let journal = JournalStore(queue: queue, timeZone: replayer.timeZone, now: epochClock)
         let store = ConversationStore(queue: queue)
-        let tools = replayer.environment.makeTools(journal)
+        let packaged = replayer.packagedTools ? replayer.environment.packaged : nil
+        let tools = packaged?.makeTools(journal) ?? replayer.environment.makeTools(journal)
         let approvals = ApprovalBroker()
         let model: any ChatModel
         if replayer.provider == "scripted" {
@@ -376,7 +394,7 @@ final class ReplayProcess {
         } else {
             throw Replayer.SetupError(description: "unknown provider \(replayer.provider) for replay; use scripted or offline")
         }
-        let configuration = AgentConfiguration(systemPrompt: replayer.environment.systemPrompt(journal), policy: replayer.policy, jitter: { 0.5 },
+        let configuration = AgentConfiguration(systemPrompt: packaged?.systemPrompt(journal) ?? replayer.environment.systemPrompt(journal), policy: replayer.policy, jitter: { 0.5 },
                                                costEstimator: { _, _, _ in 0 })
         // Diagnostics go to the outbox as in the product, with ids and times from the replay.
         let outbox = DiagnosticsOutbox(queue: queue, now: { clock.now() })
@@ -388,7 +406,7 @@ final class ReplayProcess {
                              diagnostics: recorder, configuration: configuration, assembler: assembler, faults: replayer.storageFault)
         let recovered = (try? runner.recoverInterruptedRuns()) ?? []
         input = ReplayInput(output: output, clock: clock)
-        let services = SessionServices(
+        var services = SessionServices(
             runner: runner, store: store, journal: journal, approvals: approvals, clock: clock, ids: replayer.ids,
             model: { model },
             switchModel: { _, _ in throw UsageError("switching models is not available in a replay") },
@@ -406,6 +424,8 @@ final class ReplayProcess {
             },
             version: replayer.environment.version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
+        // The REPL's scanner is always there, as in the product.
+        services.scanBarcode = replayer.environment.packaged?.makeScanner(journal)
         // Resume the most recently updated thread, as `ofj --resume` would.
         let lastThread = try? store.listThreads(limit: 1).first?.id
         session = REPLSession(services: services, input: input, output: output, style: Style(enabled: false), width: 0,

@@ -77,7 +77,13 @@ struct ReplayCommand {
                     settings.limits = { _, _ in ModelLimits(contextWindow: contextWindow, maxOutputTokens: 256) }
                 }
                 return CompactingAssembler(store: store, settings: settings, clock: clock, diagnostics: diagnostics)
-            })
+            },
+            // The product's packaged tools and REPL scanner, with products from the replay's own cache
+            // only: the client's transport refuses every request (a transcript never reaches the network).
+            packaged: ReplayPackagedHooks(
+                makeTools: { Toolbox.registry(journal: $0, foods: Replayer.packagedFoods(journal: $0, version: version)) },
+                systemPrompt: { Toolbox.systemPrompt(journal: $0) },
+                makeScanner: { PackagedCommands.scanner(journal: $0, foods: Replayer.packagedFoods(journal: $0, version: version)) }))
     }
 
     /// Replays a just-recorded transcript offline and writes the screen the replay shows as its

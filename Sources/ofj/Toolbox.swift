@@ -9,19 +9,19 @@ import Providers
 import ReferenceFoods
 
 enum Toolbox {
-    /// `packaged: false` leaves out the network tools of issue 18 (replay: transcripts never
-    /// reach the internet, and their pinned context figures count the nutrition tools only).
-    static func registry(journal: JournalStore, packaged: Bool = true) -> ToolRegistry {
+    /// `packaged: false` leaves out the packaged-food tools of issue 18. `foods` replaces the
+    /// real network client (replay passes one with no network).
+    static func registry(journal: JournalStore, packaged: Bool = true, foods: PackagedFoods? = nil) -> ToolRegistry {
         NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase.shared,
-                                      extraTools: packaged ? packagedTools(journal: journal) : [])
+                                      extraTools: packaged ? packagedTools(journal: journal, foods: foods) : [])
     }
 
     /// lookup_barcode, search_packaged_foods, log_packaged_food, save_packaged_food (issue 18),
-    /// over the journal's database (cache, rate limits) and the real network.
-    static func packagedTools(journal: JournalStore) -> [any Tool] {
+    /// over the journal's database (cache, rate limits) and the real network unless `foods` is given.
+    static func packagedTools(journal: JournalStore, foods: PackagedFoods? = nil) -> [any Tool] {
         let config = PackagedConfig.fromEnvironment(ProcessInfo.processInfo.environment, version: version)
-        return PackagedTools.make(journal: journal, foods: PackagedFoods(transport: CurlTransport(), config: config,
-                                                                         store: PackagedStore(queue: journal.queue)))
+        return PackagedTools.make(journal: journal, foods: foods ?? PackagedFoods(transport: CurlTransport(), config: config,
+                                                                                  store: PackagedStore(queue: journal.queue)))
     }
 
     /// Loads the reference foods and their search index in the background while the person types,

@@ -244,6 +244,23 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(server.requests.count, 1)
     }
 
+    /// A cached search is fresh for a day by the store's clock (a replay's), not the wall clock.
+    func testSearchFreshnessFollowsTheStoreClock() async throws {
+        let t = Mutex(Date(timeIntervalSince1970: 1_700_000_000))  // years before the wall clock
+        let client = try makeClient(store: try makeStore(now: { t.withLock { $0 } }))
+        server.enqueue(try recorded("off-search-coca.json"))
+        _ = try await client.search("coca cola", limit: 5)
+        t.withLock { $0 = $0.addingTimeInterval(3_600) }
+        let hour = try await client.search("coca cola", limit: 5)
+        guard case .cache = hour.origin else { return XCTFail("an hour later by the store's clock: expected the cache") }
+        XCTAssertEqual(server.requests.count, 1)
+        t.withLock { $0 = $0.addingTimeInterval(86_400) }
+        server.enqueue(try recorded("off-search-coca.json"))
+        let day = try await client.search("coca cola", limit: 5)
+        XCTAssertEqual(day.origin, .network)
+        XCTAssertEqual(server.requests.count, 2)
+    }
+
     func testFDCSearchAndTheAbridgedFallback() async throws {
         server.enqueue(try recorded("fdc-search-cheddar.json"))
         let client = try makeClient()

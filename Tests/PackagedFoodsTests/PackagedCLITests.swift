@@ -179,4 +179,39 @@ final class PackagedCLITests: XCTestCase {
         XCTAssertEqual(ok, 15)
         XCTAssertEqual(limited, 5)
     }
+
+    /// Replay never reaches the network, even with OPENFOODFACTS_BASE_URL set: the transcripts'
+    /// cache misses (7622210288257) must show the offline line while a live server waits with
+    /// the product, and the server must see no request.
+    func testReplayNeverReachesTheNetwork() async throws {
+        for _ in 0..<4 {
+            server.enqueue(.init(status: 200, headers: [("Content-Type", "application/json")],
+                                 body: Array(try fixture("off-product-7622210288257.json"))))
+        }
+        let transcripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("transcripts")
+        let files = ["packaged-scan-barcode.ofjt", "packaged-assistant-logs-serving.ofjt"].map { transcripts.appendingPathComponent($0).path }
+        let r = try await OfjBinary.run(["replay"] + files, environment: env)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("transcripts: 2 passed, 0 failed"), r.stdout)
+        XCTAssertEqual(server.requests.count, 0, "a replay sent a request")
+    }
+
+    /// `@seed packaged` fails the replay with one line when it cannot be mapped, never half-seeded.
+    func testSeedPackagedRefusesWhatItCannotMap() async throws {
+        let cases = [
+            (#"{"code": "3017620422004", "product": {"product_name": "X"}}"#, #"@seed packaged: "code": the check digit is wrong"#),
+            ("not json", "@seed packaged takes a JSON object"),
+            (#"{"products": [{"code": "3029330003533"}]}"#, #"@seed packaged: a search response needs "query""#),
+        ]
+        for (seed, message) in cases {
+            let path = home.file("seed.ofjt")
+            try Data("@clock 2026-11-29 08:30 UTC\n@seed packaged\n  \(seed)\n".utf8).write(to: URL(fileURLWithPath: path))
+            let r = try await OfjBinary.run(["replay", path], environment: env)
+            XCTAssertEqual(r.status, 1, r.stdout)
+            XCTAssertTrue(r.stdout.contains("seed.ofjt:2: " + message), r.stdout)
+            XCTAssertTrue(r.stdout.contains("transcripts: 0 passed, 1 failed"), r.stdout)
+        }
+        XCTAssertEqual(server.requests.count, 0)
+    }
 }
