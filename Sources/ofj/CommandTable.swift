@@ -60,10 +60,11 @@ enum OfjCommands {
                         options: [json],
                         access: .read,
                         action: journal(ctx, .read) { c, inv in try c.day(inv.arguments) }),
-            CommandSpec("log", summary: "log an entry: manual nutrients, a Food Bank food (--food) or a USDA reference food (--ref)",
+            CommandSpec("log", summary: "log an entry: manual nutrients, a Food Bank food (--food), a USDA reference food (--ref) or a packaged food by barcode (--barcode)",
                         synopsis: ["NAME --kcal N|--kj N [--protein G] [--carbs G] [--fat G] [--nutrient ID=VALUE]… [options]",
                                    "--food NAME_OR_ID [--amount \"QTY [UNIT]\" | --grams G] [options]",
-                                   "--ref REF_ID [--portion TEXT | --grams G] [options]"],
+                                   "--ref REF_ID [--portion TEXT | --grams G] [options]",
+                                   "--barcode CODE [--amount \"1 bar\" | --grams G] [--refresh] [options]"],
                         details: "Common options: --date, --meal, --servings, --force, --json.",
                         arguments: [PositionalSpec("NAME", optional: true)],
                         options: [
@@ -79,6 +80,8 @@ enum OfjCommands {
                             .value("--unit", "UNIT", .text, "the unit of --amount", requires: ["--amount"]),
                             .value("--ref", "REF_ID", .text, "log a USDA reference food (ids from ofj ref)"),
                             .value("--portion", "TEXT", .text, "a portion of the reference food, e.g. \"2 large\", \"1 cup\"", excludes: ["--grams"]),
+                            .value("--barcode", "CODE", .text, "log a packaged food by its barcode (Food Bank, cache, then Open Food Facts)"),
+                            .flag("--refresh", "with --barcode: ask Open Food Facts again instead of the cache"),
                             .value("--grams", "G", .number, "grams of the food (--ref without --portion: 100)"),
                             .value("--servings", "N", .number, "how many servings (multiplies the amount)", default: "1"),
                             .value("--date", "DATE", .date, "the day (today, yesterday, -N, YYYY-MM-DD)", default: "today"),
@@ -94,6 +97,10 @@ enum OfjCommands {
                                      hint: "with --food give the amount as --amount QTY [UNIT], --grams G or --servings N"),
                             ModeSpec("reference food", selector: "--ref", options: ["--ref", "--portion", "--grams"],
                                      hint: "with --ref give the amount as --portion TEXT (\"2 large\", \"1 cup\", \"8 fl oz\") or --grams G"),
+                            // Runs before the table (PackagedCommands.handles, it needs the network); declared
+                            // here so help, completion and the README show it.
+                            ModeSpec("packaged food", selector: "--barcode", options: ["--barcode", "--amount", "--grams", "--refresh"],
+                                     hint: "with --barcode give the amount as --amount \"1 bar\", --grams G or --servings N"),
                         ],
                         access: .write,
                         action: journal(ctx, .write) { c, inv in try c.log(inv.arguments) }),

@@ -28,6 +28,7 @@ _ofj() {
         /log:--unit) COMPREPLY=(); return ;;
         /log:--ref) COMPREPLY=(); return ;;
         /log:--portion) COMPREPLY=(); return ;;
+        /log:--barcode) COMPREPLY=(); return ;;
         /log:--grams) COMPREPLY=(); return ;;
         /log:--servings) COMPREPLY=(); return ;;
         /log:--date) COMPREPLY=(); return ;;
@@ -50,7 +51,7 @@ _ofj() {
         "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref barcode packaged goals backup export diag replay mcp doctor completion help" ;;
         /ask) options="--yes --json --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
-        /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --grams --servings --date --meal --force --json -h --help"; words="" ;;
+        /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --date --meal --force --json -h --help"; words="" ;;
         /foods) options="--brand --sort --limit --json -h --help"; words="" ;;
         /ref) options="--limit --json -h --help"; words="" ;;
         /barcode) options="--json --refresh -h --help"; words="" ;;

@@ -3,7 +3,7 @@
 complete -c ofj -f
 complete -c ofj -n '__fish_use_subcommand' -a ask -d 'one turn without the REPL; writes are refused unless --yes (an "always" given in the REPL does not count), and each write made is shown as a ✓ line (also when the answer fails afterwards); --json prints the event stream as JSON lines; TEXT from stdin when piped or `-`'
 complete -c ofj -n '__fish_use_subcommand' -a day -d 'a day by meal with totals against goals (DATE: today, yesterday, -N, YYYY-MM-DD)'
-complete -c ofj -n '__fish_use_subcommand' -a log -d 'log an entry: manual nutrients, a Food Bank food (--food) or a USDA reference food (--ref)'
+complete -c ofj -n '__fish_use_subcommand' -a log -d 'log an entry: manual nutrients, a Food Bank food (--food), a USDA reference food (--ref) or a packaged food by barcode (--barcode)'
 complete -c ofj -n '__fish_use_subcommand' -a foods -d 'search the Food Bank (active foods when QUERY is empty, archived ones too otherwise)'
 complete -c ofj -n '__fish_use_subcommand' -a ref -d 'search the bundled USDA SR28 reference foods (per 100 g, with household portions)'
 complete -c ofj -n '__fish_use_subcommand' -a barcode -d 'look up a packaged food by barcode (EAN-8, EAN-13, UPC-A, UPC-E): your Food Bank, the local cache, then Open Food Facts'
@@ -45,6 +45,8 @@ complete -c ofj -n '__fish_seen_subcommand_from log' -l amount -x -d 'how much o
 complete -c ofj -n '__fish_seen_subcommand_from log' -l unit -x -d 'the unit of --amount'
 complete -c ofj -n '__fish_seen_subcommand_from log' -l ref -x -d 'log a USDA reference food (ids from ofj ref)'
 complete -c ofj -n '__fish_seen_subcommand_from log' -l portion -x -d 'a portion of the reference food, e.g. "2 large", "1 cup"'
+complete -c ofj -n '__fish_seen_subcommand_from log' -l barcode -x -d 'log a packaged food by its barcode (Food Bank, cache, then Open Food Facts)'
+complete -c ofj -n '__fish_seen_subcommand_from log' -l refresh -d 'with --barcode: ask Open Food Facts again instead of the cache'
 complete -c ofj -n '__fish_seen_subcommand_from log' -l grams -x -d 'grams of the food (--ref without --portion: 100)'
 complete -c ofj -n '__fish_seen_subcommand_from log' -l servings -x -d 'how many servings (multiplies the amount)'
 complete -c ofj -n '__fish_seen_subcommand_from log' -l date -x -d 'the day (today, yesterday, -N, YYYY-MM-DD)'
