@@ -194,23 +194,11 @@ public final class RecordingInput: SessionInput {
         if case .line(let l) = r, !l.trimmingCharacters(in: .whitespaces).isEmpty { recorder.input(l) }
         return r
     }
-    public func readAnswer(prompt: String) -> LineInput {
-        let r = inner.readAnswer(prompt: prompt)
-        // The screen shows the prompt and the answer as a replay prints them.
-        switch r {
-        case .line(let a):
-            recorder.answer(a)
-            recorder.screen(prompt + a + "\n")
-        case .interrupt:
-            recorder.answer("ctrl-c")
-            recorder.screen(prompt + "^C\n")
-        case .eof:
-            recorder.screen(prompt + "(no answer in the transcript: add an 'approve:' line)\n")
-        }
-        return r
-    }
-    public func readChoice(prompt: String) -> LineInput {
-        let r = inner.readChoice(prompt: prompt)
+    public func readAnswer(prompt: String) -> LineInput { recordingAnswer(inner.readAnswer(prompt: prompt), prompt: prompt) }
+    public func readChoice(prompt: String) -> LineInput { recordingAnswer(inner.readChoice(prompt: prompt), prompt: prompt) }
+
+    /// An answer at a card, recorded; the screen shows the prompt and the answer as a replay prints them.
+    private func recordingAnswer(_ r: LineInput, prompt: String) -> LineInput {
         switch r {
         case .line(let a):
             recorder.answer(a)
