@@ -78,7 +78,10 @@ public final class REPLSession {
             let t = (try? services.store.thread(other.threadID))??.title ?? other.threadID
             lines.append(style.yellow("An answer in thread “\(Terminal.sanitize(t, keepNewlines: false))” was interrupted: /open \(other.threadID.prefix(8)) then /continue."))
         }
-        return lines.joined(separator: "\n")
+        // On a terminal the hint lines wrap at word boundaries, like answers (the colour codes
+        // wrap whole lines, so a line's words never split).
+        let columns = writer.width > 0 ? Terminal.width() : 0
+        return lines.map { columns >= 40 ? wrapText($0, width: columns) : $0 }.joined(separator: "\n")
     }
 
     // MARK: - The interactive loop
