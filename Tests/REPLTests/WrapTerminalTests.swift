@@ -44,6 +44,20 @@ import TestSupport
         #expect(await p.waitForExit() == 0)
     }
 
+    /// The offline assistant's start-up hint wraps at word boundaries (it once split OFJ_PROVIDER).
+    @Test func theStartUpHintWrapsAtWords() async throws {
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
+        let env = ["OFJ_HOME": home.file("data"), "XDG_STATE_HOME": home.file("state"), "XDG_CONFIG_HOME": home.file("config"),
+                   "HOME": home.path, "TERM": "xterm", "LANG": "C.UTF-8"]
+        let p = try PTYProcess(executable: binary, arguments: [], environment: env, columns: 100)
+        let seen = await p.read(until: "/help for commands")
+        let rest = await p.read(timeout: 1.0)
+        let screen = stripANSI((seen ?? "") + rest).replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(screen.contains("to use a real model,\nset OFJ_PROVIDER and its key"), "\(screen.debugDescription)")
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
+
     /// A terminal narrowed between two answers: the second wraps to the new width.
     @Test func aResizedTerminalIsFollowed() async throws {
         let server = try LoopbackHTTPServer()
