@@ -25,6 +25,8 @@ let package = Package(
         .target(name: "HTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         .target(name: "Providers", dependencies: ["Agent", "HTTP"], swiftSettings: swiftSettings),
         .target(name: "Diagnostics", dependencies: ["SQLiteKit", "Agent", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
+        // Web research: fetch_url (and its address policy), later web search and durable sources.
+        .target(name: "Research", dependencies: ["Agent", "HTTP"], swiftSettings: swiftSettings),
         .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition"], swiftSettings: swiftSettings),
         .target(name: "REPL", dependencies: ["CEditLine", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics", "OutputSafety"],
                 swiftSettings: swiftSettings),
@@ -46,6 +48,7 @@ let package = Package(
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionToolsTests", dependencies: ["NutritionTools", "Providers", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ResearchTests", dependencies: ["Research", "HTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )
