@@ -34,7 +34,7 @@ struct App {
         queue = try OfjDatabase.open(path: paths.databasePath)
         journal = JournalStore(queue: queue, timeZone: .current)
         store = ConversationStore(queue: queue)
-        tools = Toolbox.registry(journal: journal)
+        tools = Toolbox.registry(journal: journal, fetchURL: environment["OFJ_FETCH_URL"]?.lowercased() != "off")
         transport = CurlTransport()
         // A broken config.json stops start-up with its own message; a refused credentials file is
         // reported when a key from it is needed, so the environment's keys keep working.

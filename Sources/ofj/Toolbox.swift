@@ -5,10 +5,15 @@ import Journal
 import NutritionTools
 import Providers
 import ReferenceFoods
+import Research
 
 enum Toolbox {
-    static func registry(journal: JournalStore) -> ToolRegistry {
-        NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase.shared)
+    /// - Parameter fetchURL: offer fetch_url, which reaches only public internet addresses (see
+    ///   the Research module). The app turns it on unless OFJ_FETCH_URL=off; replays leave it off
+    ///   so the recorded transcripts keep their tool list.
+    static func registry(journal: JournalStore, fetchURL: Bool = false) -> ToolRegistry {
+        NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase.shared,
+                                      extraTools: fetchURL ? [FetchURLTool()] : [])
     }
 
     /// Loads the reference foods and their search index in the background while the person types,
