@@ -11,18 +11,84 @@ public struct ReducedHTML: Sendable, Hashable {
 }
 
 public enum HTMLReducer {
-    /// Elements whose whole content is dropped.
-    fileprivate static let dropped: Set<String> = [
-        "script", "style", "noscript", "template", "svg", "math", "nav", "iframe", "object", "canvas",
-        "select", "button", "aside", "footer", "dialog",
-    ]
-    /// Elements whose content is raw text (no tags inside until the matching end tag).
-    fileprivate static let rawText: Set<String> = ["script", "style", "textarea", "xmp", "plaintext", "noscript", "title", "iframe", "noembed", "noframes"]
-    /// Elements that start a new line.
-    fileprivate static let block: Set<String> = [
-        "p", "div", "br", "hr", "section", "article", "main", "header", "blockquote", "pre", "ul", "ol", "dl", "dt", "dd",
-        "table", "thead", "tbody", "tfoot", "figure", "figcaption", "address", "details", "summary", "body", "html", "caption",
-    ]
+    /// What an element does to the text.
+    fileprivate enum Kind: Hashable {
+        case heading(Int), listItem, row, cell, paragraph, block, spacer
+        /// Content dropped; `raw`: its content is raw text up to the end tag (script, style).
+        case dropped(raw: Bool)
+        /// Content is raw text that is kept (textarea, xmp).
+        case rawKept
+        case title
+        case inline
+    }
+
+    /// A lowercase tag name of up to 16 bytes, packed (longer names are all `.long`, which no
+    /// table entry uses).
+    fileprivate struct Name: Hashable {
+        var a: UInt64 = 0
+        var b: UInt64 = 0
+        static let long = Name(a: .max, b: .max)
+
+        init(a: UInt64, b: UInt64) {
+            self.a = a
+            self.b = b
+        }
+
+        init(_ text: String) {
+            self.init(Array(text.utf8)[...])
+        }
+
+        init(_ bytes: ArraySlice<UInt8>) {
+            guard bytes.count <= 16 else {
+                self = .long
+                return
+            }
+            for (i, c) in bytes.enumerated() {
+                let lower = UInt64(c >= 0x41 && c <= 0x5A ? c | 0x20 : c)
+                if i < 8 { a |= lower << UInt64(8 * i) } else { b |= lower << UInt64(8 * (i - 8)) }
+            }
+        }
+
+        init(_ p: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) {
+            guard to - from <= 16 else {
+                self = .long
+                return
+            }
+            for i in from..<to {
+                let c = p[i]
+                let lower = UInt64(c >= 0x41 && c <= 0x5A ? c | 0x20 : c)
+                let o = i - from
+                if o < 8 { a |= lower << UInt64(8 * o) } else { b |= lower << UInt64(8 * (o - 8)) }
+            }
+        }
+    }
+
+    fileprivate static let kinds: [Name: Kind] = {
+        var table: [Name: Kind] = [:]
+        for name in ["nav", "svg", "math", "template", "object", "canvas", "select", "button", "aside", "footer", "dialog"] {
+            table[Name(name)] = .dropped(raw: false)
+        }
+        for name in ["script", "style", "noscript", "iframe"] { table[Name(name)] = .dropped(raw: true) }
+        for name in ["textarea", "xmp", "plaintext", "noembed", "noframes"] { table[Name(name)] = .rawKept }
+        for level in 1...6 { table[Name("h\(level)")] = .heading(level) }
+        for name in ["p", "blockquote", "pre", "table", "section", "article"] { table[Name(name)] = .paragraph }
+        for name in ["div", "br", "hr", "main", "header", "ul", "ol", "dl", "dt", "dd", "thead", "tbody", "tfoot", "figure",
+                     "figcaption", "address", "details", "summary", "body", "html", "caption"] {
+            table[Name(name)] = .block
+        }
+        table[Name("li")] = .listItem
+        table[Name("tr")] = .row
+        table[Name("td")] = .cell
+        table[Name("th")] = .cell
+        table[Name("img")] = .spacer
+        table[Name("input")] = .spacer
+        table[Name("title")] = .title
+        return table
+    }()
+
+    fileprivate static let cellSeparator = Array(" | ".utf8)
+    fileprivate static let headingPrefixes: [[UInt8]] = (0...6).map { Array(repeating: 0x23, count: $0) + [0x20] }
+    fileprivate static let listPrefix = Array("- ".utf8)
 
     /// Reduces `html` to at most `budget` characters of text (the title is extra, at most 300).
     public static func reduce(_ html: [UInt8], budget: Int = 40_000) -> ReducedHTML {
@@ -45,7 +111,7 @@ public enum HTMLReducer {
         var pendingBreak = 0
         var atLineStart = true
         /// Inside a dropped element: its name and how many of it are open.
-        var dropName: String?
+        var dropName: Name?
         var dropDepth = 0
         var inTitle = false
         var cellInRow = 0
@@ -53,7 +119,7 @@ public enum HTMLReducer {
 
         init(budget: Int) {
             self.budget = budget
-            out.reserveCapacity(min(budget * 2, 1 << 20))
+            out.reserveCapacity(min(budget, 1 << 19) * 2)
         }
 
         var full: Bool { outCharacters >= budget }
@@ -108,7 +174,9 @@ public enum HTMLReducer {
                 if dropName == nil { emitText([0x3C]) }
                 return start + 1
             }
-            let name = lowercasedName(p, nameStart, i)
+            let name = Name(p, nameStart, i)
+            let kind = HTMLReducer.kinds[name] ?? .inline
+            let nameEnd = i
             // Attributes, with quotes, up to '>'.
             var quote: UInt8 = 0
             var selfClosing = false
@@ -125,9 +193,12 @@ public enum HTMLReducer {
                 i += 1
             }
             let after = min(n, i + 1)
+            func lowercaseName() -> [UInt8] {
+                (nameStart..<nameEnd).map { p[$0] >= 0x41 && p[$0] <= 0x5A ? p[$0] | 0x20 : p[$0] }
+            }
 
-            if name == "title" && !closing && !selfClosing && dropName == nil {
-                return rawTextEnd(p, after, "title", into: true)
+            if kind == .title && !closing && !selfClosing && dropName == nil {
+                return rawTextEnd(p, after, Array("title".utf8), into: true)
             }
             if let dropping = dropName {
                 if name == dropping {
@@ -141,29 +212,30 @@ public enum HTMLReducer {
                 return after
             }
             if closing {
-                endTag(name)
+                endTag(kind)
                 return after
             }
-            if HTMLReducer.dropped.contains(name) {
-                if HTMLReducer.rawText.contains(name) { return rawTextEnd(p, after, name, into: false) }
+            switch kind {
+            case .dropped(raw: true):
+                return rawTextEnd(p, after, lowercaseName(), into: false)
+            case .dropped(raw: false):
                 if !selfClosing {
                     dropName = name
                     dropDepth = 1
                 }
                 return after
-            }
-            if HTMLReducer.rawText.contains(name) {
+            case .rawKept:
                 // textarea, xmp, …: their content is text, tags inside are not tags.
-                return rawTextEnd(p, after, name, into: false, keep: true)
+                return rawTextEnd(p, after, lowercaseName(), into: false, keep: true)
+            default:
+                startTag(kind)
+                return after
             }
-            startTag(name)
-            return after
         }
 
         /// Skips raw text up to `</name`; keeps it as the title, as text, or drops it.
-        mutating func rawTextEnd(_ p: UnsafeBufferPointer<UInt8>, _ from: Int, _ name: String, into isTitle: Bool, keep: Bool = false) -> Int {
+        mutating func rawTextEnd(_ p: UnsafeBufferPointer<UInt8>, _ from: Int, _ nameBytes: [UInt8], into isTitle: Bool, keep: Bool = false) -> Int {
             let n = p.count
-            let nameBytes = Array(name.utf8)
             var k = from
             while k < n {
                 if p[k] == 0x3C && k + 1 < n && p[k + 1] == 0x2F && k + 2 + nameBytes.count <= n {
@@ -186,49 +258,48 @@ public enum HTMLReducer {
             return k >= n ? n : skipPast(p, k, 0x3E)
         }
 
-        mutating func startTag(_ name: String) {
-            switch name {
-            case "h1", "h2", "h3", "h4", "h5", "h6":
+        mutating func startTag(_ kind: Kind) {
+            switch kind {
+            case .heading(let level):
                 separator(3)
-                let level = Int(name.utf8.last.map { $0 - 0x30 } ?? 1)
-                linePrefix = Array(repeating: 0x23, count: level) + [0x20]
-            case "li":
+                linePrefix = HTMLReducer.headingPrefixes[level]
+            case .listItem:
                 separator(2)
-                linePrefix = Array("- ".utf8)
-            case "tr":
+                linePrefix = HTMLReducer.listPrefix
+            case .row:
                 separator(2)
                 cellInRow = 0
-            case "td", "th":
+            case .cell:
                 if cellInRow > 0 && !out.isEmpty {
-                    emitRaw(Array(" | ".utf8))
+                    emitRaw(HTMLReducer.cellSeparator)
                     pendingBreak = 0
                 }
                 cellInRow += 1
-            case "p", "blockquote", "pre", "table", "section", "article":
+            case .paragraph:
                 separator(3)
-            case _ where HTMLReducer.block.contains(name):
+            case .block:
                 separator(2)
-            case "img", "input":
+            case .spacer:
                 separator(1)
-            default:
+            case .dropped, .rawKept, .title, .inline:
                 // Inline elements (a, span, b, em, …) add nothing.
                 break
             }
         }
 
-        mutating func endTag(_ name: String) {
-            switch name {
-            case "h1", "h2", "h3", "h4", "h5", "h6", "p", "blockquote", "pre", "table", "section", "article":
+        mutating func endTag(_ kind: Kind) {
+            switch kind {
+            case .heading, .paragraph:
                 linePrefix = []
                 separator(3)
-            case "li", "tr":
+            case .listItem, .row:
                 linePrefix = []
                 separator(2)
-            case "td", "th":
+            case .cell:
                 separator(1)
-            case _ where HTMLReducer.block.contains(name):
+            case .block:
                 separator(2)
-            default:
+            case .spacer, .dropped, .rawKept, .title, .inline:
                 break
             }
         }
@@ -241,7 +312,6 @@ public enum HTMLReducer {
         mutating func text(_ p: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) {
             var i = from
             var chunk: [UInt8] = []
-            chunk.reserveCapacity(min(to - from, 4096))
             while i < to {
                 let c = p[i]
                 if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0x0C {
@@ -256,8 +326,15 @@ public enum HTMLReducer {
                     continue
                 }
                 if c < 0x20 || c == 0x7F { i += 1; continue }  // control characters
-                chunk.append(c)
-                i += 1
+                // A run of ordinary bytes, appended at once.
+                var j = i + 1
+                while j < to {
+                    let d = p[j]
+                    if d <= 0x20 || d == 0x26 || d == 0x7F { break }
+                    j += 1
+                }
+                chunk.append(contentsOf: UnsafeBufferPointer(rebasing: p[i..<j]))
+                i = j
                 if chunk.count >= 4096 { emitText(chunk); chunk.removeAll(keepingCapacity: true) }
                 if truncated { return }
             }
@@ -280,6 +357,13 @@ public enum HTMLReducer {
 
         mutating func emitRaw(_ bytes: [UInt8]) {
             guard !truncated else { return }
+            var characters = 0
+            for b in bytes where b & 0xC0 != 0x80 { characters += 1 }
+            if outCharacters + characters <= budget {
+                out.append(contentsOf: bytes)
+                outCharacters += characters
+                return
+            }
             for b in bytes {
                 // Count characters (UTF-8 lead bytes), stop at the budget on a character boundary.
                 if b & 0xC0 != 0x80 {
@@ -305,13 +389,6 @@ public enum HTMLReducer {
 
         func isNameByte(_ c: UInt8) -> Bool {
             (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x3A
-        }
-
-        func lowercasedName(_ p: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> String {
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(min(to - from, 32))
-            for k in from..<min(to, from + 32) { bytes.append(p[k] | (p[k] >= 0x41 && p[k] <= 0x5A ? 0x20 : 0)) }
-            return String(decoding: bytes, as: UTF8.self)
         }
     }
 
