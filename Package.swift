@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "Providers", dependencies: ["Agent", "HTTP"], swiftSettings: swiftSettings),
         .target(name: "Diagnostics", dependencies: ["SQLiteKit", "Agent", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
         // Web research: fetch_url (and its address policy), later web search and durable sources.
-        .target(name: "Research", dependencies: ["Agent", "HTTP"], swiftSettings: swiftSettings),
+        .target(name: "Research", dependencies: ["Agent", "HTTP", "SQLiteKit"], swiftSettings: swiftSettings),
         .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition"], swiftSettings: swiftSettings),
         .target(name: "REPL", dependencies: ["CEditLine", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics", "OutputSafety"],
                 swiftSettings: swiftSettings),

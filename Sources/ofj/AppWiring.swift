@@ -5,6 +5,7 @@ import Foundation
 import HTTP
 import Journal
 import Providers
+import Research
 import REPL
 import ReferenceFoods
 import SQLiteKit
@@ -17,6 +18,8 @@ struct App {
     let journal: JournalStore
     let store: ConversationStore
     let tools: ToolRegistry
+    /// Web pages fetch_url read, per thread (`/sources`, read_conversation_source).
+    let sources: SourceStore
     let transport: any HTTPTransport
     let fileConfig: ProviderFileConfig?
     let credentials: [String: String]
@@ -34,7 +37,8 @@ struct App {
         queue = try OfjDatabase.open(path: paths.databasePath)
         journal = JournalStore(queue: queue, timeZone: .current)
         store = ConversationStore(queue: queue)
-        tools = Toolbox.registry(journal: journal, fetchURL: environment["OFJ_FETCH_URL"]?.lowercased() != "off")
+        sources = SourceStore(queue: queue)
+        tools = Toolbox.registry(journal: journal, fetchURL: environment["OFJ_FETCH_URL"]?.lowercased() != "off", sources: sources)
         transport = CurlTransport()
         // A broken config.json stops start-up with its own message; a refused credentials file is
         // reported when a key from it is needed, so the environment's keys keep working.

@@ -5,6 +5,7 @@ import Foundation
 import Journal
 import OutputSafety
 import REPL
+import Research
 import SQLiteKit
 
 enum OfjDatabase {
@@ -14,6 +15,7 @@ enum OfjDatabase {
         JournalStore.registerMigrations(into: &m)
         ConversationStore.registerMigrations(into: &m)
         DiagnosticsOutbox.registerMigrations(into: &m)
+        SourceStore.registerMigrations(into: &m)
         return m
     }
 

@@ -60,7 +60,7 @@ struct Launcher {
         let modelBox = ModelBox(model)
         let tools = app.tools
         let assembler = app.makeAssembler()
-        let services = SessionServices(
+        var services = SessionServices(
             runner: runner, store: app.store, journal: app.journal, approvals: approvals, clock: clock, ids: UUIDSource(),
             model: { modelBox.value },
             switchModel: { provider, name in
@@ -85,6 +85,7 @@ struct Launcher {
             },
             version: version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
+        services.sourcesReport = { [sources = app.sources] threadID in try sources.report(threadID: threadID) }
         var threadID = p.value("--thread")
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }
         let isTTY = Terminal.isTTY(STDIN_FILENO) && Terminal.isTTY(STDOUT_FILENO)

@@ -11,9 +11,13 @@ enum Toolbox {
     /// - Parameter fetchURL: offer fetch_url, which reaches only public internet addresses (see
     ///   the Research module). The app turns it on unless OFJ_FETCH_URL=off; replays leave it off
     ///   so the recorded transcripts keep their tool list.
-    static func registry(journal: JournalStore, fetchURL: Bool = false) -> ToolRegistry {
-        NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase.shared,
-                                      extraTools: fetchURL ? [FetchURLTool()] : [])
+    static func registry(journal: JournalStore, fetchURL: Bool = false, sources: SourceStore? = nil) -> ToolRegistry {
+        var extra: [any Tool] = []
+        if fetchURL {
+            extra.append(FetchURLTool(sources: sources))
+            if let sources { extra.append(ReadConversationSourceTool(sources: sources)) }
+        }
+        return NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase.shared, extraTools: extra)
     }
 
     /// Loads the reference foods and their search index in the background while the person types,
