@@ -51,11 +51,12 @@ public struct FetchTarget: Sendable, Hashable {
         if rest.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == 0x5C }) {
             throw .refused("the URL contains spaces, control characters or backslashes")
         }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        // Split on Unicode scalars, not Characters: "#" followed by a combining mark is still "#".
+        let authorityEnd = rest.unicodeScalars.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         var tail = rest[authorityEnd...]
-        if let hash = tail.firstIndex(of: "#") { tail = tail[..<hash] }
-        if authority.contains("@") { throw .refused("URLs with credentials (user@host) are not fetched") }
+        if let hash = tail.unicodeScalars.firstIndex(of: "#") { tail = tail[..<hash] }
+        if authority.unicodeScalars.contains("@") { throw .refused("URLs with credentials (user@host) are not fetched") }
         if authority.utf8.contains(where: { $0 >= 0x80 }) {
             throw .refused("internationalised host names are not fetched; use the punycode (xn--) form of the name")
         }
@@ -64,7 +65,7 @@ public struct FetchTarget: Sendable, Hashable {
         var hostPart: Substring
         var portPart: Substring?
         if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw .refused("the URL's IPv6 address is not closed with ]") }
+            guard let close = authority.unicodeScalars.firstIndex(of: "]") else { throw .refused("the URL's IPv6 address is not closed with ]") }
             hostPart = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
             if !after.isEmpty {
@@ -72,7 +73,7 @@ public struct FetchTarget: Sendable, Hashable {
                 portPart = after.dropFirst()
             }
         } else {
-            if let colon = authority.firstIndex(of: ":") {
+            if let colon = authority.unicodeScalars.firstIndex(of: ":") {
                 hostPart = authority[..<colon]
                 portPart = authority[authority.index(after: colon)...]
             } else {

@@ -93,7 +93,22 @@ public enum HTMLReducer {
     /// Reduces `html` to at most `budget` characters of text (the title is extra, at most 300).
     public static func reduce(_ html: [UInt8], budget: Int = 40_000) -> ReducedHTML {
         var state = Reducer(budget: max(0, budget))
-        state.run(html)
+        // Invalid UTF-8 is replaced first, so every character counted is one the text will have.
+        var valid = true
+        html.withUnsafeBufferPointer { p in
+            var decoder = UTF8()
+            var iterator = p.makeIterator()
+            loop: while true {
+                switch decoder.decode(&iterator) {
+                case .scalarValue: continue
+                case .emptyInput: break loop
+                case .error:
+                    valid = false
+                    break loop
+                }
+            }
+        }
+        state.run(valid ? html : Array(String(decoding: html, as: UTF8.self).utf8))
         return state.result()
     }
 

@@ -39,6 +39,16 @@ struct HTMLReducerTests {
         #expect(r.text == String(repeating: "é", count: 100))
     }
 
+    @Test func invalidUTF8CountsAgainstTheBudget() {
+        // Found by the htmlreduce fuzz target: stray continuation bytes each become U+FFFD.
+        let bytes = Array("<title>".utf8) + [UInt8](repeating: 0x98, count: 400) + Array("</title><p>".utf8)
+            + [UInt8](repeating: 0x98, count: 400)
+        let r = HTMLReducer.reduce(bytes, budget: 100)
+        #expect(r.title.count == 300)
+        #expect(r.text.count == 100)
+        #expect(r.truncated)
+    }
+
     @Test func anUnlimitedBudgetWorks() {
         #expect(HTMLReducer.reduce("<p>all</p>", budget: Int.max).text == "all")
     }

@@ -157,3 +157,18 @@ struct HostileURLTests {
         #expect(throws: FetchError.self) { try base.resolving(location: "gopher://example.com/") }
     }
 }
+
+@Suite("fetch_url URL parser invariants")
+struct URLParserInvariantTests {
+    /// Inputs the urlpolicy fuzz target found; each must rebuild to a URL that parses back to itself.
+    @Test(arguments: [
+        [104, 116, 116, 112, 58, 47, 47, 116, 112, 58, 47, 255, 255, 255, 255, 48, 48, 120, 178, 178, 100, 98, 35, 205, 133,
+         100, 98, 55, 255, 255, 255, 255, 255, 47, 47, 91, 50, 48, 178, 178, 58, 100, 98, 47] as [UInt8],
+    ])
+    func rebuiltURLsParseBack(_ bytes: [UInt8]) throws {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let target = try? FetchTarget.parse(text) else { return }
+        let again = try FetchTarget.parse(target.url)
+        #expect(again == target, "\(target.url)")
+    }
+}
