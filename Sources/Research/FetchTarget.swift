@@ -118,7 +118,10 @@ public struct FetchTarget: Sendable, Hashable {
         var path = String(tail)
         if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
         path = percentEncodeNonASCII(path)
-        return FetchTarget(scheme: scheme, host: host, port: port, pathAndQuery: path)
+        let target = FetchTarget(scheme: scheme, host: host, port: port, pathAndQuery: path)
+        // Checked again after percent-encoding, so the URL sent always parses back to itself.
+        guard target.url.utf8.count <= 4096 else { throw .refused("the URL is longer than 4096 characters") }
+        return target
     }
 
     /// Resolves a redirect's Location against this URL (absolute, scheme-relative, absolute-path

@@ -166,6 +166,19 @@ struct URLParserInvariantTests {
          100, 98, 55, 255, 255, 255, 255, 255, 47, 47, 91, 50, 48, 178, 178, 58, 100, 98, 47] as [UInt8],
     ])
     func rebuiltURLsParseBack(_ bytes: [UInt8]) throws {
+        try check(bytes)
+    }
+
+    @Test func aURLThatGrowsPastTheLimitWhenEncodedIsRefused() throws {
+        // Found by the fuzz target: 500 invalid bytes become 4,500 bytes of %EF%BF%BD.
+        let bytes = Array("http://t/".utf8) + [UInt8](repeating: 0xFF, count: 500)
+        #expect(throws: FetchError.refused("the URL is longer than 4096 characters")) {
+            try FetchTarget.parse(String(decoding: bytes, as: UTF8.self))
+        }
+        try check(bytes)
+    }
+
+    func check(_ bytes: [UInt8]) throws {
         let text = String(decoding: bytes, as: UTF8.self)
         guard let target = try? FetchTarget.parse(text) else { return }
         let again = try FetchTarget.parse(target.url)
