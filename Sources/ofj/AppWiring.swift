@@ -37,8 +37,6 @@ struct App {
         queue = try OfjDatabase.open(path: paths.databasePath)
         journal = JournalStore(queue: queue, timeZone: .current)
         store = ConversationStore(queue: queue)
-        sources = SourceStore(queue: queue)
-        tools = Toolbox.registry(journal: journal, fetchURL: environment["OFJ_FETCH_URL"]?.lowercased() != "off", sources: sources)
         transport = CurlTransport()
         // A broken config.json stops start-up with its own message; a refused credentials file is
         // reported when a key from it is needed, so the environment's keys keep working.
@@ -47,6 +45,12 @@ struct App {
         fileConfig = files.file
         credentials = files.credentials
         credentialsProblem = files.credentialsProblem
+        sources = SourceStore(queue: queue)
+        // web_search only with a backend (OFJ_RESEARCH=tavily|parallel|off, or whichever key is set).
+        let search = SearchConfiguration.from(research: environment["OFJ_RESEARCH"] ?? credentials["OFJ_RESEARCH"],
+                                              settings: credentials.merging(environment) { _, env in env })
+        tools = Toolbox.registry(journal: journal, fetchURL: environment["OFJ_FETCH_URL"]?.lowercased() != "off", sources: sources,
+                                 search: search)
         outbox = DiagnosticsOutbox(queue: queue)
         recorder = OutboxRecorder(outbox: outbox, appVersion: appVersion, allowedToolNames: Set(tools.tools.map(\.name)))
         let turso: TursoConfiguration?
