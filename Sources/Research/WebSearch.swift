@@ -2,6 +2,21 @@
 // Request and response shapes: ../shared/fixtures/websearch/PROVENANCE.md.
 import Agent
 import HTTP
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A diagnostics recorder that forwards to one set later (the app builds its recorder after the
+/// tool registry, whose names the recorder needs).
+public final class DiagnosticsRelay: DiagnosticsRecorder {
+    private let target = Mutex<(any DiagnosticsRecorder)?>(nil)
+    public init() {}
+    public func connect(_ recorder: any DiagnosticsRecorder) { target.withLock { $0 = recorder } }
+    public func record(_ event: AgentDiagnostic) { target.withLock { $0 }?.record(event) }
+}
 
 public enum SearchBackend: String, Sendable, Hashable, CaseIterable {
     case tavily, parallel
@@ -199,10 +214,32 @@ public struct WebSearchTool: Tool {
 
     let client: WebSearchClient
     let sources: SourceStore?
+    let diagnostics: any DiagnosticsRecorder
 
-    public init(client: WebSearchClient, sources: SourceStore? = nil) {
+    public init(client: WebSearchClient, sources: SourceStore? = nil, diagnostics: any DiagnosticsRecorder = NoDiagnostics()) {
         self.client = client
         self.sources = sources
+        self.diagnostics = diagnostics
+    }
+
+    /// Backend, latency and result count: never the objective, queries, URLs or snippets.
+    /// (Tavily credits have no column in the diagnostics schema yet; they are not recorded.)
+    private func record(ok: Bool, started: Double, results: Int?, context: ToolContext) {
+        var d = AgentDiagnostic(operation: .toolExecution, status: ok ? "web_search_ok" : "web_search_failed")
+        d.toolName = name
+        d.provider = client.configuration.backend.rawValue
+        d.threadID = context.threadID
+        d.runID = context.runID
+        d.callID = context.callID
+        d.totalMs = (Self.seconds() - started) * 1000
+        d.resultCount = results
+        diagnostics.record(d)
+    }
+
+    static func seconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     public func activity(arguments: JSONValue) -> String { "searching the web" }
@@ -213,11 +250,14 @@ public struct WebSearchTool: Tool {
         guard !objective.isEmpty || !queries.isEmpty else { throw ToolArgumentError(field: "objective", "say what to search for") }
         guard queries.count <= 5 else { throw ToolArgumentError(field: "queries", "at most 5 queries") }
         let response: SearchResponse
+        let started = Self.seconds()
         do {
             response = try await client.search(objective: objective, queries: queries)
         } catch {
+            record(ok: false, started: started, results: nil, context: context)
             return .error(error.description)
         }
+        record(ok: true, started: started, results: response.results.count, context: context)
         let results = Array(response.results.prefix(15))
         var lines: [String] = []
         for (i, r) in results.enumerated() {

@@ -49,10 +49,12 @@ struct App {
         // web_search only with a backend (OFJ_RESEARCH=tavily|parallel|off, or whichever key is set).
         let search = SearchConfiguration.from(research: environment["OFJ_RESEARCH"] ?? credentials["OFJ_RESEARCH"],
                                               settings: credentials.merging(environment) { _, env in env })
+        let relay = DiagnosticsRelay()
         tools = Toolbox.registry(journal: journal, fetchURL: environment["OFJ_FETCH_URL"]?.lowercased() != "off", sources: sources,
-                                 search: search)
+                                 search: search, diagnostics: relay)
         outbox = DiagnosticsOutbox(queue: queue)
         recorder = OutboxRecorder(outbox: outbox, appVersion: appVersion, allowedToolNames: Set(tools.tools.map(\.name)))
+        relay.connect(recorder)
         let turso: TursoConfiguration?
         do {
             turso = try TursoConfiguration.from(databaseURL: environment["TURSO_DATABASE_URL"] ?? credentials["TURSO_DATABASE_URL"],

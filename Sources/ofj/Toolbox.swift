@@ -12,9 +12,11 @@ enum Toolbox {
     ///   the Research module). The app turns it on unless OFJ_FETCH_URL=off; replays leave it off
     ///   so the recorded transcripts keep their tool list.
     static func registry(journal: JournalStore, fetchURL: Bool = false, sources: SourceStore? = nil,
-                         search: SearchConfiguration? = nil) -> ToolRegistry {
+                         search: SearchConfiguration? = nil, diagnostics: any DiagnosticsRecorder = NoDiagnostics()) -> ToolRegistry {
         var extra: [any Tool] = []
-        if let search { extra.append(WebSearchTool(client: WebSearchClient(configuration: search), sources: sources)) }
+        if let search {
+            extra.append(WebSearchTool(client: WebSearchClient(configuration: search), sources: sources, diagnostics: diagnostics))
+        }
         if fetchURL { extra.append(FetchURLTool(sources: sources)) }
         if let sources, fetchURL || search != nil { extra.append(ReadConversationSourceTool(sources: sources)) }
         return NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase.shared, extraTools: extra)

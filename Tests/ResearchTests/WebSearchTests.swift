@@ -1,5 +1,6 @@
 // web_search against loopback fakes of Tavily (recorded responses) and Parallel (documented shape).
 import Agent
+import Foundation
 import HTTP
 @testable import Research
 import Testing
@@ -60,6 +61,30 @@ struct WebSearchTests {
         await #expect(throws: ToolArgumentError.self) {
             try await WebSearchTool(client: client).execute(arguments: ["objective": "x", "queries": ["a", "b", "c", "d", "e", "f"]], context: context)
         }
+    }
+
+    final class Capture: DiagnosticsRecorder, @unchecked Sendable {
+        let lock = NSLock()
+        var events: [AgentDiagnostic] = []
+        func record(_ event: AgentDiagnostic) { lock.lock(); events.append(event); lock.unlock() }
+    }
+
+    @Test func diagnosticsCarryBackendLatencyAndCountOnly() async throws {
+        let server = try LoopbackHTTPServer()
+        server.enqueue(.json(WebSearchFixtures.tavilyBasicSearch))
+        server.enqueue(.json("{}", status: 500))
+        let capture = Capture()
+        let relay = DiagnosticsRelay()
+        relay.connect(capture)
+        let tool = WebSearchTool(client: WebSearchClient(configuration: SearchConfiguration(backend: .tavily, apiKey: "tvly-secret", baseURL: server.url)),
+                                 diagnostics: relay)
+        _ = try await tool.execute(arguments: ["objective": "secret objective", "queries": ["secret query"]], context: context)
+        _ = try await tool.execute(arguments: ["objective": "secret objective"], context: context)
+        #expect(capture.events.map(\.status) == ["web_search_ok", "web_search_failed"])
+        let ok = try #require(capture.events.first)
+        #expect(ok.provider == "tavily" && ok.toolName == "web_search" && ok.resultCount == 5 && (ok.totalMs ?? -1) >= 0)
+        let dump = String(describing: capture.events)
+        #expect(!dump.contains("secret") && !dump.contains("medium.com") && !dump.contains("Pydantic"))
     }
 
     @Test func configurationFollowsTheResearchSetting() {
