@@ -104,6 +104,22 @@ struct FetchURLTests {
         #expect(error == .refused("more than 5 redirects (last from 127.0.0.1)"))
     }
 
+    @Test func proxyEnvironmentVariablesAreIgnored() async throws {
+        // A proxy would resolve the name itself, out of reach of the checks: fetch_url goes direct.
+        // (Other suites are unaffected: CurlTransport never proxies loopback hosts.)
+        let server = try LoopbackHTTPServer()
+        let proxy = try ConnectionWatcher()
+        defer { proxy.stop() }
+        server.enqueue(.text("direct"))
+        let names = ["http_proxy", "HTTP_PROXY", "https_proxy", "all_proxy", "ALL_PROXY"]
+        for name in names { setenv(name, "http://127.0.0.1:\(proxy.port)", 1) }
+        defer { for name in names { unsetenv(name) } }
+        let resolver = FakeResolver(["page.test": [[ip("127.0.0.1")]]])
+        let page = try await fetcher(server.port, resolver: resolver).fetch("http://page.test:\(server.port)/")
+        #expect(page.text == "direct")
+        #expect(proxy.connections == 0)
+    }
+
     @Test func aRedirectLoopIsRefused() async throws {
         let server = try LoopbackHTTPServer()
         server.enqueue(.init(status: 302, headers: [("Location", "/b")]))
