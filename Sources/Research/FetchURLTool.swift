@@ -48,7 +48,7 @@ public struct FetchURLTool: Tool {
         var source: ResearchSource?
         if let sources {
             // A page that cannot be kept is still returned; the model is told it has no source id.
-            source = try? sources.record(threadID: context.threadID, kind: "page", url: page.url, title: page.title,
+            source = try? sources.record(threadID: context.threadID, runID: context.runID, kind: "page", url: page.url, title: page.title,
                                          text: page.text, fetchedAt: context.now.secondsSince1970)
         }
         return Self.output(for: page, source: source)

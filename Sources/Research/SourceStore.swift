@@ -35,6 +35,8 @@ public final class SourceStore: Sendable {
                 content_hash TEXT NOT NULL,
                 version INTEGER NOT NULL,
                 text TEXT NOT NULL,
+                -- The last run that read this source (write cards of that run name it).
+                last_run_id TEXT,
                 UNIQUE (thread_id, url, version)
             );
             CREATE INDEX research_sources_thread ON research_sources (thread_id, id);
@@ -51,7 +53,8 @@ public final class SourceStore: Sendable {
     /// Stores a source, or returns the existing one when this thread already has the same URL
     /// with the same text. A changed text becomes the next version.
     @discardableResult
-    public func record(threadID: String, kind: String, url: String, title: String, text: String, fetchedAt: Double) throws -> ResearchSource {
+    public func record(threadID: String, runID: String? = nil, kind: String, url: String, title: String, text: String,
+                       fetchedAt: Double) throws -> ResearchSource {
         let hash = SHA256.hex(Array(text.utf8))
         return try queue.write { db in
                 if let row = try db.row("""
@@ -60,21 +63,22 @@ public final class SourceStore: Sendable {
                     """, [threadID, url]) {
                     let version = row[1].int ?? 1
                     if row[2].string == hash, let id = row[0].int {
+                        try db.execute("UPDATE research_sources SET last_run_id = ? WHERE id = ?", [runID, id])
                         return ResearchSource(id: id, threadID: threadID, kind: kind, url: url, title: title,
                                               fetchedAt: row[3].double ?? fetchedAt, contentHash: hash, version: version, text: text)
                     }
-                    return try Self.insert(db, threadID, kind, url, title, text, fetchedAt, hash, version + 1)
+                    return try Self.insert(db, threadID, runID, kind, url, title, text, fetchedAt, hash, version + 1)
                 }
-                return try Self.insert(db, threadID, kind, url, title, text, fetchedAt, hash, 1)
+                return try Self.insert(db, threadID, runID, kind, url, title, text, fetchedAt, hash, 1)
         }
     }
 
-    private static func insert(_ db: Database, _ threadID: String, _ kind: String, _ url: String, _ title: String, _ text: String,
+    private static func insert(_ db: Database, _ threadID: String, _ runID: String?, _ kind: String, _ url: String, _ title: String, _ text: String,
                                _ fetchedAt: Double, _ hash: String, _ version: Int) throws -> ResearchSource {
         try db.execute("""
-            INSERT INTO research_sources (thread_id, kind, url, title, fetched_at, content_hash, version, text)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [threadID, kind, url, title, fetchedAt, hash, version, text])
+            INSERT INTO research_sources (thread_id, kind, url, title, fetched_at, content_hash, version, text, last_run_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [threadID, kind, url, title, fetchedAt, hash, version, text, runID])
         let id = try db.scalar("SELECT last_insert_rowid()").int ?? 0
         return ResearchSource(id: id, threadID: threadID, kind: kind, url: url, title: title, fetchedAt: fetchedAt,
                               contentHash: hash, version: version, text: text)
@@ -98,6 +102,15 @@ public final class SourceStore: Sendable {
                 FROM research_sources WHERE thread_id = ? ORDER BY id
                 """, [threadID]).map(Self.source)
         }
+    }
+
+    /// The thread's sources last read by this run, oldest first, read with `db` (a write tool's
+    /// preview runs inside the queue's transaction; taking the queue again would deadlock).
+    public static func sources(threadID: String, runID: String, in db: Database) throws -> [ResearchSource] {
+        try db.rows("""
+            SELECT id, thread_id, kind, url, title, fetched_at, content_hash, version, text
+            FROM research_sources WHERE thread_id = ? AND last_run_id = ? ORDER BY id
+            """, [threadID, runID]).map(Self.source)
     }
 
     /// `/sources`: one line per source of the thread, numbered by source id.

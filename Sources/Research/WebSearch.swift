@@ -274,7 +274,7 @@ public struct WebSearchTool: Tool {
         ]
         if let sources {
             let label = "search:\(response.backend.rawValue):" + ([objective] + queries).joined(separator: " | ")
-            if let source = try? sources.record(threadID: context.threadID, kind: "search", url: String(label.prefix(500)),
+            if let source = try? sources.record(threadID: context.threadID, runID: context.runID, kind: "search", url: String(label.prefix(500)),
                                                 title: String(objective.prefix(120)), text: text, fetchedAt: context.now.secondsSince1970) {
                 content["source_id"] = .number(Double(source.id))
             }

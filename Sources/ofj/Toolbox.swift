@@ -18,8 +18,13 @@ enum Toolbox {
             extra.append(WebSearchTool(client: WebSearchClient(configuration: search), sources: sources, diagnostics: diagnostics))
         }
         if fetchURL { extra.append(FetchURLTool(sources: sources)) }
-        if let sources, fetchURL || search != nil { extra.append(ReadConversationSourceTool(sources: sources)) }
-        return NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase.shared, extraTools: extra)
+        var tools = NutritionToolbox.makeTools(journal: journal, reference: ReferenceDatabase.shared)
+        if let sources, fetchURL || search != nil {
+            extra.append(ReadConversationSourceTool(sources: sources))
+            // A write proposed after reading the web names the sources on its approval card.
+            tools = tools.map { tool in (tool as? any WriteTool).map { SourceCitingWriteTool($0, sources: sources) } ?? tool }
+        }
+        return ToolRegistry(tools + extra)
     }
 
     /// Loads the reference foods and their search index in the background while the person types,

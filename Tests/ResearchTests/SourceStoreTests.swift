@@ -74,3 +74,41 @@ struct SourceStoreTests {
         }
     }
 }
+
+@Suite("Write cards name web sources", .timeLimit(.minutes(1)))
+struct SourceCitingWriteToolTests {
+    struct FakeWrite: WriteTool {
+        let name = "log_food"
+        let description = "logs"
+        var parameters: JSONValue { ["type": "object"] }
+        func activity(arguments: JSONValue) -> String { "preparing to log" }
+        func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> PlannedChange {
+            PlannedChange(card: "Log Burrito bowl — 665 kcal", change: ["kcal": 665])
+        }
+        func apply(_ change: PlannedChange, context: ToolContext, database: Database) throws -> ToolOutput {
+            ToolOutput(content: "{}", summary: "logged")
+        }
+    }
+
+    @Test func aWriteAfterReadingAPageNamesItOnTheCard() throws {
+        let directory = TempDirectory()
+        let queue = try DatabaseQueue(path: directory.file("s.sqlite"))
+        try SourceStore.migrate(queue)
+        let sources = SourceStore(queue: queue)
+        let page = try sources.record(threadID: "t", runID: "run-1", kind: "page", url: "https://www.chipotle.com/nutrition",
+                                      title: "Nutrition", text: "665 kcal", fetchedAt: 0)
+        let tool = SourceCitingWriteTool(FakeWrite(), sources: sources)
+        #expect(tool.name == "log_food" && tool.effect == .write)
+        // Inside the queue's transaction, as the agent calls preview: the tool must not take the queue again.
+        func card(run: String) throws -> String {
+            let context = ToolContext(threadID: "t", runID: run, callID: "c", now: WallTime(secondsSince1970: 0))
+            return try queue.write { try tool.preview(arguments: [:], context: context, database: $0).card }
+        }
+        #expect(try card(run: "run-1") == """
+            Log Burrito bowl — 665 kcal
+            Based on web source [\(page.id)] Nutrition — https://www.chipotle.com/nutrition — untrusted; check the numbers.
+            """)
+        // A later run that read nothing does not cite it.
+        #expect(try card(run: "run-2") == "Log Burrito bowl — 665 kcal")
+    }
+}
