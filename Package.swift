@@ -27,6 +27,8 @@ let package = Package(
         // Packaged and branded foods: barcodes, Open Food Facts and FoodData Central, their cache.
         .target(name: "PackagedFoods", dependencies: ["HTTP", "SQLiteKit", "Nutrition"], swiftSettings: swiftSettings),
         .target(name: "Diagnostics", dependencies: ["SQLiteKit", "Agent", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
+        // Web research: fetch_url (and its address policy), web search and durable sources.
+        .target(name: "Research", dependencies: ["Agent", "HTTP", "SQLiteKit"], swiftSettings: swiftSettings),
         .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition", "PackagedFoods"], swiftSettings: swiftSettings),
         // ofj as an MCP server: JSON-RPC over stdio, the same tools, approvals through elicitation, the same ledger.
         .target(name: "MCP", dependencies: ["Agent", "SQLiteKit"], swiftSettings: swiftSettings),
@@ -36,7 +38,7 @@ let package = Package(
                                                     "PackagedFoods", "HTTP"],
                 swiftSettings: swiftSettings),
         .executableTarget(name: "ofj", dependencies: ["REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP",
-                                                       "PackagedFoods", "HTTP"],
+                                                       "PackagedFoods", "HTTP", "Research"],
                           swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["SQLiteKit", "Agent", "HTTP", "CEditLine"], path: "Sources/TestSupport",
                 swiftSettings: swiftSettings),
@@ -55,6 +57,7 @@ let package = Package(
         .testTarget(name: "NutritionToolsTests", dependencies: ["NutritionTools", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ResearchTests", dependencies: ["Research", "HTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

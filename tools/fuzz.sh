@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds and runs the libFuzzer targets of tools/fuzz/ (see RELIABILITY.md "## Fuzzing").
 #   tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      default: 60 s, every target
-# Targets: sse json gemini chat responses anthropic schema transcript hrana mcp packaged.
+# Targets: sse json gemini chat responses anthropic schema transcript hrana mcp packaged urlpolicy htmlreduce.
 # The product modules are built once with coverage and AddressSanitizer (`swift build -c release
 # -Xswiftc -sanitize=fuzzer,address`, in .build/fuzz; SwiftPM's `--sanitize fuzzer --sanitize
 # address` passes two flags, swiftc keeps the last, and the modules get no coverage). Each harness
@@ -17,7 +17,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH=/opt/swift/usr/bin:$PATH
 
-all="sse json gemini chat responses anthropic schema transcript hrana mcp packaged"
+all="sse json gemini chat responses anthropic schema transcript hrana mcp packaged urlpolicy htmlreduce"
 seconds=60
 case "${1:-}" in ''|*[!0-9]*) ;; *) seconds=$1; shift ;; esac
 targets=${*:-$all}
@@ -44,6 +44,7 @@ spm="swift build -c release --build-path $build -Xswiftc -sanitize=fuzzer,addres
 $spm --target Transcripts >"$work/logs/build.log" 2>&1 || { tail -30 "$work/logs/build.log"; echo "build failed" >&2; exit 2; }
 $spm --target MCP >>"$work/logs/build.log" 2>&1 || { tail -30 "$work/logs/build.log"; echo "build failed" >&2; exit 2; }
 $spm --target PackagedFoods >>"$work/logs/build.log" 2>&1 || { tail -30 "$work/logs/build.log"; echo "build failed" >&2; exit 2; }
+$spm --target Research >>"$work/logs/build.log" 2>&1 || { tail -30 "$work/logs/build.log"; echo "build failed" >&2; exit 2; }
 bin=$($spm --show-bin-path)
 
 rm -rf "$work/seeds"
@@ -58,6 +59,7 @@ modules() { # the product modules each harness links
         hrana) echo SQLiteKit Agent HTTP Diagnostics ;;
         mcp) echo SQLiteKit Agent MCP ;;
         packaged) echo SQLiteKit Nutrition HTTP PackagedFoods ;;
+        urlpolicy|htmlreduce) echo SQLiteKit Agent HTTP Research ;;
         transcript) echo SQLiteKit Nutrition ReferenceFoods Journal Agent HTTP Providers Diagnostics NutritionTools REPL Transcripts ;;
     esac
 }
@@ -70,11 +72,16 @@ harness() {
 }
 
 dictionary() { # libFuzzer dictionaries: tokens the mutator splices in
-    case $1 in transcript) echo "$root/tools/fuzz/transcript.dict" ;; *) echo "$root/tools/fuzz/json.dict" ;; esac
+    case $1 in
+        transcript) echo "$root/tools/fuzz/transcript.dict" ;;
+        urlpolicy) echo "$root/tools/fuzz/url.dict" ;;
+        htmlreduce) echo "$root/tools/fuzz/html.dict" ;;
+        *) echo "$root/tools/fuzz/json.dict" ;;
+    esac
 }
 
 maxlen() {
-    case $1 in schema) echo 4096 ;; hrana) echo 8192 ;; *) echo 16384 ;; esac
+    case $1 in schema) echo 4096 ;; hrana) echo 8192 ;; urlpolicy) echo 512 ;; *) echo 16384 ;; esac
 }
 
 status=0

@@ -26,6 +26,11 @@ private func nanos(_ seconds: Double) -> UInt64? {
 final class CurlTransfer: @unchecked Sendable {
     private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var connectToList: UnsafeMutablePointer<curl_slist>?
+    /// The only peer address allowed (`HTTPRequest.pinnedAddress`), as network-order bytes.
+    private var pinnedPeer: [UInt8]?
+    /// True when the connection went somewhere other than the pinned address.
+    private(set) var peerMismatch = false
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let loop: CurlEventLoop
     private let firstByteLimit: UInt64?
@@ -103,6 +108,7 @@ final class CurlTransfer: @unchecked Sendable {
     deinit {
         if let easy { ccurl_easy_cleanup(easy) }
         if let headerList { ccurl_slist_free_all(headerList) }
+        if let connectToList { ccurl_slist_free_all(connectToList) }
         errorBuffer.deallocate()
     }
 
@@ -153,6 +159,23 @@ final class CurlTransfer: @unchecked Sendable {
         if Self.isLoopback(host: Self.host(of: request.url)) {
             set(ccurl_setopt_string(easy, CURLOPT_NOPROXY, "*"))
         }
+        if let pinned = request.pinnedAddress {
+            // Untrusted destination: the checked address and nothing else (see HTTPRequest).
+            guard let bytes = Self.addressBytes(pinned) else { throw HTTPError.invalidURL }
+            pinnedPeer = bytes
+            let target = bytes.count == 16 ? "[\(pinned)]" : pinned
+            connectToList = ccurl_slist_append(nil, "::\(target):")
+            if connectToList == nil { failed = true }
+            set(ccurl_setopt_slist(easy, CURLOPT_CONNECT_TO, connectToList))
+            set(ccurl_setopt_string(easy, CURLOPT_PROXY, ""))
+            set(ccurl_setopt_string(easy, CURLOPT_NOPROXY, "*"))
+            set(ccurl_setopt_long(easy, CURLOPT_FRESH_CONNECT, 1))
+            set(ccurl_setopt_long(easy, CURLOPT_FORBID_REUSE, 1))
+        }
+        if request.decodeContent {
+            // "" = every encoding this libcurl decodes; the write callback sees decoded bytes.
+            set(ccurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
+        }
         set(ccurl_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
         if let connect = nanos(request.timeouts.connect) {
             set(ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(connect / 1_000_000))))
@@ -176,9 +199,11 @@ final class CurlTransfer: @unchecked Sendable {
             return transfer.receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count))
         })
         set(ccurl_setopt_pointer(easy, CURLOPT_WRITEDATA, me))
-        set(ccurl_setopt_prereq(easy) { user, _, _, _, _ in
+        set(ccurl_setopt_prereq(easy) { user, primaryIP, _, _, _ in
             if let user {
-                Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue().connectionReady()
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(user).takeUnretainedValue()
+                if !transfer.peerAllowed(primaryIP) { return CURL_PREREQFUNC_ABORT }
+                transfer.connectionReady()
             }
             return CURL_PREREQFUNC_OK
         })
@@ -215,7 +240,30 @@ final class CurlTransfer: @unchecked Sendable {
         if failed { throw HTTPError.other("could not configure the HTTP transfer") }
     }
 
+    /// An IPv4 or IPv6 literal as network-order bytes (4 or 16), or nil.
+    static func addressBytes(_ text: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            return withUnsafeBytes(of: &v4) { Array($0) }
+        }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 {
+            return withUnsafeBytes(of: &v6) { Array($0) }
+        }
+        return nil
+    }
+
     // MARK: - Callbacks (loop thread)
+
+    /// With a pinned address, the connected peer must be exactly it.
+    private func peerAllowed(_ primaryIP: UnsafeMutablePointer<CChar>?) -> Bool {
+        guard let pinnedPeer else { return true }
+        guard let primaryIP, Self.addressBytes(String(cString: primaryIP)) == pinnedPeer else {
+            peerMismatch = true
+            return false
+        }
+        return true
+    }
 
     private func connectionReady() {
         connectedAt = monotonicNanos()
@@ -340,6 +388,8 @@ final class CurlTransfer: @unchecked Sendable {
         easy = nil
         if let headerList { ccurl_slist_free_all(headerList) }
         headerList = nil
+        if let connectToList { ccurl_slist_free_all(connectToList) }
+        connectToList = nil
         // Count the transfer as done before anyone waiting on it resumes.
         onFinish()
         if let error {
@@ -363,6 +413,7 @@ final class CurlTransfer: @unchecked Sendable {
     func error(for code: CURLcode) -> HTTPError {
         if cancelRequested.load(ordering: .acquiring) { return .cancelled }
         let detail = sanitizedDetail(code)
+        if peerMismatch { return .connectFailed("the connection did not go to the checked address") }
         switch code {
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
             return .invalidURL

@@ -29,6 +29,15 @@ public struct HTTPRequest: Sendable {
     public var headers: [HTTPHeader]
     public var body: [UInt8]
     public var timeouts: HTTPTimeouts
+    /// For requests to untrusted destinations (`fetch_url`): a numeric IPv4 or IPv6 address the
+    /// caller has already checked. The connection goes to exactly this address (libcurl
+    /// `CURLOPT_CONNECT_TO`; no DNS lookup of the URL's host), directly (proxy settings from the
+    /// environment are ignored), on a fresh connection that is not reused afterwards, and the
+    /// transfer is aborted if the connected peer is any other address. nil: ordinary behaviour.
+    public var pinnedAddress: String? = nil
+    /// Advertise gzip/deflate/br and hand the body stream decoded bytes, so a size cap counted by
+    /// the consumer counts decoded bytes (a decompression bomb stops at the cap).
+    public var decodeContent: Bool = false
     public init(method: String = "POST", url: String, headers: [HTTPHeader] = [], body: [UInt8] = [], timeouts: HTTPTimeouts = HTTPTimeouts()) {
         self.method = method
         self.url = url

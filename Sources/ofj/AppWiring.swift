@@ -5,6 +5,7 @@ import Foundation
 import HTTP
 import Journal
 import Providers
+import Research
 import REPL
 import ReferenceFoods
 import SQLiteKit
@@ -17,6 +18,8 @@ struct App {
     let journal: JournalStore
     let store: ConversationStore
     let tools: ToolRegistry
+    /// Web pages fetch_url read, per thread (`/sources`, read_conversation_source).
+    let sources: SourceStore
     let transport: any HTTPTransport
     let fileConfig: ProviderFileConfig?
     let credentials: [String: String]
@@ -35,7 +38,6 @@ struct App {
         queue = try OfjDatabase.open(path: paths.databasePath, access: access)
         journal = JournalStore(queue: queue, timeZone: .current)
         store = ConversationStore(queue: queue)
-        tools = Toolbox.registry(journal: journal)
         transport = CurlTransport()
         // A broken config.json stops start-up with its own message; a refused credentials file is
         // reported when a key from it is needed, so the environment's keys keep working.
@@ -44,8 +46,16 @@ struct App {
         fileConfig = files.file
         credentials = files.credentials
         credentialsProblem = files.credentialsProblem
+        sources = SourceStore(queue: queue)
+        // web_search only with a backend (OFJ_RESEARCH=tavily|parallel|off, or whichever key is set).
+        let search = SearchConfiguration.from(research: environment["OFJ_RESEARCH"] ?? credentials["OFJ_RESEARCH"],
+                                              settings: credentials.merging(environment) { _, env in env })
+        let relay = DiagnosticsRelay()
+        tools = Toolbox.registry(journal: journal, fetchURL: environment["OFJ_FETCH_URL"]?.lowercased() != "off", sources: sources,
+                                 search: search, diagnostics: relay)
         outbox = DiagnosticsOutbox(queue: queue)
         recorder = OutboxRecorder(outbox: outbox, appVersion: appVersion, allowedToolNames: Set(tools.tools.map(\.name)))
+        relay.connect(recorder)
         let turso: TursoConfiguration?
         do {
             turso = try TursoConfiguration.from(databaseURL: environment["TURSO_DATABASE_URL"] ?? credentials["TURSO_DATABASE_URL"],

@@ -9,6 +9,7 @@ import Journal
 import OutputSafety
 import PackagedFoods
 import REPL
+import Research
 import SQLiteKit
 
 enum OfjDatabase {
@@ -19,6 +20,7 @@ enum OfjDatabase {
         ConversationStore.registerMigrations(into: &m)
         DiagnosticsOutbox.registerMigrations(into: &m)
         PackagedStore.registerMigrations(into: &m)
+        SourceStore.registerMigrations(into: &m)
         return m
     }
 

@@ -7,13 +7,31 @@ import NutritionTools
 import PackagedFoods
 import Providers
 import ReferenceFoods
+import Research
 
 enum Toolbox {
-    /// `packaged: false` leaves out the packaged-food tools of issue 18. `foods` replaces the
-    /// real network client (replay passes one with no network).
-    static func registry(journal: JournalStore, packaged: Bool = true, foods: PackagedFoods? = nil) -> ToolRegistry {
-        NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase.shared,
-                                      extraTools: packaged ? packagedTools(journal: journal, foods: foods) : [])
+    /// - Parameters:
+    ///   - packaged: offer the packaged-food tools of issue 18; `foods` replaces the real network
+    ///     client (replay passes one with no network).
+    ///   - fetchURL: offer fetch_url, which reaches only public internet addresses (see the Research
+    ///     module). The app turns it on unless OFJ_FETCH_URL=off; replays leave it off so the
+    ///     recorded transcripts keep their tool list.
+    static func registry(journal: JournalStore, packaged: Bool = true, foods: PackagedFoods? = nil, fetchURL: Bool = false,
+                         sources: SourceStore? = nil, search: SearchConfiguration? = nil,
+                         diagnostics: any DiagnosticsRecorder = NoDiagnostics()) -> ToolRegistry {
+        var extra: [any Tool] = []
+        if let search {
+            extra.append(WebSearchTool(client: WebSearchClient(configuration: search), sources: sources, diagnostics: diagnostics))
+        }
+        if fetchURL { extra.append(FetchURLTool(sources: sources)) }
+        var tools = NutritionToolbox.makeTools(journal: journal, reference: ReferenceDatabase.shared)
+            + (packaged ? packagedTools(journal: journal, foods: foods) : [])
+        if let sources, fetchURL || search != nil {
+            extra.append(ReadConversationSourceTool(sources: sources))
+            // A write proposed after reading the web names the sources on its approval card.
+            tools = tools.map { tool in (tool as? any WriteTool).map { SourceCitingWriteTool($0, sources: sources) } ?? tool }
+        }
+        return ToolRegistry(tools + extra)
     }
 
     /// lookup_barcode, search_packaged_foods, log_packaged_food, save_packaged_food (issue 18),

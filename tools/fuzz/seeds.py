@@ -181,6 +181,22 @@ def packaged_seeds(root, out):
         write(out, "packaged", text)
     write(out, "packaged", json.dumps({"product": {"nutriments": {"fat_100g": "1,5", "sugars_100g": "<0.5", "salt_100g": "~1",
                                                                  "energy_100g": "1e400", "fiber_100g": -3}}}))
+def research_seeds(root, out):
+    """URLs from the hostile-URL suite and small HTML pages for urlpolicy and htmlreduce."""
+    path = os.path.join(root, "Tests", "ResearchTests", "HostileURLTests.swift")
+    with open(path, encoding="utf-8") as f:
+        for m in re.finditer(r'^        "([^"]*)",$', f.read(), re.M):
+            write(out, "urlpolicy", m.group(1).replace(":W/", ":8080/").replace("\\\\", "\\"))
+    for url in ["https://www.chipotle.com/nutrition-calculator", "http://[2606:2800:220:1::1]:8443/a?b#c", "http://8.8.8.8./x"]:
+        write(out, "urlpolicy", url)
+    pages = [
+        "<html><head><title>T &amp; x</title><style>a{}</style></head><body><nav>n</nav><h1>H</h1><p>p</p>"
+        "<ul><li>a</li></ul><table><tr><td>1</td><td>2</td></tr></table><script>s</script></body></html>",
+        "<!-- c --><p>a &lt; b &#x41; &#65; &bogus;</p><textarea><p>t</p></textarea><svg><title>s</title></svg>",
+        "<div>" * 200 + "deep" + "</div>" * 200,
+    ]
+    for page in pages:
+        write(out, "htmlreduce", page)
 
 
 def main():
@@ -190,6 +206,7 @@ def main():
     transcript_seeds(root, out)
     hrana_seeds(out)
     mcp_seeds(out)
+    research_seeds(root, out)
     for t in sorted(os.listdir(out)):
         print(f"  seeds {t}: {len(os.listdir(os.path.join(out, t)))}")
 

@@ -53,6 +53,9 @@ extension REPLSession {
             case "context":
                 guard let report = services.contextReport else { say("Context details are not available for this model."); return }
                 sayView(Terminal.sanitize(try report(threadID)))
+            case "sources":
+                guard let report = services.sourcesReport else { say("No web sources are kept in this session."); return }
+                say(Terminal.sanitize(try report(threadID)))
             case "compact":
                 guard let compact = services.compact else { say("Compaction is not available for this model."); return }
                 say(Terminal.sanitize(try await compact(threadID, argument)))

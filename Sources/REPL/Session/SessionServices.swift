@@ -22,6 +22,8 @@ public struct SessionServices: Sendable {
     /// `/context` and `/compact` (context management); nil when unavailable.
     public var contextReport: (@Sendable (_ threadID: String) throws -> String)?
     public var compact: (@Sendable (_ threadID: String, _ focus: String) async throws -> String)?
+    /// `/sources`: the web sources kept for a thread; nil when research is not wired.
+    public var sourcesReport: (@Sendable (_ threadID: String) throws -> String)? = nil
     public var version: String
     /// Whether a tool changes data (its success is confirmed on screen).
     public var isWriteTool: @Sendable (String) -> Bool
