@@ -112,7 +112,8 @@ extension JournalStore {
         let entries = try doc.entries.enumerated().map { i, e -> Entry in
             do {
                 let d = EntryDraft(day: e.day, meal: e.meal, name: e.name, brand: e.brand, serving: e.serving, servings: e.servings,
-                                   nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source, id: e.id)
+                                   nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source, id: e.id,
+                                   derivedNutrients: Set(e.derivedNutrients ?? []))
                 return try validatedEntry(from: d, id: e.id, createdAt: e.createdAt, updatedAt: e.updatedAt)
             } catch { throw JournalError.malformedBackup("entry \(i + 1): \(error)") }
         }

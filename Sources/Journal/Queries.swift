@@ -22,7 +22,9 @@ extension JournalStore {
             dayTotals.add(t)
             return MealGroup(meal: meal, entries: list, totals: t)
         }
-        return DayView(day: day, meals: meals, totals: dayTotals, goals: GoalProgress.make(goals: try goals(in: db), totals: dayTotals))
+        let derived = Set(entries.flatMap { $0.derivedNutrients ?? [] }).sorted()
+        return DayView(day: day, meals: meals, totals: dayTotals, goals: GoalProgress.make(goals: try goals(in: db), totals: dayTotals),
+                       partlyDerived: derived.isEmpty ? nil : derived)
     }
 
     public func dayView(_ day: CalendarDay) throws -> DayView { try queue.read { try dayView(day, in: $0) } }

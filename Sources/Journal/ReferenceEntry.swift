@@ -68,7 +68,8 @@ extension JournalStore {
         try check(positive: grams, field: "grams", max: Limits.quantity)
         let draft = EntryDraft(day: day, meal: meal, name: referenceName(food),
                                serving: JournalStore.referenceServing(grams: grams, portion: portion),
-                               nutrients: JournalStore.referenceNutrients(food, grams: grams), source: source)
+                               nutrients: JournalStore.referenceNutrients(food, grams: grams), source: source,
+                               derivedNutrients: Set(JournalStore.referenceDerivations(food).keys))
         return try logEntry(draft, in: db)
     }
 
@@ -86,7 +87,8 @@ extension JournalStore {
         try check(positive: amount.grams, field: "grams", max: Limits.quantity)
         try check(positive: servings, field: "servings", max: Limits.servings)
         let draft = EntryDraft(day: day, meal: meal, name: referenceName(food), serving: amount.serving, servings: servings,
-                               nutrients: JournalStore.referenceNutrients(food, grams: amount.grams), source: source)
+                               nutrients: JournalStore.referenceNutrients(food, grams: amount.grams), source: source,
+                               derivedNutrients: Set(JournalStore.referenceDerivations(food).keys))
         return try logEntry(draft, in: db)
     }
 

@@ -164,6 +164,9 @@ struct GetJournalDay: JournalReadTool {
             var o: [String: JSONValue] = ["date": .string(day.description), "entry_count": .number(Double(entries.count)),
                                           "offset": .number(Double(min(offset, entries.count))), "meals": .array(grouped(page)),
                                           "totals": Shape.totals(view.totals, only: shown), "goals": .array(goals)]
+            // Shown totals that include a value derived by USDA's rules (vitamin D from IU, folate DFE).
+            let derived = (view.partlyDerived ?? []).filter(shown.contains)
+            if !derived.isEmpty { o["totals_partly_derived"] = .array(derived.map { .string($0) }) }
             if let next {
                 o["next_offset"] = .number(Double(next))
                 o["more"] = .string("\(entries.count - next) more entries: call get_journal_day again with offset \(next)")
