@@ -70,4 +70,15 @@ import ReferenceFoods
         #expect(try fresh.entry(e.id)?.derivedNutrients == nil)
         #expect(try fresh.entry(e.id)?.nutrients["vitamin_d_mcg"] == e.nutrients["vitamin_d_mcg"])
     }
+
+    @Test func csvExportNamesDerivedCellsOnlyWhenThereAreAny() throws {
+        let (store, _) = try makeStore()
+        try store.logEntry(EntryDraft(name: "Tea", nutrients: nutrients(["energy_kcal": 2])))
+        #expect(!(try store.exportCSV()).contains("derived"))
+        try store.logReferenceFood(id: "16613", grams: 100, from: reference)
+        let lines = try store.exportCSV().components(separatedBy: "\r\n")
+        #expect(lines[0].hasSuffix(",derived"))
+        #expect(lines.contains { $0.hasSuffix(",vitamin_d_mcg") })
+        #expect(lines.contains { $0.contains("Tea") && $0.hasSuffix(",") })
+    }
 }
