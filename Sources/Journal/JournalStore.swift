@@ -97,7 +97,8 @@ public struct JournalStore: Sendable {
             throw JournalError.invalid(field: "food", reason: "is a calculator: log it with logCalculatorBuild and a portion per ingredient")
         }
         var draft = EntryDraft(day: day, meal: meal, name: food.name, brand: food.brand, serving: food.serving,
-                               nutrients: food.nutrients, savedFoodID: food.id, source: source)
+                               nutrients: food.nutrients, savedFoodID: food.id, source: source,
+                               derivedNutrients: Set(food.derivedNutrients ?? []))
         switch amount {
         case .servings(let n):
             try check(positive: n, field: "servings", max: Limits.servings)

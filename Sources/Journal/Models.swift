@@ -121,6 +121,8 @@ public struct FoodDraft: Sendable, Hashable {
     public var recipeServings: Double
     public var calculatorIngredients: [CalculatorIngredient]
     public var isOnShelf: Bool
+    /// Ids of `nutrients` derived by USDA's rules (a food made from a reference food).
+    public var derivedNutrients: Set<String> = []
 
     public init(kind: SavedFoodKind = .single, name: String, brand: String? = nil, serving: ServingSize = ServingSize(),
                 mappings: [UnitMapping] = [], nutrients: NutrientAmounts = NutrientAmounts(),
@@ -136,6 +138,7 @@ public struct FoodDraft: Sendable, Hashable {
         self.init(kind: food.kind, name: food.name, brand: food.brand, serving: food.serving, mappings: food.mappings,
                   nutrients: food.nutrients, ingredients: food.ingredients, recipeServings: food.recipeServings,
                   calculatorIngredients: food.calculatorIngredients, isOnShelf: food.isOnShelf)
+        derivedNutrients = Set(food.derivedNutrients ?? [])
     }
 }
 

@@ -149,7 +149,9 @@ extension JournalStore {
         let draft = FoodDraft(name: try name.map { try checkText($0, field: "name", max: Limits.name) } ?? referenceName(food),
                               serving: ServingSize(quantity: 100, unit: .mass(.g)), mappings: mappings,
                               nutrients: JournalStore.referenceNutrients(food, grams: 100))
-        return try createFood(draft, in: db)
+        var marked = draft
+        marked.derivedNutrients = Set(JournalStore.referenceDerivations(food).keys)
+        return try createFood(marked, in: db)
     }
 
     @discardableResult

@@ -82,3 +82,27 @@ import ReferenceFoods
         #expect(lines.contains { $0.contains("Tea") && $0.hasSuffix(",") })
     }
 }
+
+@Suite struct DerivedMarkSavedFoodTests {
+    @Test func aSavedFoodFromAReferenceFoodCarriesTheMarkToItsEntries() throws {
+        let (store, _) = try makeStore()
+        let ref = try #require(ReferenceDatabase.shared.food(id: "16613"))
+        let food = try store.createFood(fromReference: ref)
+        #expect(food.derivedNutrients == ["vitamin_d_mcg"])
+        #expect(try store.food(food.id)?.derivedNutrients == ["vitamin_d_mcg"])
+        let e = try store.logFood(food.id, amount: .quantity(50, .mass(.g)))
+        #expect(e.derivedNutrients == ["vitamin_d_mcg"])
+        // Backups carry it; an edit that sets vitamin D by hand clears it.
+        let (restored, _) = try makeStore()
+        try restored.importBackup(try store.exportBackup())
+        #expect(try restored.food(food.id)?.derivedNutrients == ["vitamin_d_mcg"])
+        var draft = FoodDraft(food)
+        var values = food.nutrients.values
+        values["vitamin_d_mcg"] = 5
+        draft.nutrients = NutrientAmounts(storedCanonical: values)
+        #expect(try store.editFood(food.id, draft).derivedNutrients == nil)
+        // A food with nothing derived has no key in JSON.
+        let plain = try store.createFood(FoodDraft(name: "Tea", nutrients: nutrients(["energy_kcal": 2])))
+        #expect(!String(decoding: try JournalJSON.encoder.encode(plain), as: UTF8.self).contains("derived"))
+    }
+}
