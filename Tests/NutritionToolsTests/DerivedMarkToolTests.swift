@@ -37,3 +37,18 @@ import Journal
         #expect(logged["logged"]?["derived"] == nil)
     }
 }
+
+@Suite struct DerivedMarkRangeTests {
+    @Test func rangeTotalsAndTheOfflineAnswerSayWhenPartlyDerived() async throws {
+        let h = try OfflineHarness()
+        _ = try h.fixture.write("log_reference_food", ["reference_id": "16613", "grams": 200, "date": "2026-11-29"])
+        let range = try await h.fixture.read("get_journal_range", ["from": "2026-11-29", "to": "2026-11-29", "nutrients": ["vitamin_d_mcg"]])
+        #expect(range["totals_partly_derived"] == ["vitamin_d_mcg"])
+        let r = try await h.ask("how much vitamin d today")
+        #expect(r.text.hasPrefix("You had 0.5 mcg vitamin D today"), "\(r.text)")
+        #expect(r.text.hasSuffix("Part of it is derived by USDA's rules (e.g. vitamin D from IU ÷ 40), not reported directly."), "\(r.text)")
+        // A nutrient with nothing derived says nothing of it.
+        let sodium = try await h.ask("how much sodium today")
+        #expect(!sodium.text.contains("derived"))
+    }
+}
