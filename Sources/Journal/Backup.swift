@@ -112,7 +112,8 @@ extension JournalStore {
         let entries = try doc.entries.enumerated().map { i, e -> Entry in
             do {
                 let d = EntryDraft(day: e.day, meal: e.meal, name: e.name, brand: e.brand, serving: e.serving, servings: e.servings,
-                                   nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source, id: e.id)
+                                   nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source, id: e.id,
+                                   derivedNutrients: Set(e.derivedNutrients ?? []))
                 return try validatedEntry(from: d, id: e.id, createdAt: e.createdAt, updatedAt: e.updatedAt)
             } catch { throw JournalError.malformedBackup("entry \(i + 1): \(error)") }
         }
@@ -245,7 +246,10 @@ extension JournalStore {
         let ids = NutrientCatalog.sorted(nutrientIDs)
         let fixed = ["id", "day", "meal", "name", "brand", "serving_quantity", "serving_unit", "serving_grams", "serving_ml",
                      "servings", "source", "saved_food_id", "created_at", "updated_at"]
-        var out = CSV.line(fixed + ids)
+        // Which nutrient cells hold a value derived by USDA's rules (";"-separated ids); the column
+        // appears only when some entry has one, so other exports are unchanged.
+        let anyDerived = list.contains { $0.derivedNutrients != nil }
+        var out = CSV.line(fixed + ids + (anyDerived ? ["derived"] : []))
         for e in list {
             let totals = e.totalNutrients
             var fields = [e.id.uuidString, e.day.description, e.meal.rawValue, e.name, e.brand ?? "",
@@ -253,6 +257,7 @@ extension JournalStore {
                           e.serving.milliliters.map(CSV.number) ?? "", CSV.number(e.servings), e.source.rawValue,
                           e.savedFoodID?.uuidString ?? "", JournalJSON.formatISO(e.createdAt), JournalJSON.formatISO(e.updatedAt)]
             fields += ids.map { id in totals[id].map(CSV.number) ?? "" }
+            if anyDerived { fields.append((e.derivedNutrients ?? []).joined(separator: ";")) }
             out += CSV.line(fields)
         }
         return out

@@ -9,16 +9,18 @@ struct FoodBody: Codable {
     var ingredients: [IngredientSnapshot] = []
     var recipeServings: Double = 1
     var calculatorIngredients: [CalculatorIngredient] = []
+    /// Nutrient ids whose value was derived by USDA's rules (a food made from a reference food).
+    var derived: [String]?
 
     init(mappings: [UnitMapping], ingredients: [IngredientSnapshot], recipeServings: Double, calculatorIngredients: [CalculatorIngredient]) {
         self.mappings = mappings; self.ingredients = ingredients; self.recipeServings = recipeServings
         self.calculatorIngredients = calculatorIngredients
     }
 
-    var isEmpty: Bool { mappings.isEmpty && ingredients.isEmpty && recipeServings == 1 && calculatorIngredients.isEmpty }
+    var isEmpty: Bool { mappings.isEmpty && ingredients.isEmpty && recipeServings == 1 && calculatorIngredients.isEmpty && derived == nil }
 
     enum CodingKeys: String, CodingKey {
-        case mappings, ingredients, recipeServings = "recipe_servings", calculatorIngredients = "calculator_ingredients"
+        case mappings, ingredients, recipeServings = "recipe_servings", calculatorIngredients = "calculator_ingredients", derived
     }
 
     init(from decoder: Decoder) throws {
@@ -27,6 +29,7 @@ struct FoodBody: Codable {
         ingredients = try c.decodeIfPresent([IngredientSnapshot].self, forKey: .ingredients) ?? []
         recipeServings = try c.decodeIfPresent(Double.self, forKey: .recipeServings) ?? 1
         calculatorIngredients = try c.decodeIfPresent([CalculatorIngredient].self, forKey: .calculatorIngredients) ?? []
+        derived = try c.decodeIfPresent([String].self, forKey: .derived)
     }
 }
 
@@ -72,6 +75,12 @@ extension JournalStore {
     @discardableResult
     public func editFood(_ id: UUID, _ draft: FoodDraft, in db: Database) throws -> SavedFood {
         guard let old = try food(id, in: db) else { throw JournalError.notFound(kind: "saved food", id: id.uuidString) }
+        var draft = draft
+        // A derived value stays marked while carried over unchanged; one set by hand is not derived.
+        draft.derivedNutrients = draft.derivedNutrients.filter { id in
+            guard let a = old.nutrients.values[id], let b = draft.nutrients.values[id] else { return false }
+            return abs(a - b) <= 1e-6 * max(1, abs(a))
+        }
         var food = try validatedFood(draft, id: id, createdAt: old.createdAt, updatedAt: max(now(), old.updatedAt),
                                      lastUsedAt: old.lastUsedAt, archived: old.isManuallyArchived)
         food.isOnShelf = draft.isOnShelf
@@ -287,19 +296,22 @@ extension JournalStore {
         for (i, ing) in d.calculatorIngredients.enumerated() {
             for p in ing.portions { try checkNutrients(p.nutrients, field: "ingredient \(i + 1) portion nutrients") }
         }
-        let food = SavedFood(id: id, kind: d.kind, name: name, brand: brand, serving: d.serving, mappings: d.mappings,
+        var food = SavedFood(id: id, kind: d.kind, name: name, brand: brand, serving: d.serving, mappings: d.mappings,
                              nutrients: d.kind == .calculator ? NutrientAmounts() : d.nutrients, ingredients: d.kind == .composite ? d.ingredients : [],
                              recipeServings: d.recipeServings,
                              calculatorIngredients: d.kind == .calculator ? d.calculatorIngredients : [], isOnShelf: d.isOnShelf,
                              isManuallyArchived: archived, lastUsedAt: lastUsedAt, createdAt: createdAt, updatedAt: updatedAt)
+        // Only a single food carries values as they were derived; a composite's are sums.
+        food.derivedNutrients = d.kind == .single ? JournalStore.derivedList(d.derivedNutrients, food.nutrients) : nil
         try domain { try food.validate() }
         return food
     }
 
     /// Inserts or replaces a food row.
     func upsertFood(_ f: SavedFood, in db: Database) throws {
-        let body = FoodBody(mappings: f.mappings, ingredients: f.ingredients, recipeServings: f.recipeServings,
+        var body = FoodBody(mappings: f.mappings, ingredients: f.ingredients, recipeServings: f.recipeServings,
                             calculatorIngredients: f.calculatorIngredients)
+        body.derived = f.derivedNutrients
         let json: String? = body.isEmpty ? nil : String(decoding: try JournalJSON.compactEncoder.encode(body), as: UTF8.self)
         try db.execute("""
             INSERT INTO journal_saved_foods (id, kind, name, name_key, brand, brand_key, body, is_on_shelf, is_archived,
@@ -339,6 +351,7 @@ extension JournalStore {
                           updatedAt: Date(milliseconds: r[9].int64 ?? 0))
         // Stored composite nutrients are authoritative (they were computed when saved).
         f.nutrients = nutrients
+        f.derivedNutrients = body.derived
         return f
     }
 }

@@ -97,7 +97,8 @@ public struct JournalStore: Sendable {
             throw JournalError.invalid(field: "food", reason: "is a calculator: log it with logCalculatorBuild and a portion per ingredient")
         }
         var draft = EntryDraft(day: day, meal: meal, name: food.name, brand: food.brand, serving: food.serving,
-                               nutrients: food.nutrients, savedFoodID: food.id, source: source)
+                               nutrients: food.nutrients, savedFoodID: food.id, source: source,
+                               derivedNutrients: Set(food.derivedNutrients ?? []))
         switch amount {
         case .servings(let n):
             try check(positive: n, field: "servings", max: Limits.servings)
@@ -146,8 +147,17 @@ public struct JournalStore: Sendable {
         guard let old = try entry(id, in: db) else { throw JournalError.notFound(kind: "entry", id: id.uuidString) }
         var draft = EntryDraft(day: update.day ?? old.day, meal: update.meal ?? old.meal, name: update.name ?? old.name,
                                brand: old.brand, serving: update.serving ?? old.serving, servings: update.servings ?? old.servings,
-                               nutrients: update.nutrients ?? old.nutrients, savedFoodID: old.savedFoodID, source: old.source)
+                               nutrients: update.nutrients ?? old.nutrients, savedFoodID: old.savedFoodID, source: old.source,
+                               derivedNutrients: Set(old.derivedNutrients ?? []))
         if let b = update.brand { draft.brand = b }
+        // A derived value stays marked while it is carried over (servings, amount); one set by
+        // hand (a new value, or removed) is no longer derived.
+        if let n = update.nutrients {
+            draft.derivedNutrients = draft.derivedNutrients.filter { id in
+                guard let a = old.nutrients.values[id], let b = n.values[id] else { return false }
+                return abs(a - b) <= 1e-6 * max(1, abs(a))
+            }
+        }
         let new = try validatedEntry(from: draft, id: old.id, createdAt: old.createdAt, updatedAt: max(now(), old.updatedAt))
         try db.transaction { db in
             try replaceEntry(new, in: db)
@@ -250,7 +260,13 @@ public struct JournalStore: Sendable {
         return Entry(id: id, day: d.day ?? day(of: when), meal: d.meal ?? defaultMeal(at: when), name: name,
                      brand: (brand?.isEmpty ?? true) ? nil : brand, serving: d.serving, servings: d.servings,
                      nutrients: d.nutrients, savedFoodID: d.savedFoodID, source: d.source,
-                     createdAt: createdAt, updatedAt: updatedAt)
+                     createdAt: createdAt, updatedAt: updatedAt, derivedNutrients: JournalStore.derivedList(d.derivedNutrients, d.nutrients))
+    }
+
+    /// The derived ids that have a value, sorted; nil when none.
+    static func derivedList(_ ids: Set<String>, _ nutrients: NutrientAmounts) -> [String]? {
+        let kept = ids.filter { nutrients.values[$0] != nil }.sorted()
+        return kept.isEmpty ? nil : kept
     }
 
     // MARK: - Rows
@@ -262,11 +278,11 @@ public struct JournalStore: Sendable {
     func insertEntry(_ e: Entry, in db: Database) throws {
         try db.execute("""
             INSERT INTO journal_entries (id, day, meal, name, brand, serving_quantity, serving_unit, serving_grams, serving_ml,
-                servings, saved_food_id, source, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                servings, saved_food_id, source, created_at, updated_at, derived_nutrients)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [e.id.uuidString, e.day.description, e.meal.rawValue, e.name, e.brand, e.serving.quantity, e.serving.unit.symbol,
                   e.serving.grams, e.serving.milliliters, e.servings, e.savedFoodID?.uuidString, e.source.rawValue,
-                  e.createdAt.milliseconds, e.updatedAt.milliseconds])
+                  e.createdAt.milliseconds, e.updatedAt.milliseconds, e.derivedNutrients?.joined(separator: ",")])
         try insertNutrients(e, seq: db.lastInsertRowID, in: db)
     }
 
@@ -274,11 +290,12 @@ public struct JournalStore: Sendable {
     func replaceEntry(_ e: Entry, in db: Database) throws {
         try db.execute("""
             UPDATE journal_entries SET day = ?, meal = ?, name = ?, brand = ?, serving_quantity = ?, serving_unit = ?,
-                serving_grams = ?, serving_ml = ?, servings = ?, saved_food_id = ?, source = ?, created_at = ?, updated_at = ?
+                serving_grams = ?, serving_ml = ?, servings = ?, saved_food_id = ?, source = ?, created_at = ?, updated_at = ?,
+                derived_nutrients = ?
             WHERE id = ?
             """, [e.day.description, e.meal.rawValue, e.name, e.brand, e.serving.quantity, e.serving.unit.symbol,
                   e.serving.grams, e.serving.milliliters, e.servings, e.savedFoodID?.uuidString, e.source.rawValue,
-                  e.createdAt.milliseconds, e.updatedAt.milliseconds, e.id.uuidString])
+                  e.createdAt.milliseconds, e.updatedAt.milliseconds, e.derivedNutrients?.joined(separator: ","), e.id.uuidString])
         guard let seq = try db.scalar("SELECT seq FROM journal_entries WHERE id = ?", [e.id.uuidString]).int64 else {
             throw JournalError.notFound(kind: "entry", id: e.id.uuidString)
         }
@@ -316,7 +333,7 @@ public struct JournalStore: Sendable {
 
     static let entryColumns = """
         seq, id, day, meal, name, brand, serving_quantity, serving_unit, serving_grams, serving_ml, servings,
-        saved_food_id, source, created_at, updated_at
+        saved_food_id, source, created_at, updated_at, derived_nutrients
         """
 
     /// Entries matching a WHERE clause on journal_entries, with their nutrients.
@@ -372,7 +389,8 @@ public struct JournalStore: Sendable {
         let e = Entry(id: id, day: day, meal: meal, name: try text(4), brand: s.value(at: 5).string, serving: serving,
                       servings: s.value(at: 10).double ?? 1, nutrients: NutrientAmounts(),
                       savedFoodID: s.value(at: 11).string.flatMap(UUID.init(uuidString:)), source: source,
-                      createdAt: Date(milliseconds: s.value(at: 13).int64 ?? 0), updatedAt: Date(milliseconds: s.value(at: 14).int64 ?? 0))
+                      createdAt: Date(milliseconds: s.value(at: 13).int64 ?? 0), updatedAt: Date(milliseconds: s.value(at: 14).int64 ?? 0),
+                      derivedNutrients: s.value(at: 15).string.map { $0.split(separator: ",").map(String.init) }.flatMap { $0.isEmpty ? nil : $0 })
         return (seq, e)
     }
 }

@@ -29,13 +29,18 @@ public struct Entry: Sendable, Hashable, Codable, Identifiable {
     public var source: EntrySource
     public var createdAt: Date
     public var updatedAt: Date
+    /// Canonical ids of nutrients whose value was derived by USDA's rules (vitamin D from IU,
+    /// folate DFE) rather than reported, sorted; nil when none (then absent from JSON, so
+    /// older backups and outputs are unchanged).
+    public var derivedNutrients: [String]?
 
     public init(id: UUID, day: CalendarDay, meal: Meal, name: String, brand: String?, serving: ServingSize,
                 servings: Double, nutrients: NutrientAmounts, savedFoodID: UUID?, source: EntrySource,
-                createdAt: Date, updatedAt: Date) {
+                createdAt: Date, updatedAt: Date, derivedNutrients: [String]? = nil) {
         self.id = id; self.day = day; self.meal = meal; self.name = name; self.brand = brand
         self.serving = serving; self.servings = servings; self.nutrients = nutrients
         self.savedFoodID = savedFoodID; self.source = source; self.createdAt = createdAt; self.updatedAt = updatedAt
+        self.derivedNutrients = derivedNutrients
     }
 
     /// Nutrients for everything logged (per-serving amounts times servings).
@@ -44,6 +49,7 @@ public struct Entry: Sendable, Hashable, Codable, Identifiable {
     enum CodingKeys: String, CodingKey {
         case id, day, meal, name, brand, serving, servings, nutrients
         case savedFoodID = "saved_food_id", source, createdAt = "created_at", updatedAt = "updated_at"
+        case derivedNutrients = "derived"
     }
 }
 
@@ -62,12 +68,15 @@ public struct EntryDraft: Sendable, Hashable {
     public var source: EntrySource
     /// Set only when importing or replaying a known entry; otherwise a new UUID is made.
     public var id: UUID?
+    /// Ids of `nutrients` derived by USDA's rules rather than reported (ids without a value are dropped).
+    public var derivedNutrients: Set<String>
 
     public init(day: CalendarDay? = nil, meal: Meal? = nil, name: String, brand: String? = nil,
                 serving: ServingSize = ServingSize(), servings: Double = 1, nutrients: NutrientAmounts = NutrientAmounts(),
-                savedFoodID: UUID? = nil, source: EntrySource = .manual, id: UUID? = nil) {
+                savedFoodID: UUID? = nil, source: EntrySource = .manual, id: UUID? = nil, derivedNutrients: Set<String> = []) {
         self.day = day; self.meal = meal; self.name = name; self.brand = brand; self.serving = serving
         self.servings = servings; self.nutrients = nutrients; self.savedFoodID = savedFoodID; self.source = source; self.id = id
+        self.derivedNutrients = derivedNutrients
     }
 }
 
@@ -112,6 +121,8 @@ public struct FoodDraft: Sendable, Hashable {
     public var recipeServings: Double
     public var calculatorIngredients: [CalculatorIngredient]
     public var isOnShelf: Bool
+    /// Ids of `nutrients` derived by USDA's rules (a food made from a reference food).
+    public var derivedNutrients: Set<String> = []
 
     public init(kind: SavedFoodKind = .single, name: String, brand: String? = nil, serving: ServingSize = ServingSize(),
                 mappings: [UnitMapping] = [], nutrients: NutrientAmounts = NutrientAmounts(),
@@ -127,6 +138,7 @@ public struct FoodDraft: Sendable, Hashable {
         self.init(kind: food.kind, name: food.name, brand: food.brand, serving: food.serving, mappings: food.mappings,
                   nutrients: food.nutrients, ingredients: food.ingredients, recipeServings: food.recipeServings,
                   calculatorIngredients: food.calculatorIngredients, isOnShelf: food.isOnShelf)
+        derivedNutrients = Set(food.derivedNutrients ?? [])
     }
 }
 
@@ -145,8 +157,13 @@ public struct DayView: Sendable, Hashable, Codable {
     public let meals: [MealGroup]
     public let totals: NutrientTotals
     public let goals: [GoalProgress]
+    /// Nutrient ids whose total includes a value derived by USDA's rules (an entry's
+    /// `derived`); nil when none, and then absent from JSON.
+    public var partlyDerived: [String]? = nil
 
     public var entries: [Entry] { meals.flatMap(\.entries) }
+
+    enum CodingKeys: String, CodingKey { case day, meals, totals, goals, partlyDerived = "partly_derived" }
 }
 
 /// One day's totals in a range.

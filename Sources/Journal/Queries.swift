@@ -22,13 +22,26 @@ extension JournalStore {
             dayTotals.add(t)
             return MealGroup(meal: meal, entries: list, totals: t)
         }
-        return DayView(day: day, meals: meals, totals: dayTotals, goals: GoalProgress.make(goals: try goals(in: db), totals: dayTotals))
+        let derived = Set(entries.flatMap { $0.derivedNutrients ?? [] }).sorted()
+        return DayView(day: day, meals: meals, totals: dayTotals, goals: GoalProgress.make(goals: try goals(in: db), totals: dayTotals),
+                       partlyDerived: derived.isEmpty ? nil : derived)
     }
 
     public func dayView(_ day: CalendarDay) throws -> DayView { try queue.read { try dayView(day, in: $0) } }
 
     /// Per-day totals for every day from `from` through `to` and the daily averages over days
     /// that have entries. `nutrients` limits the ids summed (all when nil).
+    /// Nutrient ids whose totals from `from` to `to` include a value derived by USDA's rules
+    /// (some entry's `derivedNutrients`), sorted.
+    public func partlyDerivedNutrients(from: CalendarDay, to: CalendarDay, in db: Database) throws -> [String] {
+        var ids: Set<String> = []
+        try db.forEachRow("SELECT derived_nutrients FROM journal_entries WHERE day >= ? AND day <= ? AND derived_nutrients IS NOT NULL",
+                          [from.description, to.description]) { s in
+            for id in (s.value(at: 0).string ?? "").split(separator: ",") { ids.insert(String(id)) }
+        }
+        return ids.sorted()
+    }
+
     public func rangeSummary(from: CalendarDay, to: CalendarDay, nutrients: [String]? = nil, in db: Database) throws -> RangeSummary {
         try checkRange(from, to)
         let ids = try nutrients.map { list in try list.map { try canonicalNutrient($0) } }

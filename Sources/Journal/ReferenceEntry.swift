@@ -68,7 +68,8 @@ extension JournalStore {
         try check(positive: grams, field: "grams", max: Limits.quantity)
         let draft = EntryDraft(day: day, meal: meal, name: referenceName(food),
                                serving: JournalStore.referenceServing(grams: grams, portion: portion),
-                               nutrients: JournalStore.referenceNutrients(food, grams: grams), source: source)
+                               nutrients: JournalStore.referenceNutrients(food, grams: grams), source: source,
+                               derivedNutrients: Set(JournalStore.referenceDerivations(food).keys))
         return try logEntry(draft, in: db)
     }
 
@@ -86,7 +87,8 @@ extension JournalStore {
         try check(positive: amount.grams, field: "grams", max: Limits.quantity)
         try check(positive: servings, field: "servings", max: Limits.servings)
         let draft = EntryDraft(day: day, meal: meal, name: referenceName(food), serving: amount.serving, servings: servings,
-                               nutrients: JournalStore.referenceNutrients(food, grams: amount.grams), source: source)
+                               nutrients: JournalStore.referenceNutrients(food, grams: amount.grams), source: source,
+                               derivedNutrients: Set(JournalStore.referenceDerivations(food).keys))
         return try logEntry(draft, in: db)
     }
 
@@ -147,7 +149,9 @@ extension JournalStore {
         let draft = FoodDraft(name: try name.map { try checkText($0, field: "name", max: Limits.name) } ?? referenceName(food),
                               serving: ServingSize(quantity: 100, unit: .mass(.g)), mappings: mappings,
                               nutrients: JournalStore.referenceNutrients(food, grams: 100))
-        return try createFood(draft, in: db)
+        var marked = draft
+        marked.derivedNutrients = Set(JournalStore.referenceDerivations(food).keys)
+        return try createFood(marked, in: db)
     }
 
     @discardableResult

@@ -57,10 +57,15 @@ extension JournalStore {
             "SELECT max(seq) FROM journal_entries INDEXED BY journal_entries_created",
             "SELECT max(entry_seq) FROM journal_entry_nutrients INDEXED BY journal_entry_nutrients_entry",
         ])
+        // A salvage runs no migration: a file from before `derived_nutrients` existed reads NULL for it.
+        var columns = JournalStore.entryColumns
+        do { _ = try db.row("SELECT derived_nutrients FROM journal_entries LIMIT 0") } catch {
+            columns = columns.replacingOccurrences(of: "derived_nutrients", with: "NULL AS derived_nutrients")
+        }
         for seq in entryRows {
             do {
                 var decoded: (Int64, Entry)?
-                try db.forEachRow("SELECT \(JournalStore.entryColumns) FROM journal_entries WHERE seq = ?", [seq]) { s in decoded = try decodeEntry(s) }
+                try db.forEachRow("SELECT \(columns) FROM journal_entries WHERE seq = ?", [seq]) { s in decoded = try decodeEntry(s) }
                 guard var entry = decoded?.1 else { continue }
                 entry.nutrients = NutrientAmounts(storedCanonical: try salvageNutrients(seq: seq, day: entry.day.description, in: db))
                 try importable(entry)

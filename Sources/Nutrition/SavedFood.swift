@@ -83,6 +83,9 @@ public struct SavedFood: Sendable, Hashable, Codable, Identifiable {
     public var lastUsedAt: Date?
     public var createdAt: Date
     public var updatedAt: Date
+    /// Ids of `nutrients` derived by USDA's rules rather than reported (a food made from a
+    /// reference food), sorted; nil when none, and then absent from JSON.
+    public var derivedNutrients: [String]?
 
     public init(id: UUID = UUID(), kind: SavedFoodKind = .single, name: String, brand: String? = nil,
                 serving: ServingSize = ServingSize(), mappings: [UnitMapping] = [], nutrients: NutrientAmounts = NutrientAmounts(),
@@ -102,6 +105,7 @@ public struct SavedFood: Sendable, Hashable, Codable, Identifiable {
         case recipeServings = "recipe_servings", calculatorIngredients = "calculator_ingredients"
         case isOnShelf = "is_on_shelf", isManuallyArchived = "is_manually_archived"
         case lastUsedAt = "last_used_at", createdAt = "created_at", updatedAt = "updated_at"
+        case derivedNutrients = "derived"
     }
 
     public var measures: FoodMeasures { FoodMeasures(serving: serving, mappings: mappings) }

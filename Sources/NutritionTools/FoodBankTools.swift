@@ -67,6 +67,7 @@ struct SaveFood: JournalWriteTool {
             let amount = try ReferenceConversion.amount(of: ref, portion: args.string("portion"), quantity: nil, grams: try args.positive("grams"))
             draft = FoodDraft(name: String(Text.clean(ref.description, max: JournalStore.Limits.name)), serving: amount.serving,
                               nutrients: ReferenceConversion.nutrients(ref, grams: amount.grams))
+            draft.derivedNutrients = Set(JournalStore.referenceDerivations(ref).keys)
             // Other household portions become units the food can be logged in later ("2 large").
             var seen: Set<String> = [amount.serving.unit.symbol]
             for p in ref.portions.prefix(8) {
@@ -85,6 +86,7 @@ struct SaveFood: JournalWriteTool {
             let e = try journal.entry(args, db, field: "from_entry_id")
             depends.append(dependency(e))
             draft = FoodDraft(name: e.name, brand: e.brand, serving: e.serving, nutrients: e.nutrients)
+            draft.derivedNutrients = Set(e.derivedNutrients ?? [])
             origin = "from the entry logged \(e.meal.rawValue) on \(e.day)"
         } else {
             guard args.has("name") else { throw ToolArgumentError(field: "name", "is required for a new food") }
@@ -105,7 +107,11 @@ struct SaveFood: JournalWriteTool {
             draft.serving = ServingSize(quantity: q, unit: unit, grams: try args.positive("serving_grams") ?? (sameUnit ? draft.serving.grams : nil),
                                         milliliters: try args.positive("serving_ml") ?? (sameUnit ? draft.serving.milliliters : nil))
         }
-        if let n = try args.nutrients("nutrients") { draft.nutrients = n }
+        if let n = try args.nutrients("nutrients") {
+            // A derived value stays marked only while it is the value given.
+            draft.derivedNutrients = draft.derivedNutrients.filter { id in n.values[id] != nil && n.values[id] == draft.nutrients.values[id] }
+            draft.nutrients = n
+        }
         if let shelf = args.bool("on_shelf") { draft.isOnShelf = shelf }
         if let list = args.raw["ingredients"]?.arrayValue {
             draft.ingredients = try list.enumerated().map { i, item in

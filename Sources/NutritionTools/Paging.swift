@@ -41,6 +41,9 @@ enum Paging {
             "amount": .string(Text.serving(e.serving, servings: e.servings)),
         ]
         for (id, value) in e.totalNutrients where shown.contains(id) { o[id] = .number((value * 10).rounded() / 10) }
+        // Shown values derived by USDA's rules (vitamin D from IU, folate DFE), not reported.
+        let derived = (e.derivedNutrients ?? []).filter { shown.contains($0) && e.nutrients.values[$0] != nil }
+        if !derived.isEmpty { o["derived"] = .array(derived.map { .string($0) }) }
         if let b = e.brand { o["brand"] = .string(Text.clean(b, max: 60)) }
         return .object(o)
     }

@@ -164,6 +164,9 @@ struct GetJournalDay: JournalReadTool {
             var o: [String: JSONValue] = ["date": .string(day.description), "entry_count": .number(Double(entries.count)),
                                           "offset": .number(Double(min(offset, entries.count))), "meals": .array(grouped(page)),
                                           "totals": Shape.totals(view.totals, only: shown), "goals": .array(goals)]
+            // Shown totals that include a value derived by USDA's rules (vitamin D from IU, folate DFE).
+            let derived = (view.partlyDerived ?? []).filter(shown.contains)
+            if !derived.isEmpty { o["totals_partly_derived"] = .array(derived.map { .string($0) }) }
             if let next {
                 o["next_offset"] = .number(Double(next))
                 o["more"] = .string("\(entries.count - next) more entries: call get_journal_day again with offset \(next)")
@@ -191,6 +194,8 @@ struct GetJournalRange: JournalReadTool {
         let (from, to) = try range(args, journal: journal)
         let ids = args.raw["nutrients"]?.arrayValue?.compactMap(\.stringValue)
         let summary = try checked(field: "nutrients") { try journal.rangeSummary(from: from, to: to, nutrients: ids, in: db) }
+        // Totals that include a value derived by USDA's rules (vitamin D from IU, folate DFE).
+        let partlyDerived = try journal.partlyDerivedNutrients(from: from, to: to, in: db).filter { summary.totals.amounts[$0] != nil }
         // Long ranges without a nutrient list keep only the macros per day, so the answer stays whole.
         let perDay: Set<String>? = ids == nil && from.days(to: to) >= 14 ? Set(NutrientCatalog.coreIDs) : nil
         // Past a month, days without entries are left out (logged_days and the range say how many there are).
@@ -210,6 +215,7 @@ struct GetJournalRange: JournalReadTool {
                 // Each average divides by the logged days that report the nutrient; listed when fewer than logged_days.
                 "reporting_days": .object(summary.reportingDayCounts.filter { $0.value < summary.loggedDayCount }.mapValues { .number(Double($0)) }),
             ]
+            if !partlyDerived.isEmpty { json = json.merging(["totals_partly_derived": .array(partlyDerived.map { .string($0) })]) }
             if ids == nil && perDay != nil { json = json.merging(["per_day_nutrients": "energy_kcal, protein_g, carbohydrate_g and fat_g only; pass `nutrients` for others"]) }
             if let next {
                 json = json.merging(["next_offset": .number(Double(next)),

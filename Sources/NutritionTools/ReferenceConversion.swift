@@ -50,6 +50,7 @@ enum ReferenceConversion {
     /// The entry a reference food becomes.
     static func draft(_ food: ReferenceFood, amount: Amount, day: CalendarDay, meal: Meal) -> EntryDraft {
         EntryDraft(day: day, meal: meal, name: String(Text.clean(food.description, max: JournalStore.Limits.name)),
-                   serving: amount.serving, servings: 1, nutrients: nutrients(food, grams: amount.grams), source: .reference)
+                   serving: amount.serving, servings: 1, nutrients: nutrients(food, grams: amount.grams), source: .reference,
+                   derivedNutrients: Set(JournalStore.referenceDerivations(food).keys))
     }
 }

@@ -42,6 +42,21 @@ import TestSupport
         #expect(backup.entries.count == 300)
     }
 
+    /// A salvage runs no migration: a file from before `derived_nutrients` existed still salvages its entries.
+    @Test func aFileWithoutTheDerivedColumnSalvagesEveryEntry() throws {
+        let dir = TempDirectory()
+        let path = try journalFile(dir)
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute("ALTER TABLE journal_entries DROP COLUMN derived_nutrients")
+            try db.execute("DELETE FROM schema_migrations WHERE identifier = 'journal-entry-derived-nutrients'")
+        }
+        let store = try openDamaged(path)
+        let (backup, report) = store.queue.read { store.salvageBackup(in: $0) }
+        #expect(report.entriesSaved == 300 && report.entriesSkipped == 0)
+        #expect(backup.entries.allSatisfy { $0.derivedNutrients == nil })
+    }
+
     @Test func entriesOfAnUnreadableFoodAreKeptWithoutTheLinkAndTheSalvageImports() throws {
         let dir = TempDirectory()
         let path = try journalFile(dir)

@@ -322,6 +322,9 @@ struct OfflinePlanner {
             text += "."
         }
         if missing > 0 { text += " \(missing) \(missing == 1 ? "entry does" : "entries do") not report \(name), so the real amount may be higher." }
+        if content["totals_partly_derived"]?.arrayValue?.contains(.string(nutrient)) == true {
+            text += " Part of it is derived by USDA's rules (e.g. vitamin D from IU ÷ 40), not reported directly."
+        }
         return .answer(text)
     }
 
