@@ -17,7 +17,7 @@ else
   if ! "$venv/bin/python" -c "$probe" 2>/dev/null; then
     echo "mcp_client: installing the MCP Python SDK into $venv" >&2
     [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade "mcp>=2.3"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "mcp==2.3.0"
   fi
   client_python="$venv/bin/python"
 fi
