@@ -66,6 +66,7 @@ struct SearchIndex: Sendable {
     static let nextSegmentWeight: Int32 = 200
     static let laterSegmentWeight: Int32 = 150
     static let parentheticalWeight: Int32 = 100
+    static let withSegmentWeight: Int32 = 50
     static let commonNameWeight: Int32 = 300
     static let prefixPercent: Int32 = 40
     static let pureHeadBonus: Int32 = 150
@@ -86,6 +87,10 @@ struct SearchIndex: Sendable {
     static let cookedStapleGroups: Set<String> = ["Legumes and Legume Products", "Cereal Grains and Pasta"]
     /// Below this water content (g per 100 g) a grain or legume is the dry form.
     static let dryWaterLimit = 20.0
+    /// Above this fat content (g per 100 g) a dry legume is a nut (peanuts), eaten as it is.
+    static let nutFatLimit = 30.0
+    /// In sausages and luncheon meats, a poultry version is the stand-in ("Bologna, turkey").
+    static let poultryStandInPenalty: Int32 = 20
     /// Words that say a food was cooked; a query with one also asks for "cooked".
     static let cookingWords: Set<String> = ["cooked", "scrambled", "fried", "boiled", "baked", "roasted", "grilled", "poached",
                                             "mashed", "steamed", "broiled", "toasted", "brewed"]
@@ -196,10 +201,12 @@ struct SearchIndex: Sendable {
                 let startsWithNumber = bytes[segment].first.map(SearchText.isDigit) ?? false
                 let isDetail = ((bytes[segment].starts(with: withAdded) || bytes[segment].starts(with: withoutAdded))
                     && !segmentText.contains("solution")) || (index > 0 && startsWithNumber)
+                var isWithSegment = false
                 if index > 0, segmentText.hasPrefix("with "),
                    let second = segmentText.split(separator: " ").dropFirst().first,
                    !SearchIndex.plainWithWords.contains(SearchText.stem(String(second))) {
                     isCombination = true
+                    isWithSegment = true
                 }
                 let isCategory = skipsCategory && index == 0
                 var depth = 0
@@ -220,7 +227,9 @@ struct SearchIndex: Sendable {
                             tokens[tokens.count - 1].negated = true
                         }
                         // A negated word ("no broth", "without salt") barely matches.
-                        tokens.append(RawToken(term: term, weight: negated ? 1 : (inParentheses ? SearchIndex.parentheticalWeight : weight),
+                        // "Chicken, canned, with broth" is chicken, not broth: the food it comes with barely names it.
+                        let wordWeight = isWithSegment ? SearchIndex.withSegmentWeight : (inParentheses ? SearchIndex.parentheticalWeight : weight)
+                        tokens.append(RawToken(term: term, weight: negated ? 1 : wordWeight,
                                                inParentheses: inParentheses, isDetail: isDetail, isCategory: isCategory,
                                                isHead: index < headEnd && !isCategory && !inParentheses,
                                                negated: negated, isCommonName: false, segment: index))
@@ -270,6 +279,7 @@ struct SearchIndex: Sendable {
         let cookedForms = ids(["cooked", "boiled", "canned", "prepared"])
         let preparedDrink = ids(["prepared", "brewed", "ready", "drink"])
         let powderedDrink = ids(["powder", "instant", "concentrate", "mix", "dry"])
+        let poultry = ids(["turkey", "chicken"])
         let startsWithDigit = terms.map { $0.utf8.first.map(SearchText.isDigit) ?? false }
 
         var indexed: [IndexedFood] = []
@@ -300,10 +310,13 @@ struct SearchIndex: Sendable {
                     quality.append(token.term)
                 }
             }
+            // Peanuts are legumes but are eaten as nuts: a fatty seed is not a dry staple.
             let isDryStaple = SearchIndex.cookedStapleGroups.contains(food.group)
                 && (food.per100g("water_g") ?? 100) < SearchIndex.dryWaterLimit
+                && (food.per100g("fat_g") ?? 0) < SearchIndex.nutFatLimit
             let isCookedStaple = SearchIndex.cookedStapleGroups.contains(food.group) && !isDryStaple
             let isDrink = food.group == "Beverages"
+            let isSausage = food.group == "Sausages and Luncheon Meats"
             var prior: Int32 = 0
             var penalties: [(term: Int32, points: Int32)] = []
             for term in quality {
@@ -312,6 +325,7 @@ struct SearchIndex: Sendable {
                 if isCookedStaple && cookedForms.contains(term) { points = max(points, 0) }
                 if isDrink && preparedDrink.contains(term) { points = max(points, 0) }
                 if isDrink && powderedDrink.contains(term) { points -= SearchIndex.dryStaplePenalty }
+                if isSausage && poultry.contains(term) { points -= SearchIndex.poultryStandInPenalty }
                 if points < 0 { penalties.append((finalID[Int(term)], -points)) }
                 prior += points
             }

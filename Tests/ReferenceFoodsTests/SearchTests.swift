@@ -91,6 +91,22 @@ struct SearchTests {
         }
     }
 
+    @Test func aPoultryVersionOfASausageIsTheStandIn() throws {
+        // "Frankfurter, turkey" and "Bologna, turkey" are stand-ins unless turkey is asked for.
+        for query in ["hot dog", "bologna"] {
+            let first = try #require(db.search(query, limit: 1).first)
+            #expect(!first.description.contains("turkey") && !first.description.contains("chicken"), "\(query) → \(first.description)")
+        }
+        #expect(db.search("turkey bologna", limit: 1).first?.id == "07011")
+    }
+
+    @Test func peanutsAreEatenAsNutsNotBoiledLikeBeans() throws {
+        // Raw peanuts have little water but are no dry staple: their fat makes them a nut.
+        let first = try #require(db.search("peanuts", limit: 1).first)
+        #expect(!first.description.contains("boiled"), "peanuts → \(first.description)")
+        #expect(db.search("boiled peanuts", limit: 1).first?.description.contains("boiled") == true)
+    }
+
     @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
         let ids = db.search("egg", limit: 200).map(\.id)
         let egg = try #require(ids.firstIndex(of: "01123"))
