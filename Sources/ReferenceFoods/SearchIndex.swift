@@ -10,7 +10,12 @@
 // - words the query did not ask for cost a little, so "Bananas, raw" beats longer names;
 // - a prior prefers the plain, common form: raw / whole / plain / unprepared over prepared,
 //   canned, substitute, branded, fast-food, restaurant, baby-food and deli items; foods with
-//   more household measures (a sign of everyday use) get a small bonus.
+//   more household measures (a sign of everyday use) get a small bonus (up to 8 measures);
+// - a negated word ("Chicken, canned, no broth") does not match; a word the food only comes with
+//   ("…, with broth") weighs little, and when it is the query's last word (its head noun:
+//   "chicken broth") the food's head does not count as the query;
+// - in sausages and luncheon meats a turkey or chicken version is the stand-in; a grain or
+//   legume rich in fat (peanuts) is a nut, not a dry staple;
 // - a few spellings people use map to USDA's (yoghurt → yogurt, ketchup → catsup, skim →
 //   nonfat), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
 //   word ("soy milk" → "Soymilk", "low fat" → "lowfat"), scoring as two matched words.
@@ -73,7 +78,7 @@ struct SearchIndex: Sendable {
     static let extraWordPenalty: Int32 = 8
     static let brandPenalty: Int32 = 100
     static let portionBonus: Int32 = 4
-    static let portionBonusCap = 6
+    static let portionBonusCap = 8
     static let maximumQueryTerms = 24
     static let namePairBonus: Int32 = 150
     static let combinationPenalty: Int32 = 30
@@ -119,7 +124,7 @@ struct SearchIndex: Sendable {
                                                   "instant": 40, "concentrate": 40, "fermented": 40, "refrigerated": 30,
                                                   "dough": 40, "free": 30, "light": 20, "lite": 20, "low": 15, "topping": 30,
                                                   "mixture": 30, "sprouted": 80, "sodium": 25, "baby": 30, "minced": 20, "chopped": 20,
-                                                  "blend": 30, "reheated": 20, "glazed": 30]
+                                                  "blend": 30, "reheated": 20, "glazed": 30, "toasted": 20]
     static let groupPenalties: [String: Int32] = ["Baby Foods": 200, "Fast Foods": 150, "Restaurant Foods": 150,
                                                   "Sausages and Luncheon Meats": 60, "Meals, Entrees, and Side Dishes": 100,
                                                   "American Indian/Alaska Native Foods": 100, "Soups, Sauces, and Gravies": 50,
@@ -226,10 +231,10 @@ struct SearchIndex: Sendable {
                         if (word == "wheat" || word == "grain"), wordIndex > 0, words[wordIndex - 1] == "whole" {
                             tokens[tokens.count - 1].negated = true
                         }
-                        // A negated word ("no broth", "without salt") barely matches.
+                        // A negated word ("no broth", "without salt") does not match.
                         // "Chicken, canned, with broth" is chicken, not broth: the food it comes with barely names it.
                         let wordWeight = isWithSegment ? SearchIndex.withSegmentWeight : (inParentheses ? SearchIndex.parentheticalWeight : weight)
-                        tokens.append(RawToken(term: term, weight: negated ? 1 : wordWeight,
+                        tokens.append(RawToken(term: term, weight: negated ? 0 : wordWeight,
                                                inParentheses: inParentheses, isDetail: isDetail, isCategory: isCategory,
                                                isHead: index < headEnd && !isCategory && !inParentheses,
                                                negated: negated, isCommonName: false, segment: index))
@@ -549,6 +554,16 @@ struct SearchIndex: Sendable {
         return hits.prefix(limit).map { ($0.index, $0.score) }
     }
 
+    /// Whether a food's token other than a "with …" word matches one of the alternatives.
+    private func matchesOutsideWith(_ range: Range<Int>, _ alternatives: UnsafeBufferPointer<Alternative>.SubSequence,
+                                    _ tokens: UnsafeBufferPointer<Token>) -> Bool {
+        for position in range where tokens[position].weight > 0 && tokens[position].weight != SearchIndex.withSegmentWeight {
+            let term = tokens[position].term
+            if alternatives.contains(where: { term == $0.exact || $0.prefixRange.contains(term) }) { return true }
+        }
+        return false
+    }
+
     /// Scores every food that matches all `words`, keeping the higher score in `best`.
     private func score(_ words: [[Alternative]], into best: inout [Int32]) {
         // Alternatives flattened: word w owns alternatives[wordStart[w]..<wordStart[w + 1]].
@@ -569,6 +584,7 @@ struct SearchIndex: Sendable {
                     let range = Int(tokenStart[foodIndex])..<Int(tokenStart[foodIndex + 1])
                     var total: Int32 = 0
                     var allMatched = true
+                    var lastWordOnlyComesWith = false
                     for word in 0..<words.count {
                         var bestPoints: Int32 = 0
                         var bestTerm: Int32 = -1
@@ -596,12 +612,18 @@ struct SearchIndex: Sendable {
                         }
                         total += bestPoints
                         matched[word] = bestTerm
+                        // "chicken broth": broth only in "Chicken, canned, with broth" is not what the food is.
+                        if word == words.count - 1 && words.count > 1 {
+                            lastWordOnlyComesWith = bestPoints <= SearchIndex.withSegmentWeight * 2
+                                && !matchesOutsideWith(range, alternatives[wordStart[word]..<wordStart[word + 1]], tokens)
+                        }
                     }
                     guard allMatched else { continue }
                     let food = foods[foodIndex]
                     // The food's main noun (or one of its common names) is exactly the query.
                     let headIsQuery = !food.headTerms.isEmpty && food.headTerms.allSatisfy(queryTerms.contains)
-                    if headIsQuery || food.commonNameSegments.contains(where: { $0.allSatisfy(queryTerms.contains) }) {
+                    if !lastWordOnlyComesWith,
+                       headIsQuery || food.commonNameSegments.contains(where: { $0.allSatisfy(queryTerms.contains) }) {
                         total += SearchIndex.pureHeadBonus
                     }
                     // "Ice creams, vanilla" for "ice cream": a sweet asked for by name is not held back by its group.

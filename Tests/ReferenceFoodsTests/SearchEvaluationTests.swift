@@ -1,6 +1,6 @@
 // The search's first hit over a labelled set of everyday queries (Tests/data/search-eval.tsv): how
 // often the top result is a food a reasonable person typing the query means. Prints the figure and
-// every miss. The target is 95%; the ranker does not reach it yet (86.4% at this commit), so the
+// every miss. The target is 95%; the ranker does not reach it yet (87.3% at this commit), so the
 // test fails only when the figure drops below the floor reached so far, and says how far it is from
 // the target: raise `floor` as the ranker improves. OFJ_EVAL_DEBUG=1 also prints each miss's top hits
 // with scores and where the acceptable foods rank.
@@ -39,7 +39,7 @@ struct SearchEvaluationTests {
     }
 
     static let target = 95.0
-    static let floor = 86.0
+    static let floor = 87.0
 
     @Test func firstHitRateNeverDropsAndIsReported() throws {
         let cases = try Self.cases()
@@ -52,7 +52,7 @@ struct SearchEvaluationTests {
             if ProcessInfo.processInfo.environment["OFJ_EVAL_DEBUG"] != nil {
                 let ranked = Fixtures.shipped.rankedSearch(item.query, limit: 40).hits
                 for (rank, hit) in ranked.enumerated() where rank < 3 || item.acceptable.contains(hit.food.id) {
-                    details.append("    [\(item.query)] #\(rank + 1) \(hit.score) \(item.acceptable.contains(hit.food.id) ? "OK " : "") \(hit.food.id) \(hit.food.description) [\(hit.food.group)]")
+                    details.append("    [\(item.query)] #\(rank + 1) \(hit.score) \(item.acceptable.contains(hit.food.id) ? "OK " : "") \(hit.food.id) \(hit.food.description) [\(hit.food.group)] p\(hit.food.portions.count)")
                     if rank >= 3 { break }
                 }
             }

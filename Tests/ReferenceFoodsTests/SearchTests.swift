@@ -107,6 +107,19 @@ struct SearchTests {
         #expect(db.search("boiled peanuts", limit: 1).first?.description.contains("boiled") == true)
     }
 
+    @Test func aFoodThatOnlyComesWithTheQueryIsNotIt() throws {
+        // "Chicken, canned, meat only, with broth" is chicken, and "no broth" is not broth at all.
+        let first = try #require(db.search("chicken broth", limit: 1).first)
+        #expect(first.description.hasPrefix("Soup, chicken broth"), "chicken broth → \(first.description)")
+        #expect(!db.search("chicken broth", limit: 40).contains { $0.id == "05311" })  // Chicken, canned, no broth
+    }
+
+    @Test func moreHouseholdMeasuresAndUntoastedFormsBreakNearTies() throws {
+        // Sweet peppers have more household measures than banana peppers; plain bread beats toasted.
+        #expect(db.search("bell pepper", limit: 1).first?.description.hasPrefix("Peppers, sweet") == true)
+        #expect(db.search("sourdough bread", limit: 1).first?.id == "18029")  // Bread, french or vienna (includes sourdough)
+    }
+
     @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
         let ids = db.search("egg", limit: 200).map(\.id)
         let egg = try #require(ids.firstIndex(of: "01123"))
