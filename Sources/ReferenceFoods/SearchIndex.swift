@@ -16,6 +16,8 @@
 //   "chicken broth") the food's head does not count as the query;
 // - in sausages and luncheon meats a turkey or chicken version is the stand-in; a grain or
 //   legume rich in fat (peanuts) is a nut, not a dry staple;
+// - a head naming two foods ("Jams and preserves") also names the first on its own; a drink
+//   powder "prepared with …" is the drink, so its powder words cost nothing;
 // - a few spellings people use map to USDA's (yoghurt → yogurt, ketchup → catsup, skim →
 //   nonfat), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
 //   word ("soy milk" → "Soymilk", "low fat" → "lowfat"), scoring as two matched words.
@@ -52,6 +54,8 @@ struct SearchIndex: Sendable {
 
     struct IndexedFood: Sendable {
         let headTerms: [Int32]
+        /// The first of the foods a head names ("Jams" of "Jams and preserves"); empty when one.
+        let firstHeadTerms: [Int32]
         let commonNameSegments: [[Int32]]
         let prior: Int32
         /// The penalty of a dish group (already in `prior`), given back when the food's head is the query.
@@ -124,7 +128,8 @@ struct SearchIndex: Sendable {
                                                   "instant": 40, "concentrate": 40, "fermented": 40, "refrigerated": 30,
                                                   "dough": 40, "free": 30, "light": 20, "lite": 20, "low": 15, "topping": 30,
                                                   "mixture": 30, "sprouted": 80, "sodium": 25, "baby": 30, "minced": 20, "chopped": 20,
-                                                  "blend": 30, "reheated": 20, "glazed": 30, "toasted": 20]
+                                                  "blend": 30, "reheated": 20, "glazed": 30, "toasted": 20,
+                                                  "chocolate": 20]
     static let groupPenalties: [String: Int32] = ["Baby Foods": 200, "Fast Foods": 150, "Restaurant Foods": 150,
                                                   "Sausages and Luncheon Meats": 60, "Meals, Entrees, and Side Dishes": 100,
                                                   "American Indian/Alaska Native Foods": 100, "Soups, Sauces, and Gravies": 50,
@@ -285,6 +290,8 @@ struct SearchIndex: Sendable {
         let preparedDrink = ids(["prepared", "brewed", "ready", "drink"])
         let powderedDrink = ids(["powder", "instant", "concentrate", "mix", "dry"])
         let poultry = ids(["turkey", "chicken"])
+        let readyID = interner.ids["ready"] ?? -1
+        let andID = interner.ids["and"] ?? -1, orID = interner.ids["or"] ?? -1
         let startsWithDigit = terms.map { $0.utf8.first.map(SearchText.isDigit) ?? false }
 
         var indexed: [IndexedFood] = []
@@ -299,12 +306,19 @@ struct SearchIndex: Sendable {
             var name: [Int32] = []
             quality.removeAll(keepingCapacity: true)
             var extraCount: Int32 = 0
+            var headCut = false
+            var firstHead: [Int32] = []
             for token in tokens[rawStart[foodIndex]..<rawStart[foodIndex + 1]] {
                 let isStop = token.term < stopCount
                 let extra = !token.isCommonName && !token.isDetail && !token.inParentheses && !isStop
                     && !startsWithDigit[Int(token.term)] && !token.isCategory
                 if extra { extraCount += 1 }
                 allTokens.append(Token(term: finalID[Int(token.term)], weight: token.weight, countsAsExtra: extra))
+                // "Jams and preserves": the first of two foods a head names is also a head.
+                if token.isHead && (token.term == andID || token.term == orID) && !head.isEmpty && !headCut {
+                    headCut = true
+                    firstHead = head
+                }
                 if token.isHead && !isStop { head.append(finalID[Int(token.term)]) }
                 let nameEnd = rawStart[foodIndex] < rawStart[foodIndex + 1] && tokens[rawStart[foodIndex]].isCategory ? 2 : 1
                 if !isStop && !token.isCommonName && !token.inParentheses && !token.isCategory && !token.isDetail
@@ -322,6 +336,8 @@ struct SearchIndex: Sendable {
             let isCookedStaple = SearchIndex.cookedStapleGroups.contains(food.group) && !isDryStaple
             let isDrink = food.group == "Beverages"
             let isSausage = food.group == "Sausages and Luncheon Meats"
+            // "Cocoa mix, powder, prepared with water" is the drink, not the powder.
+            let isPreparedDrink = isDrink && quality.contains { preparedDrink.contains($0) && $0 != readyID }
             var prior: Int32 = 0
             var penalties: [(term: Int32, points: Int32)] = []
             for term in quality {
@@ -329,7 +345,7 @@ struct SearchIndex: Sendable {
                 if isDryStaple && rawWords.contains(term) { points = min(points, 0) }
                 if isCookedStaple && cookedForms.contains(term) { points = max(points, 0) }
                 if isDrink && preparedDrink.contains(term) { points = max(points, 0) }
-                if isDrink && powderedDrink.contains(term) { points -= SearchIndex.dryStaplePenalty }
+                if isDrink && powderedDrink.contains(term) && !isPreparedDrink { points -= SearchIndex.dryStaplePenalty }
                 if isSausage && poultry.contains(term) { points -= SearchIndex.poultryStandInPenalty }
                 if points < 0 { penalties.append((finalID[Int(term)], -points)) }
                 prior += points
@@ -341,6 +357,7 @@ struct SearchIndex: Sendable {
             prior += SearchIndex.portionBonus * Int32(min(food.portions.count, SearchIndex.portionBonusCap))
             tokenStart.append(Int32(allTokens.count))
             indexed.append(IndexedFood(headTerms: qualifiedHeads[foodIndex] ? [] : head,
+                                       firstHeadTerms: qualifiedHeads[foodIndex] ? [] : firstHead,
                                        commonNameSegments: commonSegments[foodIndex].map { $0.map { finalID[Int($0)] } },
                                        prior: prior,
                                        groupPenalty: SearchIndex.dishGroups.contains(food.group) ? SearchIndex.groupPenalties[food.group] ?? 0 : 0,
@@ -621,7 +638,9 @@ struct SearchIndex: Sendable {
                     guard allMatched else { continue }
                     let food = foods[foodIndex]
                     // The food's main noun (or one of its common names) is exactly the query.
-                    let headIsQuery = !food.headTerms.isEmpty && food.headTerms.allSatisfy(queryTerms.contains)
+                    let headIsQuery = (!food.headTerms.isEmpty && food.headTerms.allSatisfy(queryTerms.contains))
+                        || (!food.firstHeadTerms.isEmpty && food.firstHeadTerms.allSatisfy(queryTerms.contains)
+                            && queryTerms.allSatisfy(food.firstHeadTerms.contains))
                     if !lastWordOnlyComesWith,
                        headIsQuery || food.commonNameSegments.contains(where: { $0.allSatisfy(queryTerms.contains) }) {
                         total += SearchIndex.pureHeadBonus

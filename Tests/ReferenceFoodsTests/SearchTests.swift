@@ -120,6 +120,14 @@ struct SearchTests {
         #expect(db.search("sourdough bread", limit: 1).first?.id == "18029")  // Bread, french or vienna (includes sourdough)
     }
 
+    @Test func aHeadNamingTwoFoodsNamesTheFirstAndPreparedDrinksBeatPowders() throws {
+        #expect(db.search("jam", limit: 1).first?.id == "19297")  // Jams and preserves
+        #expect(db.search("hot chocolate", limit: 1).first?.description.contains("prepared") == true)
+        // A flavour is not the plain food.
+        #expect(db.search("almond milk", limit: 1).first?.description.contains("chocolate") == false)
+        #expect(db.search("chocolate almond milk", limit: 1).first?.description.contains("chocolate") == true)
+    }
+
     @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
         let ids = db.search("egg", limit: 200).map(\.id)
         let egg = try #require(ids.firstIndex(of: "01123"))
