@@ -18,6 +18,9 @@
 //   legume rich in fat (peanuts) is a nut, not a dry staple;
 // - a head naming two foods ("Jams and preserves") also names the first on its own; a drink
 //   powder "prepared with …" is the drink, so its powder words cost nothing;
+// - words after "made from" only detail the food ("Soy sauce made from soy and wheat (shoyu)"
+//   has the head "Soy sauce"); a head ending in "butter" after another word ("sunflower seed
+//   butter") is a processed form, as are flour and immature (fresh-shelled) beans;
 // - a few spellings people use map to USDA's (yoghurt → yogurt, ketchup → catsup, skim →
 //   nonfat), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
 //   word ("soy milk" → "Soymilk", "low fat" → "lowfat"), scoring as two matched words.
@@ -98,6 +101,8 @@ struct SearchIndex: Sendable {
     static let dryWaterLimit = 20.0
     /// Above this fat content (g per 100 g) a dry legume is a nut (peanuts), eaten as it is.
     static let nutFatLimit = 30.0
+    /// A food made into a butter ("Seeds, sunflower seed butter") is not the food itself.
+    static let spreadPenalty: Int32 = 20
     /// In sausages and luncheon meats, a poultry version is the stand-in ("Bologna, turkey").
     static let poultryStandInPenalty: Int32 = 20
     /// Words that say a food was cooked; a query with one also asks for "cooked".
@@ -129,7 +134,7 @@ struct SearchIndex: Sendable {
                                                   "dough": 40, "free": 30, "light": 20, "lite": 20, "low": 15, "topping": 30,
                                                   "mixture": 30, "sprouted": 80, "sodium": 25, "baby": 30, "minced": 20, "chopped": 20,
                                                   "blend": 30, "reheated": 20, "glazed": 30, "toasted": 20,
-                                                  "chocolate": 20]
+                                                  "chocolate": 20, "flour": 20, "immature": 30]
     static let groupPenalties: [String: Int32] = ["Baby Foods": 200, "Fast Foods": 150, "Restaurant Foods": 150,
                                                   "Sausages and Luncheon Meats": 60, "Meals, Entrees, and Side Dishes": 100,
                                                   "American Indian/Alaska Native Foods": 100, "Soups, Sauces, and Gravies": 50,
@@ -201,7 +206,8 @@ struct SearchIndex: Sendable {
             var isCombination = false
             // "Alcoholic beverage, rice (sake)": a head with a parenthetical is qualified, so it is
             // not the plain food the head word names.
-            let headIsQualified = segments.count >= headEnd && bytes[segments[headEnd - 1]].contains(UInt8(ascii: "("))
+            // A parenthetical after "made from" ("Soy sauce made from soy (tamari)") details the making, not the head.
+            var headIsQualified = false
             for (index, segment) in segments.enumerated() {
                 let weight = index < headEnd ? SearchIndex.headWeight
                     : (index == headEnd ? SearchIndex.nextSegmentWeight : SearchIndex.laterSegmentWeight)
@@ -220,6 +226,7 @@ struct SearchIndex: Sendable {
                 }
                 let isCategory = skipsCategory && index == 0
                 var depth = 0
+                var madeFrom = false
                 var partStart = segment.lowerBound
                 var position = segment.lowerBound
                 while partStart <= segment.upperBound {
@@ -228,10 +235,17 @@ struct SearchIndex: Sendable {
                         position += 1
                     }
                     let inParentheses = depth > 0
+                    if inParentheses && index == headEnd - 1 && !madeFrom { headIsQualified = true }
                     var negated = false
                     SearchText.stemmedWords(bytes, partStart..<position, into: &words)
                     for (wordIndex, word) in words.enumerated() {
                         let term = interner.intern(word)
+                        // "Soy sauce made from soy and wheat": what it is made from only details it.
+                        if word == "from", wordIndex > 0, words[wordIndex - 1] == "made", !madeFrom {
+                            madeFrom = true
+                            tokens[tokens.count - 1].isDetail = true
+                            tokens[tokens.count - 1].isHead = false
+                        }
                         // "whole-wheat", "whole grain" name a flour, not the whole (plain) food.
                         if (word == "wheat" || word == "grain"), wordIndex > 0, words[wordIndex - 1] == "whole" {
                             tokens[tokens.count - 1].negated = true
@@ -240,8 +254,8 @@ struct SearchIndex: Sendable {
                         // "Chicken, canned, with broth" is chicken, not broth: the food it comes with barely names it.
                         let wordWeight = isWithSegment ? SearchIndex.withSegmentWeight : (inParentheses ? SearchIndex.parentheticalWeight : weight)
                         tokens.append(RawToken(term: term, weight: negated ? 0 : wordWeight,
-                                               inParentheses: inParentheses, isDetail: isDetail, isCategory: isCategory,
-                                               isHead: index < headEnd && !isCategory && !inParentheses,
+                                               inParentheses: inParentheses, isDetail: isDetail || madeFrom, isCategory: isCategory,
+                                               isHead: index < headEnd && !isCategory && !inParentheses && !madeFrom,
                                                negated: negated, isCommonName: false, segment: index))
                         negated = negationIDs.contains(term)
                     }
@@ -291,6 +305,7 @@ struct SearchIndex: Sendable {
         let powderedDrink = ids(["powder", "instant", "concentrate", "mix", "dry"])
         let poultry = ids(["turkey", "chicken"])
         let readyID = interner.ids["ready"] ?? -1
+        let butterID = interner.ids["butter"] ?? -1
         let andID = interner.ids["and"] ?? -1, orID = interner.ids["or"] ?? -1
         let startsWithDigit = terms.map { $0.utf8.first.map(SearchText.isDigit) ?? false }
 
@@ -308,6 +323,7 @@ struct SearchIndex: Sendable {
             var extraCount: Int32 = 0
             var headCut = false
             var firstHead: [Int32] = []
+            var madeIntoButter = false
             for token in tokens[rawStart[foodIndex]..<rawStart[foodIndex + 1]] {
                 let isStop = token.term < stopCount
                 let extra = !token.isCommonName && !token.isDetail && !token.inParentheses && !isStop
@@ -319,6 +335,8 @@ struct SearchIndex: Sendable {
                     headCut = true
                     firstHead = head
                 }
+                // "Sunflower seed butter": a butter made of another food is a processed form of it.
+                if token.isHead && token.term == butterID && !head.isEmpty { madeIntoButter = true }
                 if token.isHead && !isStop { head.append(finalID[Int(token.term)]) }
                 let nameEnd = rawStart[foodIndex] < rawStart[foodIndex + 1] && tokens[rawStart[foodIndex]].isCategory ? 2 : 1
                 if !isStop && !token.isCommonName && !token.inParentheses && !token.isCategory && !token.isDetail
@@ -349,6 +367,10 @@ struct SearchIndex: Sendable {
                 if isSausage && poultry.contains(term) { points -= SearchIndex.poultryStandInPenalty }
                 if points < 0 { penalties.append((finalID[Int(term)], -points)) }
                 prior += points
+            }
+            if madeIntoButter {
+                prior -= SearchIndex.spreadPenalty
+                penalties.append((finalID[Int(butterID)], SearchIndex.spreadPenalty))
             }
             if isDryStaple { prior -= SearchIndex.dryStaplePenalty }
             if combinations[foodIndex] { prior -= SearchIndex.combinationPenalty }

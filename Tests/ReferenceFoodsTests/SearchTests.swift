@@ -128,6 +128,16 @@ struct SearchTests {
         #expect(db.search("chocolate almond milk", limit: 1).first?.description.contains("chocolate") == true)
     }
 
+    @Test func whatAFoodIsMadeFromAndWhatIsMadeOfItRankBelowIt() throws {
+        // "made from …" details a soy sauce; a seed made into butter or flour, or an immature
+        // (fresh-shelled) bean, is not the seed or bean people mean.
+        #expect(db.search("soy sauce", limit: 1).first?.id == "16123")  // Soy sauce made from soy and wheat (shoyu)
+        #expect(db.search("sunflower seeds", limit: 1).first?.description.contains("kernels") == true)
+        #expect(db.search("sunflower seed butter", limit: 1).first?.description.contains("butter") == true)
+        #expect(db.search("peanut butter", limit: 1).first?.id == "16098")
+        #expect(db.search("pinto beans", limit: 1).first?.description.contains("immature") == false)
+    }
+
     @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
         let ids = db.search("egg", limit: 200).map(\.id)
         let egg = try #require(ids.firstIndex(of: "01123"))
