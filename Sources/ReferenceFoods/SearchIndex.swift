@@ -21,8 +21,10 @@
 // - words after "made from" only detail the food ("Soy sauce made from soy and wheat (shoyu)"
 //   has the head "Soy sauce"); a head ending in "butter" after another word ("sunflower seed
 //   butter") is a processed form, as are flour and immature (fresh-shelled) beans;
+// - processing words in a segment starting with a number ("94% fat free") still count, though
+//   the segment's words are not extras;
 // - a few spellings people use map to USDA's (yoghurt → yogurt, ketchup → catsup, skim →
-//   nonfat), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
+//   nonfat, venison → deer), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
 //   word ("soy milk" → "Soymilk", "low fat" → "lowfat"), scoring as two matched words.
 // - a food whose name (first two segments, "Cream, sour") is exactly the query words gets the
 //   name bonus as well; a "with …" segment (other than salt, skin or added nutrients) marks a
@@ -134,7 +136,7 @@ struct SearchIndex: Sendable {
                                                   "dough": 40, "free": 30, "light": 20, "lite": 20, "low": 15, "topping": 30,
                                                   "mixture": 30, "sprouted": 80, "sodium": 25, "baby": 30, "minced": 20, "chopped": 20,
                                                   "blend": 30, "reheated": 20, "glazed": 30, "toasted": 20,
-                                                  "chocolate": 20, "flour": 20, "immature": 30]
+                                                  "chocolate": 20, "flour": 20, "immature": 30, "cake": 20, "flavor": 30]
     static let groupPenalties: [String: Int32] = ["Baby Foods": 200, "Fast Foods": 150, "Restaurant Foods": 150,
                                                   "Sausages and Luncheon Meats": 60, "Meals, Entrees, and Side Dishes": 100,
                                                   "American Indian/Alaska Native Foods": 100, "Soups, Sauces, and Gravies": 50,
@@ -144,7 +146,7 @@ struct SearchIndex: Sendable {
     /// How people type a food that USDA names differently; each query term also matches these.
     static let synonyms: [String: [String]] = ["yoghurt": ["yogurt"], "skim": ["nonfat"], "ketchup": ["catsup"],
                                                "hotdog": ["frankfurter"], "fry": ["fried"], "soda": ["carbonated"],
-                                               "garbanzo": ["chickpea"], "chickpea": ["garbanzo"], "kiwi": ["kiwifruit"]]
+                                               "garbanzo": ["chickpea"], "chickpea": ["garbanzo"], "kiwi": ["kiwifruit"], "venison": ["deer"]]
 
     // MARK: - Building
 
@@ -159,6 +161,7 @@ struct SearchIndex: Sendable {
         var negated: Bool        // follows "not" / "without" / "no"
         var isCommonName: Bool
         var segment: Int = 0
+        var numbered = false     // in a segment starting with a number ("94% fat free")
     }
 
     /// Provisional term ids in first-seen order.
@@ -256,7 +259,8 @@ struct SearchIndex: Sendable {
                         tokens.append(RawToken(term: term, weight: negated ? 0 : wordWeight,
                                                inParentheses: inParentheses, isDetail: isDetail || madeFrom, isCategory: isCategory,
                                                isHead: index < headEnd && !isCategory && !inParentheses && !madeFrom,
-                                               negated: negated, isCommonName: false, segment: index))
+                                               negated: negated, isCommonName: false, segment: index,
+                                               numbered: index > 0 && startsWithNumber))
                         negated = negationIDs.contains(term)
                     }
                     if position < segment.upperBound {
@@ -343,10 +347,16 @@ struct SearchIndex: Sendable {
                     && token.segment >= 0 && token.segment <= nameEnd {
                     name.append(finalID[Int(token.term)])
                 }
-                if !token.isCommonName && !token.negated && !token.isDetail && !token.inParentheses && !quality.contains(token.term) {
+                // "94% fat free" details the composition, but "free" still marks a processed form.
+                if !token.isCommonName && !token.negated && (!token.isDetail || token.numbered) && !token.inParentheses
+                    && !quality.contains(token.term) {
                     quality.append(token.term)
                 }
             }
+            // Only a plain pair of one-word foods ("Jams and preserves"; not "Bacon and beef sticks"
+            // or "Salad dressing, bacon and tomato") names its first food on its own.
+            let startsWithCategory = rawStart[foodIndex] < rawStart[foodIndex + 1] && tokens[rawStart[foodIndex]].isCategory
+            if startsWithCategory || head.count - firstHead.count != 1 { firstHead = [] }
             // Peanuts are legumes but are eaten as nuts: a fatty seed is not a dry staple.
             let isDryStaple = SearchIndex.cookedStapleGroups.contains(food.group)
                 && (food.per100g("water_g") ?? 100) < SearchIndex.dryWaterLimit

@@ -122,6 +122,7 @@ struct SearchTests {
 
     @Test func aHeadNamingTwoFoodsNamesTheFirstAndPreparedDrinksBeatPowders() throws {
         #expect(db.search("jam", limit: 1).first?.id == "19297")  // Jams and preserves
+        #expect(db.search("bacon", limit: 1).first?.description.contains("and") == false)  // not "Bacon and beef sticks"
         #expect(db.search("hot chocolate", limit: 1).first?.description.contains("prepared") == true)
         // A flavour is not the plain food.
         #expect(db.search("almond milk", limit: 1).first?.description.contains("chocolate") == false)
@@ -136,6 +137,12 @@ struct SearchTests {
         #expect(db.search("sunflower seed butter", limit: 1).first?.description.contains("butter") == true)
         #expect(db.search("peanut butter", limit: 1).first?.id == "16098")
         #expect(db.search("pinto beans", limit: 1).first?.description.contains("immature") == false)
+    }
+
+    @Test func venisonIsDeerAndFlavouredOrFatFreeFormsRankBelowThePlainOne() throws {
+        #expect(db.search("venison", limit: 40).contains { $0.id == "17164" })  // Game meat, deer, raw (no common name)
+        // "94% fat free" details the composition, but "free" still marks a processed form.
+        #expect(db.search("popcorn", limit: 1).first?.description.contains("air-popped") == true)
     }
 
     @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
