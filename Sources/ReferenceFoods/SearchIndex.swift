@@ -23,6 +23,8 @@
 //   butter") is a processed form, as are flour and immature (fresh-shelled) beans;
 // - processing words in a segment starting with a number ("94% fat free") still count, though
 //   the segment's words are not extras;
+// - words offered as alternatives ("red or green") are one extra word; soups, like drinks, are
+//   had prepared, so a dry soup's powder words cost more;
 // - a few spellings people use map to USDA's (yoghurt → yogurt, ketchup → catsup, skim →
 //   nonfat, venison → deer), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
 //   word ("soy milk" → "Soymilk", "low fat" → "lowfat"), scoring as two matched words.
@@ -328,10 +330,13 @@ struct SearchIndex: Sendable {
             var headCut = false
             var firstHead: [Int32] = []
             var madeIntoButter = false
+            var previousTerm: Int32 = -1
             for token in tokens[rawStart[foodIndex]..<rawStart[foodIndex + 1]] {
                 let isStop = token.term < stopCount
+                // "red or green": words offered as alternatives are one extra word, not two.
                 let extra = !token.isCommonName && !token.isDetail && !token.inParentheses && !isStop
-                    && !startsWithDigit[Int(token.term)] && !token.isCategory
+                    && !startsWithDigit[Int(token.term)] && !token.isCategory && previousTerm != orID
+                previousTerm = token.term
                 if extra { extraCount += 1 }
                 allTokens.append(Token(term: finalID[Int(token.term)], weight: token.weight, countsAsExtra: extra))
                 // "Jams and preserves": the first of two foods a head names is also a head.
@@ -365,7 +370,9 @@ struct SearchIndex: Sendable {
             let isDrink = food.group == "Beverages"
             let isSausage = food.group == "Sausages and Luncheon Meats"
             // "Cocoa mix, powder, prepared with water" is the drink, not the powder.
-            let isPreparedDrink = isDrink && quality.contains { preparedDrink.contains($0) && $0 != readyID }
+            // Soups too are had prepared: "Soup, chicken broth or bouillon, dry" is a powder.
+            let isDrinkOrSoup = isDrink || food.description.hasPrefix("Soup,")
+            let isPreparedDrink = isDrinkOrSoup && quality.contains { preparedDrink.contains($0) && $0 != readyID }
             var prior: Int32 = 0
             var penalties: [(term: Int32, points: Int32)] = []
             for term in quality {
@@ -373,7 +380,7 @@ struct SearchIndex: Sendable {
                 if isDryStaple && rawWords.contains(term) { points = min(points, 0) }
                 if isCookedStaple && cookedForms.contains(term) { points = max(points, 0) }
                 if isDrink && preparedDrink.contains(term) { points = max(points, 0) }
-                if isDrink && powderedDrink.contains(term) && !isPreparedDrink { points -= SearchIndex.dryStaplePenalty }
+                if isDrinkOrSoup && powderedDrink.contains(term) && !isPreparedDrink { points -= SearchIndex.dryStaplePenalty }
                 if isSausage && poultry.contains(term) { points -= SearchIndex.poultryStandInPenalty }
                 if points < 0 { penalties.append((finalID[Int(term)], -points)) }
                 prior += points

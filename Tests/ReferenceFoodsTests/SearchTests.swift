@@ -145,6 +145,13 @@ struct SearchTests {
         #expect(db.search("popcorn", limit: 1).first?.description.contains("air-popped") == true)
     }
 
+    @Test func alternativesAreOneExtraWordAndDrySoupIsAPowder() throws {
+        // "Grapes, red or green (…)": "red or green" costs as one word; the everyday grape wins.
+        #expect(db.search("grapes", limit: 1).first?.id == "09132")
+        // Soups are had prepared, like drinks: the dry bouillon powder is not "chicken broth".
+        #expect(db.search("chicken broth", limit: 1).first?.description.contains("dry") == false)
+    }
+
     @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
         let ids = db.search("egg", limit: 200).map(\.id)
         let egg = try #require(ids.firstIndex(of: "01123"))
