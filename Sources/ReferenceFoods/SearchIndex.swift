@@ -25,6 +25,8 @@
 //   the segment's words are not extras;
 // - words offered as alternatives ("red or green") are one extra word; soups, like drinks, are
 //   had prepared, so a dry soup's powder words cost more;
+// - English puts the noun last: a head word before the head's last word ("Parmesan cheese
+//   topping") only modifies it and weighs 200, given back when the query names the whole head;
 // - a few spellings people use map to USDA's (yoghurt → yogurt, ketchup → catsup, skim →
 //   nonfat, venison → deer), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
 //   word ("soy milk" → "Soymilk", "low fat" → "lowfat"), scoring as two matched words.
@@ -63,6 +65,8 @@ struct SearchIndex: Sendable {
         let headTerms: [Int32]
         /// The first of the foods a head names ("Jams" of "Jams and preserves"); empty when one.
         let firstHeadTerms: [Int32]
+        /// What the head's modifiers lost, given back when the query names the whole head ("turkey bacon").
+        let modifierRefund: Int32
         let commonNameSegments: [[Int32]]
         let prior: Int32
         /// The penalty of a dish group (already in `prior`), given back when the food's head is the query.
@@ -83,6 +87,7 @@ struct SearchIndex: Sendable {
     static let laterSegmentWeight: Int32 = 150
     static let parentheticalWeight: Int32 = 100
     static let withSegmentWeight: Int32 = 50
+    static let modifierWeight: Int32 = 200
     static let commonNameWeight: Int32 = 300
     static let prefixPercent: Int32 = 40
     static let pureHeadBonus: Int32 = 150
@@ -187,6 +192,7 @@ struct SearchIndex: Sendable {
         for word in SearchIndex.stopWords.sorted() { _ = interner.intern(word) }
         let stopCount = Int32(interner.terms.count)  // ids below this are stop words
         let negationIDs = SearchIndex.negations.sorted().map { interner.intern($0) }
+        let headAndID = interner.intern("and"), headOrID = interner.intern("or")
         let withAdded = Array("with added".utf8)
         let withoutAdded = Array("without added".utf8)
 
@@ -198,6 +204,7 @@ struct SearchIndex: Sendable {
         var commonSegments: [[[Int32]]] = []
         var combinations: [Bool] = []
         var qualifiedHeads: [Bool] = []
+        var modifierRefunds: [Int32] = []
         combinations.reserveCapacity(foods.count)
         commonSegments.reserveCapacity(foods.count)
         var words: [String] = []
@@ -209,6 +216,7 @@ struct SearchIndex: Sendable {
                 && SearchIndex.categoryPrefixes.contains(String(decoding: bytes[segments[0]], as: UTF8.self))
             let headEnd = skipsCategory ? 2 : 1
             var isCombination = false
+            var modifierRefund: Int32 = 0
             // "Alcoholic beverage, rice (sake)": a head with a parenthetical is qualified, so it is
             // not the plain food the head word names.
             // A parenthetical after "made from" ("Soy sauce made from soy (tamari)") details the making, not the head.
@@ -232,6 +240,7 @@ struct SearchIndex: Sendable {
                 let isCategory = skipsCategory && index == 0
                 var depth = 0
                 var madeFrom = false
+                let segmentTokenStart = tokens.count
                 var partStart = segment.lowerBound
                 var position = segment.lowerBound
                 while partStart <= segment.upperBound {
@@ -271,6 +280,19 @@ struct SearchIndex: Sendable {
                     position += 1
                     partStart = position
                 }
+                // English puts the noun last: in "Parmesan cheese topping" parmesan only modifies
+                // the head, so it weighs as a refinement. The last word, and a word before "and" /
+                // "or" ("Jams and preserves"), is a noun.
+                if index == headEnd - 1 && !isCategory {
+                    let heads = (segmentTokenStart..<tokens.count).filter { tokens[$0].isHead }
+                    for (order, position) in heads.enumerated() where tokens[position].term >= stopCount && tokens[position].weight > 0 {
+                        let next = order + 1 < heads.count ? tokens[heads[order + 1]].term : -1
+                        if order + 1 < heads.count && next != headAndID && next != headOrID {
+                            tokens[position].weight = SearchIndex.modifierWeight
+                            modifierRefund += SearchIndex.headWeight - SearchIndex.modifierWeight
+                        }
+                    }
+                }
             }
             var common: [[Int32]] = []
             if let name = food.commonName {
@@ -291,6 +313,7 @@ struct SearchIndex: Sendable {
             commonSegments.append(common)
             combinations.append(isCombination)
             qualifiedHeads.append(headIsQualified)
+            modifierRefunds.append(modifierRefund)
         }
 
         // Final ids: position in the sorted vocabulary, so a prefix's matches are one id range.
@@ -397,6 +420,7 @@ struct SearchIndex: Sendable {
             tokenStart.append(Int32(allTokens.count))
             indexed.append(IndexedFood(headTerms: qualifiedHeads[foodIndex] ? [] : head,
                                        firstHeadTerms: qualifiedHeads[foodIndex] ? [] : firstHead,
+                                       modifierRefund: modifierRefunds[foodIndex],
                                        commonNameSegments: commonSegments[foodIndex].map { $0.map { finalID[Int($0)] } },
                                        prior: prior,
                                        groupPenalty: SearchIndex.dishGroups.contains(food.group) ? SearchIndex.groupPenalties[food.group] ?? 0 : 0,
@@ -686,6 +710,7 @@ struct SearchIndex: Sendable {
                     }
                     // "Ice creams, vanilla" for "ice cream": a sweet asked for by name is not held back by its group.
                     if headIsQuery && queryTerms.allSatisfy(food.headTerms.contains) { total += food.groupPenalty }
+                    if !food.headTerms.isEmpty && food.headTerms.allSatisfy(queryTerms.contains) { total += food.modifierRefund }
                     // "Cream, sour" for "sour cream": the name is the query, word for word.
                     // English puts the main noun last, so the query's last word must be the head
                     // ("milk chocolate" is not "Milk, chocolate").

@@ -152,6 +152,13 @@ struct SearchTests {
         #expect(db.search("chicken broth", limit: 1).first?.description.contains("dry") == false)
     }
 
+    @Test func aWordThatOnlyModifiesTheHeadNounWeighsLess() throws {
+        // "Parmesan cheese topping" is a topping; "Cheese, parmesan, grated" is parmesan.
+        #expect(db.search("parmesan", limit: 1).first?.description.hasPrefix("Cheese, parmesan") == true)
+        // Naming the whole head gives the modifier its weight back: "Turkey bacon" over "Bacon, turkey".
+        #expect(db.search("turkey bacon", limit: 1).first?.description.hasPrefix("Turkey bacon") == true)
+    }
+
     @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
         let ids = db.search("egg", limit: 200).map(\.id)
         let egg = try #require(ids.firstIndex(of: "01123"))
