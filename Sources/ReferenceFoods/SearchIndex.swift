@@ -141,7 +141,7 @@ struct SearchIndex: Sendable {
                                                   "microwaved": 20, "heated": 20, "frozen": 10, "dry": 10, "dried": 10,
                                                   "instant": 40, "concentrate": 40, "fermented": 40, "refrigerated": 30,
                                                   "dough": 40, "free": 30, "light": 20, "lite": 20, "low": 15, "topping": 30,
-                                                  "mixture": 30, "sprouted": 80, "sodium": 25, "baby": 30, "minced": 20, "chopped": 20,
+                                                  "mixture": 30, "sprouted": 80, "sodium": 25, "baby": 60, "minced": 40, "chopped": 30,
                                                   "blend": 30, "reheated": 20, "glazed": 30, "toasted": 20,
                                                   "chocolate": 20, "flour": 20, "immature": 30, "cake": 20, "flavor": 30]
     static let groupPenalties: [String: Int32] = ["Baby Foods": 200, "Fast Foods": 150, "Restaurant Foods": 150,

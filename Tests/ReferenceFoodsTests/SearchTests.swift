@@ -159,6 +159,11 @@ struct SearchTests {
         #expect(db.search("turkey bacon", limit: 1).first?.description.hasPrefix("Turkey bacon") == true)
     }
 
+    @Test func babyMincedAndChoppedFormsRankBelowThePlainOne() throws {
+        #expect(db.search("zucchini", limit: 1).first?.description.contains("baby") == false)
+        #expect(db.search("ham", limit: 1).first?.id == "07029")  // Ham, sliced, regular (not minced or chopped)
+    }
+
     @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
         let ids = db.search("egg", limit: 200).map(\.id)
         let egg = try #require(ids.firstIndex(of: "01123"))
