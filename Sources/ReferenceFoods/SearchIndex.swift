@@ -27,6 +27,7 @@
 //   had prepared, so a dry soup's powder words cost more;
 // - English puts the noun last: a head word before the head's last word ("Parmesan cheese
 //   topping") only modifies it and weighs 200, given back when the query names the whole head;
+// - "unsweetened" marks the plain form; "self-rising" (leavening added) a processed one;
 // - a few spellings people use map to USDA's (yoghurt → yogurt, ketchup → catsup, skim →
 //   nonfat, venison → deer), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
 //   word ("soy milk" → "Soymilk", "low fat" → "lowfat"), scoring as two matched words.
@@ -131,7 +132,7 @@ struct SearchIndex: Sendable {
     static let plainWords: [String: Int32] = ["raw": 40, "fresh": 30, "whole": 30, "plain": 30, "unprepared": 30, "white": 15,
                                               "regular": 10, "skinless": 15, "boneless": 15, "all": 10, "variety": 10,
                                               "commercial": 10, "smooth": 10, "original": 10, "average": 30,
-                                              "enriched": 15, "granulated": 15, "brewed": 30]
+                                              "enriched": 15, "granulated": 15, "brewed": 30, "unsweetened": 30]
     /// Words that mark a processed, prepared or stand-in form.
     static let processedWords: [String: Int32] = ["substitute": 200, "imitation": 200, "meatless": 200, "mix": 50, "evaporated": 50, "condensed": 30,
                                                   "breaded": 40, "prepared": 30, "recipe": 30, "flavored": 30, "sliced": 30, "deli": 30,
@@ -143,7 +144,7 @@ struct SearchIndex: Sendable {
                                                   "dough": 40, "free": 30, "light": 20, "lite": 20, "low": 15, "topping": 30,
                                                   "mixture": 30, "sprouted": 80, "sodium": 25, "baby": 60, "minced": 40, "chopped": 30,
                                                   "blend": 30, "reheated": 20, "glazed": 30, "toasted": 20,
-                                                  "chocolate": 20, "flour": 20, "immature": 30, "cake": 20, "flavor": 30]
+                                                  "chocolate": 20, "flour": 20, "immature": 30, "cake": 20, "flavor": 30, "rising": 30]
     static let groupPenalties: [String: Int32] = ["Baby Foods": 200, "Fast Foods": 150, "Restaurant Foods": 150,
                                                   "Sausages and Luncheon Meats": 60, "Meals, Entrees, and Side Dishes": 100,
                                                   "American Indian/Alaska Native Foods": 100, "Soups, Sauces, and Gravies": 50,

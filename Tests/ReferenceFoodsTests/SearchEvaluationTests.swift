@@ -1,6 +1,6 @@
 // The search's first hit over a labelled set of everyday queries (Tests/data/search-eval.tsv): how
 // often the top result is a food a reasonable person typing the query means. Prints the figure and
-// every miss. The target is 95%; the ranker does not reach it yet (94.1% at this commit), so the
+// every miss. The target is 95%; the ranker does not reach it yet (94.6% at this commit), so the
 // test fails only when the figure drops below the floor reached so far, and says how far it is from
 // the target: raise `floor` as the ranker improves. OFJ_EVAL_DEBUG=1 also prints each miss's top hits
 // with scores and where the acceptable foods rank.
@@ -39,7 +39,7 @@ struct SearchEvaluationTests {
     }
 
     static let target = 95.0
-    static let floor = 94.1
+    static let floor = 94.5
 
     @Test func firstHitRateNeverDropsAndIsReported() throws {
         let cases = try Self.cases()

@@ -164,6 +164,12 @@ struct SearchTests {
         #expect(db.search("ham", limit: 1).first?.id == "07029")  // Ham, sliced, regular (not minced or chopped)
     }
 
+    @Test func unsweetenedIsPlainAndSelfRisingIsProcessed() throws {
+        #expect(db.search("apple juice", limit: 1).first?.description.hasPrefix("Apple juice, canned or bottled, unsweetened") == true)
+        #expect(db.search("cornmeal", limit: 1).first?.description.contains("self-rising") == false)
+        #expect(db.search("self-rising cornmeal", limit: 1).first?.description.contains("self-rising") == true)
+    }
+
     @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
         let ids = db.search("egg", limit: 200).map(\.id)
         let egg = try #require(ids.firstIndex(of: "01123"))
