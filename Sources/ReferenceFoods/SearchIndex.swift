@@ -10,9 +10,26 @@
 // - words the query did not ask for cost a little, so "Bananas, raw" beats longer names;
 // - a prior prefers the plain, common form: raw / whole / plain / unprepared over prepared,
 //   canned, substitute, branded, fast-food, restaurant, baby-food and deli items; foods with
-//   more household measures (a sign of everyday use) get a small bonus.
+//   more household measures (a sign of everyday use) get a small bonus (up to 8 measures);
+// - a negated word ("Chicken, canned, no broth") does not match; a word the food only comes with
+//   ("…, with broth") weighs little, and when it is the query's last word (its head noun:
+//   "chicken broth") the food's head does not count as the query;
+// - in sausages and luncheon meats a turkey or chicken version is the stand-in; a grain or
+//   legume rich in fat (peanuts) is a nut, not a dry staple;
+// - a head naming two foods ("Jams and preserves") also names the first on its own; a drink
+//   powder "prepared with …" is the drink, so its powder words cost nothing;
+// - words after "made from" only detail the food ("Soy sauce made from soy and wheat (shoyu)"
+//   has the head "Soy sauce"); a head ending in "butter" after another word ("sunflower seed
+//   butter") is a processed form, as are flour and immature (fresh-shelled) beans;
+// - processing words in a segment starting with a number ("94% fat free") still count, though
+//   the segment's words are not extras;
+// - words offered as alternatives ("red or green") are one extra word; soups, like drinks, are
+//   had prepared, so a dry soup's powder words cost more;
+// - English puts the noun last: a head word before the head's last word ("Parmesan cheese
+//   topping") only modifies it and weighs 200, given back when the query names the whole head;
+// - "unsweetened" marks the plain form; "self-rising" (leavening added) a processed one;
 // - a few spellings people use map to USDA's (yoghurt → yogurt, ketchup → catsup, skim →
-//   nonfat), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
+//   nonfat, venison → deer), "2 percent"/"2 %" read as "2%", and two typed words also match USDA's joined
 //   word ("soy milk" → "Soymilk", "low fat" → "lowfat"), scoring as two matched words.
 // - a food whose name (first two segments, "Cream, sour") is exactly the query words gets the
 //   name bonus as well; a "with …" segment (other than salt, skin or added nutrients) marks a
@@ -47,6 +64,10 @@ struct SearchIndex: Sendable {
 
     struct IndexedFood: Sendable {
         let headTerms: [Int32]
+        /// The first of the foods a head names ("Jams" of "Jams and preserves"); empty when one.
+        let firstHeadTerms: [Int32]
+        /// What the head's modifiers lost, given back when the query names the whole head ("turkey bacon").
+        let modifierRefund: Int32
         let commonNameSegments: [[Int32]]
         let prior: Int32
         /// The penalty of a dish group (already in `prior`), given back when the food's head is the query.
@@ -66,13 +87,15 @@ struct SearchIndex: Sendable {
     static let nextSegmentWeight: Int32 = 200
     static let laterSegmentWeight: Int32 = 150
     static let parentheticalWeight: Int32 = 100
+    static let withSegmentWeight: Int32 = 50
+    static let modifierWeight: Int32 = 200
     static let commonNameWeight: Int32 = 300
     static let prefixPercent: Int32 = 40
     static let pureHeadBonus: Int32 = 150
     static let extraWordPenalty: Int32 = 8
     static let brandPenalty: Int32 = 100
     static let portionBonus: Int32 = 4
-    static let portionBonusCap = 6
+    static let portionBonusCap = 8
     static let maximumQueryTerms = 24
     static let namePairBonus: Int32 = 150
     static let combinationPenalty: Int32 = 30
@@ -86,6 +109,12 @@ struct SearchIndex: Sendable {
     static let cookedStapleGroups: Set<String> = ["Legumes and Legume Products", "Cereal Grains and Pasta"]
     /// Below this water content (g per 100 g) a grain or legume is the dry form.
     static let dryWaterLimit = 20.0
+    /// Above this fat content (g per 100 g) a dry legume is a nut (peanuts), eaten as it is.
+    static let nutFatLimit = 30.0
+    /// A food made into a butter ("Seeds, sunflower seed butter") is not the food itself.
+    static let spreadPenalty: Int32 = 20
+    /// In sausages and luncheon meats, a poultry version is the stand-in ("Bologna, turkey").
+    static let poultryStandInPenalty: Int32 = 20
     /// Words that say a food was cooked; a query with one also asks for "cooked".
     static let cookingWords: Set<String> = ["cooked", "scrambled", "fried", "boiled", "baked", "roasted", "grilled", "poached",
                                             "mashed", "steamed", "broiled", "toasted", "brewed"]
@@ -103,7 +132,7 @@ struct SearchIndex: Sendable {
     static let plainWords: [String: Int32] = ["raw": 40, "fresh": 30, "whole": 30, "plain": 30, "unprepared": 30, "white": 15,
                                               "regular": 10, "skinless": 15, "boneless": 15, "all": 10, "variety": 10,
                                               "commercial": 10, "smooth": 10, "original": 10, "average": 30,
-                                              "enriched": 15, "granulated": 15, "brewed": 30]
+                                              "enriched": 15, "granulated": 15, "brewed": 30, "unsweetened": 30]
     /// Words that mark a processed, prepared or stand-in form.
     static let processedWords: [String: Int32] = ["substitute": 200, "imitation": 200, "meatless": 200, "mix": 50, "evaporated": 50, "condensed": 30,
                                                   "breaded": 40, "prepared": 30, "recipe": 30, "flavored": 30, "sliced": 30, "deli": 30,
@@ -113,8 +142,9 @@ struct SearchIndex: Sendable {
                                                   "microwaved": 20, "heated": 20, "frozen": 10, "dry": 10, "dried": 10,
                                                   "instant": 40, "concentrate": 40, "fermented": 40, "refrigerated": 30,
                                                   "dough": 40, "free": 30, "light": 20, "lite": 20, "low": 15, "topping": 30,
-                                                  "mixture": 30, "sprouted": 80, "sodium": 25, "baby": 30, "minced": 20, "chopped": 20,
-                                                  "blend": 30, "reheated": 20, "glazed": 30]
+                                                  "mixture": 30, "sprouted": 80, "sodium": 25, "baby": 60, "minced": 40, "chopped": 30,
+                                                  "blend": 30, "reheated": 20, "glazed": 30, "toasted": 20,
+                                                  "chocolate": 20, "flour": 20, "immature": 30, "cake": 20, "flavor": 30, "rising": 30]
     static let groupPenalties: [String: Int32] = ["Baby Foods": 200, "Fast Foods": 150, "Restaurant Foods": 150,
                                                   "Sausages and Luncheon Meats": 60, "Meals, Entrees, and Side Dishes": 100,
                                                   "American Indian/Alaska Native Foods": 100, "Soups, Sauces, and Gravies": 50,
@@ -124,7 +154,7 @@ struct SearchIndex: Sendable {
     /// How people type a food that USDA names differently; each query term also matches these.
     static let synonyms: [String: [String]] = ["yoghurt": ["yogurt"], "skim": ["nonfat"], "ketchup": ["catsup"],
                                                "hotdog": ["frankfurter"], "fry": ["fried"], "soda": ["carbonated"],
-                                               "garbanzo": ["chickpea"], "chickpea": ["garbanzo"], "kiwi": ["kiwifruit"]]
+                                               "garbanzo": ["chickpea"], "chickpea": ["garbanzo"], "kiwi": ["kiwifruit"], "venison": ["deer"]]
 
     // MARK: - Building
 
@@ -139,6 +169,7 @@ struct SearchIndex: Sendable {
         var negated: Bool        // follows "not" / "without" / "no"
         var isCommonName: Bool
         var segment: Int = 0
+        var numbered = false     // in a segment starting with a number ("94% fat free")
     }
 
     /// Provisional term ids in first-seen order.
@@ -162,6 +193,7 @@ struct SearchIndex: Sendable {
         for word in SearchIndex.stopWords.sorted() { _ = interner.intern(word) }
         let stopCount = Int32(interner.terms.count)  // ids below this are stop words
         let negationIDs = SearchIndex.negations.sorted().map { interner.intern($0) }
+        let headAndID = interner.intern("and"), headOrID = interner.intern("or")
         let withAdded = Array("with added".utf8)
         let withoutAdded = Array("without added".utf8)
 
@@ -173,6 +205,7 @@ struct SearchIndex: Sendable {
         var commonSegments: [[[Int32]]] = []
         var combinations: [Bool] = []
         var qualifiedHeads: [Bool] = []
+        var modifierRefunds: [Int32] = []
         combinations.reserveCapacity(foods.count)
         commonSegments.reserveCapacity(foods.count)
         var words: [String] = []
@@ -184,9 +217,11 @@ struct SearchIndex: Sendable {
                 && SearchIndex.categoryPrefixes.contains(String(decoding: bytes[segments[0]], as: UTF8.self))
             let headEnd = skipsCategory ? 2 : 1
             var isCombination = false
+            var modifierRefund: Int32 = 0
             // "Alcoholic beverage, rice (sake)": a head with a parenthetical is qualified, so it is
             // not the plain food the head word names.
-            let headIsQualified = segments.count >= headEnd && bytes[segments[headEnd - 1]].contains(UInt8(ascii: "("))
+            // A parenthetical after "made from" ("Soy sauce made from soy (tamari)") details the making, not the head.
+            var headIsQualified = false
             for (index, segment) in segments.enumerated() {
                 let weight = index < headEnd ? SearchIndex.headWeight
                     : (index == headEnd ? SearchIndex.nextSegmentWeight : SearchIndex.laterSegmentWeight)
@@ -196,13 +231,17 @@ struct SearchIndex: Sendable {
                 let startsWithNumber = bytes[segment].first.map(SearchText.isDigit) ?? false
                 let isDetail = ((bytes[segment].starts(with: withAdded) || bytes[segment].starts(with: withoutAdded))
                     && !segmentText.contains("solution")) || (index > 0 && startsWithNumber)
+                var isWithSegment = false
                 if index > 0, segmentText.hasPrefix("with "),
                    let second = segmentText.split(separator: " ").dropFirst().first,
                    !SearchIndex.plainWithWords.contains(SearchText.stem(String(second))) {
                     isCombination = true
+                    isWithSegment = true
                 }
                 let isCategory = skipsCategory && index == 0
                 var depth = 0
+                var madeFrom = false
+                let segmentTokenStart = tokens.count
                 var partStart = segment.lowerBound
                 var position = segment.lowerBound
                 while partStart <= segment.upperBound {
@@ -211,19 +250,29 @@ struct SearchIndex: Sendable {
                         position += 1
                     }
                     let inParentheses = depth > 0
+                    if inParentheses && index == headEnd - 1 && !madeFrom { headIsQualified = true }
                     var negated = false
                     SearchText.stemmedWords(bytes, partStart..<position, into: &words)
                     for (wordIndex, word) in words.enumerated() {
                         let term = interner.intern(word)
+                        // "Soy sauce made from soy and wheat": what it is made from only details it.
+                        if word == "from", wordIndex > 0, words[wordIndex - 1] == "made", !madeFrom {
+                            madeFrom = true
+                            tokens[tokens.count - 1].isDetail = true
+                            tokens[tokens.count - 1].isHead = false
+                        }
                         // "whole-wheat", "whole grain" name a flour, not the whole (plain) food.
                         if (word == "wheat" || word == "grain"), wordIndex > 0, words[wordIndex - 1] == "whole" {
                             tokens[tokens.count - 1].negated = true
                         }
-                        // A negated word ("no broth", "without salt") barely matches.
-                        tokens.append(RawToken(term: term, weight: negated ? 1 : (inParentheses ? SearchIndex.parentheticalWeight : weight),
-                                               inParentheses: inParentheses, isDetail: isDetail, isCategory: isCategory,
-                                               isHead: index < headEnd && !isCategory && !inParentheses,
-                                               negated: negated, isCommonName: false, segment: index))
+                        // A negated word ("no broth", "without salt") does not match.
+                        // "Chicken, canned, with broth" is chicken, not broth: the food it comes with barely names it.
+                        let wordWeight = isWithSegment ? SearchIndex.withSegmentWeight : (inParentheses ? SearchIndex.parentheticalWeight : weight)
+                        tokens.append(RawToken(term: term, weight: negated ? 0 : wordWeight,
+                                               inParentheses: inParentheses, isDetail: isDetail || madeFrom, isCategory: isCategory,
+                                               isHead: index < headEnd && !isCategory && !inParentheses && !madeFrom,
+                                               negated: negated, isCommonName: false, segment: index,
+                                               numbered: index > 0 && startsWithNumber))
                         negated = negationIDs.contains(term)
                     }
                     if position < segment.upperBound {
@@ -231,6 +280,19 @@ struct SearchIndex: Sendable {
                     }
                     position += 1
                     partStart = position
+                }
+                // English puts the noun last: in "Parmesan cheese topping" parmesan only modifies
+                // the head, so it weighs as a refinement. The last word, and a word before "and" /
+                // "or" ("Jams and preserves"), is a noun.
+                if index == headEnd - 1 && !isCategory {
+                    let heads = (segmentTokenStart..<tokens.count).filter { tokens[$0].isHead }
+                    for (order, position) in heads.enumerated() where tokens[position].term >= stopCount && tokens[position].weight > 0 {
+                        let next = order + 1 < heads.count ? tokens[heads[order + 1]].term : -1
+                        if order + 1 < heads.count && next != headAndID && next != headOrID {
+                            tokens[position].weight = SearchIndex.modifierWeight
+                            modifierRefund += SearchIndex.headWeight - SearchIndex.modifierWeight
+                        }
+                    }
                 }
             }
             var common: [[Int32]] = []
@@ -252,6 +314,7 @@ struct SearchIndex: Sendable {
             commonSegments.append(common)
             combinations.append(isCombination)
             qualifiedHeads.append(headIsQualified)
+            modifierRefunds.append(modifierRefund)
         }
 
         // Final ids: position in the sorted vocabulary, so a prefix's matches are one id range.
@@ -270,6 +333,10 @@ struct SearchIndex: Sendable {
         let cookedForms = ids(["cooked", "boiled", "canned", "prepared"])
         let preparedDrink = ids(["prepared", "brewed", "ready", "drink"])
         let powderedDrink = ids(["powder", "instant", "concentrate", "mix", "dry"])
+        let poultry = ids(["turkey", "chicken"])
+        let readyID = interner.ids["ready"] ?? -1
+        let butterID = interner.ids["butter"] ?? -1
+        let andID = interner.ids["and"] ?? -1, orID = interner.ids["or"] ?? -1
         let startsWithDigit = terms.map { $0.utf8.first.map(SearchText.isDigit) ?? false }
 
         var indexed: [IndexedFood] = []
@@ -284,26 +351,52 @@ struct SearchIndex: Sendable {
             var name: [Int32] = []
             quality.removeAll(keepingCapacity: true)
             var extraCount: Int32 = 0
+            var headCut = false
+            var firstHead: [Int32] = []
+            var madeIntoButter = false
+            var previousTerm: Int32 = -1
             for token in tokens[rawStart[foodIndex]..<rawStart[foodIndex + 1]] {
                 let isStop = token.term < stopCount
+                // "red or green": words offered as alternatives are one extra word, not two.
                 let extra = !token.isCommonName && !token.isDetail && !token.inParentheses && !isStop
-                    && !startsWithDigit[Int(token.term)] && !token.isCategory
+                    && !startsWithDigit[Int(token.term)] && !token.isCategory && previousTerm != orID
+                previousTerm = token.term
                 if extra { extraCount += 1 }
                 allTokens.append(Token(term: finalID[Int(token.term)], weight: token.weight, countsAsExtra: extra))
+                // "Jams and preserves": the first of two foods a head names is also a head.
+                if token.isHead && (token.term == andID || token.term == orID) && !head.isEmpty && !headCut {
+                    headCut = true
+                    firstHead = head
+                }
+                // "Sunflower seed butter": a butter made of another food is a processed form of it.
+                if token.isHead && token.term == butterID && !head.isEmpty { madeIntoButter = true }
                 if token.isHead && !isStop { head.append(finalID[Int(token.term)]) }
                 let nameEnd = rawStart[foodIndex] < rawStart[foodIndex + 1] && tokens[rawStart[foodIndex]].isCategory ? 2 : 1
                 if !isStop && !token.isCommonName && !token.inParentheses && !token.isCategory && !token.isDetail
                     && token.segment >= 0 && token.segment <= nameEnd {
                     name.append(finalID[Int(token.term)])
                 }
-                if !token.isCommonName && !token.negated && !token.isDetail && !token.inParentheses && !quality.contains(token.term) {
+                // "94% fat free" details the composition, but "free" still marks a processed form.
+                if !token.isCommonName && !token.negated && (!token.isDetail || token.numbered) && !token.inParentheses
+                    && !quality.contains(token.term) {
                     quality.append(token.term)
                 }
             }
+            // Only a plain pair of one-word foods ("Jams and preserves"; not "Bacon and beef sticks"
+            // or "Salad dressing, bacon and tomato") names its first food on its own.
+            let startsWithCategory = rawStart[foodIndex] < rawStart[foodIndex + 1] && tokens[rawStart[foodIndex]].isCategory
+            if startsWithCategory || head.count - firstHead.count != 1 { firstHead = [] }
+            // Peanuts are legumes but are eaten as nuts: a fatty seed is not a dry staple.
             let isDryStaple = SearchIndex.cookedStapleGroups.contains(food.group)
                 && (food.per100g("water_g") ?? 100) < SearchIndex.dryWaterLimit
+                && (food.per100g("fat_g") ?? 0) < SearchIndex.nutFatLimit
             let isCookedStaple = SearchIndex.cookedStapleGroups.contains(food.group) && !isDryStaple
             let isDrink = food.group == "Beverages"
+            let isSausage = food.group == "Sausages and Luncheon Meats"
+            // "Cocoa mix, powder, prepared with water" is the drink, not the powder.
+            // Soups too are had prepared: "Soup, chicken broth or bouillon, dry" is a powder.
+            let isDrinkOrSoup = isDrink || food.description.hasPrefix("Soup,")
+            let isPreparedDrink = isDrinkOrSoup && quality.contains { preparedDrink.contains($0) && $0 != readyID }
             var prior: Int32 = 0
             var penalties: [(term: Int32, points: Int32)] = []
             for term in quality {
@@ -311,9 +404,14 @@ struct SearchIndex: Sendable {
                 if isDryStaple && rawWords.contains(term) { points = min(points, 0) }
                 if isCookedStaple && cookedForms.contains(term) { points = max(points, 0) }
                 if isDrink && preparedDrink.contains(term) { points = max(points, 0) }
-                if isDrink && powderedDrink.contains(term) { points -= SearchIndex.dryStaplePenalty }
+                if isDrinkOrSoup && powderedDrink.contains(term) && !isPreparedDrink { points -= SearchIndex.dryStaplePenalty }
+                if isSausage && poultry.contains(term) { points -= SearchIndex.poultryStandInPenalty }
                 if points < 0 { penalties.append((finalID[Int(term)], -points)) }
                 prior += points
+            }
+            if madeIntoButter {
+                prior -= SearchIndex.spreadPenalty
+                penalties.append((finalID[Int(butterID)], SearchIndex.spreadPenalty))
             }
             if isDryStaple { prior -= SearchIndex.dryStaplePenalty }
             if combinations[foodIndex] { prior -= SearchIndex.combinationPenalty }
@@ -322,6 +420,8 @@ struct SearchIndex: Sendable {
             prior += SearchIndex.portionBonus * Int32(min(food.portions.count, SearchIndex.portionBonusCap))
             tokenStart.append(Int32(allTokens.count))
             indexed.append(IndexedFood(headTerms: qualifiedHeads[foodIndex] ? [] : head,
+                                       firstHeadTerms: qualifiedHeads[foodIndex] ? [] : firstHead,
+                                       modifierRefund: modifierRefunds[foodIndex],
                                        commonNameSegments: commonSegments[foodIndex].map { $0.map { finalID[Int($0)] } },
                                        prior: prior,
                                        groupPenalty: SearchIndex.dishGroups.contains(food.group) ? SearchIndex.groupPenalties[food.group] ?? 0 : 0,
@@ -535,6 +635,16 @@ struct SearchIndex: Sendable {
         return hits.prefix(limit).map { ($0.index, $0.score) }
     }
 
+    /// Whether a food's token other than a "with …" word matches one of the alternatives.
+    private func matchesOutsideWith(_ range: Range<Int>, _ alternatives: UnsafeBufferPointer<Alternative>.SubSequence,
+                                    _ tokens: UnsafeBufferPointer<Token>) -> Bool {
+        for position in range where tokens[position].weight > 0 && tokens[position].weight != SearchIndex.withSegmentWeight {
+            let term = tokens[position].term
+            if alternatives.contains(where: { term == $0.exact || $0.prefixRange.contains(term) }) { return true }
+        }
+        return false
+    }
+
     /// Scores every food that matches all `words`, keeping the higher score in `best`.
     private func score(_ words: [[Alternative]], into best: inout [Int32]) {
         // Alternatives flattened: word w owns alternatives[wordStart[w]..<wordStart[w + 1]].
@@ -555,6 +665,7 @@ struct SearchIndex: Sendable {
                     let range = Int(tokenStart[foodIndex])..<Int(tokenStart[foodIndex + 1])
                     var total: Int32 = 0
                     var allMatched = true
+                    var lastWordOnlyComesWith = false
                     for word in 0..<words.count {
                         var bestPoints: Int32 = 0
                         var bestTerm: Int32 = -1
@@ -582,16 +693,25 @@ struct SearchIndex: Sendable {
                         }
                         total += bestPoints
                         matched[word] = bestTerm
+                        // "chicken broth": broth only in "Chicken, canned, with broth" is not what the food is.
+                        if word == words.count - 1 && words.count > 1 {
+                            lastWordOnlyComesWith = bestPoints <= SearchIndex.withSegmentWeight * 2
+                                && !matchesOutsideWith(range, alternatives[wordStart[word]..<wordStart[word + 1]], tokens)
+                        }
                     }
                     guard allMatched else { continue }
                     let food = foods[foodIndex]
                     // The food's main noun (or one of its common names) is exactly the query.
-                    let headIsQuery = !food.headTerms.isEmpty && food.headTerms.allSatisfy(queryTerms.contains)
-                    if headIsQuery || food.commonNameSegments.contains(where: { $0.allSatisfy(queryTerms.contains) }) {
+                    let headIsQuery = (!food.headTerms.isEmpty && food.headTerms.allSatisfy(queryTerms.contains))
+                        || (!food.firstHeadTerms.isEmpty && food.firstHeadTerms.allSatisfy(queryTerms.contains)
+                            && queryTerms.allSatisfy(food.firstHeadTerms.contains))
+                    if !lastWordOnlyComesWith,
+                       headIsQuery || food.commonNameSegments.contains(where: { $0.allSatisfy(queryTerms.contains) }) {
                         total += SearchIndex.pureHeadBonus
                     }
                     // "Ice creams, vanilla" for "ice cream": a sweet asked for by name is not held back by its group.
                     if headIsQuery && queryTerms.allSatisfy(food.headTerms.contains) { total += food.groupPenalty }
+                    if !food.headTerms.isEmpty && food.headTerms.allSatisfy(queryTerms.contains) { total += food.modifierRefund }
                     // "Cream, sour" for "sour cream": the name is the query, word for word.
                     // English puts the main noun last, so the query's last word must be the head
                     // ("milk chocolate" is not "Milk, chocolate").

@@ -91,6 +91,85 @@ struct SearchTests {
         }
     }
 
+    @Test func aPoultryVersionOfASausageIsTheStandIn() throws {
+        // "Frankfurter, turkey" and "Bologna, turkey" are stand-ins unless turkey is asked for.
+        for query in ["hot dog", "bologna"] {
+            let first = try #require(db.search(query, limit: 1).first)
+            #expect(!first.description.contains("turkey") && !first.description.contains("chicken"), "\(query) → \(first.description)")
+        }
+        #expect(db.search("turkey bologna", limit: 1).first?.id == "07011")
+    }
+
+    @Test func peanutsAreEatenAsNutsNotBoiledLikeBeans() throws {
+        // Raw peanuts have little water but are no dry staple: their fat makes them a nut.
+        let first = try #require(db.search("peanuts", limit: 1).first)
+        #expect(!first.description.contains("boiled"), "peanuts → \(first.description)")
+        #expect(db.search("boiled peanuts", limit: 1).first?.description.contains("boiled") == true)
+    }
+
+    @Test func aFoodThatOnlyComesWithTheQueryIsNotIt() throws {
+        // "Chicken, canned, meat only, with broth" is chicken, and "no broth" is not broth at all.
+        let first = try #require(db.search("chicken broth", limit: 1).first)
+        #expect(first.description.hasPrefix("Soup, chicken broth"), "chicken broth → \(first.description)")
+        #expect(!db.search("chicken broth", limit: 40).contains { $0.id == "05311" })  // Chicken, canned, no broth
+    }
+
+    @Test func moreHouseholdMeasuresAndUntoastedFormsBreakNearTies() throws {
+        // Sweet peppers have more household measures than banana peppers; plain bread beats toasted.
+        #expect(db.search("bell pepper", limit: 1).first?.description.hasPrefix("Peppers, sweet") == true)
+        #expect(db.search("sourdough bread", limit: 1).first?.id == "18029")  // Bread, french or vienna (includes sourdough)
+    }
+
+    @Test func aHeadNamingTwoFoodsNamesTheFirstAndPreparedDrinksBeatPowders() throws {
+        #expect(db.search("jam", limit: 1).first?.id == "19297")  // Jams and preserves
+        #expect(db.search("bacon", limit: 1).first?.description.contains("and") == false)  // not "Bacon and beef sticks"
+        #expect(db.search("hot chocolate", limit: 1).first?.description.contains("prepared") == true)
+        // A flavour is not the plain food.
+        #expect(db.search("almond milk", limit: 1).first?.description.contains("chocolate") == false)
+        #expect(db.search("chocolate almond milk", limit: 1).first?.description.contains("chocolate") == true)
+    }
+
+    @Test func whatAFoodIsMadeFromAndWhatIsMadeOfItRankBelowIt() throws {
+        // "made from …" details a soy sauce; a seed made into butter or flour, or an immature
+        // (fresh-shelled) bean, is not the seed or bean people mean.
+        #expect(db.search("soy sauce", limit: 1).first?.id == "16123")  // Soy sauce made from soy and wheat (shoyu)
+        #expect(db.search("sunflower seeds", limit: 1).first?.description.contains("kernels") == true)
+        #expect(db.search("sunflower seed butter", limit: 1).first?.description.contains("butter") == true)
+        #expect(db.search("peanut butter", limit: 1).first?.id == "16098")
+        #expect(db.search("pinto beans", limit: 1).first?.description.contains("immature") == false)
+    }
+
+    @Test func venisonIsDeerAndFlavouredOrFatFreeFormsRankBelowThePlainOne() throws {
+        #expect(db.search("venison", limit: 40).contains { $0.id == "17164" })  // Game meat, deer, raw (no common name)
+        // "94% fat free" details the composition, but "free" still marks a processed form.
+        #expect(db.search("popcorn", limit: 1).first?.description.contains("air-popped") == true)
+    }
+
+    @Test func alternativesAreOneExtraWordAndDrySoupIsAPowder() throws {
+        // "Grapes, red or green (…)": "red or green" costs as one word; the everyday grape wins.
+        #expect(db.search("grapes", limit: 1).first?.id == "09132")
+        // Soups are had prepared, like drinks: the dry bouillon powder is not "chicken broth".
+        #expect(db.search("chicken broth", limit: 1).first?.description.contains("dry") == false)
+    }
+
+    @Test func aWordThatOnlyModifiesTheHeadNounWeighsLess() throws {
+        // "Parmesan cheese topping" is a topping; "Cheese, parmesan, grated" is parmesan.
+        #expect(db.search("parmesan", limit: 1).first?.description.hasPrefix("Cheese, parmesan") == true)
+        // Naming the whole head gives the modifier its weight back: "Turkey bacon" over "Bacon, turkey".
+        #expect(db.search("turkey bacon", limit: 1).first?.description.hasPrefix("Turkey bacon") == true)
+    }
+
+    @Test func babyMincedAndChoppedFormsRankBelowThePlainOne() throws {
+        #expect(db.search("zucchini", limit: 1).first?.description.contains("baby") == false)
+        #expect(db.search("ham", limit: 1).first?.id == "07029")  // Ham, sliced, regular (not minced or chopped)
+    }
+
+    @Test func unsweetenedIsPlainAndSelfRisingIsProcessed() throws {
+        #expect(db.search("apple juice", limit: 1).first?.description.hasPrefix("Apple juice, canned or bottled, unsweetened") == true)
+        #expect(db.search("cornmeal", limit: 1).first?.description.contains("self-rising") == false)
+        #expect(db.search("self-rising cornmeal", limit: 1).first?.description.contains("self-rising") == true)
+    }
+
     @Test func eggComesBeforeEggProductsAndLookAlikes() throws {
         let ids = db.search("egg", limit: 200).map(\.id)
         let egg = try #require(ids.firstIndex(of: "01123"))
