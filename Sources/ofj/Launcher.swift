@@ -131,16 +131,19 @@ struct Launcher {
         let threadID = try p.value("--thread").map { try resolveThread($0, store: app.store) } ?? UUIDSource().next()
         Signals.install()
         let terminationsBefore = Signals.terminations.value
+        let interruptsBefore = Signals.interrupts.value
         let handle = try runner.submit(threadID: threadID, text: text, model: model)
         var outcome: RunOutcome?
         var refusedWrites = 0
         // Whether stdout ends mid-line (streamed text), so a write's line starts on its own.
         var midLine = false
         let tools = app.tools
-        let termBase = Signals.terminations.value
+        // Counted from before the run started: a SIGTERM that arrives while this thread is still
+        // getting here (a busy machine) is a termination too.
+        let termBase = terminationsBefore
         var terminated: Bool { Signals.terminations.value != termBase }
         // On its own thread: a stream arriving at full speed can keep every task thread busy.
-        let watcher = SignalWatch {
+        let watcher = SignalWatch(since: (interruptsBefore, terminationsBefore)) {
             runner.interrupt(threadID: threadID)
             // SIGTERM must end the process within a second whatever the stream does; the clean
             // path below takes milliseconds, this is the backstop (SQLite keeps every commit whole).

