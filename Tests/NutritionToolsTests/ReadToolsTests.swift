@@ -200,6 +200,31 @@ import Nutrition
         #expect(Set(names).count == 150)
     }
 
+    /// Issue 16: a 5,000-food Food Bank is listed in pages that fit, join up and never truncate.
+    @Test func aFiveThousandFoodBankPagesWithoutTruncation() async throws {
+        let f = try Fixture(seeded: false)
+        try f.journal.queue.write { db in
+            for i in 0..<5_000 {
+                _ = try f.journal.createFood(FoodDraft(name: String(format: "Food %04d with a fairly long descriptive name", i), brand: "Brand \(i % 40)",
+                                                       serving: ServingSize(quantity: 100, unit: .mass(.g)),
+                                                       nutrients: nutrients(["energy_kcal": 200, "protein_g": 10, "fat_g": 5, "carbohydrate_g": 25])), in: db)
+            }
+        }
+        var names = Set<String>()
+        var offset = 0
+        for _ in 0..<400 {
+            let r = try f.resolve("search_food_bank", ["query": "food", "offset": .number(Double(offset)), "limit": 30])
+            let raw = try await r.tool.execute(arguments: r.arguments, context: f.context)
+            #expect(raw.content.utf8.count <= Paging.byteBudget)
+            #expect(f.registry.bounded(raw, toolName: "search_food_bank").content == raw.content)
+            let page = try JSONValue.parse(raw.content)
+            for food in page["foods"]?.arrayValue ?? [] { if let n = food["name"]?.stringValue { names.insert(n) } }
+            guard let next = page["next_offset"]?.intValue else { break }
+            offset = next
+        }
+        #expect(names.count == 5_000)
+    }
+
     @Test func aYearOfLoggedDaysPagesWithoutTruncation() async throws {
         let f = try Fixture()
         try f.journal.queue.write { db in

@@ -325,7 +325,7 @@ import Glibc
         #expect(!p.isRunning)
         #expect(p.terminationReason == .exit)
         let stderr = (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? ""
-        #expect(p.terminationStatus == 143, "\(stderr)")
+        #expect(p.terminationStatus == 143, "stderr: \(stderr.replacingOccurrences(of: "\n", with: " | "))")
     }
 
     @Test func ctrlDAtThePromptEndsTheLine() async throws {

@@ -38,6 +38,12 @@ public enum Signals {
         sigaction(SIGTERM, &term, nil)
         sigaction(SIGHUP, &term, nil)
         signal(SIGPIPE, SIG_IGN)
+        // A parent can start ofj with these blocked (the mask is inherited across exec); blocked,
+        // a SIGTERM would wait unseen until the run's own deadline.
+        var wanted = sigset_t()
+        sigemptyset(&wanted)
+        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&wanted, s) }
+        pthread_sigmask(SIG_UNBLOCK, &wanted, nil)
     }
 
     public static var interrupts: InterruptFlag { processInterrupts }
