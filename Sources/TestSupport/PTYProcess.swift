@@ -87,7 +87,9 @@ public final class PTYProcess: @unchecked Sendable {
     }
 
     /// Reads until `text` has appeared in the output (returns everything so far) or the timeout passes (nil).
-    public func read(until text: String, timeout: Double = 20) async -> String? {
+    /// The default timeout is generous: a passing read returns as soon as the text appears, and
+    /// the whole suite running in parallel on 2 cores can starve a child for tens of seconds.
+    public func read(until text: String, timeout: Double = 60) async -> String? {
         let found = await drain(until: Date().addingTimeInterval(timeout)) { String(decoding: $0, as: UTF8.self).contains(text) }
         // On a miss the output stays buffered, so the next read (or a failure message) can show it.
         return found ? takeAll() : nil
@@ -116,7 +118,7 @@ public final class PTYProcess: @unchecked Sendable {
     }
 
     /// Waits for the process to exit; returns its exit status, or nil on timeout.
-    public func waitForExit(timeout: Double = 20) async -> Int32? {
+    public func waitForExit(timeout: Double = 60) async -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         var status: Int32 = 0
         while Date() < deadline {
