@@ -278,10 +278,13 @@ public struct PackagedFoods: Sendable {
     func map(_ e: HTTPError, service: String) -> PackagedError {
         switch e {
         case .firstByteTimeout, .idleTimeout, .connectTimeout: return .slow(service: service)
-        case .connectFailed(let m), .connectionReset(let m), .tls(let m): return .offline(service: service, detail: String(m.prefix(80)))
+        // libcurl's own text names hosts and ports (and a mirror's URL may carry a key): say the kind only.
+        case .connectFailed: return .offline(service: service, detail: "could not connect")
+        case .connectionReset: return .offline(service: service, detail: "the connection was cut")
+        case .tls: return .offline(service: service, detail: "the secure connection failed")
         case .invalidURL: return .offline(service: service, detail: "the base URL is not valid; check OPENFOODFACTS_BASE_URL / FDC_BASE_URL")
         case .cancelled: return .offline(service: service, detail: "cancelled")
-        case .other(let m): return .offline(service: service, detail: String(m.prefix(80)))
+        case .other: return .offline(service: service, detail: "the transfer failed")
         }
     }
 }
