@@ -28,12 +28,13 @@ extension JournalStore {
     /// Creates a saved food carrying `barcode`. Refuses a barcode another saved food has.
     @discardableResult
     public func createFood(_ draft: FoodDraft, barcode: String, id: UUID? = nil, in db: Database) throws -> SavedFood {
-        guard !barcode.isEmpty, barcode.count <= 14, barcode.allSatisfy(\.isASCII), barcode.allSatisfy(\.isNumber) else {
+        // The same rule backup import applies, so a journal's own backup always imports.
+        guard (8...14).contains(barcode.count), barcode.allSatisfy(\.isASCII), barcode.allSatisfy(\.isNumber) else {
             throw JournalError.invalid(field: "barcode", reason: "must be 8 to 14 digits")
         }
         return try db.transaction { db in
             if let existing = try food(barcode: barcode, in: db) {
-                throw JournalError.invalid(field: "barcode", reason: "\(barcode) is already saved as \"\(existing.name)\" (\(existing.id.uuidString))")
+                throw JournalError.invalid(field: "barcode", reason: "\(barcode) is already saved in the Food Bank (food \(existing.id.uuidString)); log that food instead")
             }
             let food = try createFood(draft, id: id, in: db)
             try db.execute("UPDATE journal_saved_foods SET barcode = ? WHERE id = ?", [barcode, food.id.uuidString])

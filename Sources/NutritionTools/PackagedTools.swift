@@ -212,6 +212,9 @@ struct LogPackagedFood: JournalWriteTool {
         var lines = ["Log to the journal: \(Text.food(draft.name, brand: draft.brand)) — \(portion.label)",
                      PackagedTools.sourceLine(k), whenLine(day, meal), Text.nutrientLines(total)]
         if k.savedFood == nil, let a = k.product.source.attribution { lines.append(a) }
+        // Like every other log tool's card: an entry over 5,000 kcal or 5 kg says so.
+        let warning = entrySizeWarning(total, grams: portion.serving.grams.map { $0 * portion.servings })
+        if !warning.isEmpty { lines.append(warning.trimmingCharacters(in: .newlines)) }
         let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "nutrients": Shape.nutrients(total),
                                            "serving": Shape.serving(portion.serving), "servings": Shape.number(portion.servings)]
         return WritePlan(preview: lines.joined(separator: "\n"), change: change, preconditions: dependencies([k.dependency])) { db in

@@ -126,7 +126,7 @@ enum OfjCommands {
             CommandSpec("packaged", summary: "search packaged and branded foods: Open Food Facts (default) or USDA FoodData Central (--source fdc; FDC_API_KEY, DEMO_KEY by default)",
                         arguments: [PositionalSpec("QUERY", variadic: true)],
                         options: [.value("--source", "SOURCE", .choice(["off", "fdc"]), "where to search", default: "off"),
-                                  .value("--limit", "N", .integer(1...100), "at most N products", default: "10"),
+                                  .value("--limit", "N", .integer(1...50), "at most N products", default: "10"),
                                   json, .flag("--refresh", "search again instead of answering from the cache")],
                         action: .async { inv in
                             await PackagedCommands.main(PackagedCommands.words("packaged", inv.arguments), environment: ctx.environment, paths: ctx.paths, version: ctx.version)

@@ -64,7 +64,8 @@ enum MCPCommand {
 
     /// Writes that only add (a new entry or food) are not destructive; writes that change or remove
     /// what is there are. Idempotent: the same call again changes nothing more.
-    static let additiveWrites: Set<String> = ["log_food", "log_saved_food", "log_reference_food", "log_calculator_build"]
+    static let additiveWrites: Set<String> = ["log_food", "log_saved_food", "log_reference_food", "log_calculator_build",
+                                              "log_packaged_food", "save_packaged_food"]
     static let idempotentWrites: Set<String> = ["update_journal_entry", "move_journal_entry", "delete_journal_entry", "set_food_archived",
                                                 "set_food_on_shelf", "rename_brand", "set_goals"]
 

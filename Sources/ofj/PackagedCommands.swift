@@ -253,8 +253,10 @@ extension PackagedCommands {
                     return .card(card.joined(separator: "\n"), logPrompt: "", log: nil)
                 }
                 let card = [PackagedText.card(found.product, origin: found.origin)] + attribution
-                let draft = draft(found, portion: portion, day: nil, meal: nil)
-                return .card(card.joined(separator: "\n"), logPrompt: "Log \(portion.label) to \(journal.defaultMeal().rawValue) today?") {
+                // The day and meal the prompt names are the ones written, however long it stays open.
+                let day = journal.today(), meal = journal.defaultMeal()
+                let draft = draft(found, portion: portion, day: day, meal: meal)
+                return .card(card.joined(separator: "\n"), logPrompt: "Log \(portion.label) to \(meal.rawValue) today?") {
                     let entry = try journal.logEntry(draft)
                     return "logged \(JournalViews.entryLine(entry)) to \(entry.meal.rawValue) on \(entry.day)"
                 }
