@@ -1,4 +1,5 @@
 // What every wire adapter needs to reach its provider: endpoint, key, model, headers, timeouts.
+import Foundation
 import HTTP
 import Agent
 
@@ -44,7 +45,14 @@ extension AdapterConfig {
     /// model. Opaque continuation (signatures, encrypted reasoning, reasoning details) is
     /// replayed only to the same origin: another server may reject unknown fields, and another
     /// model may fail to verify the blob (OpenAI answers `invalid_encrypted_content`).
+    /// The base URL goes in without user info, query or fragment: the origin is stored with the
+    /// thread, and a configured URL may carry credentials.
     func continuationOrigin(family: String, model: String? = nil) -> String {
-        "\(family) \(baseURL) \(model ?? self.model)"
+        var url = baseURL
+        if var c = URLComponents(string: baseURL) {
+            c.user = nil; c.password = nil; c.query = nil; c.fragment = nil
+            url = c.string ?? baseURL
+        }
+        return "\(family) \(url) \(model ?? self.model)"
     }
 }

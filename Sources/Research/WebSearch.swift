@@ -169,16 +169,15 @@ public struct WebSearchClient: Sendable {
             let response = try await transport.send(request)
             status = response.head.status
             bytes = try await response.collect(limit: 4 << 20)
-        } catch let error as HTTPError {
-            throw .failed("\(name) could not be reached (\(error))")
         } catch {
-            throw .failed("\(name) could not be reached")
+            // Never the transport's own text: it names hosts, and a base URL may carry a key.
+            throw .failed("\(name) could not be reached; check the network connection or try again later")
         }
         guard (200..<300).contains(status) else {
             switch status {
             case 401, 403: throw .failed("\(name) refused the API key (HTTP \(status)); check \(configuration.backend == .tavily ? "TAVILY_API_KEY" : "PARALLEL_API_KEY")")
             case 429, 432, 433: throw .failed("\(name) usage limit reached (HTTP \(status)); try again later")
-            default: throw .failed("\(name) answered HTTP \(status)")
+            default: throw .failed("\(name) answered HTTP \(status); try again later")
             }
         }
         guard let json = try? JSONValue.parse(bytes: bytes) else { throw .failed("\(name) sent a response that is not JSON") }
