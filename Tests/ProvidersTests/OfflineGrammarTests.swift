@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 @testable import Providers
 
 @Suite struct OfflineGrammarTests {
@@ -98,6 +99,33 @@ import Testing
         #expect(OfflineGrammar.corrected("dinr") == "dinr")     // two edits on a short word is too far
         #expect(OfflineGrammar.corrected("oats") == "oats")
         #expect(OfflineGrammar.editDistance("kitten", "sitting", limit: 5) == 3)
+    }
+
+    /// A word that is one edit from a meal or day word is part of the food unless the grammar
+    /// expects a meal or day there.
+    @Test(arguments: [
+        ("I had fruit punch", OfflineIntent.log(food: "fruit punch", quantity: 1, unit: nil, meal: nil, usual: false)),
+        ("log a hot toddy", .log(food: "hot toddy", quantity: 1, unit: nil, meal: nil, usual: false)),
+        ("log fruit punch for lunh", .log(food: "fruit punch", quantity: 1, unit: nil, meal: "lunch", usual: false)),
+        ("log 2 eggs yesterdy", .dated(.log(food: "eggs", quantity: 2, unit: nil, meal: nil, usual: false), .yesterday)),
+        ("log toast on tuesdy", .dated(.log(food: "toast", quantity: 1, unit: nil, meal: nil, usual: false), .weekday(2))),
+    ])
+    func typosAreCorrectedOnlyWhereTheGrammarExpectsAKeyword(_ utterance: String, _ expected: OfflineIntent) {
+        #expect(OfflineGrammar.parse(utterance) == expected)
+    }
+
+    /// "the 31st" is the newest 31st on or before today, skipping months without one.
+    @Test func aDayOfMonthSkipsMonthsThatAreTooShort() {
+        let utc = TimeZone(identifier: "UTC")!
+        let dec1 = 1_796_083_200.0  // 2026-12-01T00:00:00Z
+        let calendar = OfflineCalendar(timeZone: utc, now: dec1 + 3_600)
+        #expect(calendar.string(calendar.today) == "2026-12-01")
+        #expect(calendar.string(calendar.range(.dayOfMonth(31)).0) == "2026-10-31")
+        #expect(calendar.string(calendar.range(.dayOfMonth(30)).0) == "2026-11-30")
+        #expect(calendar.string(calendar.range(.dayOfMonth(1)).0) == "2026-12-01")
+        let mar1 = calendar.today + 90  // 2027-03-01: February has no 30th
+        let march = OfflineCalendar(timeZone: utc, now: Double(mar1) * 86_400 + 3_600)
+        #expect(march.string(march.range(.dayOfMonth(30)).0) == "2027-01-30")
     }
 }
 

@@ -157,11 +157,17 @@ struct OfflineCalendar {
             if back == 0 { back = 7 }
             return (today - back, today - back)
         case .dayOfMonth(let d):
+            // The latest day numbered `d` on or before today: this month's if it has passed,
+            // else the newest earlier month that has one ("the 31st" on 1 December is 31 October).
             let (y, m, day) = OfflineCalendar.civil(today)
             var (year, month) = (y, m)
             if d > day { (year, month) = m == 1 ? (y - 1, 12) : (y, m - 1) }
-            let n = OfflineCalendar.dayNumber(String(format: "%04d-%02d-%02d", year, month, d)) ?? today
-            return (n, n)
+            for _ in 0..<3 {
+                let date = String(format: "%04d-%02d-%02d", year, month, d)
+                if OfflineGrammar.dayNumberIfValid(date) != nil, let n = OfflineCalendar.dayNumber(date) { return (n, n) }
+                (year, month) = month == 1 ? (year - 1, 12) : (year, month - 1)
+            }
+            return (today, today)
         }
     }
 

@@ -90,7 +90,7 @@ public enum OfflineGrammar {
         var s = utterance.lowercased()
             .replacingOccurrences(of: "’", with: "'")
             .trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: ".!?")))
-        s = s.split(whereSeparator: \.isWhitespace).map { corrected(String($0)) }.joined(separator: " ")
+        s = correctedWords(s.split(whereSeparator: \.isWhitespace).map(String.init)).joined(separator: " ")
         if s.isEmpty || s == "help" || s == "?" || s.hasPrefix("what can you do") || s == "help me" { return .help }
 
         if let n = choice(s) { return .choose(n) }
@@ -303,6 +303,28 @@ public enum OfflineGrammar {
     static let knownWords: Set<String> = Set(["breakfast", "lunch", "dinner", "supper", "snack", "snacks", "today", "yesterday",
                                               "tomorrow", "calories", "protein", "sodium", "cholesterol", "potassium", "magnesium",
                                               "caffeine", "calcium", "delete", "remove", "journal", "remaining"] + weekdays)
+
+    /// Words that introduce a meal or a day ("for brekfast", "on tuesdy", "since yesterdy").
+    static let slotIntroducers: Set<String> = ["for", "at", "to", "on", "as", "since", "from", "of", "my", "this", "last", "into"]
+    static let questionStarts: Set<String> = ["what", "what's", "whats", "how", "which", "show", "list", "when", "did", "delete", "remove", "move"]
+
+    /// Typo correction applied only where the grammar expects one of its words, so a food name is
+    /// never rewritten ("fruit punch" stays punch, "hot toddy" stays toddy): anywhere in a question or
+    /// command, after a word that introduces a meal or day, or a long last word that is a day
+    /// ("eggs yesterdy"). Elsewhere the word belongs to the food and the reference search reads it.
+    static func correctedWords(_ words: [String]) -> [String] {
+        let question = words.first.map { questionStarts.contains($0) } ?? false
+        return words.enumerated().map { i, word in
+            let fixed = corrected(word)
+            guard fixed != word else { return word }
+            if question { return fixed }
+            if i > 0, slotIntroducers.contains(words[i - 1]) { return fixed }
+            let isDay = ["today", "yesterday", "tomorrow"].contains(fixed) || weekdays.contains(fixed)
+            if i == words.count - 1, isDay, word.count >= 6 { return fixed }
+            let isGrammarOnly = !mealWords.keys.contains(fixed) && !isDay
+            return isGrammarOnly ? fixed : word
+        }
+    }
 
     /// The known word a typed word is a typo of, or the word itself.
     static func corrected(_ word: String) -> String {
