@@ -36,6 +36,7 @@ extension JournalStore {
         }
 
         var foods: [SavedFood] = []
+        var barcodes: [String: String] = [:]
         let foodRows = Self.probeRowids(db, table: "journal_saved_foods", bounds: [
             "SELECT max(rowid) FROM journal_saved_foods",
         ])
@@ -46,6 +47,13 @@ extension JournalStore {
                 try importable(food)
                 foods.append(food)
                 report.foodsSaved += 1
+                // A file from before barcodes existed has no column; a barcode that does not read
+                // as one is left behind (the food keeps everything else).
+                if let row = try? db.row("SELECT id, barcode FROM journal_saved_foods WHERE rowid = ?", [rowid]),
+                   let id = row[0].string, let code = row[1].string,
+                   (8...14).contains(code.count), code.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                    barcodes[id] = code
+                }
             } catch {
                 report.foodsSkipped += 1
             }
@@ -83,7 +91,8 @@ extension JournalStore {
         }
         entries.sort { ($0.day.description, $0.createdAt, $0.id.uuidString) < ($1.day.description, $1.createdAt, $1.id.uuidString) }
         foods.sort { ($0.createdAt, $0.id.uuidString) < ($1.createdAt, $1.id.uuidString) }
-        let backup = JournalBackup(schemaVersion: JournalStore.backupSchemaVersion, exportedAt: now(), goals: goals, foods: foods, entries: entries)
+        let backup = JournalBackup(schemaVersion: JournalStore.backupSchemaVersion, exportedAt: now(), goals: goals, foods: foods, entries: entries,
+                                  foodBarcodes: barcodes.isEmpty ? nil : barcodes)
         return (backup, report)
     }
 

@@ -42,6 +42,23 @@ import TestSupport
         #expect(backup.entries.count == 300)
     }
 
+    /// A saved food's barcode survives a salvage, so a scan after restoring still finds the food.
+    @Test func barcodesAreSalvagedWithTheirFoods() throws {
+        let dir = TempDirectory()
+        let path = try journalFile(dir)
+        let clock = ManualClock("2026-03-01T13:00:00Z")
+        let writer = try JournalStore.openStandalone(queue: try DatabaseQueue(path: path), timeZone: testZone, now: { clock.now() })
+        let scanned = try writer.createFood(FoodDraft(name: "Oat drink", serving: ServingSize(quantity: 250, unit: .volume(.ml)),
+                                                      nutrients: nutrients(["energy_kcal": 110])), barcode: "7394376616037")
+        let store = try openDamaged(path)
+        let (backup, _) = store.queue.read { store.salvageBackup(in: $0) }
+        #expect(backup.foodBarcodes?.values.sorted() == ["7394376616037"])
+
+        let (fresh, _) = try makeStore(ManualClock("2026-03-02T12:00:00Z"))
+        _ = try fresh.importBackup(try JournalJSON.encoder.encode(backup))
+        #expect(try fresh.food(barcode: "7394376616037")?.id == scanned.id)
+    }
+
     /// A salvage runs no migration: a file from before `derived_nutrients` existed still salvages its entries.
     @Test func aFileWithoutTheDerivedColumnSalvagesEveryEntry() throws {
         let dir = TempDirectory()
