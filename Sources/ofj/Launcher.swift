@@ -84,11 +84,13 @@ struct Launcher {
         let session = REPLSession(services: services, input: input, output: output, style: style,
                                   width: isTTY ? Terminal.width() : 0, interrupts: Signals.interrupts,
                                   terminations: Signals.terminations, threadID: threadID)
+        let terminationsBefore = Signals.terminations.value
         let status = await session.runInteractive()
         runner.interruptAll()
         _ = await app.flusher?.shutdown(timeout: 2)
         if let recorder { try await finishRecording(recorder) }
-        return status
+        // A session ended by SIGTERM or SIGHUP says so to its parent (143 / 129), like `ofj ask`.
+        return Signals.terminations.value != terminationsBefore ? Signals.terminationStatus : status
     }
 
     // MARK: - recording

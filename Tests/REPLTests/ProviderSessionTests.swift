@@ -54,12 +54,12 @@ import SQLiteKit
         #expect(after.contains("Interrupted"))
         #expect(try runPhases() == ["suspended"])
 
-        // A second answer stalls too; SIGTERM leaves it suspended and ofj exits cleanly.
+        // A second answer stalls too; SIGTERM leaves it suspended and ofj exits cleanly with 143.
         p.send("more?\r")
         #expect(await p.read(until: "Ctrl-C to stop") != nil)
         _ = await p.read(timeout: 1.0)
         p.signal(SIGTERM)
-        #expect(await p.waitForExit() == 0)
+        #expect(await p.waitForExit() == 143) // the parent learns it was terminated, as with `ofj ask`
         #expect(try runPhases() == ["cancelled", "suspended"]) // the first was superseded by the new message
         // The key never reaches the screen or the database.
         let db = try String(contentsOfFile: home.file("data/ofj.sqlite"), encoding: .isoLatin1)
