@@ -164,11 +164,11 @@ enum DatabaseHealth {
         do {
             queue = try DatabaseQueue(path: databasePath, options: Database.Options(walMode: false))
         } catch let e as DatabaseError where e.isBusy {
-            return ("database: not checked: \(e)", false)
+            return ("database: not checked, another ofj is writing it (\(e.message)); run ofj doctor again when it is done", false)
         } catch let e as DatabaseError {
             return ("database: DAMAGED, cannot be opened (\(e.message)): move it aside and import your latest backup", true)
         } catch {
-            return ("database: not checked (\(error))", false)
+            return ("database: not checked (\(error)); check the file and its folder are readable, then run ofj doctor again", false)
         }
         guard let damage = check(queue) else { return ("database: ok (quick_check)", false) }
         update(databasePath) { state in

@@ -30,13 +30,13 @@ enum ExternalEditor {
         defer { argv.forEach { free($0) } }
         var child: pid_t = 0
         let rc = posix_spawn(&child, "/bin/sh", nil, nil, argv, environ)
-        guard rc == 0 else { return .failed("could not start the editor '\(TerminalText.sanitize(editor, keepNewlines: false))'") }
+        guard rc == 0 else { return .failed("could not start the editor '\(TerminalText.sanitize(editor, keepNewlines: false))'; set $VISUAL or $EDITOR to an editor that is installed") }
         var status: Int32 = 0
         while waitpid(child, &status, 0) < 0 && errno == EINTR {}
         guard (status & 0x7f) == 0, (status >> 8) & 0xff == 0 else {
-            return .failed("the editor '\(TerminalText.sanitize(editor, keepNewlines: false))' did not finish cleanly; the arguments were not changed")
+            return .failed("the editor '\(TerminalText.sanitize(editor, keepNewlines: false))' did not finish cleanly; the arguments were not changed (save and quit the editor to apply an edit)")
         }
-        guard let data = FileManager.default.contents(atPath: path) else { return .failed("the edited file could not be read back") }
+        guard let data = FileManager.default.contents(atPath: path) else { return .failed("the edited file could not be read back; the arguments were not changed, press e to try again") }
         let edited = String(decoding: data, as: UTF8.self)
         return edited.trimmingCharacters(in: .whitespacesAndNewlines) == text.trimmingCharacters(in: .whitespacesAndNewlines) ? .unchanged : .edited(edited)
     }
