@@ -208,7 +208,9 @@ struct LogPackagedFood: JournalWriteTool {
         let draft = EntryDraft(day: day, meal: meal, name: String(Text.clean(k.product.name, max: JournalStore.Limits.name)),
                                brand: k.product.brand.map { Text.clean($0, max: JournalStore.Limits.brand) }, serving: portion.serving,
                                servings: portion.servings, nutrients: portion.nutrients, savedFoodID: k.savedFood?.id,
-                               source: k.savedFood == nil ? .packaged : .foodBank)
+                               source: k.savedFood == nil ? .packaged : .foodBank,
+                               derivedNutrients: k.product.derived(in: portion.nutrients)
+                                   .union((k.savedFood?.derivedNutrients ?? []).filter { portion.nutrients.values[$0] != nil }))
         var lines = ["Log to the journal: \(Text.food(draft.name, brand: draft.brand)) — \(portion.label)",
                      PackagedTools.sourceLine(k), whenLine(day, meal), Text.nutrientLines(total)]
         if k.savedFood == nil, let a = k.product.source.attribution { lines.append(a) }
@@ -244,9 +246,10 @@ struct SavePackagedFood: JournalWriteTool {
                 ? try PackagedPortion.resolve(k.product, servings: 1)
                 : try PackagedPortion.resolve(k.product, amount: k.product.per100Unit == "ml" ? "100 ml" : "100 g")
         } catch let e as PackagedPortion.Problem { throw ToolArgumentError(field: "barcode", e.description) }
-        let draft = FoodDraft(name: String(Text.clean(k.product.name, max: JournalStore.Limits.name)),
+        var draft = FoodDraft(name: String(Text.clean(k.product.name, max: JournalStore.Limits.name)),
                               brand: k.product.brand.map { Text.clean($0, max: JournalStore.Limits.brand) },
                               serving: portion.serving, nutrients: portion.nutrients)
+        draft.derivedNutrients = k.product.derived(in: portion.nutrients)
         var lines = ["Save to the Food Bank: \(Text.food(draft.name, brand: draft.brand)) — serving \(portion.serving.label)",
                      PackagedTools.sourceLine(k), Text.nutrientLines(portion.nutrients, label: "Per serving")]
         if let a = k.product.source.attribution { lines.append(a) }

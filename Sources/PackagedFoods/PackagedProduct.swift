@@ -52,6 +52,12 @@ public struct PackagedProduct: Sendable, Hashable, Codable {
     /// Nutrients the label gives as an upper bound ("<0.5"): the bound is recorded.
     public var atMost: [String]
 
+    /// The computed nutrients among `nutrients`, for an entry or food made from this product, so
+    /// the journal marks them like the reference's derived values.
+    public func derived(in nutrients: NutrientAmounts) -> Set<String> {
+        Set(derived.filter { nutrients.values[$0] != nil })
+    }
+
     public init(source: PackagedSource, id: String, barcode: String?, name: String, brand: String?, dataType: String? = nil,
                 per100Unit: String = "g", per100: NutrientAmounts, perServing: NutrientAmounts, serving: ServingSize?,
                 servingText: String?, packageQuantity: Double?, derived: [String] = [], atMost: [String] = []) {

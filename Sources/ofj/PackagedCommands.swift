@@ -204,7 +204,9 @@ struct PackagedCommands {
     static func draft(_ found: Found, portion: PackagedPortion, day: CalendarDay?, meal: Meal?) -> EntryDraft {
         EntryDraft(day: day, meal: meal, name: String(found.product.name.prefix(JournalStore.Limits.name)), brand: found.product.brand,
                    serving: portion.serving, servings: portion.servings, nutrients: portion.nutrients,
-                   savedFoodID: found.savedFood?.id, source: found.savedFood == nil ? .packaged : .foodBank)
+                   savedFoodID: found.savedFood?.id, source: found.savedFood == nil ? .packaged : .foodBank,
+                   derivedNutrients: found.product.derived(in: portion.nutrients)
+                       .union((found.savedFood?.derivedNutrients ?? []).filter { portion.nutrients.values[$0] != nil }))
     }
 
     // MARK: - ofj foods add --barcode
@@ -231,7 +233,9 @@ struct PackagedCommands {
         } else {
             portion = try PackagedPortion.resolve(p, amount: p.per100Unit == "ml" ? "100 ml" : "100 g")
         }
-        return FoodDraft(name: String(p.name.prefix(JournalStore.Limits.name)), brand: p.brand, serving: portion.serving, nutrients: portion.nutrients)
+        var draft = FoodDraft(name: String(p.name.prefix(JournalStore.Limits.name)), brand: p.brand, serving: portion.serving, nutrients: portion.nutrients)
+        draft.derivedNutrients = p.derived(in: portion.nutrients)
+        return draft
     }
 }
 

@@ -91,6 +91,7 @@ final class PackagedFixture: Sendable {
         #expect(e.source == .packaged)
         #expect(e.nutrients["energy_kcal"] == 200)
         #expect(e.nutrients["sodium_mg"] == 40)
+        #expect(e.derivedNutrients == ["sodium_mg"]) // computed from salt, marked like the reference's derived values
         #expect(e.serving == ServingSize(quantity: 1, unit: .count("bar"), grams: 40))
         #expect(e.meal == .snack)
         #expect(f.transport.requests.count == 1)
@@ -125,6 +126,7 @@ final class PackagedFixture: Sendable {
         _ = try f.apply("save_packaged_food", planned)
         let saved = try #require(try f.journal.food(barcode: "3017620422003"))
         #expect(saved.nutrients["energy_kcal"] == 200)
+        #expect(saved.derivedNutrients == ["sodium_mg"])
         let again = try JSONValue.parse(try await f.read("lookup_barcode", ["barcode": "3017620422003"]).content)
         #expect(again["product"]?["origin"] == "your Food Bank")
         #expect(again["product"]?["attribution"] == nil)
