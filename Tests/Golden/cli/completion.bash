@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/trend|/month|/gaps|/report|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -16,6 +16,13 @@ _ofj() {
         /ask:--provider) COMPREPLY=($(compgen -W "offline gemini openai openrouter anthropic azure ollama llamacpp vllm lmstudio" -- "$cur")); return ;;
         /ask:--model) COMPREPLY=(); return ;;
         /ask:--record) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        /trend:--days) COMPREPLY=(); return ;;
+        /trend:--weeks) COMPREPLY=(); return ;;
+        /trend:--months) COMPREPLY=(); return ;;
+        /gaps:--days) COMPREPLY=(); return ;;
+        /report:--from) COMPREPLY=(); return ;;
+        /report:--to) COMPREPLY=(); return ;;
+        /report:-o|/report:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /log:--kcal) COMPREPLY=(); return ;;
         /log:--kj) COMPREPLY=(); return ;;
         /log:--protein) COMPREPLY=(); return ;;
@@ -48,9 +55,13 @@ _ofj() {
     esac
     local options words files=0
     case "$cmd" in
-        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref barcode packaged goals backup export diag replay mcp doctor completion help" ;;
+        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day trend month gaps report log foods ref barcode packaged goals backup export diag replay mcp doctor completion help" ;;
         /ask) options="--yes --json --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
+        /trend) options="--days --weeks --months --json -h --help"; words="" ;;
+        /month) options="-h --help"; words="" ;;
+        /gaps) options="--days --json -h --help"; words="" ;;
+        /report) options="--from --to -o --output --force -h --help"; words="" ;;
         /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --date --meal --force --json -h --help"; words="" ;;
         /foods) options="--brand --sort --limit --json -h --help"; words="" ;;
         /ref) options="--limit --json -h --help"; words="" ;;
