@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ofj=${1:-.build/debug/ofj}
-out=${2:-$(mktemp -d)}
+if [ -n "${2:-}" ]; then out=$2; mkdir -p "$out"; else out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
 width=820 height=1100
 if ! command -v chromium >/dev/null; then
   echo "ofj: installing Debian package: chromium (for the report render test)" >&2
