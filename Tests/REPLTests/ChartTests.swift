@@ -140,8 +140,12 @@ import REPL
         #expect(text.contains("29 ◆"), "today is marked")
         #expect(text.contains("Average: 1,820 kcal a day over the 11 of 12 logged days that report calories\n(91% of the goal)."))
         // Without a goal the calendar shows kcal.
-        _ = try store.resetGoals()
+        _ = try store.setGoals(try store.goals().setting("energy_kcal", to: nil))
+        #expect(try store.goals()["energy_kcal"] == nil)
         try checkVariants("month-2026-11-no-goal.txt") { try Charts.month(of: store, year: 2026, month: 11, options: $0) }
+        let noGoal = try Self.trend(store, "energy_kcal", from: "2026-11-16", period: .day)
+        #expect(noGoal.goal == nil && noGoal.bars.allSatisfy { $0.fraction == nil })
+        try checkVariants("trend-days-energy-no-goal.txt") { Charts.trend(noGoal, options: $0) }
     }
 
     @Test func localeDecidesUnicode() {
