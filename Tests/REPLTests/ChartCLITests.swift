@@ -42,6 +42,24 @@ import TestSupport
         #expect(ascii.stdout.contains("not reported") && ascii.stdout.contains("#") && ascii.stdout.contains("| goal 50 g"))
     }
 
+    /// On a terminal: colour, the terminal's width; NO_COLOR takes the colour away, not the symbols.
+    @Test func trendOnATerminalIsColouredUnlessNoColor() async throws {
+        try await seed()
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
+        for (noColor, columns) in [(false, UInt16(100)), (true, UInt16(100))] {
+            var e = env.merging(["TERM": "xterm-256color"]) { $1 }
+            if noColor { e["NO_COLOR"] = "1" }
+            let p = try PTYProcess(executable: binary, arguments: ["trend", "--days", "7"], environment: e, columns: columns)
+            let text = try #require(await p.read(until: "Average:"), "ofj trend on a terminal")
+            _ = await p.waitForExit()
+            #expect(text.contains("\u{1B}[") != noColor, "NO_COLOR=\(noColor): \(text)")
+            let plain = stripANSI(text)
+            #expect(plain.contains("│ goal 2,000 kcal") && plain.contains("130%") && plain.contains("no entries"))
+            let rows = plain.split(whereSeparator: \.isNewline).filter { $0.contains("█") }
+            #expect(rows.allSatisfy { $0.count <= 100 } && rows.contains { $0.count > 80 }, "uses the terminal's 100 columns")
+        }
+    }
+
     @Test func trendJSONAndWeeksAndMonths() async throws {
         try await seed()
         let r = try await OfjBinary.run(["trend", "protein_g", "--days", "7", "--json"], environment: env)
