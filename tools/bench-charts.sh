@@ -31,6 +31,8 @@ python3 - "$work/times.json" <<'PY'
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
     cmd = r["command"].split("/ofj ", 1)[-1]
-    print(f"{r['median'] * 1000:8.1f} ms median  (min {r['min'] * 1000:.1f}, max {r['max'] * 1000:.1f}, {len(r['times'])} runs)  ofj {cmd}")
+    cpu = (r["user"] + r["system"]) * 1000  # hyperfine gives means of user and system time
+    print(f"{r['median'] * 1000:8.1f} ms median wall (min {r['min'] * 1000:.1f}, max {r['max'] * 1000:.1f}, {len(r['times'])} runs), "
+          f"{cpu:.1f} ms CPU (user+sys, mean)  ofj {cmd}")
 PY
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
