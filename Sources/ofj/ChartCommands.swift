@@ -80,8 +80,10 @@ extension JournalCommands {
         guard from <= to else { throw CLIError("--from \(from) is after --to \(to)", status: 2) }
         guard from.days(to: to) < 3_660 else { throw CLIError("the report covers at most 10 years; give a later --from", status: 2) }
         // Refuse an existing file before doing the work.
-        if path != "-", FileManager.default.fileExists(atPath: path), !p.has("--force") {
-            throw CLIError("\(path) already exists; choose another name or add --force to replace it")
+        var isDirectory: ObjCBool = false
+        if path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw CLIError("\(path) is a folder; give a file name, e.g. \(path)/report.html", status: 2) }
+            if !p.has("--force") { throw CLIError("\(path) already exists; choose another name or add --force to replace it") }
         }
         let data = try journal.queue.read { db in
             ReportData(summary: try journal.rangeSummary(from: from, to: to, in: db), goals: try journal.goals(in: db),

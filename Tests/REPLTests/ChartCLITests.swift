@@ -116,6 +116,8 @@ import TestSupport
         let forced = try await OfjBinary.run(["report", "-o", file, "--force"], environment: env)
         #expect(forced.status == 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8).hasPrefix("<!DOCTYPE html>"))
+        let folder = try await OfjBinary.run(["report", "-o", home.path, "--force"], environment: env)
+        #expect(folder.status == 2 && folder.stderr.contains("is a folder"), "\(folder.stderr)")
         let stdout = try await OfjBinary.run(["report", "--from", "-6", "-o", "-"], environment: env)
         #expect(stdout.stdout.contains("<svg") && stdout.stdout.contains("</html>"))
     }
