@@ -3,6 +3,7 @@
 // from this table (README.md is checked against `ofj __readme-commands` by the tests).
 import Foundation
 import Journal
+import Nutrition
 import Providers
 import ReferenceFoods
 import REPL
@@ -67,7 +68,7 @@ enum OfjCommands {
                             that report the nutrient. NUTRIENT: energy_kcal (default), protein, sodium_mg, "vitamin d", …
                             Colour only on a terminal without NO_COLOR; ASCII when the locale is not UTF-8.
                             """,
-                        arguments: [PositionalSpec("NUTRIENT", optional: true, variadic: true)],
+                        arguments: [PositionalSpec("NUTRIENT", .suggestions(NutrientCatalog.all.map(\.id)), optional: true, variadic: true)],
                         options: [.value("--days", "N", .integer(1...3_660), "one bar per day for the last N days", default: "14",
                                          excludes: ["--weeks", "--months"]),
                                   .value("--weeks", "N", .integer(1...520), "one bar per week for the last N weeks", excludes: ["--months"]),
