@@ -105,6 +105,10 @@ import REPL
         #expect(plain.contains("Thu 11-19") && plain.split(separator: "\n").contains { $0.hasPrefix("Thu 11-19") && $0.hasSuffix("no entries") })
         #expect(plain.split(separator: "\n").contains { $0.hasPrefix("Fri 11-27") && $0.hasSuffix("not reported") })
         #expect(plain.contains("┃"), "the goal mark shows over the bar that passes it")
+        // Across New Year the day labels carry the year.
+        let newYear = try store.rangeSummary(from: try CalendarDay(parsing: "2025-12-31"), to: try CalendarDay(parsing: "2026-01-01"), nutrients: ["energy_kcal"])
+        let text = Charts.trend(Trend(newYear, nutrient: "energy_kcal", goal: 2_000, period: .day), options: ChartOptions())
+        #expect(text.contains("Wed 2025-12-31") && text.contains("Thu 2026-01-01"), "\(text)")
     }
 
     @Test func proteinBarsSayWhichDaysDoNotReportIt() throws {

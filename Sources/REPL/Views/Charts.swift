@@ -162,10 +162,11 @@ public enum Charts {
         return unit
     }
 
-    static func label(_ bar: TrendBar, _ period: TrendPeriod) -> String {
+    /// "Mon 11-24"; "Mon 2025-11-24" when the chart spans more than one year.
+    static func label(_ bar: TrendBar, _ period: TrendPeriod, withYear: Bool = false) -> String {
         switch period {
         case .day:
-            return JournalViews.weekdayName(bar.start) + " " + String(bar.start.description.dropFirst(5))
+            return JournalViews.weekdayName(bar.start) + " " + (withYear ? bar.start.description : String(bar.start.description.dropFirst(5)))
         case .week:
             // The Monday of the week, even when the range starts later in that week.
             let monday = (try? bar.start.adding(days: -(bar.start.isoWeekday - 1))) ?? bar.start
@@ -214,7 +215,7 @@ public enum Charts {
         if trend.period != .day { key += " · each bar: average a day over its days that report it" }
         lines.append(wrapText(key, width: options.width))
 
-        let labels = trend.bars.map { label($0, trend.period) }
+        let labels = trend.bars.map { label($0, trend.period, withYear: trend.from.year != trend.to.year) }
         let labelWidth = labels.map(\.count).max() ?? 0
         let values = trend.bars.map { $0.value.map(value) ?? "" }
         let valueWidth = values.map(\.count).max() ?? 0
