@@ -119,7 +119,7 @@ async def read_only_session():
 
             tools = (await s.list_tools()).tools
             names = [t.name for t in tools]
-            check(len(tools) == 27, f"tools/list offers the assistant's 27 tools ({len(tools)})")
+            check(len(tools) == 28, f"tools/list offers the assistant's 28 tools ({len(tools)})")
             by = {t.name: t for t in tools}
             check(by["get_goals"].annotations.read_only_hint is True, "a read tool is readOnlyHint")
             check(by["log_food"].annotations.read_only_hint is False and by["log_food"].annotations.destructive_hint is False,
@@ -148,6 +148,7 @@ async def read_only_session():
                 "search_journal": {"text": "egg"}, "get_nutrient_breakdown": {"nutrient": "protein_g"},
                 "search_food_bank": {}, "get_saved_food": {"food_id": "00000000-0000-0000-0000-000000000000"},
                 "list_brands": {}, "get_goals": {}, "search_reference_foods": {"query": "banana"}, "recommend_shelf_foods": {},
+                "get_nutrient_gaps": {},
                 "lookup_barcode": {"barcode": "3017620422003"}, "search_packaged_foods": {"query": "hazelnut spread"},
             }
             for t in tools:
@@ -236,7 +237,7 @@ async def modern_session():
         check(c.protocol_version == "2026-07-28", f"the SDK's auto mode settles on 2026-07-28 ({c.protocol_version})")
         check(c.server_info is not None and c.server_info.name == "ofj", "server/discover stamps serverInfo")
         listed = await c.list_tools()
-        check(len(listed.tools) == 27 and listed.ttl_ms > 0 and listed.cache_scope == "public",
+        check(len(listed.tools) == 28 and listed.ttl_ms > 0 and listed.cache_scope == "public",
               f"2026 tools/list carries cache hints (ttlMs {listed.ttl_ms}, {listed.cache_scope})")
         resources = await c.list_resources()
         check(sorted(str(r.uri) for r in resources.resources) == ["ofj://foodbank", "ofj://goals", "ofj://journal/today"],

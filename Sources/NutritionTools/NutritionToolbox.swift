@@ -10,6 +10,7 @@ public enum NutritionToolbox {
     public static let readToolNames = [
         "get_nutrition_context", "get_journal_day", "get_journal_range", "search_journal", "get_nutrient_breakdown",
         "search_food_bank", "get_saved_food", "list_brands", "get_goals", "search_reference_foods", "recommend_shelf_foods",
+        "get_nutrient_gaps",
     ]
     /// Write tools (each needs the person's approval).
     public static let writeToolNames = [
@@ -36,6 +37,7 @@ public enum NutritionToolbox {
             SearchJournal(journal: journal), GetNutrientBreakdown(journal: journal), SearchFoodBank(journal: journal),
             GetSavedFood(journal: journal), ListBrands(journal: journal), GetGoals(journal: journal),
             SearchReferenceFoods(reference: reference), RecommendShelfFoods(journal: journal),
+            GetNutrientGaps(journal: journal, reference: reference),
             LogFood(journal: journal), LogSavedFood(journal: journal), LogReferenceFood(journal: journal, reference: reference),
             LogCalculatorBuild(journal: journal), UpdateJournalEntry(journal: journal), MoveJournalEntry(journal: journal),
             DeleteJournalEntry(journal: journal), SaveFood(journal: journal, reference: reference), SetFoodArchived(journal: journal),

@@ -426,6 +426,8 @@ final class ReplayProcess {
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
         // The REPL's scanner is always there, as in the product.
         services.scanBarcode = replayer.environment.packaged?.makeScanner(journal)
+        // Transcripts are UTF-8 whatever the locale of the machine replaying them.
+        services.unicodeCharts = true
         // Resume the most recently updated thread, as `ofj --resume` would.
         let lastThread = try? store.listThreads(limit: 1).first?.id
         session = REPLSession(services: services, input: input, output: output, style: Style(enabled: false), width: 0,

@@ -29,7 +29,7 @@ import Glibc
     }
 
     static let commandPaths: [[String]] = [
-        [], ["ask"], ["day"], ["log"], ["foods"], ["ref"], ["goals"], ["goals", "set"], ["goals", "reset"], ["backup"],
+        [], ["ask"], ["day"], ["trend"], ["month"], ["gaps"], ["report"], ["log"], ["foods"], ["ref"], ["goals"], ["goals", "set"], ["goals", "reset"], ["backup"],
         ["backup", "export"], ["backup", "import"], ["export"], ["export", "csv"], ["diag"], ["diag", "status"], ["diag", "flush"],
         ["diag", "export"], ["replay"], ["doctor"], ["completion"], ["help"],
     ]

@@ -44,6 +44,12 @@ extension REPLSession {
             case "week":
                 let today = services.journal.today()
                 sayView(JournalViews.range(try services.journal.rangeSummary(from: try today.adding(days: -6), to: today)))
+                if let bars = try Charts.week(of: services.journal, options: chartOptions) {
+                    say("")
+                    say(bars)
+                }
+            case "month":
+                try showMonth(argument)
             case "foods":
                 sayView(JournalViews.foods(try services.journal.searchFoods(argument, limit: 50), query: argument))
             case "goals":
@@ -198,6 +204,27 @@ extension REPLSession {
             }
         }
         sayView(JournalViews.day(try services.journal.dayView(day), today: today))
+    }
+
+    /// Charts fit the terminal (80 columns when not one), colour as the session's style, Unicode
+    /// when the locale is UTF-8.
+    var chartOptions: ChartOptions {
+        ChartOptions(width: writer.width > 0 ? Terminal.width() : 80, color: style.enabled,
+                     unicode: services.unicodeCharts)
+    }
+
+    func showMonth(_ argument: String) throws {
+        let today = services.journal.today()
+        var year = today.year, month = today.month
+        if !argument.isEmpty {
+            let parts = argument.split(separator: "-")
+            guard parts.count == 2, parts[0].count == 4, let y = Int(parts[0]), let m = Int(parts[1]), (1900...2200).contains(y), (1...12).contains(m) else {
+                say("Usage: /month [YYYY-MM], e.g. /month \(today.description.prefix(7))")
+                return
+            }
+            year = y; month = m
+        }
+        say(try Charts.month(of: services.journal, year: year, month: month, options: chartOptions))
     }
 
     func showUsage() throws {

@@ -1,6 +1,7 @@
 // What the REPL session works with, gathered by the composition root (the `ofj` executable or
 // the transcript replayer).
 import Agent
+import Foundation
 import Journal
 
 public struct SessionServices: Sendable {
@@ -30,6 +31,8 @@ public struct SessionServices: Sendable {
     /// Looks up a line that is only a barcode (what a USB scanner types) and offers to log it;
     /// nil sends such a line to the assistant like any other.
     public var scanBarcode: (@Sendable (_ code: String) async -> BarcodeScanOffer)?
+    /// Charts (/week, /month) in Unicode blocks, else ASCII: whether the locale is UTF-8.
+    public var unicodeCharts: Bool = ChartOptions.localeIsUTF8(ProcessInfo.processInfo.environment)
 
     public init(runner: AgentRunner, store: ConversationStore, journal: JournalStore, approvals: ApprovalBroker,
                 clock: any AgentClock, ids: any IDSource, model: @escaping @Sendable () -> any ChatModel,
