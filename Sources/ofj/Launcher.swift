@@ -260,6 +260,7 @@ struct Launcher {
         show("config: \(paths.configPath)\(FileManager.default.fileExists(atPath: paths.configPath) ? "" : " (none)")")
         // A config.json naming an unknown provider or model, or with a malformed field, is a problem (exit 1).
         let configProblems = ProviderFiles.configProblems(environment: environment)
+            + [MealConfig.load(configPath: paths.configPath).problem].compactMap { $0 }
         for problem in files.problems where problem != files.credentialsProblem { show("-- \(problem)") }
         for problem in configProblems { show("-- \(problem)") }
         let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)
