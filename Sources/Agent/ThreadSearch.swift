@@ -87,7 +87,7 @@ extension ConversationStore {
 
     // MARK: - Searching
 
-    /// Titles, messages and tool summaries matching `query`, newest first, at most `limit`.
+    /// Titles, then messages and tool summaries, matching `query`, newest first, at most `limit`.
     /// Newest first lets FTS5 walk its index backwards and stop at `limit` (no ranking of every
     /// match), so a search stays fast on a thread of 100,000 messages.
     public func searchThreads(matching query: FullTextQuery, limit: Int = 20) throws -> [ThreadSearchHit] {
@@ -127,10 +127,10 @@ extension ConversationStore {
             hits.append(ThreadSearchHit(kind: .title, threadID: s.value(at: 0).string ?? "", threadTitle: s.value(at: 1).string ?? "",
                                         at: s.value(at: 2).double ?? 0, snippet: s.value(at: 3).string ?? "", detail: nil))
         }
-        // Newest first; a title before a message of the same moment (it names the thread).
-        let order: [ThreadSearchHit.Kind: Int] = [.title: 0, .message: 1, .tool: 2]
+        // Threads whose title matches first (a title names the thread), then messages and tool
+        // activity, newest first.
         return Array(hits.sorted { a, b in
-            a.at != b.at ? a.at > b.at : (order[a.kind] ?? 0) < (order[b.kind] ?? 0)
+            (a.kind == .title) != (b.kind == .title) ? a.kind == .title : a.at > b.at
         }.prefix(n))
     }
 }

@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -43,12 +43,17 @@ _ofj() {
         /export/csv:-o|/export/csv:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /export/csv:--from) COMPREPLY=(); return ;;
         /export/csv:--to) COMPREPLY=(); return ;;
+        /search:--limit) COMPREPLY=(); return ;;
+        /threads:--limit) COMPREPLY=(); return ;;
+        /threads/list:--limit) COMPREPLY=(); return ;;
+        /threads/export:--format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
+        /threads/export:-o|/threads/export:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /diag/export:--since) COMPREPLY=(); return ;;
         /diag/export:-o|/diag/export:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
     local options words files=0
     case "$cmd" in
-        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref barcode packaged goals backup export diag replay mcp doctor completion help" ;;
+        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref barcode packaged goals backup export search threads meals diag replay mcp doctor completion help" ;;
         /ask) options="--yes --json --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
         /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --date --meal --force --json -h --help"; words="" ;;
@@ -64,6 +69,15 @@ _ofj() {
         /backup/import) options="-h --help"; words=""; files=1 ;;
         /export) options="-h --help"; words="csv" ;;
         /export/csv) options="-o --output --from --to --force -h --help"; words="" ;;
+        /search) options="--threads --journal --limit --json -h --help"; words="" ;;
+        /threads) options="--limit --json -h --help"; words="list show delete export" ;;
+        /threads/list) options="--limit --json -h --help"; words="" ;;
+        /threads/show) options="--json -h --help"; words="" ;;
+        /threads/delete) options="--yes -h --help"; words="" ;;
+        /threads/export) options="--format -o --output --force -h --help"; words="" ;;
+        /meals) options="--json -h --help"; words="set reset" ;;
+        /meals/set) options="-h --help"; words="" ;;
+        /meals/reset) options="-h --help"; words="" ;;
         /diag) options="-h --help"; words="status flush export" ;;
         /diag/status) options="-h --help"; words="" ;;
         /diag/flush) options="-h --help"; words="" ;;
