@@ -164,7 +164,8 @@ extension REPLSession {
         // "/open 3" after a /search: the thread of result 3 (a larger number is taken as an id prefix).
         if let n = Int(key), n >= 1, n <= lastSearch.count {
             guard let id = lastSearch[n - 1].threadID else {
-                throw UsageError("result \(n) is a journal entry, not a thread; /day shows its day")
+                let day = { if case .entry(let e) = lastSearch[n - 1] { return " \(e.day)" } else { return "" } }()
+                throw UsageError("result \(n) is a journal entry, not a thread; /day\(day) shows its day")
             }
             return try open(id)
         }
@@ -186,7 +187,7 @@ extension REPLSession {
         }
         guard let thread = try services.store.thread(threadID) else { say("This thread has no messages yet; nothing to export."); return }
         let text = try ThreadExport.render(thread, format: format, store: services.store, timeZone: services.journal.timeZone)
-        guard words.count == 2 else { sayView(Terminal.sanitize(text)); return }
+        guard words.count == 2 else { sayView(Terminal.sanitize(text).trimmingCharacters(in: .newlines)); return }
         let path = (words[1].trimmingCharacters(in: .whitespaces) as NSString).expandingTildeInPath
         try ThreadExport.write(text, to: path, force: false)
         say("Wrote \(Terminal.sanitize(path, keepNewlines: false)) (\(format.rawValue), \(text.utf8.count) bytes).")

@@ -3,6 +3,7 @@
 import Agent
 import Foundation
 import Journal
+import OutputSafety
 import SQLiteKit
 
 public enum SearchScope: String, Sendable { case all, threads, journal }
@@ -85,8 +86,10 @@ public enum SearchViews {
         return ["query": .string(query), "results": .array(items)]
     }
 
-    /// A snippet on one line, sanitised, with the matched words passed through `highlight`.
+    /// A snippet on one line, sanitised, credentials in URLs hidden (as in exports), with the
+    /// matched words passed through `highlight`.
     static func snippet(_ raw: String, highlight: (String) -> String) -> String {
+        let raw = URLCredentials.redact(raw)
         var out = "", current = "", inMatch = false
         func flush() {
             let clean = Terminal.sanitize(current, keepNewlines: false)

@@ -88,7 +88,9 @@ public enum ThreadExport {
                         if let s = r.summary, !s.isEmpty { line += ": " + oneLine(s) }
                     }
                     out += line + "\n"
-                    for d in a.approvals { out += "> approval: \(decisionText(d.decision)) (\(oneLine(d.source)))\n" }
+                    for d in a.approvals {
+                        out += "> approval: \(decisionText(d.decision)) \(sourceText(d.source))\n"
+                    }
                 }
             case .tool:
                 continue  // results are summarised on the tool lines above
@@ -104,6 +106,15 @@ public enum ThreadExport {
         case ApprovalDecision.alwaysAllow.rawValue: return "always allowed in this thread"
         case ApprovalDecision.deny.rawValue: return "denied"
         default: return oneLine(raw)
+        }
+    }
+
+    static func sourceText(_ raw: String) -> String {
+        switch raw {
+        case "person": return "by you"
+        case "person_edited": return "by you, after editing the call"
+        case "thread_grant": return "(you allowed this tool for the thread)"
+        default: return "(\(oneLine(raw)))"
         }
     }
 
