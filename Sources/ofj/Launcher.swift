@@ -63,6 +63,7 @@ struct Launcher {
         services.scanBarcode = PackagedCommands.scanner(journal: app.journal, foods: PackagedFoods(
             transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
         services.sourcesReport = { [sources = app.sources] threadID in try sources.report(threadID: threadID) }
+        services.writeExport = { text, path in try ThreadExport.write(text, to: path, force: false) }
         // An id no thread starts with opens a new thread with that id, as before prefixes.
         var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }

@@ -149,4 +149,35 @@ import TestSupport
         let reset = try await OfjBinary.run(["meals", "reset"], environment: env)
         #expect(reset.status == 0 && reset.stdout.contains("breakfast 02:00–12:00"), "\(reset.stdout)")
     }
+
+    @Test func replExportWritesAPrivateFileOnceAndTheNoteShowsOncePerSession() async throws {
+        try await seed()
+        let path = home.file("from-repl.md")
+        let r = try await OfjBinary.run(["--thread", "0f1e2d"], input: "/export md \(path)\n/export md \(path)\n/help\n/exit\n", environment: env)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("Wrote \(path) (md,"), "\(r.stdout)")
+        #expect(r.stdout.contains("already exists; choose another name"), "\(r.stdout)")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("# Oatmeal and the recipe page"))
+        // Once in the banner, once more for /help.
+        #expect(r.stdout.components(separatedBy: "Not medical advice").count - 1 == 2, "\(r.stdout)")
+    }
+
+    @Test func deleteAsksOnATerminal() async throws {
+        try await seed()
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
+        var p = try PTYProcess(executable: binary, arguments: ["threads", "delete", "0f1e"], environment: env.merging(["TERM": "xterm"]) { $1 })
+        #expect(await p.read(until: "[y/N]") != nil)
+        p.send("n\r")
+        #expect(await p.read(until: "Kept.") != nil)
+        #expect(await p.waitForExit() == 0)
+        p = try PTYProcess(executable: binary, arguments: ["threads", "delete", "0f1e"], environment: env.merging(["TERM": "xterm"]) { $1 })
+        #expect(await p.read(until: "cannot be undone") != nil)
+        p.send("y\r")
+        #expect(await p.read(until: "Deleted thread 0f1e2d3c") != nil)
+        #expect(await p.waitForExit() == 0)
+        let list = try await OfjBinary.run(["threads", "--json"], environment: env)
+        #expect(list.stdout.contains("\"threads\": []"), "\(list.stdout)")
+    }
 }

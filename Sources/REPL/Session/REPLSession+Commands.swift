@@ -188,8 +188,12 @@ extension REPLSession {
         guard let thread = try services.store.thread(threadID) else { say("This thread has no messages yet; nothing to export."); return }
         let text = try ThreadExport.render(thread, format: format, store: services.store, timeZone: services.journal.timeZone)
         guard words.count == 2 else { sayView(Terminal.sanitize(text).trimmingCharacters(in: .newlines)); return }
+        guard let write = services.writeExport else {
+            say("Writing files is not available here; /export \(format.rawValue) without FILE shows the thread.")
+            return
+        }
         let path = (words[1].trimmingCharacters(in: .whitespaces) as NSString).expandingTildeInPath
-        try ThreadExport.write(text, to: path, force: false)
+        try write(text, path)
         say("Wrote \(Terminal.sanitize(path, keepNewlines: false)) (\(format.rawValue), \(text.utf8.count) bytes).")
     }
 

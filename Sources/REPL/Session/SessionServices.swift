@@ -30,6 +30,9 @@ public struct SessionServices: Sendable {
     /// Looks up a line that is only a barcode (what a USB scanner types) and offers to log it;
     /// nil sends such a line to the assistant like any other.
     public var scanBarcode: (@Sendable (_ code: String) async -> BarcodeScanOffer)?
+    /// Writes `/export … FILE` (0600, never over an existing file); nil where a session must not
+    /// write files (a replayed transcript is untrusted input), so `/export` only shows the thread.
+    public var writeExport: (@Sendable (_ text: String, _ path: String) throws -> Void)? = nil
 
     public init(runner: AgentRunner, store: ConversationStore, journal: JournalStore, approvals: ApprovalBroker,
                 clock: any AgentClock, ids: any IDSource, model: @escaping @Sendable () -> any ChatModel,
