@@ -102,7 +102,7 @@ echo "  fake server: $(curl -s "http://127.0.0.1:$port/__stats")"
 
 printf '/threads\n/threads eat today\n/context\nwhat did I eat today\n/retry\n/exit\n' > "$work/repl.in"
 STEP_INPUT=$work/repl.in step repl-resume "$OFJ" --resume
-grep -q "Asking again: what did I eat" "$work/repl-resume.out" || { echo "  REPL output unexpected: $(head -c 600 "$work/repl-resume.out")"; fail=1; }
+grep -q "Answering again: what did I eat" "$work/repl-resume.out" || { echo "  REPL output unexpected: $(head -c 600 "$work/repl-resume.out")"; fail=1; }
 grep "^Context:" "$work/repl-resume.out" | head -1 | sed 's/^/  /'
 
 printf '/threads no-such-words-anywhere\n/exit\n' > "$work/search.in"
