@@ -213,7 +213,7 @@ enum OfjCommands {
                             let loaded = MealConfig.load(configPath: ctx.paths.configPath)
                             if let problem = loaded.problem { throw CLIError(problem) }
                             if inv.arguments.has("--json") {
-                                writeOut(TerminalText.escapingJSON(PrettyJSON.format(MealConfig.json(loaded.schedule).serialized)).trimmingCharacters(in: .newlines))
+                                writeOut(TerminalText.escapingJSON(PrettyJSON.format(MealConfig.json(loaded.schedule))).trimmingCharacters(in: .newlines))
                             } else {
                                 writeOut(MealConfig.describe(loaded.schedule, configured: loaded.configured))
                             }

@@ -91,6 +91,6 @@ enum MealConfig {
     static func save(_ root: [String: JSONValue], _ path: String) throws {
         let dir = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try PrivateFile.write(Array(PrettyJSON.format(JSONValue.object(root).serialized).utf8), to: path, overwrite: true)
+        try PrivateFile.write(Array(PrettyJSON.format(JSONValue.object(root)).utf8), to: path, overwrite: true)
     }
 }

@@ -21,7 +21,7 @@ struct ThreadCommands {
     }
 
     func printJSON(_ value: JSONValue) {
-        out(TerminalText.escapingJSON(PrettyJSON.format(value.serialized)).trimmingCharacters(in: .newlines))
+        out(TerminalText.escapingJSON(PrettyJSON.format(value)).trimmingCharacters(in: .newlines))
     }
 
     // MARK: - search

@@ -10,6 +10,13 @@ public enum PrettyJSON {
         return out + "\n"
     }
 
+    /// `value` indented two spaces per level with keys sorted, ending in a newline.
+    public static func format(_ value: JSONValue) -> String {
+        var out = ""
+        write(value, indent: 0, to: &out)
+        return out + "\n"
+    }
+
     static func write(_ value: JSONValue, indent: Int, to out: inout String) {
         let pad = String(repeating: "  ", count: indent + 1)
         switch value {

@@ -165,6 +165,6 @@ public enum ThreadExport {
         if let m = t.model { thread["model"] = .string(m) }
         let doc: JSONValue = ["format": "ofj-thread", "version": 1, "thread": .object(thread), "messages": .array(items),
                               "note": .string(SlashCommands.medicalNote)]
-        return TerminalText.escapingJSON(PrettyJSON.format(doc.serialized))
+        return TerminalText.escapingJSON(PrettyJSON.format(doc))
     }
 }
