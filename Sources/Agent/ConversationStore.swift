@@ -56,7 +56,10 @@ public final class ConversationStore: Sendable {
             try db.rows("""
                 SELECT \(Self.threadColumns) FROM agent_threads t
                 WHERE t.id IN (SELECT thread_id FROM agent_titles_fts WHERE agent_titles_fts MATCH ?1)
-                   OR t.id IN (SELECT thread_id FROM agent_messages_fts WHERE agent_messages_fts MATCH ?1)
+                   -- Message ids from the index's rowids alone (no stored column read), then each
+                   -- thread stops at its first matching message.
+                   OR EXISTS (SELECT 1 FROM agent_messages m WHERE m.thread_id = t.id
+                              AND m.id IN (SELECT rowid / \(Self.partRowidFactor) FROM agent_messages_fts WHERE agent_messages_fts MATCH ?1))
                 ORDER BY t.updated_at DESC, t.id LIMIT ?2
                 """, [query.matchExpression, limit]).map(Self.threadSummary)
         }

@@ -55,7 +55,7 @@ public enum SearchViews {
                 case .message: what = h.detail == "user" ? "you" : "assistant"
                 case .tool: what = "tool " + JournalViews.safeName(h.detail ?? "")
                 }
-                lines.append("\(n)\(dateLabel(h.at, timeZone)) “\(JournalViews.safeName(h.threadTitle))” (\(h.threadID.prefix(8))) · \(what): "
+                lines.append("\(n)\(dateLabel(h.at, timeZone)) “\(JournalViews.safeName(URLCredentials.redact(h.threadTitle)))” (\(h.threadID.prefix(8))) · \(what): "
                              + snippet(h.snippet, highlight: highlight))
             case .entry(let e):
                 lines.append("\(n)\(e.day) \(e.meal.rawValue)  " + JournalViews.entryLine(e))
@@ -71,7 +71,7 @@ public enum SearchViews {
             switch r {
             case .thread(let h):
                 var o: [String: JSONValue] = ["type": .string(h.kind.rawValue), "thread_id": .string(h.threadID),
-                                              "thread_title": .string(h.threadTitle), "at": .string(isoTime(h.at, timeZone)),
+                                              "thread_title": .string(URLCredentials.redact(h.threadTitle)), "at": .string(isoTime(h.at, timeZone)),
                                               "snippet": .string(snippet(h.snippet, highlight: { $0 }))]
                 if let d = h.detail { o[h.kind == .tool ? "tool" : "role"] = .string(d) }
                 return .object(o)

@@ -158,7 +158,7 @@ public enum ThreadExport {
             if !results.isEmpty { o["tool_results"] = .array(results) }
             items.append(.object(o))
         }
-        var thread: [String: JSONValue] = ["id": .string(t.id), "title": .string(t.title),
+        var thread: [String: JSONValue] = ["id": .string(t.id), "title": .string(clean(t.title)),
                                            "created_at": .string(SearchViews.isoTime(t.createdAt, zone)),
                                            "updated_at": .string(SearchViews.isoTime(t.updatedAt, zone))]
         if let p = t.provider { thread["provider"] = .string(p) }
