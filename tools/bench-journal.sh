@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times JournalStore on a generated 10-year journal (~40,000 entries, 3,000 foods) in an optimised
-# (-O) build: compiles OutputSafety, SQLiteKit, Nutrition, ReferenceFoods and Journal with tools/bench/journal-main.swift
+# (-O) build: compiles SQLiteKit, OutputSafety, Nutrition, ReferenceFoods and Journal with tools/bench/journal-main.swift
 # into a scratch binary (no package changes) and runs it. Usage: tools/bench-journal.sh [DB_PATH]
 # (the journal is generated on the first run and reused after; delete the file to regenerate).
 set -euo pipefail
@@ -17,11 +17,11 @@ module() { # name, sources...
   (cd "$work" && swiftc -O -wmo -parse-as-library -module-name "$name" -emit-module -emit-library -static \
     -I "$work" -I "$repo/Sources/CSQLite" -o "$work/lib$name.a" "$@")
 }
-module OutputSafety "$repo"/Sources/OutputSafety/*.swift
 module SQLiteKit "$repo"/Sources/SQLiteKit/*.swift
+module OutputSafety "$repo"/Sources/OutputSafety/*.swift
 module Nutrition "$repo"/Sources/Nutrition/*.swift
 module ReferenceFoods "$repo"/Sources/ReferenceFoods/*.swift "$work/bundle.swift"
 module Journal "$repo"/Sources/Journal/*.swift
 (cd "$work" && swiftc -O -I "$work" -I "$repo/Sources/CSQLite" -L "$work" \
-  -lJournal -lReferenceFoods -lNutrition -lSQLiteKit -lOutputSafety -lsqlite3 -o "$work/journal-bench" "$repo/tools/bench/journal-main.swift")
+  -lJournal -lReferenceFoods -lNutrition -lOutputSafety -lSQLiteKit -lsqlite3 -o "$work/journal-bench" "$repo/tools/bench/journal-main.swift")
 "$work/journal-bench" "$db"

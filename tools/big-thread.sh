@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A thread with N (default 100,000) messages, used as a person would: `ofj ask --thread` with the
 # offline assistant and with a loopback OpenAI-compatible server (tools/bench/fake_openai.py),
-# `ofj --resume` in the REPL with /threads, /threads QUERY, /context, one message and /retry, exports,
+# `ofj --resume` in the REPL with /threads, /threads QUERY, /search, /context, one message and /retry, exports,
 # and /delete. Prints wall time and peak RSS of each step and what the fake server received, and
 # fails when a step fails or the request sent exceeds the context budget.
 #
@@ -60,6 +60,12 @@ SELECT m.id, p.ordinal, p.kind, p.body, CASE WHEN p.call_id IS NULL THEN NULL EL
   JOIN tmpl t ON t.r = (m.seq - 1) % (SELECT count(*) FROM tmpl)
   JOIN agent_message_parts p ON p.message_id = t.id
  WHERE m.thread_id = '$thread' AND m.seq > (SELECT count(*) FROM tmpl);
+-- The full-text index, as ofj's store writes it for each text part (see docs/ARCHITECTURE.md).
+INSERT INTO agent_messages_fts (rowid, body, thread_id, at)
+SELECT p.message_id * 4096 + p.ordinal, p.body, m.thread_id, m.created_at
+  FROM agent_messages m JOIN agent_message_parts p ON p.message_id = m.id
+ WHERE m.thread_id = '$thread' AND m.seq > (SELECT count(*) FROM tmpl)
+   AND p.kind = 'text' AND p.ordinal < 4096 AND m.role IN ('user', 'assistant');
 COMMIT;
 SQL
 printf 'generated: %s messages, %s parts in %.1f s; database %s MB\n' \
@@ -96,11 +102,18 @@ echo "  fake server: $(curl -s "http://127.0.0.1:$port/__stats")"
 
 printf '/threads\n/threads eat today\n/context\nwhat did I eat today\n/retry\n/exit\n' > "$work/repl.in"
 STEP_INPUT=$work/repl.in step repl-resume "$OFJ" --resume
-grep -q "Asking again: what did I eat" "$work/repl-resume.out" || { echo "  REPL output unexpected: $(head -c 600 "$work/repl-resume.out")"; fail=1; }
+grep -q "Answering again: what did I eat" "$work/repl-resume.out" || { echo "  REPL output unexpected: $(head -c 600 "$work/repl-resume.out")"; fail=1; }
 grep "^Context:" "$work/repl-resume.out" | head -1 | sed 's/^/  /'
 
 printf '/threads no-such-words-anywhere\n/exit\n' > "$work/search.in"
 STEP_INPUT=$work/search.in step threads-search-miss "$OFJ" --resume
+
+step search-cli "$OFJ" search what did I eat
+grep -q "^1\. " "$work/search-cli.out" || { echo "  ofj search found nothing: $(head -c 300 "$work/search-cli.out")"; fail=1; }
+printf '/search eat today\n/open 1\n/exit\n' > "$work/search-repl.in"
+STEP_INPUT=$work/search-repl.in step search-repl "$OFJ" --resume
+grep -q "Opened" "$work/search-repl.out" || { echo "  /search then /open 1 failed: $(head -c 300 "$work/search-repl.out")"; fail=1; }
+step threads-export "$OFJ" threads export "$thread" --format md -o "$work/thread.md"
 
 step backup-export "$OFJ" backup export -o "$work/backup.json"
 step csv-export "$OFJ" export csv -o "$work/entries.csv"

@@ -136,6 +136,12 @@ PY
 repl_lines="log 2 eggs for breakfast"$'\x1f'"y"$'\x1f'"I had $FOOD for lunch, $MESSAGE"$'\x1f'"/foods ZEBRA"$'\x1f'"/threads"$'\x1f'"/threads $MESSAGE"$'\x1f'"/day"$'\x1f'"/usage"$'\x1f'"/context"$'\x1f'"/diag"$'\x1f'"/provider openai"$'\x1f'"/exit"
 run repl python3 "$work/drive_repl.py" "$OFJ" "$repl_lines" --record "$work/repl.ofjt"
 run repl-401 "${deny[@]}" python3 "$work/drive_repl.py" "$OFJ" "what about $MESSAGE"$'\x1f'"/exit"
+# Thread exports and full-text search (issue 22): the person's own conversation, never a key.
+sweep_thread=$(sqlite3 "$work/data/ofj.sqlite" "SELECT m.thread_id FROM agent_messages m JOIN agent_message_parts p ON p.message_id = m.id WHERE p.body LIKE '%$FOOD%' AND p.body LIKE '%$MESSAGE%' LIMIT 1")
+run thread-md "$OFJ" threads export "$sweep_thread" --format md -o "$work/thread.md"
+run thread-json "$OFJ" threads export "$sweep_thread" --format json -o "$work/thread.json"
+run search "$OFJ" search "$MESSAGE"
+run search-json "$OFJ" search "$FOOD" --json
 run diag-status "$OFJ" diag status
 run diag-export-local "$OFJ" diag export --local -o "$work/diag-local.csv"
 run diag-flush "$OFJ" diag flush
@@ -166,6 +172,7 @@ done
 allowed_content() {
   case "$1" in
     "$work/data/"*|"$work/backup.json"|"$work/entries.csv"|"$work/ask.ofjt"|"$work/repl.ofjt"|"$work/state/ofj/history") return 0 ;;
+    "$work/thread.md"|"$work/thread.json"|"$out/"*-search.stdout|"$out/"*-search-json.stdout) return 0 ;;
     # What the person typed or asked to see, on their own terminal (answers, /foods, day views).
     "$out/"*-log-food.stdout|"$out/"*-foods.stdout|"$out/"*-day.stdout|"$out/"*-repl.stdout|"$out/"*-repl-401.stdout) return 0 ;;
     "$out/"*-ask-*.stdout) return 0 ;;
@@ -183,7 +190,7 @@ for secret in "$FOOD" "$MESSAGE" "ZEBRA" "QUOKKA"; do
   grep -qaF -- "$secret" "$work/sink.sql" && leak "journal content '$secret' in the Turso sink"
 done
 # Where content must be (or the sweep tested nothing).
-for f in "$work/backup.json" "$work/entries.csv" "$work/repl.ofjt"; do
+for f in "$work/backup.json" "$work/entries.csv" "$work/repl.ofjt" "$work/thread.md" "$work/thread.json"; do
   grep -qaF -- "$FOOD" "$f" || { echo "MISSING: $FOOD not in ${f#$work/} (the session did not run as planned)"; leaks=$((leaks + 1)); }
 done
 grep -qaF -- "$MESSAGE" "$work/state/ofj/history" || { echo "MISSING: $MESSAGE not in the history file"; leaks=$((leaks + 1)); }

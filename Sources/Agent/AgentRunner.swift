@@ -150,6 +150,7 @@ public final class AgentRunner: Sendable {
                 try ConversationStore.insertMessage(db, threadID: threadID, runID: runID, role: .user, turn: nil, state: .complete,
                                                     parts: [.text(text)], now: now)
                 try db.execute("UPDATE agent_threads SET title = ? WHERE id = ? AND title IS NULL", [Self.autoTitle(text), threadID])
+                if db.changes > 0 { try ConversationStore.indexTitle(db, threadID: threadID) }
                 try db.execute("UPDATE agent_threads SET provider = ?, model = ? WHERE id = ?", [model.provider, model.model, threadID])
             }
     }

@@ -178,5 +178,8 @@ extension ConversationStore {
                 superseded_at REAL NOT NULL
             );
             """)
+
+        // Full-text search over messages, tool summaries and titles (ThreadSearch.swift).
+        registerFullTextMigration(into: &migrator)
     }
 }

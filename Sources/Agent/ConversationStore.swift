@@ -48,19 +48,20 @@ public final class ConversationStore: Sendable {
         }
     }
 
-    /// Threads whose title or any message text contains `text` (case-insensitive for ASCII),
-    /// most recently updated first.
+    /// Threads whose title or any message text has every word of `text` (as the start of a
+    /// word; the full-text index, see ThreadSearch.swift), most recently updated first.
     public func searchThreads(_ text: String, limit: Int = 50) throws -> [ThreadSummary] {
-        let pattern = "%" + text.replacingEscapes() + "%"
+        guard let query = FullTextQuery(text) else { return [] }
         return try queue.read { db in
             try db.rows("""
                 SELECT \(Self.threadColumns) FROM agent_threads t
-                WHERE t.title LIKE ?1 ESCAPE '\\'
-                   OR EXISTS (SELECT 1 FROM agent_messages m JOIN agent_message_parts p ON p.message_id = m.id
-                              WHERE m.thread_id = t.id AND m.role IN ('user','assistant') AND p.kind = 'text'
-                                AND p.body LIKE ?1 ESCAPE '\\')
+                WHERE t.id IN (SELECT thread_id FROM agent_titles_fts WHERE agent_titles_fts MATCH ?1)
+                   -- Message ids from the index's rowids alone (no stored column read), then each
+                   -- thread stops at its first matching message.
+                   OR EXISTS (SELECT 1 FROM agent_messages m WHERE m.thread_id = t.id
+                              AND m.id IN (SELECT rowid / \(Self.partRowidFactor) FROM agent_messages_fts WHERE agent_messages_fts MATCH ?1))
                 ORDER BY t.updated_at DESC, t.id LIMIT ?2
-                """, [pattern, limit]).map(Self.threadSummary)
+                """, [query.matchExpression, limit]).map(Self.threadSummary)
         }
     }
 
@@ -70,6 +71,7 @@ public final class ConversationStore: Sendable {
         try queue.write { db in
             try db.execute("UPDATE agent_threads SET title = ?, title_is_custom = 1 WHERE id = ?", [clean, id])
             if db.changes == 0 { throw AgentError(.threadNotFound, "No thread with id \(id); list threads to see their ids.") }
+            try Self.indexTitle(db, threadID: id)
         }
     }
 
@@ -80,6 +82,7 @@ public final class ConversationStore: Sendable {
             if try db.row("SELECT 1 FROM agent_runs WHERE thread_id = ? AND phase IN (\(Self.activePhaseList))", [id]) != nil {
                 throw AgentError(.threadBusy, "This thread is still answering; stop it before deleting it.")
             }
+            try Self.unindexThread(db, threadID: id)
             try db.execute("DELETE FROM agent_threads WHERE id = ?", [id])
             if db.changes == 0 { throw AgentError(.threadNotFound, "No thread with id \(id); list threads to see their ids.") }
         }
@@ -339,6 +342,7 @@ extension ConversationStore {
         switch part {
         case .text(let t):
             try db.execute(sql, [messageID, ordinal, "text", t, String?.none, String?.none, 0, String?.none, String?.none])
+            try indexTextPart(db, messageID: messageID, ordinal: ordinal, text: t)
         case .toolCall(let c):
             try db.execute(sql, [messageID, ordinal, "tool_call", c.arguments, c.id, c.name, 0, String?.none, String?.none])
         case .toolResult(let r):
@@ -350,6 +354,7 @@ extension ConversationStore {
 
     static func updateTextPart(_ db: Database, messageID: Int64, ordinal: Int, text: String) throws {
         try db.execute("UPDATE agent_message_parts SET body = ? WHERE message_id = ? AND ordinal = ?", [text, messageID, ordinal])
+        if db.changes > 0 { try indexTextPart(db, messageID: messageID, ordinal: ordinal, text: text) }
     }
 
     static func setMessageState(_ db: Database, messageID: Int64, _ state: MessageState) throws {
@@ -376,6 +381,7 @@ extension ConversationStore {
             UPDATE agent_tool_calls SET status = ?, result = ?, is_error = ?, summary = ?, finished_at = ?
             WHERE run_id = ? AND turn = ? AND call_id = ?
             """, [status.rawValue, output.content, output.isError, output.summary, now, key.runID, key.turn, key.callID])
+        try indexToolSummary(db, key: key)
         try db.execute("UPDATE agent_threads SET updated_at = ? WHERE id = ?", [now, threadID])
     }
 

@@ -189,6 +189,9 @@ public struct JournalStore: Sendable {
         guard let old = try entry(id, in: db) else { throw JournalError.notFound(kind: "entry", id: id.uuidString) }
         try db.transaction { db in
             // Explicit rather than relying on ON DELETE CASCADE, which needs foreign keys on.
+            if let seq = try db.scalar("SELECT seq FROM journal_entries WHERE id = ?", [id.uuidString]).int64 {
+                try unindexEntry(seq: seq, in: db)
+            }
             try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = (SELECT seq FROM journal_entries WHERE id = ?)",
                            [id.uuidString])
             try db.execute("DELETE FROM journal_entries WHERE id = ?", [id.uuidString])
@@ -283,7 +286,9 @@ public struct JournalStore: Sendable {
             """, [e.id.uuidString, e.day.description, e.meal.rawValue, e.name, e.brand, e.serving.quantity, e.serving.unit.symbol,
                   e.serving.grams, e.serving.milliliters, e.servings, e.savedFoodID?.uuidString, e.source.rawValue,
                   e.createdAt.milliseconds, e.updatedAt.milliseconds, e.derivedNutrients?.joined(separator: ",")])
-        try insertNutrients(e, seq: db.lastInsertRowID, in: db)
+        let seq = db.lastInsertRowID
+        try insertNutrients(e, seq: seq, in: db)
+        try indexEntry(seq: seq, name: e.name, brand: e.brand, in: db)
     }
 
     /// Overwrites an existing entry's row and nutrients, keeping its position.
@@ -301,6 +306,7 @@ public struct JournalStore: Sendable {
         }
         try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = ?", [seq])
         try insertNutrients(e, seq: seq, in: db)
+        try indexEntry(seq: seq, name: e.name, brand: e.brand, in: db)
     }
 
     func insertNutrients(_ e: Entry, seq: Int64, in db: Database) throws {

@@ -95,17 +95,16 @@ extension JournalStore {
         try queue.read { try rangeSummary(from: from, to: to, nutrients: nutrients, in: $0) }
     }
 
-    /// Entries whose name or brand contains every word of `text`, newest day first.
+    /// Entries whose name or brand has every word of `text` (as the start of a word), newest day
+    /// first, through the full-text index.
     public func searchEntries(_ text: String, from: CalendarDay? = nil, to: CalendarDay? = nil, limit: Int = 50,
                               in db: Database) throws -> [Entry] {
         let q = try checkText(text, field: "search text", max: Limits.searchText)
-        var clauses: [String] = []
-        var args: [DatabaseValueConvertible] = []
-        for w in q.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix(8) {
-            clauses.append("(lower(name) LIKE ? ESCAPE '\\' OR lower(coalesce(brand, '')) LIKE ? ESCAPE '\\')")
-            let p = "%" + likeEscape(String(w)) + "%"
-            args += [p, p]
+        guard let query = FullTextQuery(q) else {
+            throw JournalError.invalid(field: "search text", reason: "needs a letter or digit to search for")
         }
+        var clauses = [Self.fullTextClause]
+        var args: [DatabaseValueConvertible] = [query.matchExpression]
         if let from { clauses.append("day >= ?"); args.append(from.description) }
         if let to { clauses.append("day <= ?"); args.append(to.description) }
         return try loadEntries(where: clauses.joined(separator: " AND "), args, order: "day DESC, created_at DESC, seq DESC",

@@ -231,7 +231,9 @@ struct SearchJournal: JournalReadTool {
     let journal: JournalStore
     let name = "search_journal"
     let description = """
-        Finds logged entries whose name or brand contains every word of `text`, newest day first, with their ids. \
+        Finds logged entries whose name or brand has every word of `text` (each as the start of a word), newest day first, with their ids, \
+        through the journal's full-text index. With `text` the result also gives `last_day` (the latest day any entry matched) and `total_matches`: \
+        use it for "when did I last eat X" (limit 1). \
         Without `text` it returns the most recently logged entries (newest first): use that for "the last thing I logged". \
         Use it to find an entry id before updating, moving or deleting an entry.
         """
@@ -252,12 +254,19 @@ struct SearchJournal: JournalReadTool {
         let to = try args.day("to", journal: journal)
         if let f = from, let t = to, f > t { throw ToolArgumentError(field: "from", "\(f) is after to (\(t))") }
         let entries: [Entry]
+        var result: [String: JSONValue] = [:]
         if let text = try args.text("text", max: JournalStore.Limits.searchText, required: false), !text.isEmpty {
             entries = try checked(field: "text") { try journal.searchEntries(text, from: from, to: to, limit: limit, in: db) }
+            if from == nil && to == nil, let last = try checked(field: "text", { try journal.lastEaten(text, in: db) }) {
+                result["last_day"] = .string(last.day.description)
+                result["total_matches"] = .number(Double(last.matches))
+            }
         } else {
             entries = try recent(from: from, to: to, limit: limit, db)
         }
-        return output(["entries": .array(entries.map(Shape.entry)), "count": .number(Double(entries.count))], "found \(entries.count) entries")
+        result["entries"] = .array(entries.map(Shape.entry))
+        result["count"] = .number(Double(entries.count))
+        return output(.object(result), "found \(entries.count) entries")
     }
 
     /// Most recently created entries in the window (the last 60 days by default), newest first.

@@ -134,11 +134,12 @@ public final class Replayer {
                 throw fail("unknown set-up line @\(name); expected @clock, @provider, @config or @seed")
             }
         }
-        // Migrate, then seed.
-        let queue = try Self.openConfined(databasePath)
+        // Migrate, then seed. The migrations are ofj's own SQL on the fresh file, run before any
+        // of the transcript's; they create FTS5 tables, which a confined connection refuses.
         var migrator = Migrator()
         environment.registerMigrations(&migrator)
-        try queue.read { try migrator.migrate($0) }
+        try DatabaseQueue(path: databasePath).read { try migrator.migrate($0) }
+        let queue = try Self.openConfined(databasePath)
         let journal = JournalStore(queue: queue, timeZone: timeZone, now: { [epoch] in Date(timeIntervalSince1970: epoch) })
         for (line, json) in backups {
             do { _ = try journal.importBackup(Data(json.utf8)) } catch {

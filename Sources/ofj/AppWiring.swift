@@ -36,7 +36,7 @@ struct App {
         self.environment = environment
         try paths.ensureDataDirectory()
         queue = try OfjDatabase.open(path: paths.databasePath, access: access)
-        journal = JournalStore(queue: queue, timeZone: .current)
+        journal = JournalStore(queue: queue, timeZone: .current, mealSchedule: MealConfig.load(configPath: paths.configPath).schedule)
         store = ConversationStore(queue: queue)
         transport = CurlTransport()
         // A broken config.json stops start-up with its own message; a refused credentials file is

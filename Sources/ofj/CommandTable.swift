@@ -1,9 +1,11 @@
 // ofj's command line: every command, its arguments, options and help, next to its handler.
 // Parsing, `--help`, "did you mean", shell completion and README.md's command table all come
 // from this table (README.md is checked against `ofj __readme-commands` by the tests).
+import Agent
 import Foundation
 import Journal
 import Nutrition
+import OutputSafety
 import Providers
 import ReferenceFoods
 import REPL
@@ -193,6 +195,61 @@ enum OfjCommands {
                                         access: .read,
                                         action: journal(ctx, .read) { c, inv in try c.export(inv.arguments) }),
                         ]),
+            CommandSpec("search", summary: "full-text search of threads (messages, titles, tool activity) and journal entries, newest first; each word matches the start of a word",
+                        details: "Thread results show the thread, the date and the words around the match; journal results the day, meal and entry.\nIn the REPL: /search TEXT, then /open N opens the thread of result N.",
+                        arguments: [PositionalSpec("TEXT", variadic: true)],
+                        options: [.flag("--threads", "only threads", excludes: ["--journal"]), .flag("--journal", "only journal entries"),
+                                  .value("--limit", "N", .integer(1...500), "at most N results of each kind", default: "20"), json],
+                        access: .read,
+                        action: threads(ctx, .read) { c, inv in try c.search(inv.arguments) }),
+            CommandSpec("threads", summary: "list the assistant's threads, newest first",
+                        options: [.value("--limit", "N", .integer(1...10_000), "at most N threads", default: "50"), json],
+                        subcommands: [
+                            CommandSpec("list", summary: "list the assistant's threads, newest first",
+                                        options: [.value("--limit", "N", .integer(1...10_000), "at most N threads", default: "50"), json],
+                                        access: .read,
+                                        action: threads(ctx, .read) { c, inv in try c.list(inv.arguments) }),
+                            CommandSpec("show", summary: "a thread as Markdown (--json: as JSON), with tool activity and approvals",
+                                        arguments: [PositionalSpec("ID")], options: [json], access: .read,
+                                        action: threads(ctx, .read) { c, inv in try c.show(inv.arguments) }),
+                            CommandSpec("delete", summary: "delete a thread with its messages; asks on a terminal (--yes does not ask)",
+                                        arguments: [PositionalSpec("ID")], options: [.flag("--yes", "delete without asking")], access: .write,
+                                        action: threads(ctx, .write) { c, inv in try c.delete(inv.arguments, confirm: ThreadCommands.askOnTerminal) }),
+                            CommandSpec("export", summary: "write a thread as Markdown or JSON (stdout unless -o; the file is private, 0600); never keys",
+                                        arguments: [PositionalSpec("ID")],
+                                        options: [.value("--format", "md|json", .choice(["md", "json"]), "the format", default: "md"), output, force],
+                                        access: .read,
+                                        action: threads(ctx, .read) { c, inv in try c.export(inv.arguments) }),
+                        ],
+                        access: .read,
+                        action: threads(ctx, .read) { c, inv in try c.list(inv.arguments) }),
+            CommandSpec("meals", summary: "show the meal schedule: when breakfast, lunch and dinner start (the default meal of a new entry)",
+                        options: [json],
+                        subcommands: [
+                            CommandSpec("set", summary: "set meal start times in config.json, e.g. breakfast=06:30 lunch=12:00 dinner=18:30",
+                                        arguments: [PositionalSpec("MEAL=HH:MM", variadic: true)],
+                                        action: .sync { inv in
+                                            let s = try MealConfig.set(inv.arguments.positionals, configPath: ctx.paths.configPath)
+                                            writeOut(MealConfig.describe(s, configured: true))
+                                            return 0
+                                        }),
+                            CommandSpec("reset", summary: "back to the default schedule (breakfast 02:00, lunch 12:00, dinner 18:00)",
+                                        action: .sync { _ in
+                                            try MealConfig.reset(configPath: ctx.paths.configPath)
+                                            writeOut(MealConfig.describe(.standard, configured: false))
+                                            return 0
+                                        }),
+                        ],
+                        action: .sync { inv in
+                            let loaded = MealConfig.load(configPath: ctx.paths.configPath)
+                            if let problem = loaded.problem { throw CLIError(problem) }
+                            if inv.arguments.has("--json") {
+                                writeOut(TerminalText.escapingJSON(PrettyJSON.format(MealConfig.json(loaded.schedule))).trimmingCharacters(in: .newlines))
+                            } else {
+                                writeOut(MealConfig.describe(loaded.schedule, configured: loaded.configured))
+                            }
+                            return 0
+                        }),
             CommandSpec("diag", summary: "diagnostics delivery",
                         subcommands: [
                             CommandSpec("status", summary: "what is pending, delivered and dropped", access: .read,
@@ -262,11 +319,20 @@ enum OfjCommands {
         }
     }
 
+    /// A threads or search command: opens the database (read-only for `.read`) and runs `body`.
+    static func threads(_ ctx: CLIContext, _ access: DataAccess,
+                        _ body: @escaping @Sendable (ThreadCommands, CommandInvocation) throws -> Void) -> CommandAction {
+        .sync { inv in
+            try body(ThreadCommands(journal: try openJournal(ctx, access: access)), inv)
+            return 0
+        }
+    }
+
     static func openJournal(_ ctx: CLIContext, access: DataAccess, salvage: Bool = false) throws -> JournalStore {
         try ctx.paths.ensureDataDirectory()
         // A salvage reads a file that may be damaged: no check, no migration, no writes.
         let queue = try salvage ? OfjDatabase.openForSalvage(path: ctx.paths.databasePath)
             : OfjDatabase.open(path: ctx.paths.databasePath, access: access)
-        return JournalStore(queue: queue, timeZone: .current)
+        return JournalStore(queue: queue, timeZone: .current, mealSchedule: MealConfig.load(configPath: ctx.paths.configPath).schedule)
     }
 }

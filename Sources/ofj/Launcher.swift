@@ -63,6 +63,7 @@ struct Launcher {
         services.scanBarcode = PackagedCommands.scanner(journal: app.journal, foods: PackagedFoods(
             transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
         services.sourcesReport = { [sources = app.sources] threadID in try sources.report(threadID: threadID) }
+        services.writeExport = { text, path in try ThreadExport.write(text, to: path, force: false) }
         // An id no thread starts with opens a new thread with that id, as before prefixes.
         var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }
@@ -262,6 +263,7 @@ struct Launcher {
         show("config: \(paths.configPath)\(FileManager.default.fileExists(atPath: paths.configPath) ? "" : " (none)")")
         // A config.json naming an unknown provider or model, or with a malformed field, is a problem (exit 1).
         let configProblems = ProviderFiles.configProblems(environment: environment)
+            + [MealConfig.load(configPath: paths.configPath).problem].compactMap { $0 }
         for problem in files.problems where problem != files.credentialsProblem { show("-- \(problem)") }
         for problem in configProblems { show("-- \(problem)") }
         let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)

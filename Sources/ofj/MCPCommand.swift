@@ -29,7 +29,7 @@ enum MCPCommand {
         guard p.positionals.isEmpty else { throw CLIError("unexpected '\(p.positionals[0].prefix(30))'\n\(usage)", status: 2) }
         try paths.ensureDataDirectory()
         let queue = try OfjDatabase.open(path: paths.databasePath)
-        let journal = JournalStore(queue: queue, timeZone: .current)
+        let journal = JournalStore(queue: queue, timeZone: .current, mealSchedule: MealConfig.load(configPath: paths.configPath).schedule)
         let store = ConversationStore(queue: queue)
         let tools = Toolbox.registry(journal: journal)
         Toolbox.warmUp()

@@ -58,7 +58,7 @@ struct PackagedCommands {
         do {
             try paths.ensureDataDirectory()
             let queue = try OfjDatabase.open(path: paths.databasePath)
-            let journal = JournalStore(queue: queue, timeZone: .current)
+            let journal = JournalStore(queue: queue, timeZone: .current, mealSchedule: MealConfig.load(configPath: paths.configPath).schedule)
             let foods = PackagedFoods(transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version),
                                       store: PackagedStore(queue: queue))
             let commands = PackagedCommands(journal: journal, foods: foods, out: { writeOut($0) })

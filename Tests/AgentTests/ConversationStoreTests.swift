@@ -10,11 +10,13 @@ import TestSupport
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         #expect(!migrator.migrations.isEmpty)
-        #expect(migrator.migrations.allSatisfy { $0.identifier.hasPrefix("agent-") })
+        // "agent-" for the agent's tables, "fts-" for the full-text index added by the fts branch.
+        #expect(migrator.migrations.allSatisfy { $0.identifier.hasPrefix("agent-") || $0.identifier.hasPrefix("fts-") })
         let queue = try DatabaseQueue.inMemory()
         try queue.read { try migrator.migrate($0) }
         try queue.read { try migrator.migrate($0) }
-        #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%'") == migrator.migrations.count)
+        #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%' OR identifier LIKE 'fts-%'")
+                == migrator.migrations.count)
     }
 
     @Test func lastUserTextReadsOnlyTheEndOfTheThread() async throws {
@@ -57,7 +59,12 @@ import TestSupport
         #expect(try h.store.listThreads().map(\.id) == ["a", "b"]) // "a" updated last
         #expect(try h.store.searchThreads("PROTEIN").map(\.id) == ["a"])
         #expect(try h.store.searchThreads("100%").map(\.id) == ["a"])
-        #expect(try h.store.searchThreads("100_").isEmpty) // wildcards are literal
+        // Full-text search: punctuation separates words and FTS5 syntax is searched as text.
+        #expect(try h.store.searchThreads("100_").map(\.id) == ["a"])
+        #expect(try h.store.searchThreads("whole_wheat").map(\.id) == ["a"])
+        #expect(try h.store.searchThreads("prot* OR (\"bread:").map(\.id).isEmpty) // "or" is a word here, and no message has it
+        #expect(try h.store.searchThreads("\"*:^()").isEmpty)
+        #expect(try h.store.searchThreads("wheat bre").map(\.id) == ["a"]) // every word, as the start of a word
         #expect(try h.store.searchThreads("second.").map(\.id) == ["b"]) // assistant text is searched too
         #expect(try h.store.searchThreads("nothing like this").isEmpty)
 

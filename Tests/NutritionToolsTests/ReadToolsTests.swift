@@ -85,6 +85,17 @@ import Nutrition
         #expect(recent["count"] == 4)
         let ranged = try await f.read("search_journal", ["text": "banana", "from": "today"])
         #expect(ranged["count"] == 0)
+        #expect(ranged["last_day"] == nil) // only for a search over the whole journal
+        // "When did I last eat a banana": the newest day and how many entries match, from the index.
+        let lastBanana = try await f.read("search_journal", ["text": "BANAN", "limit": 1])
+        let bananaDays = try f.journal.searchEntries("banana", limit: 100).map(\.day.description)
+        #expect(!bananaDays.isEmpty)
+        #expect(lastBanana["last_day"] == .string(bananaDays.max() ?? ""))
+        #expect(lastBanana["total_matches"] == .number(Double(bananaDays.count)))
+        #expect(lastBanana["entries"]?[0]?["date"] == .string(bananaDays.max() ?? ""))
+        // FTS syntax in the text is searched as words, never an error.
+        let syntax = try await f.read("search_journal", ["text": "banana* OR \"("])
+        #expect(syntax["count"] == 0)
     }
 
     @Test func nutrientBreakdownRanksFoods() async throws {

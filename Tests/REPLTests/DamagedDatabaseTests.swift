@@ -30,10 +30,12 @@ import SQLiteKit
         #expect(r.status == 0, "\(r.stderr)")
     }
 
-    /// Makes the b-tree page holding `marker` unreadable (an invalid page type), as a flipped byte would.
+    /// Makes the `journal_entries` b-tree page holding `marker` unreadable (an invalid page type),
+    /// as a flipped byte would. The row is found by its meal and name, stored next to each other
+    /// ("lunchMarker-…"): the full-text index keeps a copy of the name on other pages.
     func damagePage(holding marker: String) throws {
         var bytes = try Data(contentsOf: URL(fileURLWithPath: database))
-        let range = try #require(bytes.range(of: Data(marker.utf8)))
+        let range = try #require(bytes.range(of: Data(("lunch" + marker).utf8)))
         let pageStart = (range.lowerBound / 4096) * 4096
         #expect(pageStart > 0)
         bytes[pageStart] = 0xFF

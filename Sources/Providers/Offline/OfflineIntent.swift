@@ -34,6 +34,8 @@ public enum OfflineIntent: Hashable, Sendable {
     case goal(nutrient: String)
     /// "delete the eggs": the newest entry matching the words.
     case deleteFood(String)
+    /// "when did I last eat X": the latest journal day with X, from the journal's full-text index.
+    case lastEaten(String)
     /// "3 eggs and toast": several foods, logged one after the other.
     case logEach([OfflineIntent])
     case help
@@ -108,6 +110,10 @@ public enum OfflineGrammar {
         if s.range(of: #"^(delete|remove|undo)( the)? (last|latest)( thing| entry| food| item| one)?( i logged| i ate| logged)?$"#, options: .regularExpression) != nil
             || s == "undo" || s == "undo that" {
             return .deleteLast
+        }
+        if let m = s.firstMatch(#"^when did i (?:last |most recently )?(?:eat|have|log|drink) (?:my |the |some |any |a |an )?(.+?)(?: last)?$"#)
+            ?? s.firstMatch(#"^when was the last time i (?:ate|had|logged|drank) (?:my |the |some |any |a |an )?(.+?)$"#) {
+            return .lastEaten(m[0])
         }
         if let m = s.firstMatch(#"^move (?:my |the )?(.+?) to (breakfast|lunch|dinner|snacks?|a snack|supper)$"#) {
             return .move(food: m[0], meal: mealWords[m[1]] ?? m[1])

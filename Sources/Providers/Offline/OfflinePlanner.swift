@@ -42,6 +42,8 @@ struct OfflinePlanner {
             return goal(n)
         case .deleteFood(let food):
             return deleteFood(food)
+        case .lastEaten(let food):
+            return lastEaten(food)
         case .logEach(let items):
             return logEach(items)
         case .showDay(let p):
@@ -393,6 +395,19 @@ struct OfflinePlanner {
         return .calls([("move_journal_entry", ["entry_id": .string(id), "meal": .string(meal)])])
     }
 
+    /// "when did I last eat oatmeal": search_journal's newest match and how many entries match.
+    func lastEaten(_ food: String) -> OfflineStep {
+        let words = OfflinePlanner.singular(food)
+        guard let found = state.last("search_journal") else { return .calls([("search_journal", ["text": .string(words), "limit": 1])]) }
+        if let error = failure(found) { return .answer(error) }
+        guard let e = found.content?["entries"]?[0], let day = e["date"]?.stringValue else {
+            return .answer("I couldn't find \"\(food)\" in your journal.")
+        }
+        let n = found.content?["total_matches"]?.intValue ?? 1
+        return .answer("You last had \(entryLine(e)) on \(day) (\(e["meal"]?.stringValue ?? "?"))"
+                       + (n > 1 ? "; \(n) entries match \"\(food)\" in all." : "."))
+    }
+
     /// "delete the eggs": the newest entry whose name has the words (plurals read as singular).
     func deleteFood(_ food: String) -> OfflineStep {
         let words = OfflinePlanner.singular(food)
@@ -505,6 +520,7 @@ struct OfflinePlanner {
         case .move(let food, let meal): return .move(food: clean(food), meal: meal)
         case .searchFoodBank(let q): return .searchFoodBank(clean(q))
         case .deleteFood(let q): return .deleteFood(clean(q))
+        case .lastEaten(let q): return .lastEaten(clean(q))
         case .dated(let inner, let p): return .dated(sanitized(inner), p)
         case .logEach(let items): return .logEach(items.map(sanitized))
         default: return intent

@@ -11,9 +11,11 @@ public enum SlashCommands {
         SlashCommand(name: "help", arguments: "", help: "show this help"),
         SlashCommand(name: "new", arguments: "", help: "start a new thread"),
         SlashCommand(name: "threads", arguments: "[query]", help: "list threads, newest first, or search them"),
-        SlashCommand(name: "open", arguments: "ID", help: "open a thread by id (or a unique id prefix)"),
+        SlashCommand(name: "search", arguments: "TEXT", help: "search threads and the journal (words match their start)"),
+        SlashCommand(name: "open", arguments: "ID|N", help: "open a thread by id (or a unique id prefix), or result N of /search"),
         SlashCommand(name: "title", arguments: "TEXT", help: "rename the current thread"),
         SlashCommand(name: "delete", arguments: "ID", help: "delete a thread and its messages (asks first)"),
+        SlashCommand(name: "export", arguments: "md|json [FILE]", help: "write this thread as Markdown or JSON (to FILE, or show it)"),
         SlashCommand(name: "continue", arguments: "", help: "resume a suspended run"),
         SlashCommand(name: "retry", arguments: "", help: "regenerate the last reply"),
         SlashCommand(name: "day", arguments: "[DATE]", help: "show a day of the journal (today, yesterday, YYYY-MM-DD)"),
@@ -24,6 +26,7 @@ public enum SlashCommands {
         SlashCommand(name: "goals", arguments: "", help: "show your daily goals"),
         SlashCommand(name: "usage", arguments: "", help: "tokens and estimated cost for this thread and today"),
         SlashCommand(name: "context", arguments: "", help: "how full the context is and what the next request carries"),
+        SlashCommand(name: "budget", arguments: "50k|200k|max", help: "the context budget of this thread (shown in /context)"),
         SlashCommand(name: "compact", arguments: "[focus]", help: "summarise older turns into a checkpoint now"),
         SlashCommand(name: "sources", arguments: "", help: "web pages the assistant read in this thread"),
         SlashCommand(name: "model", arguments: "[NAME]", help: "show or change the model"),
@@ -62,6 +65,9 @@ public enum SlashCommands {
     public static func completions(prefix: String) -> [String] {
         all.map(\.name).filter { $0.hasPrefix(prefix) }
     }
+
+    /// The footer of the banner, `/help`, the report and the README.
+    public static let medicalNote = "Not medical advice: ofj's numbers are estimates; ask a doctor or dietitian about your health."
 
     public static var helpText: String {
         let width = all.map { ($0.name + " " + $0.arguments).count }.max() ?? 10

@@ -1,4 +1,5 @@
-// Tab completion: slash commands, their arguments (thread ids and titles, model names) and whole
+// Tab completion: slash commands, their arguments (thread ids and titles, model names, budgets,
+// export formats) and whole
 // Food Bank names.
 import Agent
 import Journal
@@ -29,6 +30,10 @@ enum Completion {
                     .filter { $0.hasPrefix(current) })
             case "foods":
                 return foodNames(before: argument, journal: journal)
+            case "budget" where words.count == 2:
+                return simple(ContextBudgetChoice.allCases.map(\.rawValue).filter { $0.hasPrefix(current) })
+            case "export" where words.count == 2:
+                return simple(["md", "json"].filter { $0.hasPrefix(current) })
             default:
                 return .none
             }

@@ -17,13 +17,20 @@ extension REPLSession {
             case "help":
                 say("Talk about what you eat (\"log 2 eggs for breakfast\", \"how much protein this week?\"), or use a command:")
                 say(SlashCommands.helpText)
+                say(style.dim(SlashCommands.medicalNote))
             case "new":
                 threadIDChanged(to: services.ids.next())
                 say("New thread.")
             case "threads":
                 try listThreads(query: argument)
+            case "search":
+                try search(argument)
             case "open":
                 try open(argument)
+            case "export":
+                try export(argument)
+            case "budget":
+                try budget(argument)
             case "title":
                 guard !argument.isEmpty else { say("Usage: /title TEXT"); return }
                 guard try services.store.thread(threadID) != nil else { say("This thread has no messages yet; send one first."); return }
@@ -151,7 +158,23 @@ extension REPLSession {
         return matches[0]
     }
 
+    func search(_ argument: String) throws {
+        guard !argument.isEmpty else { say("Usage: /search TEXT (words from messages, titles, tool activity or journal entries)"); return }
+        let results = try SearchViews.search(argument, scope: .all, store: services.store, journal: services.journal)
+        lastSearch = results
+        sayView(SearchViews.text(results, query: argument, timeZone: services.journal.timeZone, highlight: { style.bold($0) }))
+    }
+
     func open(_ argument: String) throws {
+        let key = argument.trimmingCharacters(in: .whitespaces)
+        // "/open 3" after a /search: the thread of result 3 (a larger number is taken as an id prefix).
+        if let n = Int(key), n >= 1, n <= lastSearch.count {
+            guard let id = lastSearch[n - 1].threadID else {
+                let day = { if case .entry(let e) = lastSearch[n - 1] { return " \(e.day)" } else { return "" } }()
+                throw UsageError("result \(n) is a journal entry, not a thread; /day\(day) shows its day")
+            }
+            return try open(id)
+        }
         let t = try resolveThread(argument)
         threadIDChanged(to: t.id)
         say("Opened “\(Terminal.sanitize(t.title, keepNewlines: false))”.")
@@ -159,6 +182,39 @@ extension REPLSession {
         if let run = try services.store.runs(threadID: t.id).last, run.phase == .suspended {
             say(style.yellow("Its last answer was interrupted. Type /continue to resume it."))
         }
+    }
+
+    /// `/export md|json [FILE]`: this thread as Markdown or JSON, to FILE (0600, never over an
+    /// existing file) or on screen.
+    func export(_ argument: String) throws {
+        let words = argument.split(separator: " ", maxSplits: 1).map(String.init)
+        guard let format = words.first.flatMap({ ThreadExport.Format(rawValue: $0.lowercased()) }) else {
+            say("Usage: /export md|json [FILE]"); return
+        }
+        guard let thread = try services.store.thread(threadID) else { say("This thread has no messages yet; nothing to export."); return }
+        let text = try ThreadExport.render(thread, format: format, store: services.store, timeZone: services.journal.timeZone)
+        guard words.count == 2 else { sayView(Terminal.sanitize(text).trimmingCharacters(in: .newlines)); return }
+        guard let write = services.writeExport else {
+            say("Writing files is not available here; /export \(format.rawValue) without FILE shows the thread.")
+            return
+        }
+        let path = (words[1].trimmingCharacters(in: .whitespaces) as NSString).expandingTildeInPath
+        try write(text, path)
+        say("Wrote \(Terminal.sanitize(path, keepNewlines: false)) (\(format.rawValue), \(text.utf8.count) bytes).")
+    }
+
+    /// `/budget 50k|200k|max`: the context budget of this thread.
+    func budget(_ argument: String) throws {
+        let key = argument.trimmingCharacters(in: .whitespaces).lowercased()
+        if key.isEmpty {
+            let current = try services.store.contextBudget(threadID: threadID)
+            say("Context budget: \(current?.rawValue ?? "default"). /budget 50k|200k|max changes it for this thread.")
+            return
+        }
+        guard let choice = ContextBudgetChoice(rawValue: key) else { say("Usage: /budget 50k|200k|max"); return }
+        guard try services.store.thread(threadID) != nil else { say("This thread has no messages yet; send one first, then /budget."); return }
+        try services.store.setContextBudget(choice, threadID: threadID, now: services.clock.now())
+        say("Context budget for this thread: \(choice.rawValue)\(choice == .modelMaximum ? " (the model's window)" : " tokens"). /context shows it.")
     }
 
     func delete(_ argument: String) throws {

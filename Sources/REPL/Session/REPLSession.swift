@@ -24,6 +24,8 @@ public final class REPLSession {
     public internal(set) var threadID: String
     private var events: AsyncStream<AgentEvent>.Iterator
     var currentModel: any ChatModel
+    /// The results of the last `/search`, for `/open N`.
+    var lastSearch: [SearchResult] = []
     /// Set when the person asked to leave (/exit, Ctrl-D, a second Ctrl-C).
     public private(set) var exitRequested = false
 
@@ -69,6 +71,7 @@ public final class REPLSession {
         let who = model.provider == "offline" ? "offline assistant" : "\(model.provider) · \(model.model)"
         let title = (try? services.store.thread(threadID))?.map { "thread “\(Terminal.sanitize($0.title, keepNewlines: false))”" } ?? "new thread"
         lines.append("ofj \(services.version) · \(who) · \(title) · /help for commands")
+        lines.append(style.dim(SlashCommands.medicalNote))
         if model.provider == "offline" {
             lines.append(style.dim("No AI provider is configured, so the built-in offline assistant answers; to use a real model, \(services.configureHint)."))
         }

@@ -33,6 +33,9 @@ public struct SessionServices: Sendable {
     public var scanBarcode: (@Sendable (_ code: String) async -> BarcodeScanOffer)?
     /// Charts (/week, /month) in Unicode blocks, else ASCII: whether the locale is UTF-8.
     public var unicodeCharts: Bool = ChartOptions.localeIsUTF8(ProcessInfo.processInfo.environment)
+    /// Writes `/export … FILE` (0600, never over an existing file); nil where a session must not
+    /// write files (a replayed transcript is untrusted input), so `/export` only shows the thread.
+    public var writeExport: (@Sendable (_ text: String, _ path: String) throws -> Void)? = nil
 
     public init(runner: AgentRunner, store: ConversationStore, journal: JournalStore, approvals: ApprovalBroker,
                 clock: any AgentClock, ids: any IDSource, model: @escaping @Sendable () -> any ChatModel,

@@ -1,10 +1,17 @@
 // Indented JSON for a person to read and edit (tool arguments at an approval card).
 import Agent
 
-enum PrettyJSON {
+public enum PrettyJSON {
     /// `text` indented two spaces per level with keys sorted; text that is not JSON is returned as is.
-    static func format(_ text: String) -> String {
+    public static func format(_ text: String) -> String {
         guard let value = try? JSONValue.parse(text) else { return text }
+        var out = ""
+        write(value, indent: 0, to: &out)
+        return out + "\n"
+    }
+
+    /// `value` indented two spaces per level with keys sorted, ending in a newline.
+    public static func format(_ value: JSONValue) -> String {
         var out = ""
         write(value, indent: 0, to: &out)
         return out + "\n"

@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/trend|/month|/gaps|/report|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/trend|/month|/gaps|/report|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -50,12 +50,17 @@ _ofj() {
         /export/csv:-o|/export/csv:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /export/csv:--from) COMPREPLY=(); return ;;
         /export/csv:--to) COMPREPLY=(); return ;;
+        /search:--limit) COMPREPLY=(); return ;;
+        /threads:--limit) COMPREPLY=(); return ;;
+        /threads/list:--limit) COMPREPLY=(); return ;;
+        /threads/export:--format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
+        /threads/export:-o|/threads/export:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /diag/export:--since) COMPREPLY=(); return ;;
         /diag/export:-o|/diag/export:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
     local options words files=0
     case "$cmd" in
-        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day trend month gaps report log foods ref barcode packaged goals backup export diag replay mcp doctor completion help" ;;
+        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day trend month gaps report log foods ref barcode packaged goals backup export search threads meals diag replay mcp doctor completion help" ;;
         /ask) options="--yes --json --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
         /trend) options="--days --weeks --months --json -h --help"; words="energy_kcal protein_g carbohydrate_g fat_g fiber_g sugars_g added_sugars_g sodium_mg cholesterol_mg saturated_fat_g trans_fat_g monounsaturated_fat_g polyunsaturated_fat_g vitamin_a_mcg vitamin_c_mg vitamin_d_mcg vitamin_e_mg vitamin_k_mcg vitamin_b6_mg vitamin_b12_mcg thiamin_mg riboflavin_mg niacin_mg pantothenic_acid_mg biotin_mcg folate_mcg choline_mg calcium_mg iron_mg magnesium_mg phosphorus_mg potassium_mg zinc_mg copper_mg manganese_mg selenium_mcg chromium_mcg molybdenum_mcg iodine_mcg chloride_mg water_g caffeine_mg" ;;
@@ -75,6 +80,15 @@ _ofj() {
         /backup/import) options="-h --help"; words=""; files=1 ;;
         /export) options="-h --help"; words="csv" ;;
         /export/csv) options="-o --output --from --to --force -h --help"; words="" ;;
+        /search) options="--threads --journal --limit --json -h --help"; words="" ;;
+        /threads) options="--limit --json -h --help"; words="list show delete export" ;;
+        /threads/list) options="--limit --json -h --help"; words="" ;;
+        /threads/show) options="--json -h --help"; words="" ;;
+        /threads/delete) options="--yes -h --help"; words="" ;;
+        /threads/export) options="--format -o --output --force -h --help"; words="" ;;
+        /meals) options="--json -h --help"; words="set reset" ;;
+        /meals/set) options="-h --help"; words="" ;;
+        /meals/reset) options="-h --help"; words="" ;;
         /diag) options="-h --help"; words="status flush export" ;;
         /diag/status) options="-h --help"; words="" ;;
         /diag/flush) options="-h --help"; words="" ;;

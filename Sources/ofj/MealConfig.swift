@@ -1,0 +1,96 @@
+// The meal schedule in config.json: when breakfast, lunch and dinner start, which decides the
+// default meal of a new entry. The four meal kinds stay fixed (breakfast, lunch, dinner, snack:
+// the journal's CHECK constraint and the SPEC's meal list); snack has no start time, it is only
+// used when chosen. `"meals": {"breakfast": "06:00", "lunch": "11:30", "dinner": "17:30"}`.
+import Agent
+import Foundation
+import Nutrition
+import OutputSafety
+import REPL
+
+enum MealConfig {
+    static let kinds = ["breakfast", "lunch", "dinner"]
+
+    /// The schedule in config.json, the standard one when there is none or it is invalid
+    /// (`problem` says why; `ofj meals` and `ofj doctor` show it).
+    static func load(configPath: String) -> (schedule: MealSchedule, configured: Bool, problem: String?) {
+        guard let data = FileManager.default.contents(atPath: configPath),
+              let json = try? JSONValue.parse(String(decoding: data, as: UTF8.self)),
+              let meals = json["meals"] else { return (.standard, false, nil) }
+        do { return (try schedule(meals, base: .standard), true, nil) } catch {
+            return (.standard, false, "\(configPath): \"meals\": \(error); fix it or run ofj meals reset")
+        }
+    }
+
+    /// Reads `{"breakfast": "HH:MM", …}`; missing meals keep `base`'s start.
+    static func schedule(_ value: JSONValue, base: MealSchedule) throws -> MealSchedule {
+        guard let object = value.objectValue else { throw CLIError("must be an object like {\"breakfast\": \"06:00\", \"lunch\": \"12:00\", \"dinner\": \"18:00\"}") }
+        var starts = [base.breakfastStart, base.lunchStart, base.dinnerStart]
+        for (key, v) in object.sorted(by: { $0.key < $1.key }) {
+            guard let i = kinds.firstIndex(of: key) else {
+                throw CLIError("\"\(TerminalText.sanitize(String(key.prefix(30)), keepNewlines: false))\" is not a meal with a start time (breakfast, lunch, dinner; snack is only used when chosen)")
+            }
+            guard let text = v.stringValue, let t = try? TimeOfDay(parsing: text) else {
+                throw CLIError("\(key) must be a time as \"HH:MM\" (24-hour), e.g. \"07:30\"")
+            }
+            starts[i] = t
+        }
+        do { return try MealSchedule(breakfastStart: starts[0], lunchStart: starts[1], dinnerStart: starts[2]) } catch {
+            throw CLIError("the starts must be distinct and run breakfast, lunch, dinner through the day (dinner may end after midnight)")
+        }
+    }
+
+    static func json(_ s: MealSchedule) -> JSONValue {
+        ["breakfast": .string(s.breakfastStart.description), "lunch": .string(s.lunchStart.description), "dinner": .string(s.dinnerStart.description)]
+    }
+
+    /// `ofj meals`: the schedule as lines.
+    static func describe(_ s: MealSchedule, configured: Bool) -> String {
+        let rows = [("breakfast", s.breakfastStart, s.lunchStart), ("lunch", s.lunchStart, s.dinnerStart), ("dinner", s.dinnerStart, s.breakfastStart)]
+        var lines = ["Meal schedule (\(configured ? "config.json" : "the default")): a new entry goes to the meal of the local time."]
+        for (name, start, end) in rows { lines.append("  " + name.padding(toLength: 10, withPad: " ", startingAt: 0) + "\(start)–\(end)") }
+        lines.append("  snack     only when chosen")
+        lines.append("Change it with: ofj meals set breakfast=HH:MM lunch=HH:MM dinner=HH:MM")
+        return lines.joined(separator: "\n")
+    }
+
+    /// `ofj meals set NAME=HH:MM…`: validates, then writes config.json (other settings kept).
+    static func set(_ assignments: [String], configPath: String) throws -> MealSchedule {
+        guard !assignments.isEmpty else { throw CLIError("give at least one MEAL=HH:MM, e.g. ofj meals set breakfast=06:30", status: 2) }
+        var root = try configObject(configPath)
+        var current = MealSchedule.standard
+        if let meals = root["meals"], let s = try? Self.schedule(meals, base: .standard) { current = s }
+        var given: [String: JSONValue] = [:]
+        for a in assignments {
+            let parts = a.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { throw CLIError("'\(TerminalText.sanitize(String(a.prefix(40)), keepNewlines: false))' is not MEAL=HH:MM, e.g. lunch=12:30", status: 2) }
+            given[parts[0].lowercased()] = .string(parts[1])
+        }
+        let schedule: MealSchedule
+        do { schedule = try Self.schedule(.object(given), base: current) } catch let e as CLIError { throw CLIError(e.description, status: 2) }
+        root["meals"] = json(schedule)
+        try save(root, configPath)
+        return schedule
+    }
+
+    /// `ofj meals reset`: removes the schedule from config.json.
+    static func reset(configPath: String) throws {
+        var root = try configObject(configPath)
+        guard root.removeValue(forKey: "meals") != nil else { return }
+        try save(root, configPath)
+    }
+
+    static func configObject(_ path: String) throws -> [String: JSONValue] {
+        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+        guard let value = try? JSONValue.parse(String(decoding: data, as: UTF8.self)), let object = value.objectValue else {
+            throw CLIError("\(path) is not a JSON object; fix it (ofj doctor shows the problem) before changing the meal schedule")
+        }
+        return object
+    }
+
+    static func save(_ root: [String: JSONValue], _ path: String) throws {
+        let dir = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try PrivateFile.write(Array(PrettyJSON.format(JSONValue.object(root)).utf8), to: path, overwrite: true)
+    }
+}
