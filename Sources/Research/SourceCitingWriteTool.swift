@@ -21,6 +21,8 @@ public struct SourceCitingWriteTool: WriteTool {
     public func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> PlannedChange {
         var change = try inner.preview(arguments: arguments, context: context, database: database)
         // Reading the sources is best effort: a card without them is still exact about the change.
+        // The provider's own search in this run is kept as sources first, so the card names it too.
+        try? SourceStore.harvest(threadID: context.threadID, runID: context.runID, in: database)
         if let used = try? SourceStore.sources(threadID: context.threadID, runID: context.runID, in: database), !used.isEmpty {
             change.card += "\n" + Self.citation(used)
         }

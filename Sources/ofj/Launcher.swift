@@ -63,6 +63,7 @@ struct Launcher {
         services.scanBarcode = PackagedCommands.scanner(journal: app.journal, foods: PackagedFoods(
             transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
         services.sourcesReport = { [sources = app.sources] threadID in try sources.report(threadID: threadID) }
+        services.sourceLinks = { [sources = app.sources] threadID, runID in try sources.footer(threadID: threadID, runID: runID) }
         // An id no thread starts with opens a new thread with that id, as before prefixes.
         var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }
@@ -265,6 +266,13 @@ struct Launcher {
         let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)
         show(databaseLine)
         show(ProviderDoctor.render(lines))
+        // Which web search the selected provider gets (config.json "research", OFJ_RESEARCH).
+        let setting = App.researchSetting(environment: environment, credentials: files.credentials, file: files.file)
+        let settings = files.credentials.merging(environment) { _, env in env }
+        let research = (try? ProviderResolver.resolve(environment: environment, file: files.file, credentials: files.credentials))
+            .map { $0.research(setting: setting, settings: settings) }
+            ?? ResearchChoice.resolve(setting: setting, provider: "offline", wire: .offline, model: "offline", settings: settings)
+        show(research.doctorLine)
         if let sink = environment["TURSO_DATABASE_URL"], !sink.isEmpty { show("diagnostics: delivered to \(sink)") }
         // A warning, not a failure (the exit status stays 0): the journal works, but other users
         // of this machine can read it.
