@@ -12,9 +12,9 @@ import Agent
 ///
 /// With `nativeWebSearch` the request declares the server tools `web_search_20250305` and
 /// `web_fetch_20250910` (beta header `web-fetch-2025-09-10`). Their blocks come back as kind
-/// "server_block" items: `server_tool_use` (id, name, input; `caller` left out, as the recorded
-/// second turn shows) and each `…_tool_result` block exactly as received (encrypted content
-/// included), replayed at their position. What they found and the text's citations are also
+/// "server_block" items: `server_tool_use` (id, name, input) and each `…_tool_result` block as
+/// received (encrypted content included), both without `caller`, as the recorded second turn
+/// sends them; replayed at their position. What they found and the text's citations are also
 /// emitted as a `WebSources` item for the Research module.
 ///
 /// History from other providers is made acceptable: text blocks that are empty or only
@@ -223,7 +223,10 @@ struct AnthropicDecoder: WireDecoder {
             case let t? where t.hasSuffix("_tool_result"):
                 // Complete at start (encrypted content and all): kept exactly, replayed at this position.
                 blocks[index] = .other
-                if let block = b?.value {
+                if var block = b?.value.objectValue {
+                    // As the recorded second turn sends it back: no caller, no null fields (page_age).
+                    block["caller"] = nil
+                    let block = Self.withoutNulls(.object(block))
                     out.append(.continuation(ContinuationItem(provider: "anthropic", kind: "server_block", payload: block.serialized)))
                     noteServerResult(block)
                 }
@@ -288,6 +291,14 @@ struct AnthropicDecoder: WireDecoder {
             break // ping and future event types
         }
         return out
+    }
+
+    static func withoutNulls(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let o): return .object(o.filter { !$0.value.isNull }.mapValues(withoutNulls))
+        case .array(let a): return .array(a.map(withoutNulls))
+        default: return value
+        }
     }
 
     /// Search results and fetched pages of a `…_tool_result` block, for `web`.
