@@ -41,6 +41,7 @@ public final class SourceStore: Sendable {
             );
             CREATE INDEX research_sources_thread ON research_sources (thread_id, id);
             """)
+        registerUsageMigration(into: &migrator)
     }
 
     /// Applies only these migrations (tests).
