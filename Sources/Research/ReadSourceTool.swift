@@ -52,6 +52,8 @@ public struct ReadConversationSourceTool: Tool {
         guard let source = try sources.source(id: id, threadID: context.threadID) else {
             throw ToolArgumentError(field: "source_id", "no source \(id) in this conversation")
         }
+        // Read again in this run: a card this run proposes names it, and so do the answer's links.
+        try sources.markRead(id: source.id, threadID: context.threadID, runID: context.runID)
         let characters = Array(source.text)
         let start = min(offset, characters.count)
         let end = min(characters.count, start + FetchURLTool.resultBudget)

@@ -111,6 +111,13 @@ public final class SourceStore: Sendable {
         }
     }
 
+    /// Marks a source as read again by `runID` (its write cards and answer links name it).
+    public func markRead(id: Int, threadID: String, runID: String) throws {
+        try queue.write { db in
+            try db.execute("UPDATE research_sources SET last_run_id = ? WHERE id = ? AND thread_id = ?", [runID, id, threadID])
+        }
+    }
+
     /// The thread's sources, oldest first (text included).
     public func sources(threadID: String) throws -> [ResearchSource] {
         try queue.read { db in

@@ -120,6 +120,13 @@ struct NativeSourcesTests {
         #expect(card.contains("Based on web sources"))
         #expect(card.contains("Nutrition Calculator — https://www.chipotle.com/nutrition"))
         #expect(card.contains("web search results"))
+        // Applying hands the inner tool its own card back (it checks the card is still what it would write).
+        let output = try queue.write { db -> ToolOutput in
+            let tool = SourceCitingWriteTool(PlainWrite(), sources: SourceStore(queue: queue))
+            let planned = try tool.preview(arguments: .object([:]), context: context, database: db)
+            return try tool.apply(planned, context: context, database: db)
+        }
+        #expect(output.summary == "logged")
     }
 }
 
@@ -133,6 +140,7 @@ struct PlainWrite: WriteTool {
         PlannedChange(card: "Log 1 bowl", change: .object([:]))
     }
     func apply(_ change: PlannedChange, context: ToolContext, database: Database) throws -> ToolOutput {
-        ToolOutput(content: "{}", summary: "logged")
+        guard change.card == "Log 1 bowl" else { throw ChangeConflict("what it would write is no longer what the card showed") }
+        return ToolOutput(content: "{}", summary: "logged")
     }
 }
