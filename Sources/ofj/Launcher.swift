@@ -198,6 +198,10 @@ struct Launcher {
         }
         // End the streamed answer's line; a failure that printed nothing leaves stdout empty.
         if midLine && !p.has("--json") { Console.out("\n") }
+        // The web sources the answer used, as numbered links under it.
+        if !p.has("--json"), !terminated, let links = try? app.sources.footer(threadID: threadID, runID: handle.runID) {
+            Console.out(TerminalText.sanitize(links) + "\n")
+        }
         _ = await app.flusher?.shutdown(timeout: terminated ? 0.3 : 2)
         if let recorder { try await finishRecording(recorder) }
         guard let outcome else { return terminated ? Signals.terminationStatus : 1 }
