@@ -98,8 +98,11 @@ extension SourceStore {
     /// read in the run (fetch_url, a provider's fetch); when neither, the first results of the
     /// run's searches. At most `limit`.
     public func links(threadID: String, runID: String, limit: Int = 8) throws -> [SourceLink] {
-        try queue.write { db in
-            try Self.harvest(threadID: threadID, runID: runID, in: db)
+        // Most answers use no web source: only a run with native search items takes the write lock.
+        if try queue.read({ db in try !Self.nativeItems(threadID: threadID, runID: runID, in: db).isEmpty }) {
+            try queue.write { db in try Self.harvest(threadID: threadID, runID: runID, in: db) }
+        }
+        return try queue.read { db in
             var links: [SourceLink] = []
             func add(_ url: String, _ title: String) {
                 guard !url.isEmpty, !links.contains(where: { $0.url == url }) else { return }
