@@ -24,7 +24,7 @@ public enum SlashCommands {
         SlashCommand(name: "usage", arguments: "", help: "tokens and estimated cost for this thread and today"),
         SlashCommand(name: "context", arguments: "", help: "how full the context is and what the next request carries"),
         SlashCommand(name: "compact", arguments: "[focus]", help: "summarise older turns into a checkpoint now"),
-        SlashCommand(name: "sources", arguments: "", help: "web pages the assistant read in this thread"),
+        SlashCommand(name: "sources", arguments: "", help: "web pages and searches the assistant used in this thread"),
         SlashCommand(name: "model", arguments: "[NAME]", help: "show or change the model"),
         SlashCommand(name: "provider", arguments: "[NAME]", help: "show or change the provider"),
         SlashCommand(name: "diag", arguments: "", help: "diagnostics delivery status"),
