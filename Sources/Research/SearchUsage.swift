@@ -1,5 +1,6 @@
 // What web searches cost: Tavily's reported credits and an estimate for Parallel, per thread and
 // per day, for `/usage`. Never the query.
+import Agent
 import Foundation
 import SQLiteKit
 
@@ -77,6 +78,39 @@ extension SourceStore {
         }
     }
 
+    /// Searches a provider ran itself (its `WebSources` items), per backend, for a thread or a
+    /// period. Counted from the stored turns, so nothing is counted twice.
+    public func nativeSearches(threadID: String? = nil, dayContaining now: Double? = nil, secondsFromGMT: Int = 0) throws -> [SearchUsageTotal] {
+        try queue.read { db in
+            guard try db.row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_message_parts'") != nil else { return [] }
+            var sql = """
+                SELECT p.body FROM agent_message_parts p JOIN agent_messages m ON m.id = p.message_id
+                WHERE p.kind = 'continuation' AND p.provider = ? AND p.subkind = ?
+                """
+            var arguments: [DatabaseValueConvertible] = [WebSources.provider, WebSources.kind]
+            if let threadID {
+                sql += " AND m.thread_id = ?"
+                arguments.append(threadID)
+            }
+            if let now {
+                let offset = Double(secondsFromGMT)
+                let start = ((now + offset) / 86_400).rounded(.down) * 86_400 - offset
+                sql += " AND m.created_at >= ? AND m.created_at < ?"
+                arguments += [start, start + 86_400]
+            }
+            var counts: [String: Int] = [:]
+            for row in try db.rows(sql, arguments) {
+                guard let body = row[0].string, let json = try? JSONValue.parse(body), let web = WebSources(json: json) else { continue }
+                // A turn that cited pages without reporting its searches searched at least once.
+                let searches = max(web.searches.filter { !$0.query.isEmpty }.count, web.citations.isEmpty && web.searches.isEmpty ? 0 : 1)
+                if searches > 0 { counts[web.backend, default: 0] += searches }
+            }
+            return counts.sorted { $0.key < $1.key }.map {
+                SearchUsageTotal(backend: $0.key, searches: $0.value, requests: $0.value, credits: nil, estimatedUSD: nil)
+            }
+        }
+    }
+
     /// `/usage` lines: "Web search, this thread: …" and "Web search, today: …"; none when nothing was searched.
     public func usageLines(threadID: String, now: Double, secondsFromGMT: Int) throws -> [String] {
         func line(_ label: String, _ totals: [SearchUsageTotal]) -> String? {
@@ -90,13 +124,14 @@ extension SourceStore {
                 case "parallel":
                     return "Parallel \(searches), \(t.requests) request\(t.requests == 1 ? "" : "s") ≈ " + String(format: "$%.3f", t.estimatedUSD ?? 0)
                 default:
-                    return "\(t.backend) \(searches)"
+                    // The provider's own search: billed by the provider, not estimated here.
+                    return "\(t.backend.prefix(1).uppercased() + t.backend.dropFirst()) \(searches) (billed by the provider)"
                 }
             }
             return "Web search, \(label): " + parts.joined(separator: " · ")
         }
-        let thread = try searchUsage(threadID: threadID)
-        let day = try searchUsage(dayContaining: now, secondsFromGMT: secondsFromGMT)
+        let thread = try searchUsage(threadID: threadID) + nativeSearches(threadID: threadID)
+        let day = try searchUsage(dayContaining: now, secondsFromGMT: secondsFromGMT) + nativeSearches(dayContaining: now, secondsFromGMT: secondsFromGMT)
         var lines = [line("this thread", thread), line("today", day)].compactMap { $0 }
         if (thread + day).contains(where: { $0.backend == "parallel" }) {
             lines.append(String(format: "Parallel is estimated at $%.3f per request (its price on %@; not a live check).",

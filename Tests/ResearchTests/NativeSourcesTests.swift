@@ -82,6 +82,24 @@ struct NativeSourcesTests {
         #expect(try sources.footer(threadID: "t", runID: "r3") == nil)
     }
 
+    @Test func usageCountsTheProvidersSearchesWithoutAPrice() throws {
+        let queue = try database()
+        let sources = SourceStore(queue: queue)
+        try storeTurn(queue, run: "r1", [.continuation(anthropic.item)])
+        let cited = WebSources(backend: "perplexity", citations: [WebSources.Link(url: "https://p.example/1")])
+        try storeTurn(queue, thread: "u", run: "r2", [.continuation(cited.item)])
+        #expect(try sources.usageLines(threadID: "t", now: 101, secondsFromGMT: 0) == [
+            "Web search, this thread: Anthropic 1 search (billed by the provider)",
+            "Web search, today: Anthropic 1 search (billed by the provider) · Perplexity 1 search (billed by the provider)",
+        ])
+        // Harvesting the sources does not count them again.
+        _ = try sources.report(threadID: "t")
+        #expect(try sources.nativeSearches(threadID: "t").map(\.searches) == [1])
+        #expect(try sources.usageLines(threadID: "t", now: 101 + 86_400, secondsFromGMT: 0) == [
+            "Web search, this thread: Anthropic 1 search (billed by the provider)",
+        ])
+    }
+
     @Test func perplexityCitationsAloneAreKeptAsOneSet() throws {
         let cited = WebSources(backend: "perplexity", citations: [WebSources.Link(url: "https://p.example/1"), WebSources.Link(url: "https://p.example/2")])
         let rows = SourceStore.rows(cited)
