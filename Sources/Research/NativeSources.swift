@@ -8,6 +8,7 @@
 // found by URL and text) and runs where the sources are needed: before a write card, `/sources`,
 // `read_conversation_source` and an answer's source links.
 import Agent
+import Foundation
 import SQLiteKit
 
 /// One numbered link under an answer.
@@ -78,15 +79,25 @@ extension SourceStore {
     }
 
     /// The URLs of a search source's text, in order (the lines after each "[n] " line).
-    static func resultURLs(_ text: String) -> [String] {
+    static func resultURLs(_ text: String) -> [String] { resultLinks(text).map(\.url) }
+
+    /// The results of a search source's text: each "[n] Title (date)" line and the URL under it.
+    static func resultLinks(_ text: String) -> [SourceLink] {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        var urls: [String] = []
+        var links: [SourceLink] = []
         for (i, line) in lines.enumerated() where line.hasPrefix("[") && i + 1 < lines.count {
             guard let close = line.firstIndex(of: "]"), line[line.index(after: line.startIndex)..<close].allSatisfy(\.isNumber) else { continue }
             let next = lines[i + 1]
-            if next.hasPrefix("https://") || next.hasPrefix("http://") { urls.append(String(next)) }
+            guard next.hasPrefix("https://") || next.hasPrefix("http://") else { continue }
+            var title = line[line.index(after: close)...].trimmingCharacters(in: .whitespaces)
+            // web_search adds the publication date in parentheses.
+            if title.hasSuffix(")"), let open = title.range(of: " (", options: .backwards),
+               title[open.upperBound...].dropLast().allSatisfy({ $0.isNumber || $0 == "-" || $0 == ":" || $0 == "T" || $0 == "Z" }) {
+                title = String(title[..<open.lowerBound])
+            }
+            links.append(SourceLink(url: String(next), title: title))
         }
-        return urls
+        return links
     }
 
     /// Harvests the thread's native sources (for `/sources` and `read_conversation_source`).
@@ -114,7 +125,7 @@ extension SourceStore {
             for s in used where s.kind == "page" { add(s.url, s.title) }
             if links.isEmpty {
                 for s in used where s.kind == "search" {
-                    for url in Self.resultURLs(s.text) { add(url, "") }
+                    for link in Self.resultLinks(s.text) { add(link.url, link.title) }
                 }
             }
             return Array(links.prefix(limit))

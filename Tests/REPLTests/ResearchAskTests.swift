@@ -47,7 +47,7 @@ import TestSupport
         server.enqueue(.eventStream(Self.answer))
         let r = try await OfjBinary.run(["ask", "how many calories in a chipotle bowl?"], environment: try environment(server, data: "data"))
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout == "About 520 kcal [1].\nSources:\n  1. https://www.chipotle.com/nutrition-calculator\n", "\(r.stdout)")
+        #expect(r.stdout == "About 520 kcal [1].\nSources:\n  1. Nutrition Calculator — https://www.chipotle.com/nutrition-calculator\n", "\(r.stdout)")
         let requests = server.requests
         #expect(requests.map(\.path) == ["/v1/chat/completions", "/search", "/v1/chat/completions"])
         let tools = try JSONSerialization.jsonObject(with: Data(requests[0].bodyText.utf8)) as? [String: Any]

@@ -68,12 +68,14 @@ struct NativeSourcesTests {
         let queue = try database()
         let sources = SourceStore(queue: queue)
         // A web_search (Tavily) result set read in run r2, as WebSearchTool keeps it.
-        let text = SourceStore.numbered([("Bowl", "https://a.example/bowl", "snippet [9] not a url"), ("Burrito", "https://b.example/", "")])
+        let text = SourceStore.numbered([("Bowl (2026-01-02)", "https://a.example/bowl", "snippet [9] not a url"), ("Burrito (big)", "https://b.example/", ""),
+                                         ("", "https://c.example/", "")])
         try sources.record(threadID: "t", runID: "r2", kind: "search", url: "search:tavily:bowl", title: "bowl", text: text, fetchedAt: 5)
         #expect(try sources.footer(threadID: "t", runID: "r2") == """
             Sources:
-              1. https://a.example/bowl
-              2. https://b.example/
+              1. Bowl — https://a.example/bowl
+              2. Burrito (big) — https://b.example/
+              3. https://c.example/
             """)
         // A page read in the same run is listed instead of the search results.
         try sources.record(threadID: "t", runID: "r2", kind: "page", url: "https://a.example/bowl", title: "Bowl", text: "x", fetchedAt: 6)
