@@ -42,12 +42,27 @@ public struct AnthropicModel: ChatModel {
         self.transport = transport
     }
 
+    /// How many times a turn paused by a long server-tool run (`pause_turn`) is continued.
+    static let maxPauseContinuations = 3
+
+    /// One model turn. A turn the API pauses (`stop_reason: pause_turn`, when its server tools run
+    /// long) is continued within the same turn: what it produced so far goes back as the last
+    /// assistant message, as the API asks, and the continuation streams on; usage is summed and
+    /// one finish ends the turn.
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
-        let http = httpRequest(request)
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
                                   origin: continuationOrigin)
+        let model = self
         return makeEventStream { out in
-            try await driver.run(http, decoder: AnthropicDecoder(), out: out)
+            var current = request
+            var carried = Usage()
+            for round in 0...Self.maxPauseContinuations {
+                let pause = round < Self.maxPauseContinuations ? PausedTurn(usage: carried) : nil
+                try await driver.run(model.httpRequest(current), decoder: AnthropicDecoder(pause: pause, carried: carried), out: out)
+                guard let pause, pause.paused else { return }
+                current.messages.append(Message(role: .assistant, parts: pause.partsToSendBack(origin: model.continuationOrigin)))
+                carried = pause.usage
+            }
         }
     }
 
@@ -148,6 +163,43 @@ public struct AnthropicModel: ChatModel {
     static func isBlank(_ text: String) -> Bool { text.allSatisfy(\.isWhitespace) }
 }
 
+/// What a paused turn produced so far (text and the blocks to replay), and its usage, for the
+/// request that continues it. Written by the decoder of one request, read after it ended.
+final class PausedTurn {
+    var paused = false
+    var parts: [MessagePart] = []
+    var usage: Usage
+
+    init(usage: Usage) { self.usage = usage }
+
+    func note(_ event: ChatEvent) {
+        switch event {
+        case .textDelta(let t):
+            if case .text(let previous)? = parts.last { parts[parts.count - 1] = .text(previous + t) } else { parts.append(.text(t)) }
+        case .continuation(let item) where item.provider == "anthropic":
+            parts.append(.continuation(item))
+        default:
+            break
+        }
+    }
+
+    /// The parts as the last assistant message: stamped with the origin (so they are replayed), and
+    /// the final text without trailing whitespace (the API refuses it in a final assistant message).
+    func partsToSendBack(origin: String) -> [MessagePart] {
+        var out = parts.map { part -> MessagePart in
+            guard case .continuation(var item) = part else { return part }
+            item.origin = origin
+            return .continuation(item)
+        }
+        if case .text(let t)? = out.last {
+            var trimmed = t
+            while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
+            out[out.count - 1] = .text(trimmed)
+        }
+        return out
+    }
+}
+
 /// Decodes Anthropic Messages stream events.
 struct AnthropicDecoder: WireDecoder {
     /// Each event's JSON, read in place; one document reused for the whole stream.
@@ -175,10 +227,21 @@ struct AnthropicDecoder: WireDecoder {
     var web = WebSources(backend: "anthropic")
     /// Server tool inputs by id (the query or URL a result belongs to).
     var serverInputs: [String: JSONValue] = [:]
+    /// Set when a `pause_turn` stop may be continued: collects what the turn produced.
+    var pause: PausedTurn?
+    /// Usage of the earlier requests of a paused turn, added to this one's.
+    var carried: Usage
+
+    init(pause: PausedTurn? = nil, carried: Usage = Usage()) {
+        self.pause = pause
+        self.carried = carried
+    }
 
     mutating func decode(_ event: SSEEventView) throws -> [ChatEvent] {
         if stopped { return [] }
-        return try json.withEvent(event) { try decode($0, event) }
+        let events = try json.withEvent(event) { try decode($0, event) }
+        if let pause { for e in events { pause.note(e) } }
+        return events
     }
 
     /// Decodes one event's JSON, lent by `json` for this call only.
@@ -344,6 +407,13 @@ struct AnthropicDecoder: WireDecoder {
         guard stopped else { throw ProviderStreamError.truncated }
         var out: [ChatEvent] = []
         if !web.isEmpty { out.append(.continuation(web.item)) }
+        if let pause, stopReason == "pause_turn", !sawCall {
+            // Continued by the next request of the same turn: no usage or finish yet.
+            pause.paused = true
+            pause.usage = carried + usage
+            return out
+        }
+        usage = carried + usage
         if !usage.isEmpty { out.append(.usage(usage)) }
         let mapped: FinishReason
         if sawCall {

@@ -139,6 +139,76 @@ import TestSupport
         #expect(web.pages[0].text == blocks[1]["content"]?["content"]?["source"]?["data"]?.stringValue)
     }
 
+    /// A turn the API pauses (`pause_turn`: a long server-tool run) goes on within the same turn:
+    /// the second request ends with what the first produced as the assistant message, usage is
+    /// summed, one finish ends it. (Hand-made streams in the recorded events' shape: no recording
+    /// of a paused turn exists.)
+    @Test func anthropicPausedTurnIsContinuedWithinTheTurn() async throws {
+        func sse(_ events: [String]) -> String { events.map { "data: \($0)\n\n" }.joined() }
+        let first = sse([
+            #"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":100,"output_tokens":1}}}"#,
+            #"{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{},"caller":{"type":"direct"}}}"#,
+            #"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\":\"bowl calories\"}"}}"#,
+            #"{"type":"content_block_stop","index":0}"#,
+            #"{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","url":"https://a.example/bowl","title":"Bowl","encrypted_content":"E1","page_age":null}]}}"#,
+            #"{"type":"content_block_stop","index":1}"#,
+            #"{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}"#,
+            #"{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"Searching more. "}}"#,
+            #"{"type":"content_block_stop","index":2}"#,
+            #"{"type":"message_delta","delta":{"stop_reason":"pause_turn"},"usage":{"output_tokens":10}}"#,
+            #"{"type":"message_stop"}"#,
+        ])
+        let second = sse([
+            #"{"type":"message_start","message":{"id":"msg_2","usage":{"input_tokens":150,"output_tokens":1}}}"#,
+            #"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+            #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"About 520 kcal."}}"#,
+            #"{"type":"content_block_stop","index":0}"#,
+            #"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":5}}"#,
+            #"{"type":"message_stop"}"#,
+        ])
+        let t = FakeHTTPTransport(replies: [FakeHTTPTransport.Reply(body: Array(first.utf8), maxChunk: 29), FakeHTTPTransport.Reply(body: Array(second.utf8), maxChunk: 31)])
+        let model = AnthropicModel(config: native(config("anthropic", base: "https://api.anthropic.com/v1", model: "claude-sonnet-4-5")), transport: t)
+        let turn = await runTurn(model, ChatRequest(system: "", messages: [.user("calories in a bowl?")], tools: []))
+        #expect(turn.error == nil)
+        #expect(turn.text == "Searching more. About 520 kcal.")
+        #expect(turn.events.filter { if case .finish = $0 { return true } else { return false } } == [.finish(.stop)])
+        #expect(turn.usage == Usage(inputTokens: 250, outputTokens: 15))
+        #expect(turn.continuations.filter { $0.kind == "server_block" }.count == 2)
+        #expect(webSources(turn).first?.searches.first?.query == "bowl calories")
+        let sent = try requestJSON(t, 1)
+        let messages = try #require(sent["messages"]?.arrayValue)
+        #expect(messages.count == 2)
+        #expect(messages[1]["role"] == "assistant")
+        let blocks = try #require(messages[1]["content"]?.arrayValue)
+        #expect(blocks.map { $0["type"]?.stringValue } == ["server_tool_use", "web_search_tool_result", "text"])
+        #expect(blocks[0] == ["type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": ["query": "bowl calories"]])
+        #expect(blocks[1]["content"]?[0]?["encrypted_content"] == "E1")
+        #expect(blocks[2]["text"] == "Searching more.", "no trailing whitespace in the final assistant message")
+    }
+
+    /// A turn that keeps pausing is continued at most 3 times, then ends as it is.
+    @Test func anthropicPausesAreContinuedAtMostThreeTimes() async throws {
+        let paused = """
+            data: {"type":"message_start","message":{"id":"m","usage":{"input_tokens":10,"output_tokens":1}}}
+
+            data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":"."}}
+
+            data: {"type":"content_block_stop","index":0}
+
+            data: {"type":"message_delta","delta":{"stop_reason":"pause_turn"},"usage":{"output_tokens":1}}
+
+            data: {"type":"message_stop"}
+
+
+            """
+        let t = FakeHTTPTransport(replies: Array(repeating: FakeHTTPTransport.Reply(body: Array(paused.utf8)), count: 5))
+        let model = AnthropicModel(config: native(config("anthropic", base: "https://api.anthropic.com/v1", model: "claude-sonnet-4-5")), transport: t)
+        let turn = await runTurn(model, ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(t.requests.count == 4)
+        #expect(turn.finish == .other)
+        #expect(turn.usage == Usage(inputTokens: 40, outputTokens: 4))
+    }
+
     // MARK: Responses
 
     @Test func responsesWebSearchCallIsKeptAndReplayedBeforeTheMessage() async throws {
