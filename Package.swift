@@ -52,12 +52,12 @@ let package = Package(
         .testTarget(name: "PackagedFoodsTests", dependencies: ["PackagedFoods", "TestSupport", "HTTP", "SQLiteKit", "Nutrition"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Research", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionToolsTests", dependencies: ["NutritionTools", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "ResearchTests", dependencies: ["Research", "HTTP", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ResearchTests", dependencies: ["Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -109,6 +109,8 @@ public struct AgentDiagnostic: Sendable, Hashable {
     public var retryCount: Int?
     public var resultCount: Int?
     public var sizeBytes: Int?
+    /// Search credits a web search used (Tavily reports them), never the query.
+    public var credits: Double?
     public init(operation: Operation, status: String) {
         self.operation = operation
         self.status = status

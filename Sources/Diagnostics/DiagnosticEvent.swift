@@ -35,6 +35,8 @@ public struct DiagnosticEvent: Sendable, Hashable {
     public private(set) var toolName: String?
     public private(set) var resultCount: Int?
     public private(set) var sizeBytes: Int?
+    /// Web search credits (Tavily).
+    public private(set) var credits: Double?
     public private(set) var appVersion: String
     /// Seconds since 1970.
     public private(set) var occurredAt: Double
@@ -69,6 +71,7 @@ public struct DiagnosticEvent: Sendable, Hashable {
         retryCount = d.retryCount
         resultCount = d.resultCount
         sizeBytes = d.sizeBytes
+        credits = Sanitize.number(d.credits)
     }
 
     /// An event about the outbox itself (drops while the sink was unreachable).
@@ -98,6 +101,7 @@ public struct DiagnosticEvent: Sendable, Hashable {
             ("cost_usd", .optionalReal(costUSD)), ("retry_count", .optionalInteger(retryCount)),
             ("tool_name", .optionalText(toolName)), ("result_count", .optionalInteger(resultCount)),
             ("size_bytes", .optionalInteger(sizeBytes)), ("app_version", .text(appVersion)),
+            ("credits", .optionalReal(credits)),
         ]
     }
 
@@ -156,6 +160,7 @@ public struct DiagnosticEvent: Sendable, Hashable {
         d.retryCount = o["retry_count"]?.intValue
         d.resultCount = o["result_count"]?.intValue
         d.sizeBytes = o["size_bytes"]?.intValue
+        d.credits = o["credits"]?.doubleValue
         self.init(d, id: id, occurredAt: occurred, appVersion: o["app_version"]?.stringValue ?? "unknown")
         // A partial usage decodes with zeros above; keep the nils that were stored.
         inputTokens = tokens[0]

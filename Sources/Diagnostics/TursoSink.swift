@@ -23,7 +23,7 @@ public struct TursoSink: Sendable {
         ("first_event_ms", "REAL"), ("total_ms", "REAL"), ("input_tokens", "INTEGER"),
         ("cached_input_tokens", "INTEGER"), ("output_tokens", "INTEGER"), ("reasoning_tokens", "INTEGER"),
         ("cost_usd", "REAL"), ("retry_count", "INTEGER"), ("tool_name", "TEXT"), ("result_count", "INTEGER"),
-        ("size_bytes", "INTEGER"), ("app_version", "TEXT"),
+        ("size_bytes", "INTEGER"), ("app_version", "TEXT"), ("credits", "REAL"),
     ]
 
     /// Column order of exports.

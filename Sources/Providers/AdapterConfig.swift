@@ -23,6 +23,9 @@ public struct AdapterConfig: Sendable {
     /// Extra top-level request body fields merged into every request (e.g. Responses
     /// `reasoning`, Anthropic `thinking`, Gemini `generationConfig` is merged field by field).
     public var extraBody: [String: JSONValue]
+    /// Declare the provider's own web search (and fetch, where it has one) in every request
+    /// (`research: native`); see docs/RESEARCH.md for each wire's tool.
+    public var nativeWebSearch = false
 
     public init(provider: String, baseURL: String, apiKey: String?, model: String,
                 extraHeaders: [HTTPHeader] = [], timeouts: HTTPTimeouts = HTTPTimeouts(),
@@ -55,4 +58,10 @@ extension AdapterConfig {
         }
         return "\(family) \(url) \(model ?? self.model)"
     }
+}
+
+/// Bounds on what a `WebSources` item keeps of a page the provider fetched (the Research module
+/// stores at most this much of a page too).
+enum WebSourcesLimits {
+    static let pageCharacters = 40_000
 }

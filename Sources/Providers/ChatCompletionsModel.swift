@@ -65,7 +65,11 @@ public struct ChatCompletionsModel: ChatModel {
             })
             body["tool_choice"] = "auto"
         }
-        if config.provider == "openrouter" { body["usage"] = ["include": true] }
+        if config.provider == "openrouter" {
+            body["usage"] = ["include": true]
+            // OpenRouter's web plugin searches for any model; its results come back as url_citation annotations.
+            if config.nativeWebSearch { body["plugins"] = [["id": "web", "max_results": 5]] }
+        }
         return WireJSON.merge(body, config.extraBody)
     }
 
@@ -143,6 +147,9 @@ struct ChatCompletionsDecoder: WireDecoder {
     var responseID: String?
     var reasoningContent = ""
     var reasoning = ""
+    /// Perplexity's `citations`/`search_results` (repeated on every chunk: read once) and
+    /// OpenRouter's url_citation annotations.
+    var web = WebSources(backend: "openrouter")
     /// reasoning_details merged by index, in first-seen order.
     var details: [(index: Int, value: [String: JSONValue], pieces: [String: String])] = []
 
@@ -178,8 +185,31 @@ struct ChatCompletionsDecoder: WireDecoder {
                           outputTokens: u["completion_tokens"]?.intValue ?? 0,
                           reasoningTokens: reasoningTokens)
         }
+        if web.citations.isEmpty, let cited = chunk["citations"]?.arrayValue, !cited.isEmpty {
+            web.backend = "perplexity"
+            for c in cited { if let url = c.stringValue { web.cite(WebSources.Link(url: url)) } }
+        }
+        if web.searches.isEmpty, let results = chunk["search_results"]?.arrayValue, !results.isEmpty {
+            web.backend = "perplexity"
+            let links = results.compactMap { r -> WebSources.Link? in
+                guard let url = r["url"]?.stringValue else { return nil }
+                let date = r["date"]?.stringValue.map { "date: \($0)" } ?? ""
+                return WebSources.Link(url: url, title: r["title"]?.stringValue ?? "", text: r["snippet"]?.stringValue ?? date)
+            }
+            web.searches.append(WebSources.Search(query: "", results: links))
+            // Titles for the citations that name the same pages.
+            for i in web.citations.indices where web.citations[i].title.isEmpty {
+                web.citations[i].title = links.first { $0.url == web.citations[i].url }?.title ?? ""
+            }
+        }
         for choice in chunk["choices"]?.arrayValue ?? [] where (choice["index"]?.intValue ?? 0) == 0 {
             let delta = choice["delta"] ?? choice["message"]
+            for a in delta?["annotations"]?.arrayValue ?? [] where a["type"]?.isString("url_citation") == true {
+                let c = a["url_citation"]
+                if let url = c?["url"]?.stringValue {
+                    web.cite(WebSources.Link(url: url, title: c?["title"]?.stringValue ?? "", text: c?["content"]?.stringValue ?? ""))
+                }
+            }
             if let text = delta?["content"]?.stringValue, !text.isEmpty { out.append(.textDelta(text)) }
             if let r = delta?["reasoning_content"]?.stringValue { reasoningContent += r }
             if let r = delta?["reasoning"]?.stringValue { reasoning += r }
@@ -253,6 +283,7 @@ struct ChatCompletionsDecoder: WireDecoder {
     mutating func finish() throws -> [ChatEvent] {
         guard finishReason != nil || done else { throw ProviderStreamError.truncated }
         var out: [ChatEvent] = []
+        if !web.isEmpty { out.append(.continuation(web.item)) }
         if !details.isEmpty {
             let payload = JSONValue.array(mergedDetails).serialized
             out.append(.continuation(ContinuationItem(provider: "openai-chat", kind: "reasoning_details", payload: payload)))

@@ -15,6 +15,10 @@ import Agent
 ///   Its text is also streamed as a text delta just before the item, and removed again from the
 ///   preceding text on replay so it is not sent twice.
 ///
+/// With `nativeWebSearch` the request also declares `{"google_search":{}}` and `{"url_context":{}}`.
+/// Grounding is response-only: `groundingMetadata` (queries, chunks, supports) and
+/// `urlContextMetadata` become a `WebSources` item; nothing of it is sent back.
+///
 /// Signatures go back only to the base URL and model that produced them; a synthesized-id marker
 /// is honoured from any Gemini origin (it says the id is ofj's, not the model's). Tools are
 /// declared with `parametersJsonSchema` (the full JSON Schema, so map-typed fields declared with
@@ -58,14 +62,17 @@ public struct GeminiModel: ChatModel {
         if !request.system.isEmpty {
             body["systemInstruction"] = ["parts": [["text": .string(request.system)]], "role": "user"]
         }
+        var tools: [JSONValue] = []
         if !request.tools.isEmpty {
-            body["tools"] = [["functionDeclarations": .array(request.tools.map { tool in
+            tools.append(["functionDeclarations": .array(request.tools.map { tool in
                 var declaration: [String: JSONValue] = ["name": .string(tool.name), "description": .string(tool.description)]
                 if Self.takesArguments(tool.parameters) { declaration["parametersJsonSchema"] = tool.parameters }
                 return .object(declaration)
-            })]]
+            })])
             body["toolConfig"] = ["functionCallingConfig": ["mode": "AUTO"]]
         }
+        if config.nativeWebSearch { tools += [["google_search": .object([:])], ["url_context": .object([:])]] }
+        if !tools.isEmpty { body["tools"] = .array(tools) }
         var generation: [String: JSONValue] = ["maxOutputTokens": .number(Double(request.maxOutputTokens))]
         var extra = config.extraBody
         if let g = extra.removeValue(forKey: "generationConfig")?.objectValue {
@@ -223,6 +230,8 @@ struct GeminiDecoder: WireDecoder {
     /// rebuilding the value per piece copied it whole), and their size so far.
     var pendingStrings: [[String]: String] = [:]
     var pendingBytes = 0
+    /// Grounding (Google Search, URL context) of the answer.
+    var web = WebSources(backend: "gemini")
 
     mutating func decode(_ event: SSEEventView) throws -> [ChatEvent] {
         return try json.withEvent(event) { try decode($0) }
@@ -253,7 +262,34 @@ struct GeminiDecoder: WireDecoder {
             out += try decodePart(part)
         }
         if let reason = candidate["finishReason"]?.stringValue { finishReason = reason }
+        if let grounding = candidate["groundingMetadata"] { noteGrounding(grounding) }
+        for u in candidate["urlContextMetadata"]?["urlMetadata"]?.arrayValue ?? []
+        where u["urlRetrievalStatus"]?.isString("URL_RETRIEVAL_STATUS_SUCCESS") == true {
+            if let url = u["retrievedUrl"]?.stringValue, !web.pages.contains(where: { $0.url == url }) { web.pages.append(WebSources.Link(url: url)) }
+        }
         return out
+    }
+
+    /// Queries, the chunks found, and the chunks the answer's segments cite (indexes are checked:
+    /// recorded responses point past the chunk list).
+    mutating func noteGrounding(_ g: JSONRef) {
+        let chunks = (g["groundingChunks"]?.arrayValue ?? []).map { c -> WebSources.Link? in
+            guard let url = c["web"]?["uri"]?.stringValue else { return nil }
+            return WebSources.Link(url: url, title: c["web"]?["title"]?.stringValue ?? "")
+        }
+        guard !chunks.isEmpty else { return }
+        let queries = (g["webSearchQueries"]?.arrayValue ?? []).compactMap(\.stringValue)
+        web.searches.append(WebSources.Search(query: queries.joined(separator: " | "), results: chunks.compactMap { $0 }))
+        var cited = false
+        for support in g["groundingSupports"]?.arrayValue ?? [] {
+            for i in support["groundingChunkIndices"]?.arrayValue ?? [] {
+                guard let n = i.intValue, chunks.indices.contains(n), var link = chunks[n] else { continue }
+                link.text = support["segment"]?["text"]?.stringValue ?? ""
+                web.cite(link)
+                cited = true
+            }
+        }
+        if !cited { for link in chunks.compactMap({ $0 }) { web.cite(link) } }
     }
 
     mutating func decodePart(_ part: JSONRef) throws -> [ChatEvent] {
@@ -365,6 +401,7 @@ struct GeminiDecoder: WireDecoder {
     mutating func finish() throws -> [ChatEvent] {
         var out = closePending()
         guard let reason = finishReason else { throw ProviderStreamError.truncated }
+        if !web.isEmpty { out.append(.continuation(web.item)) }
         if let usage { out.append(.usage(usage)) }
         let mapped: FinishReason
         switch reason {

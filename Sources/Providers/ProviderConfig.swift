@@ -62,6 +62,8 @@ public struct ProviderFileConfig: Sendable {
     public var model: String?
     public var policy: DeadlinePolicy?
     public var providers: [String: Entry]
+    /// `"research"`: native, tavily, parallel or off (ResearchChoice); nil when unset.
+    public var research: String?
 
     public init(provider: String? = nil, model: String? = nil, policy: DeadlinePolicy? = nil, providers: [String: Entry] = [:]) {
         self.provider = provider
@@ -80,6 +82,7 @@ public struct ProviderFileConfig: Sendable {
         out.provider = json["provider"]?.stringValue
         out.model = json["model"]?.stringValue
         out.policy = json["policy"]?.stringValue.flatMap(DeadlinePolicy.named)
+        out.research = json["research"]?.stringValue
         for (name, v) in json["providers"]?.objectValue ?? [:] {
             var e = Entry()
             e.baseURL = v["base_url"]?.stringValue
@@ -209,8 +212,10 @@ public struct ResolvedProvider: Sendable, CustomStringConvertible {
     }
 
     /// Builds the adapter. Returns nil for "offline" (the offline assistant is built elsewhere).
-    public func makeModel(transport: any HTTPTransport) -> (any ChatModel)? {
-        let config = adapterConfig
+    /// `nativeWebSearch`: declare the provider's own web search (research `native`).
+    public func makeModel(transport: any HTTPTransport, nativeWebSearch: Bool = false) -> (any ChatModel)? {
+        var config = adapterConfig
+        config.nativeWebSearch = nativeWebSearch
         switch wire {
         case .gemini: return GeminiModel(config: config, transport: transport)
         case .chatCompletions: return ChatCompletionsModel(config: config, transport: transport)
@@ -443,6 +448,9 @@ extension ProviderFileConfig {
         let provider = string(root["provider"], "provider").flatMap { checkProvider($0, field: "provider") }
         if let model = string(root["model"], "model") { checkModel(model, provider: provider, field: "model") }
         checkPolicy(root["policy"], field: "policy")
+        if let r = string(root["research"], "research"), ResearchMode(rawValue: r.lowercased()) == nil {
+            problems.append("\"research\" must be \"native\", \"tavily\", \"parallel\" or \"off\", not \"\(r.prefix(40))\"")
+        }
         if let providers = root["providers"] {
             guard let entries = providers.objectValue else { return problems + ["\"providers\" must be an object of provider settings"] }
             for (name, value) in entries.sorted(by: { $0.key < $1.key }) {

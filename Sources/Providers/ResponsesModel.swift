@@ -18,6 +18,11 @@ import Agent
 ///   its reasoning item, so the pair is replayed together (the text as an output message with
 ///   that id) or the reasoning item is left out.
 ///
+/// - kind "server_item", payload = a `web_search_call` output item exactly as received (id,
+///   status, action), with `nativeWebSearch` (the request declares `{"type":"web_search"}` and
+///   asks for `web_search_call.action.sources`); replayed at its position, after the reasoning item
+///   that preceded it. What it found and the answer's `url_citation`s also come as a `WebSources` item.
+///
 /// Call ids over 64 characters (the API's limit) are sent as stand-ins (`WireCallIDs`).
 public struct ResponsesModel: ChatModel {
     public enum Flavor: String, Sendable {
@@ -54,7 +59,7 @@ public struct ResponsesModel: ChatModel {
                 // Both retries happen only on a refusal before any output (httpStatus set).
                 guard let status = error.httpStatus, status == 400 || status == 404 else { throw error }
                 let lowered = error.message.lowercased()
-                if let withoutItems, error.message.contains("rs_") || error.code == "invalid_encrypted_content" {
+                if let withoutItems, error.message.contains("rs_") || error.message.contains("ws_") || error.code == "invalid_encrypted_content" {
                     // A stored reasoning item the server cannot verify or find: once without them.
                     try await driver.run(withoutItems, decoder: ResponsesDecoder(family: family, declaredTools: declared), out: out)
                 } else if status == 400, lowered.contains("encrypted") || lowered.contains("'include'") || lowered.contains("reasoning") {
@@ -93,11 +98,16 @@ public struct ResponsesModel: ChatModel {
             "max_output_tokens": .number(Double(request.maxOutputTokens)),
         ]
         if !askForReasoning { body["include"] = nil }
-        if !request.tools.isEmpty {
-            body["tools"] = .array(request.tools.map { tool in
-                ["type": "function", "name": .string(tool.name), "description": .string(tool.description),
-                 "parameters": tool.parameters, "strict": false]
-            })
+        var tools: [JSONValue] = request.tools.map { tool in
+            ["type": "function", "name": .string(tool.name), "description": .string(tool.description),
+             "parameters": tool.parameters, "strict": false]
+        }
+        if config.nativeWebSearch {
+            tools.append(["type": "web_search"])
+            body["include"] = .array((body["include"]?.arrayValue ?? []) + ["web_search_call.action.sources"])
+        }
+        if !tools.isEmpty {
+            body["tools"] = .array(tools)
             body["tool_choice"] = "auto"
         }
         return WireJSON.merge(body, config.extraBody)
@@ -106,7 +116,7 @@ public struct ResponsesModel: ChatModel {
     static func hasReasoningItems(_ messages: [Message], family: String, origin: String) -> Bool {
         messages.contains { m in
             m.parts.contains {
-                if case .continuation(let c) = $0 { return c.provider == family && c.origin == origin && c.kind == "reasoning" } else { return false }
+                if case .continuation(let c) = $0 { return c.provider == family && c.origin == origin && (c.kind == "reasoning" || c.kind == "server_item") } else { return false }
             }
         }
     }
@@ -141,6 +151,8 @@ public struct ResponsesModel: ChatModel {
             case reasoning(JSONValue)
             case text(String, messageID: String?)
             case call(JSONValue)
+            /// A server tool's output item (web_search_call), sent back as received.
+            case server(JSONValue)
         }
         var items: [Item] = []
         var text = ""
@@ -165,6 +177,9 @@ public struct ResponsesModel: ChatModel {
                     if let value = try? JSONValue.parse(item.payload) { items.append(.reasoning(value)) }
                 case "message":
                     flush(messageID: (try? JSONValue.parse(item.payload))?["id"]?.stringValue)
+                case "server_item" where includeReasoning:
+                    flush()
+                    if let value = try? JSONValue.parse(item.payload) { items.append(.server(value)) }
                 default:
                     break
                 }
@@ -182,7 +197,7 @@ public struct ResponsesModel: ChatModel {
             case .reasoning(let value):
                 let next = k + 1 < items.count ? items[k + 1] : nil
                 switch next {
-                case .call?, .text(_, messageID: _?)?:
+                case .call?, .server?, .text(_, messageID: _?)?:
                     out.append(value)
                     afterReasoning = true
                     continue
@@ -196,7 +211,7 @@ public struct ResponsesModel: ChatModel {
                 } else {
                     out.append(["role": "assistant", "content": .string(t)])
                 }
-            case .call(let value):
+            case .call(let value), .server(let value):
                 out.append(value)
             }
             afterReasoning = false
@@ -224,6 +239,8 @@ struct ResponsesDecoder: WireDecoder {
     var responseID: String?
     /// Text already streamed per item, to fill in from `output_text.done` if deltas were missing.
     var streamedText: [String: String] = [:]
+    /// What web_search_call items found and the answer cited.
+    var web = WebSources(backend: "openai")
 
     init(family: String, declaredTools: Set<String> = []) {
         self.family = family
@@ -285,6 +302,11 @@ struct ResponsesDecoder: WireDecoder {
                     let payload: JSONValue = ["id": .string(id)]
                     out.append(.continuation(ContinuationItem(provider: family, kind: "message", payload: payload.serialized)))
                 }
+            case "web_search_call":
+                if let value = item.value.objectValue {
+                    out.append(.continuation(ContinuationItem(provider: family, kind: "server_item", payload: JSONValue.object(value).serialized)))
+                    noteSearch(JSONValue.object(value))
+                }
             case "function_call":
                 sawCall = true
                 let call = ToolCall(id: item["call_id"]?.stringValue ?? item["id"]?.stringValue ?? "",
@@ -294,6 +316,10 @@ struct ResponsesDecoder: WireDecoder {
                 out += expandParallelWrapper(call).map { .toolCall($0) }
             default:
                 break
+            }
+        case "response.output_text.annotation.added":
+            if let a = e["annotation"], a["type"]?.isString("url_citation") == true, let url = a["url"]?.stringValue {
+                web.cite(WebSources.Link(url: url, title: a["title"]?.stringValue ?? ""))
             }
         case "response.completed", "response.incomplete":
             completed = true
@@ -320,6 +346,21 @@ struct ResponsesDecoder: WireDecoder {
         return out
     }
 
+    /// A web_search_call's action: a search (query, sources), or a page opened or searched.
+    mutating func noteSearch(_ item: JSONValue) {
+        guard let action = item["action"] else { return }
+        switch action["type"]?.stringValue {
+        case "search":
+            let links = (action["sources"]?.arrayValue ?? []).compactMap { s in s["url"]?.stringValue.map { WebSources.Link(url: $0) } }
+            let query = action["query"]?.stringValue ?? (action["queries"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: " | ")
+            web.searches.append(WebSources.Search(query: query, results: links))
+        case "open_page", "find_in_page":
+            if let url = action["url"]?.stringValue { web.searches.append(WebSources.Search(query: "", results: [WebSources.Link(url: url)])) }
+        default:
+            break
+        }
+    }
+
     /// Azure gpt-5.4 sometimes wraps parallel calls in one call named "parallel" with
     /// `{"tool_uses":[{"recipient_name":"functions.x","parameters":{…}}]}`. Unless the app really
     /// declared a tool of that name, expand it into the calls it stands for, with ids derived from
@@ -340,6 +381,7 @@ struct ResponsesDecoder: WireDecoder {
     mutating func finish() throws -> [ChatEvent] {
         guard completed else { throw ProviderStreamError.truncated }
         var out: [ChatEvent] = []
+        if !web.isEmpty { out.append(.continuation(web.item)) }
         if let usage { out.append(.usage(usage)) }
         if sawCall {
             out.append(.finish(.toolCalls))

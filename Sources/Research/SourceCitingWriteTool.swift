@@ -1,6 +1,7 @@
 // A write proposed in a run that read web sources names them on its approval card, so the person
 // sees which page a number came from before approving it.
 import Agent
+import Foundation
 import SQLiteKit
 
 public struct SourceCitingWriteTool: WriteTool {
@@ -21,14 +22,24 @@ public struct SourceCitingWriteTool: WriteTool {
     public func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> PlannedChange {
         var change = try inner.preview(arguments: arguments, context: context, database: database)
         // Reading the sources is best effort: a card without them is still exact about the change.
+        // The provider's own search in this run is kept as sources first, so the card names it too.
+        try? SourceStore.harvest(threadID: context.threadID, runID: context.runID, in: database)
         if let used = try? SourceStore.sources(threadID: context.threadID, runID: context.runID, in: database), !used.isEmpty {
             change.card += "\n" + Self.citation(used)
         }
         return change
     }
 
+    /// The inner tool checks that what it would write is still what its card showed: it gets its
+    /// own card back, without the sources line this wrapper added.
     public func apply(_ change: PlannedChange, context: ToolContext, database: Database) throws -> ToolOutput {
-        try inner.apply(change, context: context, database: database)
+        try inner.apply(Self.withoutCitation(change), context: context, database: database)
+    }
+
+    static func withoutCitation(_ change: PlannedChange) -> PlannedChange {
+        var change = change
+        if let r = change.card.range(of: "\nBased on web source", options: .backwards) { change.card = String(change.card[..<r.lowerBound]) }
+        return change
     }
 
     /// "Based on web source [3] Title — https://…" (at most three, then "and N more").

@@ -41,6 +41,7 @@ public final class SourceStore: Sendable {
             );
             CREATE INDEX research_sources_thread ON research_sources (thread_id, id);
             """)
+        registerUsageMigration(into: &migrator)
     }
 
     /// Applies only these migrations (tests).
@@ -55,22 +56,38 @@ public final class SourceStore: Sendable {
     @discardableResult
     public func record(threadID: String, runID: String? = nil, kind: String, url: String, title: String, text: String,
                        fetchedAt: Double) throws -> ResearchSource {
-        let hash = SHA256.hex(Array(text.utf8))
-        return try queue.write { db in
-                if let row = try db.row("""
-                    SELECT id, version, content_hash, fetched_at FROM research_sources
-                    WHERE thread_id = ? AND url = ? ORDER BY version DESC LIMIT 1
-                    """, [threadID, url]) {
-                    let version = row[1].int ?? 1
-                    if row[2].string == hash, let id = row[0].int {
-                        try db.execute("UPDATE research_sources SET last_run_id = ? WHERE id = ?", [runID, id])
-                        return ResearchSource(id: id, threadID: threadID, kind: kind, url: url, title: title,
-                                              fetchedAt: row[3].double ?? fetchedAt, contentHash: hash, version: version, text: text)
-                    }
-                    return try Self.insert(db, threadID, runID, kind, url, title, text, fetchedAt, hash, version + 1)
-                }
-                return try Self.insert(db, threadID, runID, kind, url, title, text, fetchedAt, hash, 1)
+        try queue.write { db in
+            try Self.record(db, threadID: threadID, runID: runID, kind: kind, url: url, title: title, text: text, fetchedAt: fetchedAt, touch: true)
         }
+    }
+
+    /// `record` inside a transaction. `touch`: a source already kept is marked as read by `runID`
+    /// (a new read); harvesting a stored turn again leaves it as it was.
+    static func record(_ db: Database, threadID: String, runID: String?, kind: String, url: String, title: String, text: String,
+                       fetchedAt: Double, touch: Bool) throws -> ResearchSource {
+        let hash = SHA256.hex(Array(text.utf8))
+        if let row = try db.row("""
+            SELECT id, version, content_hash, fetched_at FROM research_sources
+            WHERE thread_id = ? AND url = ? ORDER BY version DESC LIMIT 1
+            """, [threadID, url]) {
+            let version = row[1].int ?? 1
+            if row[2].string == hash, let id = row[0].int {
+                if touch { try db.execute("UPDATE research_sources SET last_run_id = ? WHERE id = ?", [runID, id]) }
+                return ResearchSource(id: id, threadID: threadID, kind: kind, url: url, title: title,
+                                      fetchedAt: row[3].double ?? fetchedAt, contentHash: hash, version: version, text: text)
+            }
+            if !touch {
+                // A turn harvested again after the same URL changed: keep the version it read if
+                // it is there, else add it.
+                if let same = try db.row("SELECT id FROM research_sources WHERE thread_id = ? AND url = ? AND content_hash = ?",
+                                         [threadID, url, hash]), let id = same[0].int {
+                    return ResearchSource(id: id, threadID: threadID, kind: kind, url: url, title: title, fetchedAt: fetchedAt,
+                                          contentHash: hash, version: version, text: text)
+                }
+            }
+            return try insert(db, threadID, runID, kind, url, title, text, fetchedAt, hash, version + 1)
+        }
+        return try insert(db, threadID, runID, kind, url, title, text, fetchedAt, hash, 1)
     }
 
     private static func insert(_ db: Database, _ threadID: String, _ runID: String?, _ kind: String, _ url: String, _ title: String, _ text: String,
@@ -91,6 +108,13 @@ public final class SourceStore: Sendable {
                 SELECT id, thread_id, kind, url, title, fetched_at, content_hash, version, text
                 FROM research_sources WHERE id = ? AND thread_id = ?
                 """, [id, threadID]).map(Self.source)
+        }
+    }
+
+    /// Marks a source as read again by `runID` (its write cards and answer links name it).
+    public func markRead(id: Int, threadID: String, runID: String) throws {
+        try queue.write { db in
+            try db.execute("UPDATE research_sources SET last_run_id = ? WHERE id = ? AND thread_id = ?", [runID, id, threadID])
         }
     }
 
@@ -115,6 +139,7 @@ public final class SourceStore: Sendable {
 
     /// `/sources`: one line per source of the thread, numbered by source id.
     public func report(threadID: String) throws -> String {
+        try harvest(threadID: threadID)
         let all = try sources(threadID: threadID)
         guard !all.isEmpty else { return "No web sources in this thread yet." }
         var lines = ["Web sources in this thread (untrusted; read_conversation_source reads one again):"]

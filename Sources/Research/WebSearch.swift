@@ -221,9 +221,8 @@ public struct WebSearchTool: Tool {
         self.diagnostics = diagnostics
     }
 
-    /// Backend, latency and result count: never the objective, queries, URLs or snippets.
-    /// (Tavily credits have no column in the diagnostics schema yet; they are not recorded.)
-    private func record(ok: Bool, started: Double, results: Int?, context: ToolContext) {
+    /// Backend, latency, result count and credits: never the objective, queries, URLs or snippets.
+    private func record(ok: Bool, started: Double, results: Int?, credits: Double? = nil, context: ToolContext) {
         var d = AgentDiagnostic(operation: .toolExecution, status: ok ? "web_search_ok" : "web_search_failed")
         d.toolName = name
         d.provider = client.configuration.backend.rawValue
@@ -232,6 +231,7 @@ public struct WebSearchTool: Tool {
         d.callID = context.callID
         d.totalMs = (Self.seconds() - started) * 1000
         d.resultCount = results
+        d.credits = credits
         diagnostics.record(d)
     }
 
@@ -256,7 +256,11 @@ public struct WebSearchTool: Tool {
             record(ok: false, started: started, results: nil, context: context)
             return .error(error.description)
         }
-        record(ok: true, started: started, results: response.results.count, context: context)
+        record(ok: true, started: started, results: response.results.count, credits: response.credits, context: context)
+        // Tavily makes one request per query; Parallel one for all of them.
+        let requests = client.configuration.backend == .tavily ? max(1, queries.count) : 1
+        try? sources?.recordSearchUsage(threadID: context.threadID, runID: context.runID, backend: response.backend,
+                                        at: context.now.secondsSince1970, requests: requests, credits: response.credits)
         let results = Array(response.results.prefix(15))
         var lines: [String] = []
         for (i, r) in results.enumerated() {

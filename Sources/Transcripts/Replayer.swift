@@ -3,6 +3,7 @@
 import Agent
 import Diagnostics
 import Foundation
+import HTTP
 import Journal
 import REPL
 import SQLiteKit
@@ -31,11 +32,15 @@ public struct ReplayEnvironment: Sendable {
                                          _ diagnostics: any DiagnosticsRecorder, _ contextWindow: Int?) -> any RequestAssembler
     /// Packaged foods (issue 18) as `ofj` wires them, over a client with no network.
     public var packaged: ReplayPackagedHooks?
+    /// Web research (`@config research=on`): the tools over a seeded search transport.
+    public var research: (@Sendable (_ journal: JournalStore, _ search: any HTTPTransport, _ diagnostics: any DiagnosticsRecorder) -> ReplayResearch)? = nil
     public init(makeTools: @escaping @Sendable (JournalStore) -> ToolRegistry, systemPrompt: @escaping @Sendable (JournalStore) -> String,
                 registerMigrations: @escaping @Sendable (inout Migrator) -> Void,
                 makeModel: @escaping @Sendable (String, @escaping @Sendable () -> Date, TimeZone) -> (any ChatModel)?, version: String,
                 makeAssembler: @escaping @Sendable (ConversationStore, JournalStore, any AgentClock, any DiagnosticsRecorder, Int?) -> any RequestAssembler,
-                packaged: ReplayPackagedHooks? = nil) {
+                packaged: ReplayPackagedHooks? = nil,
+                research: (@Sendable (JournalStore, any HTTPTransport, any DiagnosticsRecorder) -> ReplayResearch)? = nil) {
+        self.research = research
         self.makeAssembler = makeAssembler
         self.packaged = packaged
         self.makeTools = makeTools
@@ -60,6 +65,10 @@ public final class Replayer {
     var contextWindow: Int?
     /// `@config packaged=on`: the model also gets the packaged-food tools and their prompt rule.
     var packagedTools = false
+    /// `@config research=on`: web_search over the `@seed web` responses, read_conversation_source.
+    var researchOn = false
+    /// `@seed web` bodies (Tavily search responses).
+    var webSeeds: [String] = []
     var process: ReplayProcess?
     var transcriptModel: TranscriptModel?
     let crashes = InterruptFlag()
@@ -119,8 +128,11 @@ public final class Replayer {
                     case "packaged":
                         guard kv[1] == "on" || kv[1] == "off" else { throw fail("packaged is on or off") }
                         packagedTools = kv[1] == "on"
+                    case "research":
+                        guard kv[1] == "on" || kv[1] == "off" else { throw fail("research is on or off") }
+                        researchOn = kv[1] == "on"
                     default:
-                        throw fail("unknown @config key \(kv[0]); known: policy, context, packaged")
+                        throw fail("unknown @config key \(kv[0]); known: policy, context, packaged, research")
                     }
                 }
             case "seed":
@@ -128,7 +140,8 @@ public final class Replayer {
                 case "sql": seeds.append((step.line - block.count, block.joined(separator: "\n")))  // the @seed line
                 case "backup": backups.append((step.line, block.joined(separator: "\n")))
                 case "packaged": products.append((step.line - block.count, block.joined(separator: "\n")))  // the @seed line
-                default: throw fail("@seed takes sql, backup or packaged, followed by indented lines (SQL, an ofj backup's JSON, or an Open Food Facts product's JSON)")
+                case "web": webSeeds.append(block.joined(separator: "\n"))
+                default: throw fail("@seed takes sql, backup, packaged or web, followed by indented lines (SQL, an ofj backup's JSON, an Open Food Facts product's JSON, or a Tavily search response)")
                 }
             default:
                 throw fail("unknown set-up line @\(name); expected @clock, @provider, @config or @seed")
@@ -384,7 +397,13 @@ final class ReplayProcess {
         let journal = JournalStore(queue: queue, timeZone: replayer.timeZone, now: epochClock)
         let store = ConversationStore(queue: queue)
         let packaged = replayer.packagedTools ? replayer.environment.packaged : nil
-        let tools = packaged?.makeTools(journal) ?? replayer.environment.makeTools(journal)
+        let relay = ReplayDiagnosticsRelay()
+        var research: ReplayResearch?
+        if replayer.researchOn {
+            guard let make = replayer.environment.research else { throw Replayer.SetupError(description: "this build cannot replay research") }
+            research = make(journal, try SeededSearchTransport(seeds: replayer.webSeeds), relay)
+        }
+        let tools = research?.tools ?? packaged?.makeTools(journal) ?? replayer.environment.makeTools(journal)
         let approvals = ApprovalBroker()
         let model: any ChatModel
         if replayer.provider == "scripted" {
@@ -402,6 +421,7 @@ final class ReplayProcess {
         let diagnosticIDs = replayer.diagnosticIDs
         let recorder = OutboxRecorder(outbox: outbox, appVersion: replayer.environment.version, allowedToolNames: Set(tools.tools.map(\.name)),
                                       makeID: { diagnosticIDs.next() }, now: { clock.now() })
+        relay.connect(recorder)
         let assembler = replayer.environment.makeAssembler(store, journal, clock, recorder, replayer.contextWindow)
         runner = AgentRunner(store: store, model: model, tools: tools, approvals: approvals, clock: clock, ids: replayer.ids,
                              diagnostics: recorder, configuration: configuration, assembler: assembler, faults: replayer.storageFault)
@@ -429,6 +449,11 @@ final class ReplayProcess {
         services.scanBarcode = replayer.environment.packaged?.makeScanner(journal)
         // Transcripts are UTF-8 whatever the locale of the machine replaying them.
         services.unicodeCharts = true
+        if let research {
+            services.sourcesReport = research.sourcesReport
+            services.sourceLinks = research.sourceLinks
+            services.searchUsage = research.searchUsage
+        }
         // Resume the most recently updated thread, as `ofj --resume` would.
         let lastThread = try? store.listThreads(limit: 1).first?.id
         session = REPLSession(services: services, input: input, output: output, style: Style(enabled: false), width: 0,

@@ -80,7 +80,9 @@ final class TurnPlayer: @unchecked Sendable {
                 sawCall = true
                 return .toolCall(ToolCall(id: id, name: name, arguments: arguments))
             case .continuation(let kind, let payload):
-                return .continuation(ContinuationItem(provider: "scripted", kind: kind, payload: payload))
+                // A provider's native search results (recorded from a live session) stay provider-neutral.
+                let provider = kind == WebSources.kind ? WebSources.provider : "scripted"
+                return .continuation(ContinuationItem(provider: provider, kind: kind, payload: payload))
             case .usage(let i, let o, let c, let r):
                 return .usage(Usage(inputTokens: i, cachedInputTokens: c, outputTokens: o, reasoningTokens: r))
             case .delay(let seconds):

@@ -29,6 +29,8 @@ struct App {
     let recorder: OutboxRecorder
     /// Delivers diagnostics to Turso when TURSO_DATABASE_URL is set; nil otherwise.
     let flusher: DiagnosticsFlusher?
+    /// The `research` setting: OFJ_RESEARCH (environment, then credentials file), then config.json.
+    let researchSetting: String?
 
     /// `access: .read` opens the database read-only (commands that only look).
     init(paths: AppPaths, environment: [String: String], appVersion: String, access: DataAccess = .write) throws {
@@ -47,9 +49,11 @@ struct App {
         credentials = files.credentials
         credentialsProblem = files.credentialsProblem
         sources = SourceStore(queue: queue)
-        // web_search only with a backend (OFJ_RESEARCH=tavily|parallel|off, or whichever key is set).
-        let search = SearchConfiguration.from(research: environment["OFJ_RESEARCH"] ?? credentials["OFJ_RESEARCH"],
-                                              settings: credentials.merging(environment) { _, env in env })
+        let setting = App.researchSetting(environment: environment, credentials: credentials, file: files.file)
+        researchSetting = setting
+        // web_search is built when Tavily or Parallel could be chosen; a runner offers it only when
+        // its model's research choice is that backend (`makeRunner`).
+        let search = SearchConfiguration.from(research: setting, settings: credentials.merging(environment) { _, env in env })
         let relay = DiagnosticsRelay()
         tools = Toolbox.registry(journal: journal, fetchURL: environment["OFJ_FETCH_URL"]?.lowercased() != "off", sources: sources,
                                  search: search, diagnostics: relay)
@@ -73,7 +77,9 @@ struct App {
 
     /// Builds a runner for `model` with this app's stores, tools and diagnostics.
     func makeRunner(model: any ChatModel, approvals: any ApprovalGate) throws -> AgentRunner {
-        AgentRunner(store: store, model: model, tools: tools, approvals: approvals, clock: SystemClock(), diagnostics: recorder,
+        let mode = research(for: model).mode
+        let offered = mode == .tavily || mode == .parallel ? tools : ToolRegistry(tools.tools.filter { $0.name != "web_search" })
+        return AgentRunner(store: store, model: model, tools: offered, approvals: approvals, clock: SystemClock(), diagnostics: recorder,
                     configuration: configuration(for: model), assembler: makeAssembler(), faults: try KillAtFault.fromEnvironment(environment))
     }
 
@@ -112,8 +118,26 @@ struct App {
             throw CLIError(e.description + " (ofj doctor shows what is configured)")
         }
         if resolved.wire == .offline { return Toolbox.offlineAssistant(timeZone: journal.timeZone) }
-        guard let m = resolved.makeModel(transport: transport) else { throw CLIError("cannot build a model for \(resolved.provider)") }
+        let native = resolved.research(setting: researchSetting, settings: searchSettings).mode == .native
+        guard let m = resolved.makeModel(transport: transport, nativeWebSearch: native) else { throw CLIError("cannot build a model for \(resolved.provider)") }
         return m
+    }
+
+    /// Search keys and settings: the credentials file, overridden by the environment.
+    var searchSettings: [String: String] { credentials.merging(environment) { _, env in env } }
+
+    static func researchSetting(environment: [String: String], credentials: [String: String], file: ProviderFileConfig?) -> String? {
+        [environment["OFJ_RESEARCH"], credentials["OFJ_RESEARCH"], file?.research].compactMap { $0 }.first { !$0.isEmpty }
+    }
+
+    /// The research choice for a model built by `makeModel`.
+    func research(for model: any ChatModel) -> ResearchChoice {
+        guard model.provider != "offline",
+              let resolved = try? ProviderResolver.resolve(flags: ProviderFlags(provider: model.provider, model: model.model),
+                                                           environment: environment, file: fileConfig, credentials: credentials) else {
+            return ResearchChoice.resolve(setting: researchSetting, provider: "offline", wire: .offline, model: "offline", settings: searchSettings)
+        }
+        return resolved.research(setting: researchSetting, settings: searchSettings)
     }
 
     func policy(for model: any ChatModel) -> Agent.DeadlinePolicy {

@@ -64,6 +64,8 @@ struct Launcher {
             transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
         services.sourcesReport = { [sources = app.sources] threadID in try sources.report(threadID: threadID) }
         services.writeExport = { text, path in try ThreadExport.write(text, to: path, force: false) }
+        services.sourceLinks = { [sources = app.sources] threadID, runID in try sources.footer(threadID: threadID, runID: runID) }
+        services.searchUsage = { [sources = app.sources] threadID, now, offset in try sources.usageLines(threadID: threadID, now: now, secondsFromGMT: offset) }
         // An id no thread starts with opens a new thread with that id, as before prefixes.
         var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }
@@ -199,6 +201,10 @@ struct Launcher {
         }
         // End the streamed answer's line; a failure that printed nothing leaves stdout empty.
         if midLine && !p.has("--json") { Console.out("\n") }
+        // The web sources the answer used, as numbered links under it.
+        if !p.has("--json"), !terminated, let links = try? app.sources.footer(threadID: threadID, runID: handle.runID) {
+            Console.out(TerminalText.sanitize(links) + "\n")
+        }
         _ = await app.flusher?.shutdown(timeout: terminated ? 0.3 : 2)
         if let recorder { try await finishRecording(recorder) }
         guard let outcome else { return terminated ? Signals.terminationStatus : 1 }
@@ -269,6 +275,13 @@ struct Launcher {
         let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)
         show(databaseLine)
         show(ProviderDoctor.render(lines))
+        // Which web search the selected provider gets (config.json "research", OFJ_RESEARCH).
+        let setting = App.researchSetting(environment: environment, credentials: files.credentials, file: files.file)
+        let settings = files.credentials.merging(environment) { _, env in env }
+        let research = (try? ProviderResolver.resolve(environment: environment, file: files.file, credentials: files.credentials))
+            .map { $0.research(setting: setting, settings: settings) }
+            ?? ResearchChoice.resolve(setting: setting, provider: "offline", wire: .offline, model: "offline", settings: settings)
+        show(research.doctorLine)
         if let sink = environment["TURSO_DATABASE_URL"], !sink.isEmpty { show("diagnostics: delivered to \(sink)") }
         // A warning, not a failure (the exit status stays 0): the journal works, but other users
         // of this machine can read it.

@@ -6,6 +6,7 @@ import PackagedFoods
 import Journal
 import OutputSafety
 import REPL
+import Research
 import SQLiteKit
 import Transcripts
 
@@ -63,6 +64,7 @@ struct ReplayCommand {
                 ConversationStore.registerMigrations(into: &m)
                 DiagnosticsOutbox.registerMigrations(into: &m)
                 PackagedStore.registerMigrations(into: &m)
+                SourceStore.registerMigrations(into: &m)
             },
             makeModel: { provider, now, timeZone in
                 provider == "offline" ? Toolbox.offlineAssistant(now: now, timeZone: timeZone) : nil
@@ -83,7 +85,17 @@ struct ReplayCommand {
             packaged: ReplayPackagedHooks(
                 makeTools: { Toolbox.registry(journal: $0, foods: Replayer.packagedFoods(journal: $0, version: version)) },
                 systemPrompt: { Toolbox.systemPrompt(journal: $0) },
-                makeScanner: { PackagedCommands.scanner(journal: $0, foods: Replayer.packagedFoods(journal: $0, version: version)) }))
+                makeScanner: { PackagedCommands.scanner(journal: $0, foods: Replayer.packagedFoods(journal: $0, version: version)) }),
+            research: { journal, transport, diagnostics in
+                // Tavily's shape over the seeded transport; the base URL is never dialled.
+                let sources = SourceStore(queue: journal.queue)
+                let search = SearchConfiguration(backend: .tavily, apiKey: "replay", baseURL: "http://replay.invalid")
+                let tools = Toolbox.registry(journal: journal, packaged: false, sources: sources, search: search, searchTransport: transport,
+                                             diagnostics: diagnostics)
+                return ReplayResearch(tools: tools, sourcesReport: { try sources.report(threadID: $0) },
+                                      sourceLinks: { try sources.footer(threadID: $0, runID: $1) },
+                                      searchUsage: { try sources.usageLines(threadID: $0, now: $1, secondsFromGMT: $2) })
+            })
     }
 
     /// Replays a just-recorded transcript offline and writes the screen the replay shows as its

@@ -17,11 +17,12 @@ enum Toolbox {
     ///     module). The app turns it on unless OFJ_FETCH_URL=off; replays leave it off so the
     ///     recorded transcripts keep their tool list.
     static func registry(journal: JournalStore, packaged: Bool = true, foods: PackagedFoods? = nil, fetchURL: Bool = false,
-                         sources: SourceStore? = nil, search: SearchConfiguration? = nil,
+                         sources: SourceStore? = nil, search: SearchConfiguration? = nil, searchTransport: (any HTTPTransport)? = nil,
                          diagnostics: any DiagnosticsRecorder = NoDiagnostics()) -> ToolRegistry {
         var extra: [any Tool] = []
         if let search {
-            extra.append(WebSearchTool(client: WebSearchClient(configuration: search), sources: sources, diagnostics: diagnostics))
+            let client = searchTransport.map { WebSearchClient(configuration: search, transport: $0) } ?? WebSearchClient(configuration: search)
+            extra.append(WebSearchTool(client: client, sources: sources, diagnostics: diagnostics))
         }
         if fetchURL { extra.append(FetchURLTool(sources: sources)) }
         var tools = NutritionToolbox.makeTools(journal: journal, reference: ReferenceDatabase.shared)

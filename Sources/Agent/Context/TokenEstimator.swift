@@ -19,6 +19,8 @@ public enum TokenEstimator {
         case .text(let t): return perPart + tokens(t)
         case .toolCall(let c): return perPart + tokens(c.id) + tokens(c.name) + tokens(c.arguments)
         case .toolResult(let r): return perPart + tokens(r.callID) + tokens(r.name) + tokens(r.content)
+        // Web sources a provider's search found are kept for the Research module, never sent.
+        case .continuation(let c) where c.provider == WebSources.provider: return 0
         // Continuation payloads (signatures, encrypted reasoning) are sent, so they count.
         case .continuation(let c): return perPart + tokens(c.payload)
         }

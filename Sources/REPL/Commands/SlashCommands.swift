@@ -28,7 +28,7 @@ public enum SlashCommands {
         SlashCommand(name: "context", arguments: "", help: "how full the context is and what the next request carries"),
         SlashCommand(name: "budget", arguments: "50k|200k|max", help: "the context budget of this thread (shown in /context)"),
         SlashCommand(name: "compact", arguments: "[focus]", help: "summarise older turns into a checkpoint now"),
-        SlashCommand(name: "sources", arguments: "", help: "web pages the assistant read in this thread"),
+        SlashCommand(name: "sources", arguments: "", help: "web pages and searches the assistant used in this thread"),
         SlashCommand(name: "model", arguments: "[NAME]", help: "show or change the model"),
         SlashCommand(name: "provider", arguments: "[NAME]", help: "show or change the provider"),
         SlashCommand(name: "diag", arguments: "", help: "diagnostics delivery status"),

@@ -290,6 +290,9 @@ extension REPLSession {
                                                  secondsFromGMT: services.journal.timeZone.secondsFromGMT(for: now))
         say("This thread: \(thread.rounds) model rounds · " + Self.usageLine(thread))
         say("Today, all threads: \(day.rounds) model rounds · " + Self.usageLine(day))
+        for line in try services.searchUsage?(threadID, now.timeIntervalSince1970, services.journal.timeZone.secondsFromGMT(for: now)) ?? [] {
+            say(line)
+        }
         say(style.dim("Costs are estimates from ofj's price table."))
     }
 

@@ -237,6 +237,10 @@ public final class REPLSession {
                 if let e = outcome.error, e.line != printedError {
                     say((outcome.phase == .failed ? style.red("✗ ") : style.yellow("⏸ ")) + hidingSecrets(Terminal.sanitize(e.line, keepNewlines: false)))
                 }
+                // The web sources the answer used, as numbered links under it.
+                if let links = try? services.sourceLinks?(threadID, handle.runID) {
+                    say(Terminal.sanitize(links))
+                }
                 let seconds = services.clock.monotonic() - started
                 say(style.dim("  " + Self.footer(usage: total, cost: costKnown ? cost : nil, seconds: seconds)))
                 return

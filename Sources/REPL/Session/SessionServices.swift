@@ -25,6 +25,10 @@ public struct SessionServices: Sendable {
     public var compact: (@Sendable (_ threadID: String, _ focus: String) async throws -> String)?
     /// `/sources`: the web sources kept for a thread; nil when research is not wired.
     public var sourcesReport: (@Sendable (_ threadID: String) throws -> String)? = nil
+    /// The numbered links an answer used ("Sources:" lines), shown under it; nil when it used none.
+    public var sourceLinks: (@Sendable (_ threadID: String, _ runID: String) throws -> String?)? = nil
+    /// `/usage`'s web search lines (Tavily credits, Parallel estimate) for a thread and the day of `now`.
+    public var searchUsage: (@Sendable (_ threadID: String, _ now: Double, _ secondsFromGMT: Int) throws -> [String])? = nil
     public var version: String
     /// Whether a tool changes data (its success is confirmed on screen).
     public var isWriteTool: @Sendable (String) -> Bool
