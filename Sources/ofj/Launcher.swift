@@ -8,6 +8,7 @@ import Journal
 import OutputSafety
 import Providers
 import REPL
+import Sync
 import Transcripts
 #if canImport(Glibc)
 import Glibc
@@ -31,6 +32,9 @@ struct Launcher {
         let clock = SystemClock()
         let runner = try app.makeRunner(model: model, approvals: approvals)
         await app.flusher?.start()
+        // Sync at start and soon after each committed change, in the background (never blocks the prompt).
+        let sync = SyncCommand.background(queue: app.queue, environment: environment, version: version)
+        await sync?.start()
         _ = try? runner.recoverInterruptedRuns()
         let modelBox = ModelBox(model)
         let tools = app.tools
@@ -63,6 +67,7 @@ struct Launcher {
         services.scanBarcode = PackagedCommands.scanner(journal: app.journal, foods: PackagedFoods(
             transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
         services.sourcesReport = { [sources = app.sources] threadID in try sources.report(threadID: threadID) }
+        services.syncNow = { [queue = app.queue, environment] in await SyncCommand.slash(sync, queue: queue, environment: environment) }
         // An id no thread starts with opens a new thread with that id, as before prefixes.
         var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }
@@ -87,6 +92,7 @@ struct Launcher {
         let status = await session.runInteractive()
         runner.interruptAll()
         _ = await app.flusher?.shutdown(timeout: 2)
+        await sync?.shutdown(timeout: 2)
         if let recorder { try await finishRecording(recorder) }
         return status
     }

@@ -1,0 +1,125 @@
+// One sync: push pending local changes in idempotent batches, then pull the remote's changes
+// after this machine's position, page by page. Each step commits locally before the next.
+import Diagnostics
+import Foundation
+import HTTP
+
+public struct SyncReport: Sendable, Hashable {
+    public var pushed = 0
+    public var pulled = 0
+    public var applied = 0
+    public var conflicts = 0
+    public var skipped = 0
+    public var error: String?
+    public var retryable = true
+    public var retryAfter: Double?
+    public var succeeded: Bool { error == nil }
+    public init() {}
+}
+
+public struct SyncEngine: Sendable {
+    public struct Limits: Sendable, Hashable {
+        /// Records per push batch and payload bytes per batch: each request stays well under 1 MiB
+        /// (JSON escaping of payload text adds about a fifth).
+        public var batchRecords = 500
+        public var batchBytes = 384 << 10
+        public var pageRows = 1000
+        public init() {}
+    }
+
+    public let local: SyncLocal
+    public let remote: SyncRemote
+    public let configuration: SyncConfiguration
+    public let appVersion: String
+    public var limits = Limits()
+    /// Called after each pushed batch and pulled page (counts so far), for a progress line.
+    public var progress: (@Sendable (SyncReport) -> Void)?
+    /// Test hook: called at each phase ("push-sent", "push-acknowledged", "pull-read", "pull-applied").
+    public var phase: (@Sendable (String) -> Void)?
+    let now: @Sendable () -> Date
+
+    public init(local: SyncLocal, configuration: SyncConfiguration, transport: any HTTPTransport, appVersion: String,
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.local = local
+        self.configuration = configuration
+        self.remote = SyncRemote(client: HranaClient(configuration: configuration.turso, transport: transport))
+        self.appVersion = appVersion
+        self.now = now
+    }
+
+    public init(local: SyncLocal, remote: SyncRemote, configuration: SyncConfiguration, appVersion: String,
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.local = local
+        self.remote = remote
+        self.configuration = configuration
+        self.appVersion = appVersion
+        self.now = now
+    }
+
+    /// Push then pull (push only in `push` mode). Never throws: the report carries the error,
+    /// which is also stored for `ofj sync status`.
+    public func run() async -> SyncReport {
+        var report = SyncReport()
+        do {
+            let remoteID = try await remote.migrate()
+            try local.bind(remoteID: remoteID)
+            let device = try local.device()
+            try await push(device: device, report: &report)
+            if configuration.mode == .sync { try await pull(device: device, report: &report) }
+            try local.setState("last_success", String(now().timeIntervalSince1970))
+            try local.setState("last_error", nil)
+        } catch {
+            let message: String
+            if let e = error as? SyncError {
+                message = e.description
+                report.retryable = e.isRetryable
+                if case .remote(.rateLimited(let after)) = e { report.retryAfter = after }
+            } else {
+                message = "sync failed (\(String(describing: type(of: error))))"
+            }
+            report.error = message
+            try? local.setState("last_error", message)
+        }
+        return report
+    }
+
+    func push(device: String, report: inout SyncReport) async throws {
+        while true {
+            try Task.checkCancellation()
+            let batch = try local.pendingBatch(limit: limits.batchRecords, maxBytes: limits.batchBytes)
+            if batch.isEmpty { return }
+            let result = try await remote.push(batch, device: device, appVersion: appVersion, now: now())
+            phase?("push-sent")
+            try local.acknowledge(batch, winners: result.winners, positionBefore: result.positionBefore,
+                                  positionAfter: result.positionAfter, now: now().timeIntervalSince1970)
+            phase?("push-acknowledged")
+            report.pushed += batch.count
+            report.conflicts += batch.filter { r in result.winners[r.kind + "\u{1F}" + r.id].map { r.stamp < $0 } ?? false }.count
+            progress?(report)
+            // A record the remote did not confirm stays pending; stop rather than resend it forever.
+            if batch.contains(where: { result.winners[$0.kind + "\u{1F}" + $0.id] == nil }) {
+                throw SyncError.unreadable("the sync database did not confirm every change")
+            }
+        }
+    }
+
+    func pull(device: String, report: inout SyncReport) async throws {
+        var position = try local.remotePosition()
+        while true {
+            try Task.checkCancellation()
+            let rows = try await remote.pull(after: position, limit: limits.pageRows)
+            phase?("pull-read")
+            if rows.isEmpty { break }
+            let applied = try local.apply(rows, threads: configuration.threads, now: now().timeIntervalSince1970)
+            phase?("pull-applied")
+            report.pulled += rows.count
+            report.applied += applied.applied
+            report.conflicts += applied.conflicts
+            report.skipped += applied.unknown + applied.malformed
+            position = rows.last?.position ?? position
+            progress?(report)
+            if rows.count < limits.pageRows { break }
+        }
+        try await remote.recordPulled(device: device, position: position, appVersion: appVersion, now: now())
+    }
+}
