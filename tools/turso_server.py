@@ -10,7 +10,7 @@ Usage: turso_server.py [--port 0] [--host 127.0.0.1] [--db PATH] [--token TOKEN]
 The first line on stdout is the port actually bound (useful with --port 0).
 
 Fault injection for tests: POST /__admin/mode with {"mode": "normal"|"down"|"slow"|"500"|"503"|"429"|
-"400"|"401"|"garbage", "delay": seconds}; GET /__admin/stats returns request counters. The admin
+"400"|"401"|"garbage"|"commit_then_drop"|"cut", "delay": seconds}; GET /__admin/stats returns request counters. The admin
 endpoints need no token and the server only listens on loopback unless told otherwise.
 """
 
@@ -477,6 +477,18 @@ def make_handler(server):
 
         def send(self, status, body, content_type="application/json", extra=None):
             data = body if isinstance(body, bytes) else body.encode("utf-8")
+            if status == 200 and self.command == "POST" and not self.path.startswith("/__admin"):
+                if server.mode == "commit_then_drop":
+                    # Committed, then the connection drops before the answer (a lost acknowledgement).
+                    self.close_connection = True
+                    try:
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                    return
+                if server.mode == "cut":
+                    # A complete HTTP answer whose body stops halfway (a proxy cutting a page).
+                    data = data[: max(1, len(data) // 2)]
             if server.trace:
                 sys.stderr.write("turso_server: <- %d %s\n" % (status, data[:2000].decode("utf-8", "replace")))
             self.send_response(status)
@@ -504,6 +516,10 @@ def make_handler(server):
         def fault(self):
             """Applies the admin mode or the random failure rate; True when the request was answered."""
             mode = server.mode
+            if mode in ("commit_then_drop", "cut"):
+                # The request runs; send() loses or cuts the answer.
+                server.count("faults")
+                return False
             if mode == "normal" and server.fail_rate > 0 and random.random() < server.fail_rate:
                 mode = "500"
             if mode == "normal":

@@ -34,8 +34,11 @@ public struct SyncEngine: Sendable {
     public var limits = Limits()
     /// Called after each pushed batch and pulled page (counts so far), for a progress line.
     public var progress: (@Sendable (SyncReport) -> Void)?
-    /// Test hook: called at each phase ("push-sent", "push-acknowledged", "pull-read", "pull-applied").
+    /// Test hook: called at each phase of `phases`.
     public var phase: (@Sendable (String) -> Void)?
+    /// Where a sync can be interrupted: after the remote committed a push (before the local
+    /// acknowledgement), after it, after a page was read, after a page was applied.
+    public static let phases = ["push-sent", "push-acknowledged", "pull-read", "pull-applied"]
     let now: @Sendable () -> Date
 
     public init(local: SyncLocal, configuration: SyncConfiguration, transport: any HTTPTransport, appVersion: String,

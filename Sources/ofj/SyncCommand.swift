@@ -34,6 +34,13 @@ enum SyncCommand {
         try paths.ensureDataDirectory()
         let queue = try OfjDatabase.open(path: paths.databasePath, access: .write)
         var engine = engine(queue: queue, configuration: configuration, version: version)
+        // OFJ_SYNC_FAULT=<phase>: SIGKILL at that phase, for the crash sweep (tests, tools/sync-crash-sweep.sh).
+        if let fault = environment["OFJ_SYNC_FAULT"], !fault.isEmpty {
+            guard SyncEngine.phases.contains(fault) else {
+                throw CLIError("OFJ_SYNC_FAULT=\(fault) is not a sync phase; use one of: \(SyncEngine.phases.joined(separator: ", "))", status: 2)
+            }
+            engine.phase = { if $0 == fault { kill(getpid(), SIGKILL) } }
+        }
         if isatty(STDERR_FILENO) == 1 {
             engine.progress = { r in Console.err("\r\u{1B}[2K" + SyncText.line(r)) }
         }

@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -48,7 +48,7 @@ _ofj() {
     esac
     local options words files=0
     case "$cmd" in
-        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref barcode packaged goals backup export diag replay mcp doctor completion help" ;;
+        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref barcode packaged goals backup export diag sync replay mcp doctor completion help" ;;
         /ask) options="--yes --json --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
         /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --date --meal --force --json -h --help"; words="" ;;
@@ -68,6 +68,9 @@ _ofj() {
         /diag/status) options="-h --help"; words="" ;;
         /diag/flush) options="-h --help"; words="" ;;
         /diag/export) options="--since --local -o --output --force -h --help"; words="" ;;
+        /sync) options="-h --help"; words="status conflicts" ;;
+        /sync/status) options="-h --help"; words="" ;;
+        /sync/conflicts) options="-h --help"; words="" ;;
         /replay) options="--update --quiet -h --help"; words=""; files=1 ;;
         /mcp) options="--allow-writes -h --help"; words="" ;;
         /doctor) options="-h --help"; words="" ;;
