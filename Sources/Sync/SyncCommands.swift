@@ -2,9 +2,9 @@
 import Foundation
 
 public enum SyncText {
-    /// The one progress/result line of a sync.
+    /// The one progress/result line of a sync ("pulled": changes from other machines applied here).
     public static func line(_ r: SyncReport) -> String {
-        var parts = ["pushed \(r.pushed)", "pulled \(r.pulled)"]
+        var parts = ["pushed \(r.pushed)", "pulled \(r.applied)"]
         if r.conflicts > 0 { parts.append("\(r.conflicts) conflict\(r.conflicts == 1 ? "" : "s") resolved (ofj sync conflicts)") }
         if r.skipped > 0 { parts.append("\(r.skipped) remote change\(r.skipped == 1 ? "" : "s") skipped (unknown kind or malformed)") }
         return "sync: " + parts.joined(separator: ", ")

@@ -1,0 +1,74 @@
+// The ofj binary on two machines (two OFJ_HOMEs) syncing through tools/turso_server.py: `ofj sync`,
+// `ofj sync status`, and the crash sweep (SIGKILL at every sync phase, then convergence).
+import Foundation
+import TestSupport
+import Testing
+@testable import Sync
+
+@Suite(.serialized) struct CommandLineSyncTests {
+    struct Home {
+        let dir = TempDirectory(prefix: "ofj-home")
+        let url: String
+        var environment: [String: String] {
+            ["OFJ_HOME": dir.path, "HOME": dir.path, "XDG_CONFIG_HOME": dir.file("config"), "XDG_STATE_HOME": dir.file("state"),
+             "OFJ_SYNC_URL": url, "TZ": "UTC", "NO_COLOR": "1"]
+        }
+        @discardableResult
+        func ofj(_ args: [String], extra: [String: String] = [:]) async throws -> OfjBinary.Result {
+            try await OfjBinary.run(args, environment: environment.merging(extra) { _, new in new })
+        }
+        /// `ofj backup export` without its export time, keys sorted: equal for equal journals.
+        func export() async throws -> String {
+            let r = try await ofj(["backup", "export"])
+            guard r.status == 0, var object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else {
+                throw Failure("backup export failed: \(r.stderr)")
+            }
+            object["exported_at"] = nil
+            return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        }
+    }
+
+    @Test func twoHomesConvergeThroughOfjSync() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url), b = Home(url: remote.url)
+        try await a.ofj(["log", "porridge", "--kcal", "350", "--protein", "12", "--meal", "breakfast", "--date", "2026-11-28"])
+        try await b.ofj(["log", "soup", "--kcal", "220", "--meal", "lunch", "--date", "2026-11-28"])
+        let goals = try await a.ofj(["goals", "set", "energy_kcal=2100"])
+        #expect(goals.status == 0, "\(goals.stderr)")
+        let first = try await a.ofj(["sync"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("sync: pushed 2, pulled 0"))
+        let second = try await b.ofj(["sync"])
+        #expect(second.stdout.contains("sync: pushed 1, pulled 2"))
+        try await a.ofj(["sync"])
+        #expect(try await a.export() == b.export())
+        let status = try await b.ofj(["sync", "status"])
+        #expect(status.stdout.contains("pending local changes: 0"))
+        #expect(status.stdout.contains("conflicts resolved: 0"))
+        let day = try await a.ofj(["day", "2026-11-28"])
+        #expect(day.stdout.contains("soup") && day.stdout.contains("porridge"))
+        await remote.shutdown()
+    }
+
+    @Test func killedAtEveryPhaseThenConverges() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url), b = Home(url: remote.url)
+        for (i, phase) in SyncEngine.phases.enumerated() {
+            try await a.ofj(["log", "a \(phase)", "--kcal", "\(100 + i)"])
+            try await b.ofj(["log", "b \(phase)", "--kcal", "\(200 + i)"])
+            try await b.ofj(["sync"])
+            let killed = try await a.ofj(["sync"], extra: ["OFJ_SYNC_FAULT": phase])
+            #expect(killed.status == 9, "phase \(phase): \(killed.status) \(killed.stderr)")
+            try await a.ofj(["sync"])
+            try await b.ofj(["sync"])
+            #expect(try await a.export() == b.export(), "phase \(phase)")
+        }
+        let entries = try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE kind = 'entry'").first?[0].int
+        #expect(entries == 2 * SyncEngine.phases.count)
+        let bad = try await a.ofj(["sync"], extra: ["OFJ_SYNC_FAULT": "nowhere"])
+        #expect(bad.status == 2 && bad.stderr.contains("push-sent"))
+        await remote.shutdown()
+    }
+}
