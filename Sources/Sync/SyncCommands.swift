@@ -1,5 +1,6 @@
 // `ofj sync`, `ofj sync status`, `ofj sync conflicts` and `/sync`: text for the terminal.
 import Foundation
+import OutputSafety
 
 public enum SyncText {
     /// The one progress/result line of a sync ("pulled": changes from other machines applied here).
@@ -32,7 +33,7 @@ public enum SyncText {
         lines.append("remote position: \(s.remotePosition)")
         lines.append("conflicts resolved: \(s.conflicts)\(s.conflicts > 0 ? " (ofj sync conflicts shows them)" : "")")
         if s.skipped > 0 { lines.append("remote changes skipped: \(s.skipped) (unknown kind or malformed; a newer ofj may read them)") }
-        if let e = s.lastError { lines.append("last error: \(e)") }
+        if let e = s.lastError { lines.append("last error: " + TerminalText.sanitize(e, keepNewlines: false)) }
         lines.append("device: \(s.device)")
         return lines.joined(separator: "\n") + "\n"
     }
@@ -42,7 +43,8 @@ public enum SyncText {
         guard !list.isEmpty else { return "no conflicts: no local edit has been replaced by a newer one from another machine\n" }
         var out = "Local versions replaced by a newer version from another machine (newest first):\n"
         for c in list {
-            out += "\(time(c.resolvedAt))  \(c.kind) \(c.recordID)  kept: \(summary(c.localPayload))\n"
+            // Kinds, ids and payloads come from other machines through the remote: one sanitised line each.
+            out += TerminalText.sanitize("\(time(c.resolvedAt))  \(c.kind) \(c.recordID)  kept: \(summary(c.localPayload))", keepNewlines: false) + "\n"
         }
         return out
     }
