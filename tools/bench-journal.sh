@@ -18,9 +18,10 @@ module() { # name, sources...
     -I "$work" -I "$repo/Sources/CSQLite" -o "$work/lib$name.a" "$@")
 }
 module SQLiteKit "$repo"/Sources/SQLiteKit/*.swift
+module OutputSafety "$repo"/Sources/OutputSafety/*.swift
 module Nutrition "$repo"/Sources/Nutrition/*.swift
 module ReferenceFoods "$repo"/Sources/ReferenceFoods/*.swift "$work/bundle.swift"
 module Journal "$repo"/Sources/Journal/*.swift
 (cd "$work" && swiftc -O -I "$work" -I "$repo/Sources/CSQLite" -L "$work" \
-  -lJournal -lReferenceFoods -lNutrition -lSQLiteKit -lsqlite3 -o "$work/journal-bench" "$repo/tools/bench/journal-main.swift")
+  -lJournal -lOutputSafety -lReferenceFoods -lNutrition -lSQLiteKit -lsqlite3 -o "$work/journal-bench" "$repo/tools/bench/journal-main.swift")
 "$work/journal-bench" "$db"
