@@ -29,7 +29,7 @@ enum SyncCommand {
     /// `ofj sync`: push then pull, a progress line on a terminal, the counts at the end.
     static func run(paths: AppPaths, environment: [String: String], version: String) async throws -> Int32 {
         guard let configuration = try configuration(environment: environment) else {
-            throw CLIError("sync is not set up: set OFJ_SYNC_URL (libsql://… or https://…) and OFJ_SYNC_TOKEN, or \"sync\": {\"url\": …} in config.json (README: Sync)")
+            throw CLIError("sync is not set up: set OFJ_SYNC_URL (libsql://… or https://…) and OFJ_SYNC_TOKEN, or \"sync\": {\"url\": …} in config.json (README, \"One journal on several machines\")")
         }
         try paths.ensureDataDirectory()
         let queue = try OfjDatabase.open(path: paths.databasePath, access: .write)
@@ -79,7 +79,7 @@ enum SyncCommand {
     static func slash(_ background: SyncBackground?, queue: DatabaseQueue, environment: [String: String]) async -> String {
         guard let background else {
             do { _ = try configuration(environment: environment) } catch { return "Sync is misconfigured: \(error)" }
-            return "Sync is off: set OFJ_SYNC_URL and OFJ_SYNC_TOKEN (README: Sync)."
+            return "Sync is off: set OFJ_SYNC_URL and OFJ_SYNC_TOKEN (README, \"One journal on several machines\")."
         }
         let report = await background.runOnce()
         var text = SyncText.line(report)
