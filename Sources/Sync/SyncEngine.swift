@@ -59,16 +59,33 @@ public struct SyncEngine: Sendable {
         self.now = now
     }
 
+    /// The remote was replaced (another database id) or lost its tables: set it up and bind again.
+    struct RemoteChanged: Error {}
+
     /// Push then pull (push only in `push` mode). Never throws: the report carries the error,
-    /// which is also stored for `ofj sync status`.
+    /// which is also stored for `ofj sync status`. The remote schema is created and checked on
+    /// the first sync with a database; afterwards every batch's guard step checks it.
     public func run() async -> SyncReport {
         var report = SyncReport()
         do {
-            let remoteID = try await remote.migrate()
-            try local.bind(remoteID: remoteID)
-            let device = try local.device()
-            try await push(device: device, report: &report)
-            if configuration.mode == .sync { try await pull(device: device, report: &report) }
+            var attempt = 0
+            while true {
+                do {
+                    let bound = try local.state("remote_id")
+                    if bound == nil || attempt > 0 {
+                        try local.bind(remoteID: try await remote.migrate())
+                    }
+                    let expected = try local.state("remote_id")
+                    let device = try local.device()
+                    try await push(device: device, expected: expected, report: &report)
+                    if configuration.mode == .sync { try await pull(device: device, expected: expected, report: &report) }
+                    break
+                } catch let e as SyncError where attempt == 0 && Self.isMissingTable(e) {
+                    attempt += 1
+                } catch is RemoteChanged where attempt == 0 {
+                    attempt += 1
+                }
+            }
             try local.setState("last_success", String(now().timeIntervalSince1970))
             try local.setState("last_error", nil)
         } catch {
@@ -77,6 +94,8 @@ public struct SyncEngine: Sendable {
                 message = e.description
                 report.retryable = e.isRetryable
                 if case .remote(.rateLimited(let after)) = e { report.retryAfter = after }
+            } else if error is RemoteChanged {
+                message = "the sync database changed while syncing; sync will retry later"
             } else {
                 message = "sync failed (\(String(describing: type(of: error))))"
             }
@@ -86,13 +105,20 @@ public struct SyncEngine: Sendable {
         return report
     }
 
-    func push(device: String, report: inout SyncReport) async throws {
+    static func isMissingTable(_ e: SyncError) -> Bool {
+        if case .remote(.statement(let s)) = e { return s.message.lowercased().contains("no such table") }
+        return false
+    }
+
+    func push(device: String, expected: String?, report: inout SyncReport) async throws {
         while true {
             try Task.checkCancellation()
             let batch = try local.pendingBatch(limit: limits.batchRecords, maxBytes: limits.batchBytes)
             if batch.isEmpty { return }
             let result = try await remote.push(batch, device: device, appVersion: appVersion, now: now())
             phase?("push-sent")
+            // Written to another database than the one this machine is bound to: not acknowledged.
+            if result.databaseID != expected { throw RemoteChanged() }
             try local.acknowledge(batch, winners: result.winners, positionBefore: result.positionBefore,
                                   positionAfter: result.positionAfter, now: now().timeIntervalSince1970)
             phase?("push-acknowledged")
@@ -106,12 +132,14 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    func pull(device: String, report: inout SyncReport) async throws {
+    func pull(device: String, expected: String?, report: inout SyncReport) async throws {
         var position = try local.remotePosition()
         while true {
             try Task.checkCancellation()
-            let rows = try await remote.pull(after: position, limit: limits.pageRows)
+            let page = try await remote.pull(after: position, limit: limits.pageRows, device: device, appVersion: appVersion, now: now())
             phase?("pull-read")
+            if page.databaseID != expected { throw RemoteChanged() }
+            let rows = page.rows
             if rows.isEmpty { break }
             let applied = try local.apply(rows, threads: configuration.threads, now: now().timeIntervalSince1970)
             phase?("pull-applied")
@@ -123,6 +151,11 @@ public struct SyncEngine: Sendable {
             progress?(report)
             if rows.count < limits.pageRows { break }
         }
-        try await remote.recordPulled(device: device, position: position, appVersion: appVersion, now: now())
+        // Tombstone expiry (and the final position) at most once a day.
+        let last = try local.state("last_purge").flatMap(Double.init) ?? 0
+        if now().timeIntervalSince1970 - last > 86_400 {
+            try await remote.recordPulled(device: device, position: position, appVersion: appVersion, now: now())
+            try local.setState("last_purge", String(now().timeIntervalSince1970))
+        }
     }
 }

@@ -107,9 +107,13 @@ public struct SyncRemote: Sendable {
     // MARK: - Push
 
     /// A step that fails (malformed JSON) when the remote schema is newer than this ofj's, so a
-    /// batch racing an upgrade rolls back instead of writing past it.
+    /// batch racing an upgrade rolls back instead of writing past it; otherwise it returns the
+    /// database id (a different id means the database was replaced).
     static var schemaGuard: HranaStatement {
-        HranaStatement("SELECT CASE WHEN CAST(value AS INTEGER) > \(schemaVersion) THEN json('newer ofj schema') ELSE 1 END FROM \(meta) WHERE key = 'schema_version'")
+        HranaStatement("""
+            SELECT CASE WHEN CAST(value AS INTEGER) > \(schemaVersion) THEN json('newer ofj schema')
+                ELSE (SELECT value FROM \(meta) WHERE key = 'database_id') END FROM \(meta) WHERE key = 'schema_version'
+            """)
     }
 
     static func upsert(_ r: SyncRecord, pushedAt: String) -> HranaStatement {
@@ -124,6 +128,7 @@ public struct SyncRemote: Sendable {
     }
 
     public struct PushResult: Sendable {
+        public var databaseID: String?
         public var winners: [String: SyncStamp]
         public var positionBefore: Int64
         public var positionAfter: Int64
@@ -154,27 +159,40 @@ public struct SyncRemote: Sendable {
             guard let kind = row[0].text, let id = row[1].text, let hlc = row[2].integer, let dev = row[3].text else { continue }
             winners[kind + "\u{1F}" + id] = SyncStamp(hlc: hlc, device: dev)
         }
-        return PushResult(winners: winners, positionBefore: results[1].rows.first?.first?.integer ?? -1,
+        return PushResult(databaseID: results[0].rows.first?.first?.text, winners: winners, positionBefore: results[1].rows.first?.first?.integer ?? -1,
                           positionAfter: results[statements.count - 2].rows.first?.first?.integer ?? -1)
     }
 
     // MARK: - Pull
 
-    /// One page of rows after `position`, in position order, read through `/v3/cursor`.
-    public func pull(after position: Int64, limit: Int) async throws -> [RemoteRow] {
+    public struct PullPage: Sendable {
+        public var databaseID: String?
+        public var rows: [RemoteRow]
+    }
+
+    /// One page of rows after `position`, in position order, read through `/v3/cursor`. The same
+    /// batch records that this device has applied everything up to `position` (for tombstone expiry).
+    public func pull(after position: Int64, limit: Int, device: String, appVersion: String, now: Date = Date()) async throws -> PullPage {
+        let seen = ISO8601DateFormatter().string(from: now)
         let steps = [
             HranaBatchStep(Self.schemaGuard),
             HranaBatchStep(HranaStatement("SELECT pos, kind, id, hlc, device, deleted, payload FROM \(Self.rows) WHERE pos > ? ORDER BY pos LIMIT ?",
                                           [.integer(position), .integer(Int64(limit))]), condition: .ok(0)),
+            HranaBatchStep(HranaStatement("""
+                INSERT INTO \(Self.devices) (device, pulled_pos, seen_at, app_version) VALUES (?, ?, ?, ?)
+                ON CONFLICT (device) DO UPDATE SET pulled_pos = max(pulled_pos, excluded.pulled_pos), seen_at = excluded.seen_at,
+                    app_version = excluded.app_version
+                """, [.text(device), .integer(position), .text(seen), .text(appVersion)], wantRows: false), condition: .ok(1)),
         ]
         let result: HranaBatchResult
         do { result = try await client.cursor(steps) } catch let e as HranaError { throw SyncError.remote(e) }
         if let guardError = result.stepErrors.first.flatMap({ $0 }) {
-            if guardError.message.lowercased().contains("json") { throw SyncError.newerRemoteSchema(Self.schemaVersion + 1) }
+            if guardError.message.lowercased().contains("malformed json") { throw SyncError.newerRemoteSchema(Self.schemaVersion + 1) }
             throw SyncError.remote(.statement(guardError))
         }
-        guard result.stepResults.count == 2, let page = result.stepResults[1] else {
-            throw SyncError.unreadable(result.stepErrors.compactMap { $0 }.first.map { "\($0.message.prefix(80))" } ?? "no rows")
+        guard result.stepResults.count == 3, let page = result.stepResults[1] else {
+            if let e = result.stepErrors.compactMap({ $0 }).first { throw SyncError.remote(.statement(e)) }
+            throw SyncError.unreadable("no rows")
         }
         var out: [RemoteRow] = []
         var last = position
@@ -189,11 +207,11 @@ public struct SyncRemote: Sendable {
                                                                    stamp: SyncStamp(hlc: hlc, device: row[4].text ?? ""),
                                                                    payload: deleted ? nil : (row[6].text ?? ""))))
         }
-        return out
+        return PullPage(databaseID: result.stepResults[0]?.rows.first?.first?.text, rows: out)
     }
 
     /// Records how far this device has pulled, and removes tombstones older than 90 days that
-    /// every known device has pulled past.
+    /// every known device has pulled past (at most daily).
     public func recordPulled(device: String, position: Int64, appVersion: String, now: Date = Date()) async throws {
         let seen = ISO8601DateFormatter().string(from: now)
         let cutoff = ISO8601DateFormatter().string(from: now.addingTimeInterval(-Self.tombstoneRetention))

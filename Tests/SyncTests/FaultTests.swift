@@ -154,4 +154,23 @@ import Testing
         #expect(try a.count("journal_entries") == 100)
         await remote.shutdown()
     }
+
+    @Test func aReplacedRemoteDatabaseReceivesEverythingAgain() async throws {
+        let remote = try await Remote.start()
+        let a = try Machine(url: remote.url), b = try Machine(url: remote.url)
+        for i in 0..<4 { try a.log("kept \(i)", kcal: Double(i)) }
+        try await a.sync()
+        try await b.sync()
+        // The database is emptied and set up again (a new database behind the same URL).
+        try Database(path: remote.dbPath).execute(batch: "DROP TABLE ofj_sync_rows; DROP TABLE ofj_sync_meta; DROP TABLE ofj_sync_devices;")
+        let again = try await a.sync()
+        #expect(again.pushed == 4)
+        #expect(try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows").first?[0].int == 4)
+        try b.log("new on b", kcal: 9)
+        try await b.sync()
+        try await a.sync()
+        #expect(try a.dump() == b.dump())
+        #expect(try a.count("journal_entries") == 5)
+        await remote.shutdown()
+    }
 }
