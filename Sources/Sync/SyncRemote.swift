@@ -1,5 +1,6 @@
 // The remote side: ordinary libSQL tables in the Turso database, created with IF NOT EXISTS and
 // additive migrations, written in guarded BEGIN IMMEDIATE … COMMIT batches, read by position.
+import Agent
 import Diagnostics
 import Foundation
 
@@ -116,15 +117,24 @@ public struct SyncRemote: Sendable {
             """)
     }
 
-    static func upsert(_ r: SyncRecord, pushedAt: String) -> HranaStatement {
-        HranaStatement("""
+    /// One statement writes a whole batch (a JSON array of `[kind, id, "hlc", device, deleted,
+    /// payload]`, the stamp as text so no JSON number rounds it): a newer stamp replaces the stored version and gets a new position, an equal or
+    /// older one changes nothing. Positions are `max(pos)` + 1 + the row's index, increasing in
+    /// commit order because the batch runs inside `BEGIN IMMEDIATE`.
+    static func upsert(_ records: [SyncRecord], pushedAt: String) -> HranaStatement {
+        let array = JSONValue.array(records.map { r in
+            [.string(r.kind), .string(r.id), .string(String(r.stamp.hlc)), .string(r.stamp.device), .number(r.deleted ? 1 : 0),
+             r.payload.map { .string($0) } ?? .null]
+        })
+        return HranaStatement("""
             INSERT INTO \(rows) (kind, id, pos, hlc, device, deleted, payload, pushed_at)
-            VALUES (?, ?, (SELECT coalesce(max(pos), 0) + 1 FROM \(rows)), ?, ?, ?, ?, ?)
-            ON CONFLICT (kind, id) DO UPDATE SET pos = (SELECT max(pos) + 1 FROM \(rows)), hlc = excluded.hlc, device = excluded.device,
+            SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), (SELECT coalesce(max(pos), 0) FROM \(rows)) + 1 + j.key,
+                CAST(json_extract(j.value, '$[2]') AS INTEGER), json_extract(j.value, '$[3]'), json_extract(j.value, '$[4]'), json_extract(j.value, '$[5]'), ?
+            FROM json_each(?) AS j WHERE true
+            ON CONFLICT (kind, id) DO UPDATE SET pos = excluded.pos, hlc = excluded.hlc, device = excluded.device,
                 deleted = excluded.deleted, payload = excluded.payload, pushed_at = excluded.pushed_at
             WHERE (excluded.hlc, excluded.device) > (\(rows).hlc, \(rows).device)
-            """, [.text(r.kind), .text(r.id), .integer(r.stamp.hlc), .text(r.stamp.device), .integer(r.deleted ? 1 : 0),
-                  r.payload.map { .text($0) } ?? .null, .text(pushedAt)], wantRows: false)
+            """, [.text(pushedAt), .text(array.serialized)], wantRows: false)
     }
 
     public struct PushResult: Sendable {
@@ -139,9 +149,10 @@ public struct SyncRemote: Sendable {
     public func push(_ records: [SyncRecord], device: String, appVersion: String, now: Date = Date()) async throws -> PushResult {
         let pushedAt = ISO8601DateFormatter().string(from: now)
         var statements = [Self.schemaGuard, HranaStatement("SELECT coalesce(max(pos), 0) FROM \(Self.rows)")]
-        statements += records.map { Self.upsert($0, pushedAt: pushedAt) }
+        statements.append(Self.upsert(records, pushedAt: pushedAt))
         let pairs = Array(repeating: "(?, ?)", count: records.count).joined(separator: ", ")
-        statements.append(HranaStatement("SELECT kind, id, hlc, device FROM \(Self.rows) WHERE (kind, id) IN (VALUES \(pairs))",
+        // A join on the primary key (`(kind, id) IN (VALUES …)` scans the whole table in SQLite 3.40).
+        statements.append(HranaStatement("SELECT r.kind, r.id, r.hlc, r.device FROM (VALUES \(pairs)) AS v CROSS JOIN \(Self.rows) r ON r.kind = v.column1 AND r.id = v.column2",
                                          records.flatMap { [HranaValue.text($0.kind), .text($0.id)] }))
         statements.append(HranaStatement("SELECT coalesce(max(pos), 0) FROM \(Self.rows)"))
         statements.append(HranaStatement("""
