@@ -28,7 +28,7 @@ run() { # home, args...
   local home=$1; shift
   OFJ_HOME="$work/$home" HOME="$work" XDG_CONFIG_HOME="$work/config" OFJ_SYNC_URL="$url" TZ=UTC "$ofj" "$@"
 }
-ms() { python3 -c 'import time; print(int(time.monotonic()*1000))'; }
+ms() { date +%s%3N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "ofj: $ofj"

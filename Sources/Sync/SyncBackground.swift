@@ -38,9 +38,16 @@ public actor SyncBackground {
         }
     }
 
+    /// The next attempt after failures, stored so that every process (the next REPL, `ofj ask`)
+    /// honours it: a failing server costs one attempt per backoff, not one per start.
+    func retryAt() -> Date {
+        let stored = (try? engine.local.state("retry_at")).flatMap { $0.flatMap(Double.init) }.map { Date(timeIntervalSince1970: $0) }
+        return max(nextAttempt, stored ?? .distantPast)
+    }
+
     func tick() async {
         let now = Date()
-        guard now >= nextAttempt else { return }
+        guard now >= retryAt() else { return }
         let pending = (try? engine.local.status().pending) ?? 0
         guard pending > 0 || now.timeIntervalSince(lastRun) >= policy.pullInterval else { return }
         await runOnce()
@@ -55,12 +62,14 @@ public actor SyncBackground {
         if report.succeeded {
             failures = 0
             nextAttempt = .distantPast
+            try? engine.local.setState("retry_at", nil)
         } else {
             failures += 1
             let ceiling = min(policy.maxBackoff, policy.initialBackoff * pow(2, Double(min(failures - 1, 20))))
             var delay = report.retryable ? ceiling / 2 + Double.random(in: 0...(ceiling / 2)) : policy.maxBackoff
             if let after = report.retryAfter, after > 0 { delay = min(policy.maxBackoff, max(delay, after)) }
             nextAttempt = Date().addingTimeInterval(delay)
+            try? engine.local.setState("retry_at", String(nextAttempt.timeIntervalSince1970))
         }
         return report
     }
@@ -70,7 +79,7 @@ public actor SyncBackground {
     public func shutdown(timeout: Double = 2) async {
         loop?.cancel()
         loop = nil
-        guard Date() >= nextAttempt, ((try? engine.local.status().pending) ?? 0) > 0 else { return }
+        guard Date() >= retryAt(), ((try? engine.local.status().pending) ?? 0) > 0 else { return }
         let engine = self.engine
         let work = Task { await engine.run() }
         // Race the sync against the deadline without awaiting the loser (a stalled server cannot

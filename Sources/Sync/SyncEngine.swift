@@ -88,6 +88,7 @@ public struct SyncEngine: Sendable {
             }
             try local.setState("last_success", String(now().timeIntervalSince1970))
             try local.setState("last_error", nil)
+            try local.setState("retry_at", nil) // any success (also `ofj sync`) ends a backoff
         } catch {
             let message: String
             if let e = error as? SyncError {

@@ -1,5 +1,6 @@
 // Faults: a newer remote schema, refused tokens, rate limits, server errors, an HTML proxy, a
 // lost acknowledgement, a cut-off page, rows this ofj cannot apply, two machines at once.
+import Diagnostics
 import Foundation
 import Journal
 import SQLiteKit
@@ -171,6 +172,25 @@ import Testing
         try await a.sync()
         #expect(try a.dump() == b.dump())
         #expect(try a.count("journal_entries") == 5)
+        await remote.shutdown()
+    }
+
+    @Test func aTokenExpiringMidSyncKeepsTheRestPendingWithoutDuplicates() async throws {
+        let remote = try await Remote.start()
+        let a = try Machine(url: remote.url), b = try Machine(url: remote.url)
+        for i in 0..<30 { try a.log("item \(i)", kcal: Double(i)) }
+        // Two requests set the remote up, the third pushes the first batch, then the token is refused.
+        let client = HranaClient(configuration: a.engine.configuration.turso, transport: ExpiringTokenTransport(allowed: 3))
+        var expiring = SyncEngine(local: a.local, remote: SyncRemote(client: client), configuration: a.engine.configuration, appVersion: "t")
+        expiring.limits.batchRecords = 10
+        let report = await expiring.run()
+        #expect(report.pushed == 10)
+        #expect(report.error?.contains("refused the token") == true)
+        #expect(try a.local.status().pending == 20)
+        try await a.sync()
+        try await b.sync()
+        #expect(try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows").first?[0].int == 30)
+        #expect(try a.dump() == b.dump())
         await remote.shutdown()
     }
 }

@@ -112,3 +112,17 @@ struct Remote {
 /// Waits until SQLite's clock (millisecond resolution) has moved on, so that an edit made next
 /// is later in time than the one before (two edits in one millisecond are ordered by device id).
 func laterMillisecond() { usleep(3_000) }
+
+/// A transport whose token "expires" after `allowed` requests: every later request gets 401.
+final class ExpiringTokenTransport: HTTPTransport, @unchecked Sendable {
+    let inner = CurlTransport()
+    let lock = NSLock()
+    var remaining: Int
+    init(allowed: Int) { remaining = allowed }
+    func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+        let allowed: Bool = lock.withLock { remaining -= 1; return remaining >= 0 }
+        if allowed { return try await inner.send(request) }
+        let body = AsyncThrowingStream<[UInt8], Error> { c in c.yield(Array("token expired".utf8)); c.finish() }
+        return HTTPStreamingResponse(head: HTTPResponseHead(status: 401, headers: [HTTPHeader("Content-Type", "text/plain")]), body: body)
+    }
+}

@@ -80,4 +80,28 @@ import Testing
         try await remote.server.setMode("normal")
         await remote.shutdown()
     }
+
+    @Test func aFailureBacksOffForEveryProcessAndASuccessEndsIt() async throws {
+        let remote = try await Remote.start()
+        let a = try Machine(url: remote.url)
+        try a.log("waiting", kcal: 1)
+        try await remote.server.setMode("503")
+        let first = SyncBackground(engine: a.engine)
+        let failed = await first.runOnce()
+        #expect(failed.error != nil)
+        let stored = try #require(try a.local.state("retry_at").flatMap(Double.init))
+        #expect(stored > Date().timeIntervalSince1970)
+        // Another process (a new SyncBackground on the same database) waits too: no request at start.
+        try await remote.server.setMode("normal")
+        let second = SyncBackground(engine: a.engine)
+        await second.tick()
+        #expect(try a.local.status().pending == 1)
+        await second.shutdown(timeout: 1)
+        #expect(try a.local.status().pending == 1)
+        // `ofj sync` (the engine directly) ignores the backoff, and its success clears it.
+        try await a.sync()
+        #expect(try a.local.state("retry_at") == nil)
+        #expect(try a.local.status().pending == 0)
+        await remote.shutdown()
+    }
 }
