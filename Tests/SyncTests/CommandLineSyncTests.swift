@@ -71,4 +71,32 @@ import Testing
         #expect(bad.status == 2 && bad.stderr.contains("push-sent"))
         await remote.shutdown()
     }
+
+    /// The REPL syncs in the background at start (the prompt comes first) and `/sync` syncs now.
+    @Test func theREPLSyncsAtStartAndOnSlashSync() async throws {
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build --build-tests)")
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url), b = Home(url: remote.url)
+        try await a.ofj(["log", "from the cli", "--kcal", "120"])
+        var environment = a.environment
+        environment["TERM"] = "xterm"
+        environment["OFJ_PROVIDER"] = "offline"
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment)
+        #expect(await p.read(until: "/help for commands") != nil)
+        // Bounded wait for the start-up sync (it runs behind the prompt).
+        let deadline = Date().addingTimeInterval(60)
+        while ((try? remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows"))?.first?[0].int ?? 0) == 0, Date() < deadline {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        #expect(try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE kind = 'entry'").first?[0].int == 1)
+        try await b.ofj(["log", "from b", "--kcal", "80"])
+        try await b.ofj(["sync"])
+        p.send("/sync\r")
+        let shown = await p.read(until: "conflicts resolved: 0")
+        #expect(shown.map(stripANSI)?.contains("sync: pushed 0, pulled 1") == true, "\(shown ?? "")")
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+        #expect(try await a.export() == b.export())
+        await remote.shutdown()
+    }
 }
