@@ -193,4 +193,47 @@ import Testing
         #expect(try a.dump() == b.dump())
         await remote.shutdown()
     }
+
+    @Test func tombstonesStay90DaysAndUntilEveryDeviceHasSeenThem() async throws {
+        let remote = try await Remote.start()
+        let a = try Machine(url: remote.url), b = try Machine(url: remote.url)
+        let entry = try a.log("gone soon", kcal: 1)
+        try await a.sync()
+        try await b.sync()
+        _ = try a.journal.deleteEntry(entry.id)
+        try await a.sync()
+        let tombstones = { try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE deleted = 1").first?[0].int }
+        let position = try a.local.remotePosition()
+        let later = Date().addingTimeInterval(91 * 86_400)
+        // 91 days on, but B has not pulled the deletion yet: kept.
+        try await a.engine.remote.recordPulled(device: try a.local.device(), position: position, appVersion: "t", now: later)
+        #expect(try tombstones() == 1)
+        try await b.sync() // B applies it and records its position
+        try await b.engine.remote.recordPulled(device: try b.local.device(), position: try b.local.remotePosition(), appVersion: "t",
+                                               now: Date().addingTimeInterval(30 * 86_400))
+        #expect(try tombstones() == 1) // everyone has seen it, but it is only 30 days old
+        try await b.engine.remote.recordPulled(device: try b.local.device(), position: try b.local.remotePosition(), appVersion: "t", now: later)
+        #expect(try tombstones() == 0)
+        #expect(try b.journal.entry(entry.id) == nil)
+        await remote.shutdown()
+    }
+
+    @Test func anOlderRemoteTableShapeGainsItsMissingColumns() async throws {
+        let remote = try await Remote.start()
+        try Database(path: remote.dbPath).execute(batch: """
+            CREATE TABLE ofj_sync_meta (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+            INSERT INTO ofj_sync_meta VALUES ('schema_version', '1'), ('database_id', 'old-db');
+            CREATE TABLE ofj_sync_rows (kind TEXT NOT NULL, id TEXT NOT NULL, pos INTEGER NOT NULL, hlc INTEGER NOT NULL,
+                device TEXT NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, payload TEXT, PRIMARY KEY (kind, id));
+            """)
+        let a = try Machine(url: remote.url), b = try Machine(url: remote.url)
+        try a.log("fits the old table", kcal: 3)
+        try await a.sync()
+        try await b.sync()
+        let columns = try remoteRows(remote.dbPath, "PRAGMA table_info(ofj_sync_rows)").compactMap { $0[1].string }
+        #expect(columns.contains("pushed_at"))
+        #expect(try a.dump() == b.dump())
+        #expect(try b.count("journal_entries") == 1)
+        await remote.shutdown()
+    }
 }
