@@ -48,7 +48,7 @@ public actor SyncBackground {
     func tick() async {
         let now = Date()
         guard now >= retryAt() else { return }
-        let pending = (try? engine.local.status().pending) ?? 0
+        let pending = (try? engine.local.status(threads: engine.configuration.threads).pending) ?? 0
         guard pending > 0 || now.timeIntervalSince(lastRun) >= policy.pullInterval else { return }
         await runOnce()
     }
@@ -79,7 +79,7 @@ public actor SyncBackground {
     public func shutdown(timeout: Double = 2) async {
         loop?.cancel()
         loop = nil
-        guard Date() >= retryAt(), ((try? engine.local.status().pending) ?? 0) > 0 else { return }
+        guard Date() >= retryAt(), ((try? engine.local.status(threads: engine.configuration.threads).pending) ?? 0) > 0 else { return }
         let engine = self.engine
         let work = Task { await engine.run() }
         // Race the sync against the deadline without awaiting the loser (a stalled server cannot

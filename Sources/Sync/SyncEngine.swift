@@ -114,7 +114,7 @@ public struct SyncEngine: Sendable {
     func push(device: String, expected: String?, report: inout SyncReport) async throws {
         while true {
             try Task.checkCancellation()
-            let batch = try local.pendingBatch(limit: limits.batchRecords, maxBytes: limits.batchBytes)
+            let batch = try local.pendingBatch(limit: limits.batchRecords, maxBytes: limits.batchBytes, threads: configuration.threads)
             if batch.isEmpty { return }
             let result = try await remote.push(batch, device: device, appVersion: appVersion, now: now())
             phase?("push-sent")

@@ -104,11 +104,12 @@ public struct SyncLocal: Sendable {
         }
     }
 
-    public func status() throws -> SyncLocalStatus {
+    /// `threads: false` leaves thread changes out of the pending count (they stay on this machine).
+    public func status(threads: Bool = true) throws -> SyncLocalStatus {
         try queue.read { db in
             SyncLocalStatus(
                 device: try db.scalar("SELECT device FROM sync_clock").string ?? "",
-                pending: try db.scalar("SELECT count(*) FROM sync_pending").int ?? 0,
+                pending: try db.scalar("SELECT count(*) FROM sync_pending WHERE kind NOT IN (\(Self.excluded(threads: threads)))").int ?? 0,
                 remotePosition: Int64(try state("remote_position", in: db) ?? "0") ?? 0,
                 conflicts: try db.scalar("SELECT count(*) FROM sync_conflicts").int ?? 0,
                 lastSuccess: try state("last_success", in: db).flatMap(Double.init),
@@ -156,11 +157,17 @@ public struct SyncLocal: Sendable {
         return JSONValue.object(object).serialized
     }
 
+    /// Kinds that do not leave this machine: threads when `sync.threads` is off (SQL list).
+    static func excluded(threads: Bool) -> String {
+        let kinds = threads ? [] : SyncedKind.all.filter(\.isThread).map(\.kind)
+        return kinds.isEmpty ? "''" : kinds.map { "'\($0)'" }.joined(separator: ", ")
+    }
+
     /// Up to `limit` pending changes (oldest stamps first), at most about `maxBytes` of payload.
-    public func pendingBatch(limit: Int, maxBytes: Int) throws -> [SyncRecord] {
+    public func pendingBatch(limit: Int, maxBytes: Int, threads: Bool = true) throws -> [SyncRecord] {
         try queue.read { db in
             let device = try db.scalar("SELECT device FROM sync_clock").string ?? ""
-            let rows = try db.rows("SELECT p.kind, p.id, p.hlc, coalesce(v.device, ?) FROM sync_pending p LEFT JOIN sync_versions v ON v.kind = p.kind AND v.id = p.id ORDER BY p.hlc, p.kind, p.id LIMIT ?", [device, limit])
+            let rows = try db.rows("SELECT p.kind, p.id, p.hlc, coalesce(v.device, ?) FROM sync_pending p LEFT JOIN sync_versions v ON v.kind = p.kind AND v.id = p.id WHERE p.kind NOT IN (\(Self.excluded(threads: threads))) ORDER BY p.hlc, p.kind, p.id LIMIT ?", [device, limit])
             var out: [SyncRecord] = []
             var bytes = 0
             for r in rows {

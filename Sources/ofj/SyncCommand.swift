@@ -59,7 +59,7 @@ enum SyncCommand {
         var configuration: SyncConfiguration?
         do { configuration = try self.configuration(environment: environment) } catch { problem = "\(error)" }
         let queue = try OfjDatabase.open(path: paths.databasePath, access: .read)
-        Console.out(SyncText.status(try SyncLocal(queue: queue).status(), configuration: configuration, problem: problem))
+        Console.out(SyncText.status(try SyncLocal(queue: queue).status(threads: configuration?.threads ?? true), configuration: configuration, problem: problem))
         return 0
     }
 
@@ -84,7 +84,7 @@ enum SyncCommand {
         let report = await background.runOnce()
         var text = SyncText.line(report)
         if let e = report.error { text += "\n✗ " + e }
-        if let s = try? SyncLocal(queue: queue).status() {
+        if let s = try? SyncLocal(queue: queue).status(threads: background.engine.configuration.threads) {
             text += "\npending local changes: \(s.pending), conflicts resolved: \(s.conflicts)\(s.conflicts > 0 ? " (ofj sync conflicts)" : "")"
         }
         return text

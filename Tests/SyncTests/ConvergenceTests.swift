@@ -158,6 +158,11 @@ import Testing
         let c = try Machine(url: server.url)
         try await c.sync()
         #expect(try c.count("agent_threads") == 1)
+        // B's own threads stay on B: not sent, not counted as pending.
+        try b.queue.write { try $0.execute("INSERT INTO agent_threads (id, title, created_at, updated_at) VALUES ('t2', 'Private', 1, 1)") }
+        #expect(try b.local.status(threads: false).pending == 0)
+        #expect(try await b.sync().pushed == 0)
+        #expect(try remoteRows(server.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE kind = 'thread'").first?[0].int == 1)
         await server.shutdown()
     }
 
