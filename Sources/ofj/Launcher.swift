@@ -203,6 +203,9 @@ struct Launcher {
         // End the streamed answer's line; a failure that printed nothing leaves stdout empty.
         if midLine && !p.has("--json") { Console.out("\n") }
         _ = await app.flusher?.shutdown(timeout: terminated ? 0.3 : 2)
+        // A write the answer made reaches the other machines now (at most 2 s; skipped while the
+        // sync database is backing off; what is not sent stays pending).
+        if !terminated { await SyncCommand.background(queue: app.queue, environment: environment, version: version)?.shutdown(timeout: 2) }
         if let recorder { try await finishRecording(recorder) }
         guard let outcome else { return terminated ? Signals.terminationStatus : 1 }
         if terminated && outcome.phase != .completed { return Signals.terminationStatus }

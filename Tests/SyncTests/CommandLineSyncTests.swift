@@ -99,4 +99,17 @@ import Testing
         #expect(try await a.export() == b.export())
         await remote.shutdown()
     }
+
+    /// `ofj ask --yes` that writes syncs the write at exit.
+    @Test func askSyncsItsWriteAtExit() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url)
+        let r = try await a.ofj(["ask", "--yes", "log 2 eggs for breakfast"], extra: ["OFJ_PROVIDER": "offline"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE kind = 'entry'").first?[0].int == 1)
+        let status = try await a.ofj(["sync", "status"])
+        #expect(status.stdout.contains("pending local changes: 0"), "\(status.stdout)")
+        await remote.shutdown()
+    }
 }
