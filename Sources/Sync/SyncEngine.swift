@@ -3,6 +3,7 @@
 import Diagnostics
 import Foundation
 import HTTP
+import SQLiteKit
 
 public struct SyncReport: Sendable, Hashable {
     public var pushed = 0
@@ -95,6 +96,8 @@ public struct SyncEngine: Sendable {
                 message = e.description
                 report.retryable = e.isRetryable
                 if case .remote(.rateLimited(let after)) = e { report.retryAfter = after }
+            } else if let e = error as? DatabaseError {
+                message = "could not write the synced changes here (\(e.message)); nothing of that page was kept, sync will retry later"
             } else if error is RemoteChanged {
                 message = "the sync database changed while syncing; sync will retry later"
             } else {

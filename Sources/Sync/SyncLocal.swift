@@ -247,11 +247,13 @@ public struct SyncLocal: Sendable {
                             """, [r.kind, r.id, r.stamp.hlc, r.stamp.device])
                     }
                     report.applied += 1
-                } catch let e as DatabaseError where e.isDamaged {
-                    throw e
-                } catch {
+                } catch is Malformed {
                     report.malformed += 1
+                } catch let e as DatabaseError where e.isConstraint || e.code == 20 /* SQLITE_MISMATCH */ {
+                    report.malformed += 1 // the row breaks a rule of the table (CHECK, NOT NULL, UNIQUE)
                 }
+                // Any other error (disk full, busy, damaged) ends the page: nothing of it is kept
+                // and the position stays, so the page is read again next time.
             }
             try refreshDayTotals(days, in: db)
             try db.execute("UPDATE sync_clock SET hlc = max(hlc, ?), applying = 0", [maxHLC])

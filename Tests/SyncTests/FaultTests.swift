@@ -236,4 +236,22 @@ import Testing
         #expect(try b.count("journal_entries") == 1)
         await remote.shutdown()
     }
+
+    @Test func aFullDiskDuringAPullKeepsNothingAndSkipsNothing() async throws {
+        let remote = try await Remote.start()
+        let a = try Machine(url: remote.url), b = try Machine(url: remote.url)
+        for i in 0..<200 { try a.log("a fairly long entry name number \(i) to fill pages", kcal: Double(i)) }
+        try await a.sync()
+        let pages = try b.queue.read { try $0.scalar("PRAGMA page_count").int ?? 0 }
+        try b.queue.read { try $0.execute("PRAGMA max_page_count = \(pages + 2)") } // "the disk is full"
+        let full = await b.engine.run()
+        #expect(full.error?.contains("could not write the synced changes here") == true, "\(full.error ?? "")")
+        #expect(full.skipped == 0)
+        #expect(try b.count("journal_entries") == 0)
+        #expect(try b.local.remotePosition() == 0)
+        try b.queue.read { try $0.execute("PRAGMA max_page_count = 1073741823") }
+        try await b.sync()
+        #expect(try a.dump() == b.dump())
+        await remote.shutdown()
+    }
 }
