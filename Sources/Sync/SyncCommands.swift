@@ -24,7 +24,9 @@ public enum SyncText {
         if let problem {
             lines.append("sync: misconfigured — \(problem)")
         } else if let c = configuration {
-            lines.append("sync: \(c.mode == .push ? "push only (mirror)" : "push and pull") with \(c.turso.baseURL)\(c.threads ? "" : " (threads stay on this machine)")")
+            // A URL may carry user:password@ or a token in its query: never shown.
+            let url = TerminalText.sanitize(URLCredentials.redact(c.turso.baseURL), keepNewlines: false)
+            lines.append("sync: \(c.mode == .push ? "push only (mirror)" : "push and pull") with \(url)\(c.threads ? "" : " (threads stay on this machine)")")
         } else {
             lines.append("sync: off (set OFJ_SYNC_URL and OFJ_SYNC_TOKEN, or \"sync\" in config.json)")
         }

@@ -27,6 +27,9 @@ import Testing
                                                  localStamp: SyncStamp(hlc: 1, device: "a"), winner: SyncStamp(hlc: 2, device: "b"), resolvedAt: 1_796_000_100)])
         text += SyncText.conflicts([])
         #expect(!text.contains("secret-token"))
+        let withPassword = SyncConfiguration(turso: try TursoConfiguration(databaseURL: "https://me:hunter2@sqld.example:8080?authToken=abc123", authToken: nil))
+        let shown = SyncText.status(status, configuration: withPassword, problem: nil)
+        #expect(!shown.contains("hunter2") && !shown.contains("abc123"), "\(shown)")
         try golden("status.txt", text)
     }
 
