@@ -275,10 +275,17 @@ struct Launcher {
         show(databaseLine)
         show(ProviderDoctor.render(lines))
         if let sink = environment["TURSO_DATABASE_URL"], !sink.isEmpty { show("diagnostics: delivered to \(sink)") }
+        var syncProblem = false
+        do {
+            if let sync = try SyncCommand.configuration(environment: environment) { show("sync: \(sync) (ofj sync status)") }
+        } catch {
+            show("-- sync: \(error)")
+            syncProblem = true
+        }
         // A warning, not a failure (the exit status stays 0): the journal works, but other users
         // of this machine can read it.
         for warning in Self.permissionWarnings(paths) { show("warning: " + warning) }
-        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || damaged ? 1 : 0
+        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || damaged || syncProblem ? 1 : 0
     }
 }
 

@@ -112,4 +112,15 @@ import Testing
         #expect(status.stdout.contains("pending local changes: 0"), "\(status.stdout)")
         await remote.shutdown()
     }
+
+    @Test func doctorNamesTheSyncDatabaseAndItsProblems() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let a = Home(url: "libsql://me:hunter2@journal.turso.io")
+        let ok = try await a.ofj(["doctor"], extra: ["OFJ_SYNC_TOKEN": "tok-secret-1"])
+        #expect(ok.stdout.contains("sync: https://"), "\(ok.stdout)")
+        #expect(!ok.stdout.contains("hunter2") && !ok.stdout.contains("tok-secret-1"))
+        let bad = try await a.ofj(["doctor"], extra: ["OFJ_SYNC_URL": "ftp://nowhere"])
+        #expect(bad.status == 1)
+        #expect(bad.stdout.contains("-- sync: OFJ_SYNC_URL must start with"), "\(bad.stdout)")
+    }
 }
