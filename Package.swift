@@ -27,6 +27,8 @@ let package = Package(
         // Packaged and branded foods: barcodes, Open Food Facts and FoodData Central, their cache.
         .target(name: "PackagedFoods", dependencies: ["HTTP", "SQLiteKit", "Nutrition"], swiftSettings: swiftSettings),
         .target(name: "Diagnostics", dependencies: ["SQLiteKit", "Agent", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
+        // One journal on several machines through a Turso (libSQL) database: change capture, push, pull.
+        .target(name: "Sync", dependencies: ["SQLiteKit", "Agent", "HTTP", "Diagnostics", "OutputSafety"], swiftSettings: swiftSettings),
         // Web research: fetch_url (and its address policy), web search and durable sources.
         .target(name: "Research", dependencies: ["Agent", "HTTP", "SQLiteKit"], swiftSettings: swiftSettings),
         .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition", "PackagedFoods"], swiftSettings: swiftSettings),
@@ -38,7 +40,7 @@ let package = Package(
                                                     "PackagedFoods", "HTTP"],
                 swiftSettings: swiftSettings),
         .executableTarget(name: "ofj", dependencies: ["REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP",
-                                                       "PackagedFoods", "HTTP", "Research"],
+                                                       "PackagedFoods", "HTTP", "Research", "Sync"],
                           swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["SQLiteKit", "Agent", "HTTP", "CEditLine"], path: "Sources/TestSupport",
                 swiftSettings: swiftSettings),
@@ -58,6 +60,7 @@ let package = Package(
         .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ResearchTests", dependencies: ["Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "Journal", "Nutrition", "Agent", "Diagnostics", "HTTP", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

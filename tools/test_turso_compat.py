@@ -124,6 +124,43 @@ class LibsqlCompatibility(unittest.TestCase):
         self.assertEqual(conn.execute("SELECT count(*) FROM events").fetchall(), [(1,)])
 
 
+class LibsqlReadsSyncedJournal(unittest.TestCase):
+    """`ofj sync` writes ordinary libSQL tables: the official client reads them."""
+
+    def test_reads_rows_pushed_by_ofj_sync(self):
+        import json
+        import shutil
+        import tempfile
+        ofj = os.path.join(os.path.dirname(HERE), ".build", "debug", "ofj")
+        self.assertTrue(os.access(ofj, os.X_OK), "build ofj first (swift build): %s is missing" % ofj)
+        server = LocalServer()
+        home = tempfile.mkdtemp(prefix="ofj-compat-")
+        try:
+            env = {"OFJ_HOME": home, "HOME": home, "XDG_CONFIG_HOME": home + "/config", "OFJ_SYNC_URL": server.url,
+                   "PATH": "/usr/bin:/bin", "TZ": "UTC"}
+            for args in (["log", "compat porridge", "--kcal", "321", "--date", "2026-11-30"],
+                         ["goals", "set", "energy_kcal=2100"], ["sync"]):
+                done = subprocess.run([ofj] + args, env=env, capture_output=True, text=True, timeout=60)
+                self.assertEqual(done.returncode, 0, done.stderr)
+            conn = libsql.connect(server.url)
+            version = conn.execute("SELECT value FROM ofj_sync_meta WHERE key = 'schema_version'").fetchall()
+            self.assertEqual(version, [("1",)])
+            rows = conn.execute("SELECT kind, id, pos, hlc, device, deleted, payload FROM ofj_sync_rows ORDER BY pos").fetchall()
+            self.assertEqual(sorted(r[0] for r in rows), ["entry", "setting"])
+            entry = next(r for r in rows if r[0] == "entry")
+            self.assertIsInstance(entry[3], int)
+            self.assertEqual(entry[5], 0)
+            payload = json.loads(entry[6])
+            self.assertEqual(payload["name"], "compat porridge")
+            self.assertEqual(payload["id"], entry[1])
+            self.assertIn(["energy_kcal", 321, 321], payload["nutrients"])
+            devices = conn.execute("SELECT device FROM ofj_sync_devices").fetchall()
+            self.assertEqual(devices, [(entry[4],)])
+        finally:
+            server.stop()
+            shutil.rmtree(home, ignore_errors=True)
+
+
 class LibsqlAuth(unittest.TestCase):
     def test_bearer_token_required_and_accepted(self):
         server = LocalServer("--token", "s3cret-test-token")

@@ -5,12 +5,12 @@ Serves GET /health, GET /v2, GET /v3, POST /v2/pipeline, POST /v3/pipeline and P
 streams and single-use batons, batch conditions (ok/error/not/and/or/is_autocommit), per-request and
 per-step errors and optional bearer auth. Python standard library only.
 
-Usage: turso_server.py [--port 0] [--host 127.0.0.1] [--db PATH] [--token TOKEN]
+Usage: turso_server.py [--port 0] [--host 127.0.0.1] [--db PATH] [--token TOKEN] [--no-v3]
                        [--fail-rate 0.0] [--delay 0.0] [--quiet]
 The first line on stdout is the port actually bound (useful with --port 0).
 
 Fault injection for tests: POST /__admin/mode with {"mode": "normal"|"down"|"slow"|"500"|"503"|"429"|
-"400"|"401"|"garbage", "delay": seconds}; GET /__admin/stats returns request counters. The admin
+"400"|"401"|"garbage"|"commit_then_drop"|"cut", "delay": seconds}; GET /__admin/stats returns request counters. The admin
 endpoints need no token and the server only listens on loopback unless told otherwise.
 """
 
@@ -424,6 +424,7 @@ class Server:
         self.fail_rate = fail_rate
         self.quiet = quiet
         self.trace = False
+        self.no_v3 = False
         self.streams = {}  # baton -> Stream
         self.lock = threading.Lock()
         self.mode = "normal"
@@ -476,6 +477,18 @@ def make_handler(server):
 
         def send(self, status, body, content_type="application/json", extra=None):
             data = body if isinstance(body, bytes) else body.encode("utf-8")
+            if status == 200 and self.command == "POST" and not self.path.startswith("/__admin"):
+                if server.mode == "commit_then_drop":
+                    # Committed, then the connection drops before the answer (a lost acknowledgement).
+                    self.close_connection = True
+                    try:
+                        self.connection.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+                    return
+                if server.mode == "cut":
+                    # A complete HTTP answer whose body stops halfway (a proxy cutting a page).
+                    data = data[: max(1, len(data) // 2)]
             if server.trace:
                 sys.stderr.write("turso_server: <- %d %s\n" % (status, data[:2000].decode("utf-8", "replace")))
             self.send_response(status)
@@ -503,6 +516,10 @@ def make_handler(server):
         def fault(self):
             """Applies the admin mode or the random failure rate; True when the request was answered."""
             mode = server.mode
+            if mode in ("commit_then_drop", "cut"):
+                # The request runs; send() loses or cuts the answer.
+                server.count("faults")
+                return False
             if mode == "normal" and server.fail_rate > 0 and random.random() < server.fail_rate:
                 mode = "500"
             if mode == "normal":
@@ -572,7 +589,7 @@ def make_handler(server):
                 except (ValueError, TypeError, AttributeError):
                     return self.send(400, "bad admin request", "text/plain")
                 return self.send_json(200, {"mode": server.mode, "delay": server.delay})
-            if path not in ("/v2/pipeline", "/v3/pipeline", "/v3/cursor"):
+            if path not in ("/v2/pipeline", "/v3/pipeline", "/v3/cursor") or (server.no_v3 and path.startswith("/v3")):
                 return self.send(404, "Not found", "text/plain")
             if self.fault():
                 return
@@ -657,6 +674,7 @@ def main(argv=None):
     p.add_argument("--delay", type=float, default=0.0, help="seconds to wait before answering each request")
     p.add_argument("--quiet", action="store_true", help="do not log requests to stderr")
     p.add_argument("--trace", action="store_true", help="log request and response bodies to stderr (debugging)")
+    p.add_argument("--no-v3", action="store_true", help="answer 404 to /v3/… like a server with Hrana 2 only")
     args = p.parse_args(argv)
 
     temp_dir = None
@@ -666,6 +684,7 @@ def main(argv=None):
         db_path = os.path.join(temp_dir, "db.sqlite")
     server = Server(db_path, args.token, args.fail_rate, args.delay, args.quiet)
     server.trace = args.trace
+    server.no_v3 = args.no_v3
     httpd = ThreadingHTTPServer((args.host, args.port), make_handler(server))
     httpd.daemon_threads = True
     # Stop cleanly on SIGTERM (tests stop the server that way) so the temporary database goes too.

@@ -2,6 +2,7 @@
 import Agent
 import Foundation
 import HTTP
+import Synchronization
 
 // MARK: - Values and statements
 
@@ -221,28 +222,48 @@ public enum HranaError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    public var description: String { describe(HranaService.diagnostics) }
+
+    /// The error in words for one use of a database (diagnostics sink or journal sync).
+    public func describe(_ service: HranaService) -> String {
+        let db = service.name
         switch self {
         case .protocolError(let status, let message):
-            return "the diagnostics database rejected the request (HTTP \(status): \(Redactor.scrub(message))); this is a bug in ofj, please report it"
+            return "the \(db) rejected the request (HTTP \(status): \(Redactor.scrub(message))); this is a bug in ofj, please report it"
         case .unauthorized(let status):
-            return "the diagnostics database refused the token (HTTP \(status)); check TURSO_AUTH_TOKEN"
+            return "the \(db) refused the token (HTTP \(status)); check \(service.tokenVariable)"
         case .notFound:
-            return "the diagnostics database was not found (HTTP 404); check TURSO_DATABASE_URL"
+            return "the \(db) was not found (HTTP 404); check \(service.urlVariable)"
         case .rateLimited:
-            return "the diagnostics database is rate limiting (HTTP 429); delivery will retry later"
+            return "the \(db) is rate limiting (HTTP 429); \(service.retryPhrase)"
         case .server(let status):
-            return "the diagnostics database failed (HTTP \(status)); delivery will retry later"
+            return "the \(db) failed (HTTP \(status)); \(service.retryPhrase)"
         case .network(let message):
-            return "could not reach the diagnostics database (\(Redactor.scrub(message))); delivery will retry later"
+            return "could not reach the \(db) (\(Redactor.scrub(message))); \(service.retryPhrase)"
         case .invalidResponse(let why):
-            return "the diagnostics database sent an unreadable answer (\(why)); delivery will retry later"
+            return "the \(db) sent an unreadable answer (\(why)); \(service.retryPhrase)"
         case .statement(let e):
-            return "the diagnostics database reported an error (\(Redactor.scrub(e.description)))"
+            return "the \(db) reported an error (\(Redactor.scrub(e.description)))"
         case .invalidURL:
-            return "TURSO_DATABASE_URL must start with libsql, https or http; fix it and try again"
+            return "\(service.urlVariable) must start with libsql, https or http; fix it and try again"
         }
     }
+}
+
+/// Which database a Hrana error is about, for its message.
+public struct HranaService: Sendable, Hashable {
+    public var name: String
+    public var urlVariable: String
+    public var tokenVariable: String
+    public var retryPhrase: String
+    public init(name: String, urlVariable: String, tokenVariable: String, retryPhrase: String) {
+        self.name = name
+        self.urlVariable = urlVariable
+        self.tokenVariable = tokenVariable
+        self.retryPhrase = retryPhrase
+    }
+    public static let diagnostics = HranaService(name: "diagnostics database", urlVariable: "TURSO_DATABASE_URL",
+                                                 tokenVariable: "TURSO_AUTH_TOKEN", retryPhrase: "delivery will retry later")
 }
 
 // MARK: - Configuration
@@ -284,8 +305,18 @@ public struct TursoConfiguration: Sendable, Hashable, CustomStringConvertible {
 
 // MARK: - Client
 
-/// A stateless Hrana client: every call is one `POST /v2/pipeline` with a null baton, ending
-/// with `close`, so no stream state outlives a call.
+/// Which Hrana version a server speaks, learnt from the first request and shared by every
+/// client of the same base URL in the process.
+final class HranaVersionMemo: Sendable {
+    static let shared = HranaVersionMemo()
+    private let versions = Mutex<[String: Int]>([:])
+    func version(for base: String) -> Int? { versions.withLock { $0[base] } }
+    func set(_ version: Int, for base: String) { versions.withLock { $0[base] = version } }
+}
+
+/// A stateless Hrana client: every call is one `POST /v3/pipeline` (or `/v2/pipeline` when the
+/// server has no Hrana 3) with a null baton, ending with `close`, so no stream state outlives a
+/// call. Large reads use `POST /v3/cursor` (a pipeline batch on a Hrana 2 server).
 public struct HranaClient: Sendable {
     public let configuration: TursoConfiguration
     let transport: HTTPTransport
@@ -295,6 +326,9 @@ public struct HranaClient: Sendable {
     /// The longest one request may take in all, seconds. The idle timeout alone let a server that
     /// sends a byte every few seconds hold a flush (and `ofj diag flush`) for as long as it liked.
     public var totalTimeout: Double = 30
+    /// Forces one protocol version (tests); nil negotiates: Hrana 3 first, Hrana 2 after a 404/405.
+    public var forcedVersion: Int?
+    let memo = HranaVersionMemo.shared
 
     public init(configuration: TursoConfiguration, transport: HTTPTransport,
                 timeouts: HTTPTimeouts = HTTPTimeouts(connect: 5, firstByte: 10, idle: 10)) {
@@ -302,6 +336,9 @@ public struct HranaClient: Sendable {
         self.transport = transport
         self.timeouts = timeouts
     }
+
+    /// The Hrana version used for the next request (3 until a server has shown it lacks it).
+    public var negotiatedVersion: Int { forcedVersion ?? memo.version(for: configuration.baseURL) ?? 3 }
 
     /// Encodes a pipeline body (exposed for tests).
     public static func pipelineBody(_ requests: [HranaRequest]) -> [UInt8] {
@@ -311,17 +348,94 @@ public struct HranaClient: Sendable {
 
     /// Sends the requests (plus a closing `close`) and returns one outcome per request.
     public func pipeline(_ requests: [HranaRequest]) async throws -> [Result<HranaResponse, HranaServerError>] {
+        let body = Self.pipelineBody(requests)
+        let version = negotiatedVersion
+        var (status, retryAfter, answer) = try await post(path: "/v\(version)/pipeline", body: body)
+        if version == 3, forcedVersion == nil, status == 404 || status == 405 {
+            // A server without Hrana 3 (older sqld, some proxies): use Hrana 2 from now on.
+            (status, retryAfter, answer) = try await post(path: "/v2/pipeline", body: body)
+            if status != 404 && status != 405 { memo.set(2, for: configuration.baseURL) }
+        } else if version == 3, status == 200 {
+            memo.set(3, for: configuration.baseURL)
+        }
+        try Self.check(status: status, body: answer, retryAfter: retryAfter)
+        return try Self.decodePipeline(answer, expected: requests.count + 1).prefix(requests.count).map { $0 }
+    }
+
+    /// Runs a batch through `/v3/cursor`, which streams rows as JSON lines instead of building one
+    /// large JSON answer; on a Hrana 2 server it is an ordinary pipeline batch. A cut-off answer
+    /// (no `step_end` for a step that began, a broken line) is an error, never a short result.
+    public func cursor(_ steps: [HranaBatchStep]) async throws -> HranaBatchResult {
+        if negotiatedVersion == 2 { return try await batch(steps) }
+        var stepsJSON: [JSONValue] = []
+        for step in steps {
+            var o: [String: JSONValue] = ["stmt": step.statement.json]
+            if let c = step.condition { o["condition"] = c.json }
+            stepsJSON.append(.object(o))
+        }
+        let request: JSONValue = ["baton": nil, "batch": ["steps": .array(stepsJSON)]]
+        let (status, retryAfter, answer) = try await post(path: "/v3/cursor", body: Array(request.serialized.utf8))
+        if forcedVersion == nil, status == 404 || status == 405 {
+            memo.set(2, for: configuration.baseURL)
+            return try await batch(steps)
+        }
+        try Self.check(status: status, body: answer, retryAfter: retryAfter)
+        return try Self.decodeCursor(answer, steps: steps.count)
+    }
+
+    /// Parses a `/v3/cursor` answer: a header line, then step_begin / row / step_end / step_error lines.
+    static func decodeCursor(_ body: [UInt8], steps: Int) throws -> HranaBatchResult {
+        var results = [HranaStatementResult?](repeating: nil, count: steps)
+        var errors = [HranaServerError?](repeating: nil, count: steps)
+        guard body.last == UInt8(ascii: "\n") else { throw HranaError.invalidResponse("the cursor answer was cut off") }
+        let lines = body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true)
+        guard let header = lines.first, (try? JSONValue.parse(bytes: Array(header)))?.objectValue != nil else {
+            throw HranaError.invalidResponse("the cursor answer has no header")
+        }
+        var open: (step: Int, columns: [String], rows: [[HranaValue]])?
+        for line in lines.dropFirst() {
+            let json: JSONValue
+            do { json = try JSONValue.parse(bytes: Array(line)) } catch { throw HranaError.invalidResponse("not JSON") }
+            switch json["type"]?.stringValue {
+            case "step_begin":
+                guard open == nil, let step = json["step"]?.intValue, (0..<steps).contains(step) else {
+                    throw HranaError.invalidResponse("bad cursor step")
+                }
+                open = (step, (json["cols"]?.arrayValue ?? []).map { $0["name"]?.stringValue ?? "" }, [])
+            case "row":
+                guard open != nil, let values = json["row"]?.arrayValue else { throw HranaError.invalidResponse("row outside a step") }
+                open?.rows.append(try values.map(HranaValue.init(json:)))
+            case "step_end":
+                guard let current = open else { throw HranaError.invalidResponse("step end outside a step") }
+                var result = try HranaStatementResult(json: ["cols": [], "rows": [],
+                                                             "affected_row_count": json["affected_row_count"] ?? .number(0)])
+                result.columns = current.columns
+                result.rows = current.rows
+                results[current.step] = result
+                open = nil
+            case "step_error":
+                guard let step = json["step"]?.intValue, (0..<steps).contains(step) else { throw HranaError.invalidResponse("bad cursor step") }
+                errors[step] = HranaServerError(json: json["error"])
+                open = nil
+            case "error":
+                throw HranaError.statement(HranaServerError(json: json["error"]))
+            default:
+                throw HranaError.invalidResponse("unknown cursor entry")
+            }
+        }
+        if open != nil { throw HranaError.invalidResponse("the cursor answer was cut off") }
+        return HranaBatchResult(stepResults: results, stepErrors: errors)
+    }
+
+    /// One POST with the auth header, the deadline and transport errors mapped to `HranaError`.
+    func post(path: String, body: [UInt8]) async throws -> (Int, String?, [UInt8]) {
         var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")]
         if let token = configuration.authToken { headers.append(HTTPHeader("Authorization", "Bearer \(token)")) }
-        let request = HTTPRequest(method: "POST", url: configuration.baseURL + "/v2/pipeline", headers: headers,
-                                  body: HranaClient.pipelineBody(requests), timeouts: timeouts)
-        let body: [UInt8]
-        let status: Int
-        let retryAfter: String?
+        let request = HTTPRequest(method: "POST", url: configuration.baseURL + path, headers: headers, body: body, timeouts: timeouts)
         do {
             let transport = self.transport
             let limit = responseLimit
-            (status, retryAfter, body) = try await Self.withDeadline(totalTimeout) {
+            return try await Self.withDeadline(totalTimeout) {
                 let response = try await transport.send(request)
                 return (response.head.status, response.head.header("Retry-After"), try await response.collect(limit: limit))
             }
@@ -335,8 +449,6 @@ public struct HranaClient: Sendable {
         } catch {
             throw HranaError.network(String(describing: type(of: error)))
         }
-        try Self.check(status: status, body: body, retryAfter: retryAfter)
-        return try Self.decodePipeline(body, expected: requests.count + 1).prefix(requests.count).map { $0 }
     }
 
     struct DeadlineExceeded: Error {}

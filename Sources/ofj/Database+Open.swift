@@ -11,6 +11,7 @@ import PackagedFoods
 import REPL
 import Research
 import SQLiteKit
+import Sync
 
 enum OfjDatabase {
     /// All schema migrations, in dependency order.
@@ -21,6 +22,7 @@ enum OfjDatabase {
         DiagnosticsOutbox.registerMigrations(into: &m)
         PackagedStore.registerMigrations(into: &m)
         SourceStore.registerMigrations(into: &m)
+        SyncSchema.registerMigrations(into: &m)
         return m
     }
 

@@ -8,6 +8,7 @@ import Journal
 import OutputSafety
 import Providers
 import REPL
+import Sync
 import Transcripts
 #if canImport(Glibc)
 import Glibc
@@ -31,6 +32,9 @@ struct Launcher {
         let clock = SystemClock()
         let runner = try app.makeRunner(model: model, approvals: approvals)
         await app.flusher?.start()
+        // Sync at start and soon after each committed change, in the background (never blocks the prompt).
+        let sync = SyncCommand.background(queue: app.queue, environment: environment, version: version)
+        await sync?.start()
         _ = try? runner.recoverInterruptedRuns()
         let modelBox = ModelBox(model)
         let tools = app.tools
@@ -66,6 +70,7 @@ struct Launcher {
         services.writeExport = { text, path in try ThreadExport.write(text, to: path, force: false) }
         services.sourceLinks = { [sources = app.sources] threadID, runID in try sources.footer(threadID: threadID, runID: runID) }
         services.searchUsage = { [sources = app.sources] threadID, now, offset in try sources.usageLines(threadID: threadID, now: now, secondsFromGMT: offset) }
+        services.syncNow = { [queue = app.queue, environment] in await SyncCommand.slash(sync, queue: queue, environment: environment) }
         // An id no thread starts with opens a new thread with that id, as before prefixes.
         var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }
@@ -91,6 +96,7 @@ struct Launcher {
         let status = await session.runInteractive()
         runner.interruptAll()
         _ = await app.flusher?.shutdown(timeout: 2)
+        await sync?.shutdown(timeout: 2)
         if let recorder { try await finishRecording(recorder) }
         // A session ended by SIGTERM or SIGHUP says so to its parent (143 / 129), like `ofj ask`.
         return Signals.terminations.value != terminationsBefore ? Signals.terminationStatus : status
@@ -206,6 +212,9 @@ struct Launcher {
             Console.out(TerminalText.sanitize(links) + "\n")
         }
         _ = await app.flusher?.shutdown(timeout: terminated ? 0.3 : 2)
+        // A write the answer made reaches the other machines now (at most 2 s; skipped while the
+        // sync database is backing off; what is not sent stays pending).
+        if !terminated { await SyncCommand.background(queue: app.queue, environment: environment, version: version)?.shutdown(timeout: 2) }
         if let recorder { try await finishRecording(recorder) }
         guard let outcome else { return terminated ? Signals.terminationStatus : 1 }
         if terminated && outcome.phase != .completed { return Signals.terminationStatus }
@@ -283,10 +292,17 @@ struct Launcher {
             ?? ResearchChoice.resolve(setting: setting, provider: "offline", wire: .offline, model: "offline", settings: settings)
         show(research.doctorLine)
         if let sink = environment["TURSO_DATABASE_URL"], !sink.isEmpty { show("diagnostics: delivered to \(sink)") }
+        var syncProblem = false
+        do {
+            if let sync = try SyncCommand.configuration(environment: environment) { show("sync: \(sync) (ofj sync status)") }
+        } catch {
+            show("-- sync: \(error)")
+            syncProblem = true
+        }
         // A warning, not a failure (the exit status stays 0): the journal works, but other users
         // of this machine can read it.
         for warning in Self.permissionWarnings(paths) { show("warning: " + warning) }
-        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || damaged ? 1 : 0
+        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || damaged || syncProblem ? 1 : 0
     }
 }
 

@@ -66,7 +66,7 @@ import Testing
         _ = try await Fixtures.sink(fake, token: "  ").client.execute(HranaStatement("SELECT 1"))
         let auth = fake.sent.map { $0.headers.first { $0.name == "Authorization" }?.value }
         #expect(auth == ["Bearer tok-123", nil, nil])
-        #expect(fake.sent.allSatisfy { $0.url == "https://diag.example.test/v2/pipeline" })
+        #expect(fake.sent.allSatisfy { $0.url == "https://diag.example.test/v3/pipeline" })
         #expect(fake.sent.allSatisfy { $0.headers.contains(HTTPHeader("Content-Type", "application/json")) })
     }
 

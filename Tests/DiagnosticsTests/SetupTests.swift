@@ -43,7 +43,7 @@ import Testing
         let deadline = Date().addingTimeInterval(60) // a bound, not a timing check: exits as soon as delivered
         while try setup.outbox.status().pending > 0, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
         #expect(try setup.outbox.status().delivered == 3)
-        #expect(fake.sent.allSatisfy { $0.url == "https://db.example.test/v2/pipeline" })
+        #expect(fake.sent.allSatisfy { $0.url == "https://db.example.test/v3/pipeline" })
         await setup.shutdown()
     }
 }

@@ -32,6 +32,7 @@ public enum SlashCommands {
         SlashCommand(name: "model", arguments: "[NAME]", help: "show or change the model"),
         SlashCommand(name: "provider", arguments: "[NAME]", help: "show or change the provider"),
         SlashCommand(name: "diag", arguments: "", help: "diagnostics delivery status"),
+        SlashCommand(name: "sync", arguments: "", help: "sync the journal with your other machines now"),
         SlashCommand(name: "exit", arguments: "", help: "leave ofj (Ctrl-D works too)"),
     ]
 

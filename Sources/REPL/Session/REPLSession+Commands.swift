@@ -88,6 +88,9 @@ extension REPLSession {
                 }
             case "diag":
                 say(services.diagnosticsStatus())
+            case "sync":
+                guard let syncNow = services.syncNow else { say("Sync is off: set OFJ_SYNC_URL and OFJ_SYNC_TOKEN (README, \"One journal on several machines\")."); return }
+                say(Terminal.sanitize(await syncNow()))
             case "exit":
                 requestExit()
             default:

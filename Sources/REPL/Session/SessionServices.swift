@@ -20,6 +20,8 @@ public struct SessionServices: Sendable {
     public var knownModels: @Sendable () -> [String]
     /// `/diag` text.
     public var diagnosticsStatus: @Sendable () -> String
+    /// `/sync`: one sync now and its result; nil shows how to set sync up.
+    public var syncNow: (@Sendable () async -> String)? = nil
     /// `/context` and `/compact` (context management); nil when unavailable.
     public var contextReport: (@Sendable (_ threadID: String) throws -> String)?
     public var compact: (@Sendable (_ threadID: String, _ focus: String) async throws -> String)?

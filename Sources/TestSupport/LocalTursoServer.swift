@@ -4,27 +4,24 @@ import HTTP
 
 /// The local Turso-compatible server (Python standard library), started with `--port 0`; the
 /// port is read from the first line of its stdout. Stopped by `stop()` or when released.
-final class LocalTursoServer: @unchecked Sendable {
-    let process = Process()
-    let port: Int
-    var url: String { "http://127.0.0.1:\(port)" }
+public final class LocalTursoServer: @unchecked Sendable {
+    public let process = Process()
+    public let port: Int
+    public var url: String { "http://127.0.0.1:\(port)" }
 
-    struct StartError: Error, CustomStringConvertible {
-        let description: String
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    static var script: String {
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("tools/turso_server.py").path
-    }
+    static var script: String { OfjBinary.repositoryRoot + "/tools/turso_server.py" }
 
-    init(token: String? = nil, db: String? = nil) throws {
+    public init(token: String? = nil, db: String? = nil, arguments extra: [String] = []) throws {
         guard let python = Self.python else { throw StartError(description: "python3 is not available") }
         process.executableURL = URL(fileURLWithPath: python)
         var arguments = [Self.script, "--port", "0", "--quiet"]
         if let token { arguments += ["--token", token] }
         if let db { arguments += ["--db", db] }
+        arguments += extra
         process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out
@@ -48,16 +45,16 @@ final class LocalTursoServer: @unchecked Sendable {
 
     /// Starts a server without blocking a Swift concurrency thread (the start-up reads a pipe and
     /// tests run on a small shared pool).
-    static func start(token: String? = nil, db: String? = nil) async throws -> LocalTursoServer {
+    public static func start(token: String? = nil, db: String? = nil, arguments: [String] = []) async throws -> LocalTursoServer {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try LocalTursoServer(token: token, db: db) })
+                continuation.resume(with: Result { try LocalTursoServer(token: token, db: db, arguments: arguments) })
             }
         }
     }
 
     /// Stops the server off the concurrency pool.
-    func shutdown() async {
+    public func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
                 self.stop()
@@ -67,7 +64,7 @@ final class LocalTursoServer: @unchecked Sendable {
     }
 
     /// Switches the server's fault mode: normal, down, slow, 500, 503, 429, 400, 401, garbage.
-    func setMode(_ mode: String, delay: Double = 0) async throws {
+    public func setMode(_ mode: String, delay: Double = 0) async throws {
         let body = Array(#"{"mode": "\#(mode)", "delay": \#(delay)}"#.utf8)
         let response = try await CurlTransport().send(HTTPRequest(method: "POST", url: url + "/__admin/mode",
                                                                   headers: [HTTPHeader("Content-Type", "application/json")], body: body))
@@ -95,7 +92,7 @@ final class LocalTursoServer: @unchecked Sendable {
     }
 
     /// SIGTERM, then SIGKILL if the server has not exited within 3 s.
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(3)

@@ -1,0 +1,64 @@
+// `ofj sync`, `ofj sync status`, `ofj sync conflicts` and `/sync`: text for the terminal.
+import Foundation
+import OutputSafety
+
+public enum SyncText {
+    /// The one progress/result line of a sync ("pulled": changes from other machines applied here).
+    public static func line(_ r: SyncReport) -> String {
+        var parts = ["pushed \(r.pushed)", "pulled \(r.applied)"]
+        if r.conflicts > 0 { parts.append("\(r.conflicts) conflict\(r.conflicts == 1 ? "" : "s") resolved (ofj sync conflicts)") }
+        if r.skipped > 0 { parts.append("\(r.skipped) remote change\(r.skipped == 1 ? "" : "s") skipped (unknown kind or malformed)") }
+        return "sync: " + parts.joined(separator: ", ")
+    }
+
+    public static func time(_ t: Double?) -> String {
+        guard let t else { return "never" }
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime]
+        return f.string(from: Date(timeIntervalSince1970: t))
+    }
+
+    /// `ofj sync status`: configuration, last success, pending local changes, remote position, conflicts.
+    public static func status(_ s: SyncLocalStatus, configuration: SyncConfiguration?, problem: String?) -> String {
+        var lines: [String] = []
+        if let problem {
+            lines.append("sync: misconfigured — \(problem)")
+        } else if let c = configuration {
+            // A URL may carry user:password@ or a token in its query: never shown.
+            let url = TerminalText.sanitize(URLCredentials.redact(c.turso.baseURL), keepNewlines: false)
+            lines.append("sync: \(c.mode == .push ? "push only (mirror)" : "push and pull") with \(url)\(c.threads ? "" : " (threads stay on this machine)")")
+        } else {
+            lines.append("sync: off (set OFJ_SYNC_URL and OFJ_SYNC_TOKEN, or \"sync\" in config.json)")
+        }
+        lines.append("last success: \(time(s.lastSuccess))")
+        lines.append("pending local changes: \(s.pending)")
+        lines.append("remote position: \(s.remotePosition)")
+        lines.append("conflicts resolved: \(s.conflicts)\(s.conflicts > 0 ? " (ofj sync conflicts shows them)" : "")")
+        if s.skipped > 0 { lines.append("remote changes skipped: \(s.skipped) (unknown kind or malformed; a newer ofj may read them)") }
+        if let e = s.lastError { lines.append("last error: " + TerminalText.sanitize(e, keepNewlines: false)) }
+        lines.append("device: \(s.device)")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `ofj sync conflicts`: the local versions that lost, newest first.
+    public static func conflicts(_ list: [SyncConflict]) -> String {
+        guard !list.isEmpty else { return "no conflicts: no local edit has been replaced by a newer one from another machine\n" }
+        var out = "Local versions replaced by a newer version from another machine (newest first):\n"
+        for c in list {
+            // Kinds, ids and payloads come from other machines through the remote: one sanitised line each.
+            out += TerminalText.sanitize("\(time(c.resolvedAt))  \(c.kind) \(c.recordID)  kept: \(summary(c.localPayload))", keepNewlines: false) + "\n"
+        }
+        return out
+    }
+
+    /// A short description of a losing payload (name/day/meal or key/value), one line.
+    static func summary(_ payload: String?) -> String {
+        guard let payload, let data = payload.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return "(deleted here)" }
+        var parts: [String] = []
+        for key in ["day", "meal", "name", "servings", "key", "title"] {
+            if let v = object[key] { parts.append("\(key)=\(v)") }
+        }
+        return parts.isEmpty ? "(record)" : parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,165 @@
+// One sync: push pending local changes in idempotent batches, then pull the remote's changes
+// after this machine's position, page by page. Each step commits locally before the next.
+import Diagnostics
+import Foundation
+import HTTP
+import SQLiteKit
+
+public struct SyncReport: Sendable, Hashable {
+    public var pushed = 0
+    public var pulled = 0
+    public var applied = 0
+    public var conflicts = 0
+    public var skipped = 0
+    public var error: String?
+    public var retryable = true
+    public var retryAfter: Double?
+    public var succeeded: Bool { error == nil }
+    public init() {}
+}
+
+public struct SyncEngine: Sendable {
+    public struct Limits: Sendable, Hashable {
+        /// Records per push batch and payload bytes per batch: each request stays well under 1 MiB
+        /// (JSON escaping of payload text adds about a fifth).
+        public var batchRecords = 500
+        public var batchBytes = 384 << 10
+        public var pageRows = 1000
+        public init() {}
+    }
+
+    public let local: SyncLocal
+    public let remote: SyncRemote
+    public let configuration: SyncConfiguration
+    public let appVersion: String
+    public var limits = Limits()
+    /// Called after each pushed batch and pulled page (counts so far), for a progress line.
+    public var progress: (@Sendable (SyncReport) -> Void)?
+    /// Test hook: called at each phase of `phases`.
+    public var phase: (@Sendable (String) -> Void)?
+    /// Where a sync can be interrupted: after the remote committed a push (before the local
+    /// acknowledgement), after it, after a page was read, after a page was applied.
+    public static let phases = ["push-sent", "push-acknowledged", "pull-read", "pull-applied"]
+    let now: @Sendable () -> Date
+
+    public init(local: SyncLocal, configuration: SyncConfiguration, transport: any HTTPTransport, appVersion: String,
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.local = local
+        self.configuration = configuration
+        self.remote = SyncRemote(client: HranaClient(configuration: configuration.turso, transport: transport))
+        self.appVersion = appVersion
+        self.now = now
+    }
+
+    public init(local: SyncLocal, remote: SyncRemote, configuration: SyncConfiguration, appVersion: String,
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.local = local
+        self.remote = remote
+        self.configuration = configuration
+        self.appVersion = appVersion
+        self.now = now
+    }
+
+    /// The remote was replaced (another database id) or lost its tables: set it up and bind again.
+    struct RemoteChanged: Error {}
+
+    /// Push then pull (push only in `push` mode). Never throws: the report carries the error,
+    /// which is also stored for `ofj sync status`. The remote schema is created and checked on
+    /// the first sync with a database; afterwards every batch's guard step checks it.
+    public func run() async -> SyncReport {
+        var report = SyncReport()
+        do {
+            var attempt = 0
+            while true {
+                do {
+                    let bound = try local.state("remote_id")
+                    if bound == nil || attempt > 0 {
+                        try local.bind(remoteID: try await remote.migrate())
+                    }
+                    let expected = try local.state("remote_id")
+                    let device = try local.device()
+                    try await push(device: device, expected: expected, report: &report)
+                    if configuration.mode == .sync { try await pull(device: device, expected: expected, report: &report) }
+                    break
+                } catch let e as SyncError where attempt == 0 && Self.isMissingTable(e) {
+                    attempt += 1
+                } catch is RemoteChanged where attempt == 0 {
+                    attempt += 1
+                }
+            }
+            try local.setState("last_success", String(now().timeIntervalSince1970))
+            try local.setState("last_error", nil)
+            try local.setState("retry_at", nil) // any success (also `ofj sync`) ends a backoff
+        } catch {
+            let message: String
+            if let e = error as? SyncError {
+                message = e.description
+                report.retryable = e.isRetryable
+                if case .remote(.rateLimited(let after)) = e { report.retryAfter = after }
+            } else if let e = error as? DatabaseError {
+                message = "could not write the synced changes here (\(e.message)); nothing of that page was kept, sync will retry later"
+            } else if error is RemoteChanged {
+                message = "the sync database changed while syncing; sync will retry later"
+            } else {
+                message = "sync failed (\(String(describing: type(of: error))))"
+            }
+            report.error = message
+            try? local.setState("last_error", message)
+        }
+        return report
+    }
+
+    static func isMissingTable(_ e: SyncError) -> Bool {
+        if case .remote(.statement(let s)) = e { return s.message.lowercased().contains("no such table") }
+        return false
+    }
+
+    func push(device: String, expected: String?, report: inout SyncReport) async throws {
+        while true {
+            try Task.checkCancellation()
+            let batch = try local.pendingBatch(limit: limits.batchRecords, maxBytes: limits.batchBytes, threads: configuration.threads)
+            if batch.isEmpty { return }
+            let result = try await remote.push(batch, device: device, appVersion: appVersion, now: now())
+            phase?("push-sent")
+            // Written to another database than the one this machine is bound to: not acknowledged.
+            if result.databaseID != expected { throw RemoteChanged() }
+            try local.acknowledge(batch, winners: result.winners, positionBefore: result.positionBefore,
+                                  positionAfter: result.positionAfter, now: now().timeIntervalSince1970)
+            phase?("push-acknowledged")
+            report.pushed += batch.count
+            report.conflicts += batch.filter { r in result.winners[r.kind + "\u{1F}" + r.id].map { r.stamp < $0 } ?? false }.count
+            progress?(report)
+            // A record the remote did not confirm stays pending; stop rather than resend it forever.
+            if batch.contains(where: { result.winners[$0.kind + "\u{1F}" + $0.id] == nil }) {
+                throw SyncError.unreadable("the sync database did not confirm every change")
+            }
+        }
+    }
+
+    func pull(device: String, expected: String?, report: inout SyncReport) async throws {
+        var position = try local.remotePosition()
+        while true {
+            try Task.checkCancellation()
+            let page = try await remote.pull(after: position, limit: limits.pageRows, device: device, appVersion: appVersion, now: now())
+            phase?("pull-read")
+            if page.databaseID != expected { throw RemoteChanged() }
+            let rows = page.rows
+            if rows.isEmpty { break }
+            let applied = try local.apply(rows, threads: configuration.threads, now: now().timeIntervalSince1970)
+            phase?("pull-applied")
+            report.pulled += rows.count
+            report.applied += applied.applied
+            report.conflicts += applied.conflicts
+            report.skipped += applied.unknown + applied.malformed
+            position = rows.last?.position ?? position
+            progress?(report)
+            if rows.count < limits.pageRows { break }
+        }
+        // Tombstone expiry (and the final position) at most once a day.
+        let last = try local.state("last_purge").flatMap(Double.init) ?? 0
+        if now().timeIntervalSince1970 - last > 86_400 {
+            try await remote.recordPulled(device: device, position: position, appVersion: appVersion, now: now())
+            try local.setState("last_purge", String(now().timeIntervalSince1970))
+        }
+    }
+}

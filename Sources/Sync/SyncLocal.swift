@@ -1,0 +1,324 @@
+// The local side of sync: pending changes as payloads, acknowledging pushes, applying pulled
+// rows (newest stamp wins, losing local edits kept as conflicts), positions and status.
+import Agent
+import Foundation
+import SQLiteKit
+
+/// A version stamp: hybrid logical clock (µs) and the device that wrote it. Newer wins; equal
+/// clocks are ordered by device id so every machine picks the same winner.
+public struct SyncStamp: Sendable, Hashable, Comparable {
+    public var hlc: Int64
+    public var device: String
+    public init(hlc: Int64, device: String) { self.hlc = hlc; self.device = device }
+    public static func < (a: SyncStamp, b: SyncStamp) -> Bool { (a.hlc, a.device) < (b.hlc, b.device) }
+}
+
+/// One record version as it travels: payload nil for a deletion (tombstone).
+public struct SyncRecord: Sendable, Hashable {
+    public var kind: String
+    public var id: String
+    public var stamp: SyncStamp
+    public var payload: String?
+    public var deleted: Bool { payload == nil }
+    public init(kind: String, id: String, stamp: SyncStamp, payload: String?) {
+        self.kind = kind; self.id = id; self.stamp = stamp; self.payload = payload
+    }
+}
+
+/// A row read from the remote: its position and the record (payload text unchecked).
+public struct RemoteRow: Sendable, Hashable {
+    public var position: Int64
+    public var record: SyncRecord
+    public init(position: Int64, record: SyncRecord) { self.position = position; self.record = record }
+}
+
+/// What applying one page did.
+public struct ApplyReport: Sendable, Hashable {
+    public var applied = 0
+    public var conflicts = 0
+    /// Rows of a kind this ofj does not know (or threads while `sync.threads` is off).
+    public var unknown = 0
+    /// Rows whose payload could not be applied (bad JSON, wrong types, constraint failures).
+    public var malformed = 0
+    public init() {}
+}
+
+public struct SyncConflict: Sendable, Hashable {
+    public var kind: String
+    public var recordID: String
+    public var localPayload: String?
+    public var localStamp: SyncStamp
+    public var winner: SyncStamp
+    public var resolvedAt: Double
+}
+
+public struct SyncLocalStatus: Sendable, Hashable {
+    public var device: String
+    public var pending: Int
+    public var remotePosition: Int64
+    public var conflicts: Int
+    public var lastSuccess: Double?
+    public var lastError: String?
+    public var skipped: Int
+}
+
+/// The sync tables of the main database (migration `sync-1-capture`).
+public struct SyncLocal: Sendable {
+    public let queue: DatabaseQueue
+    public init(queue: DatabaseQueue) { self.queue = queue }
+
+    // MARK: - State
+
+    public func device() throws -> String {
+        try queue.read { try $0.scalar("SELECT device FROM sync_clock").string ?? "" }
+    }
+
+    func state(_ key: String, in db: Database) throws -> String? {
+        try db.scalar("SELECT value FROM sync_state WHERE key = ?", [key]).string
+    }
+
+    func setState(_ key: String, _ value: String?, in db: Database) throws {
+        if let value {
+            try db.execute("INSERT INTO sync_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, value])
+        } else {
+            try db.execute("DELETE FROM sync_state WHERE key = ?", [key])
+        }
+    }
+
+    public func state(_ key: String) throws -> String? { try queue.read { try state(key, in: $0) } }
+    public func setState(_ key: String, _ value: String?) throws { try queue.write { try setState(key, value, in: $0) } }
+
+    public func remotePosition() throws -> Int64 { Int64(try state("remote_position") ?? "0") ?? 0 }
+
+    /// Binds this machine to one remote database. A different remote (a new database, another
+    /// URL) starts from position 0 and sends every record again with its existing stamp.
+    public func bind(remoteID: String) throws {
+        try queue.write { db in
+            let current = try state("remote_id", in: db)
+            guard current != remoteID else { return }
+            try setState("remote_id", remoteID, in: db)
+            try setState("remote_position", "0", in: db)
+            if current != nil {
+                try db.execute("INSERT INTO sync_pending (kind, id, hlc) SELECT kind, id, hlc FROM sync_versions WHERE true ON CONFLICT (kind, id) DO NOTHING")
+            }
+        }
+    }
+
+    /// `threads: false` leaves thread changes out of the pending count (they stay on this machine).
+    public func status(threads: Bool = true) throws -> SyncLocalStatus {
+        try queue.read { db in
+            SyncLocalStatus(
+                device: try db.scalar("SELECT device FROM sync_clock").string ?? "",
+                pending: try db.scalar("SELECT count(*) FROM sync_pending WHERE kind NOT IN (\(Self.excluded(threads: threads)))").int ?? 0,
+                remotePosition: Int64(try state("remote_position", in: db) ?? "0") ?? 0,
+                conflicts: try db.scalar("SELECT count(*) FROM sync_conflicts").int ?? 0,
+                lastSuccess: try state("last_success", in: db).flatMap(Double.init),
+                lastError: try state("last_error", in: db),
+                skipped: Int(try state("skipped", in: db) ?? "0") ?? 0)
+        }
+    }
+
+    public func conflicts(limit: Int = 100) throws -> [SyncConflict] {
+        try queue.read { db in
+            try db.rows("""
+                SELECT kind, record_id, local_payload, local_hlc, local_device, winner_hlc, winner_device, resolved_at
+                FROM sync_conflicts ORDER BY seq DESC LIMIT ?
+                """, [limit]).map { r in
+                SyncConflict(kind: r[0].string ?? "", recordID: r[1].string ?? "", localPayload: r[2].string,
+                             localStamp: SyncStamp(hlc: r[3].int64 ?? 0, device: r[4].string ?? ""),
+                             winner: SyncStamp(hlc: r[5].int64 ?? 0, device: r[6].string ?? ""), resolvedAt: r[7].double ?? 0)
+            }
+        }
+    }
+
+    // MARK: - Payloads
+
+    /// The current payload of a record, or nil when it no longer exists (a deletion).
+    static func payload(_ k: SyncedKind, id: String, in db: Database) throws -> String? {
+        let columns = k.columnOrder.joined(separator: ", ")
+        let sql = k.kind == "entry" ? "SELECT \(columns), seq FROM \(k.table) WHERE \(k.key) = ?" : "SELECT \(columns) FROM \(k.table) WHERE \(k.key) = ?"
+        guard let row = try db.row(sql, [id]) else { return nil }
+        var object: [String: JSONValue] = [:]
+        for (i, name) in k.columnOrder.enumerated() {
+            switch row[i] {
+            case .null: object[name] = .null
+            case .integer(let v): object[name] = .number(Double(v))
+            case .real(let v): object[name] = .number(v)
+            case .text(let s): object[name] = .string(s)
+            case .blob: object[name] = .null
+            }
+        }
+        if k.kind == "entry", let seq = row[k.columnOrder.count].int64 {
+            let nutrients = try db.rows("SELECT nutrient, amount, total FROM journal_entry_nutrients WHERE entry_seq = ? ORDER BY nutrient", [seq])
+            object["nutrients"] = .array(nutrients.map { n in
+                [.string(n[0].string ?? ""), .number(n[1].double ?? 0), .number(n[2].double ?? 0)]
+            })
+        }
+        return JSONValue.object(object).serialized
+    }
+
+    /// Kinds that do not leave this machine: threads when `sync.threads` is off (SQL list).
+    static func excluded(threads: Bool) -> String {
+        let kinds = threads ? [] : SyncedKind.all.filter(\.isThread).map(\.kind)
+        return kinds.isEmpty ? "''" : kinds.map { "'\($0)'" }.joined(separator: ", ")
+    }
+
+    /// Up to `limit` pending changes (oldest stamps first), at most about `maxBytes` of payload.
+    public func pendingBatch(limit: Int, maxBytes: Int, threads: Bool = true) throws -> [SyncRecord] {
+        try queue.read { db in
+            let device = try db.scalar("SELECT device FROM sync_clock").string ?? ""
+            let rows = try db.rows("SELECT p.kind, p.id, p.hlc, coalesce(v.device, ?) FROM sync_pending p LEFT JOIN sync_versions v ON v.kind = p.kind AND v.id = p.id WHERE p.kind NOT IN (\(Self.excluded(threads: threads))) ORDER BY p.hlc, p.kind, p.id LIMIT ?", [device, limit])
+            var out: [SyncRecord] = []
+            var bytes = 0
+            for r in rows {
+                let kind = r[0].string ?? "", id = r[1].string ?? ""
+                guard let k = SyncedKind.named(kind) else { continue }
+                let payload = try Self.payload(k, id: id, in: db)
+                let size = (payload?.utf8.count ?? 0) + 200
+                if !out.isEmpty && bytes + size > maxBytes { break }
+                bytes += size
+                out.append(SyncRecord(kind: kind, id: id, stamp: SyncStamp(hlc: r[2].int64 ?? 0, device: r[3].string ?? device), payload: payload))
+            }
+            return out
+        }
+    }
+
+    /// Records the remote's answer to a pushed batch in one transaction: sent versions that are
+    /// now the remote's are no longer pending; a sent version a newer remote version beat is
+    /// kept as a conflict (the pull brings the winner). When nothing else was written to the
+    /// remote since this machine's position, the position moves past its own rows.
+    public func acknowledge(_ sent: [SyncRecord], winners: [String: SyncStamp], positionBefore: Int64, positionAfter: Int64, now: Double) throws {
+        try queue.write { db in
+            var allWon = true
+            for record in sent {
+                let winner = winners[record.kind + "\u{1F}" + record.id]
+                if let winner, record.stamp < winner {
+                    allWon = false
+                    try db.execute("""
+                        INSERT INTO sync_conflicts (kind, record_id, local_hlc, local_device, local_payload, winner_hlc, winner_device, resolved_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [record.kind, record.id, record.stamp.hlc, record.stamp.device, record.payload, winner.hlc, winner.device, now])
+                } else if winner == nil {
+                    allWon = false
+                    continue // not confirmed: stays pending and is sent again
+                }
+                try db.execute("DELETE FROM sync_pending WHERE kind = ? AND id = ? AND hlc = ?", [record.kind, record.id, record.stamp.hlc])
+            }
+            let position = Int64(try state("remote_position", in: db) ?? "0") ?? 0
+            if allWon && positionBefore == position && positionAfter > position {
+                try setState("remote_position", String(positionAfter), in: db)
+            }
+        }
+    }
+
+    // MARK: - Applying pulled rows
+
+    /// Applies one page of remote rows in one transaction and moves the position past it.
+    /// Rows this ofj cannot apply are skipped and counted, never fatal.
+    public func apply(_ rows: [RemoteRow], threads: Bool, now: Double) throws -> ApplyReport {
+        try queue.write { db in
+            var report = ApplyReport()
+            try db.execute("UPDATE sync_clock SET applying = 1")
+            var days: Set<String> = []
+            var maxHLC: Int64 = 0
+            for row in rows {
+                let r = row.record
+                maxHLC = max(maxHLC, r.stamp.hlc)
+                guard let k = SyncedKind.named(r.kind), threads || !k.isThread else { report.unknown += 1; continue }
+                let local = try db.row("SELECT hlc, device FROM sync_versions WHERE kind = ? AND id = ?", [r.kind, r.id]).map {
+                    SyncStamp(hlc: $0[0].int64 ?? 0, device: $0[1].string ?? "")
+                }
+                if let local, r.stamp <= local { continue }
+                do {
+                    try db.transaction { db in
+                        if let pending = try db.row("SELECT hlc FROM sync_pending WHERE kind = ? AND id = ?", [r.kind, r.id]) {
+                            let localStamp = local ?? SyncStamp(hlc: pending[0].int64 ?? 0, device: "")
+                            try db.execute("""
+                                INSERT INTO sync_conflicts (kind, record_id, local_hlc, local_device, local_payload, winner_hlc, winner_device, resolved_at)
+                                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                                """, [r.kind, r.id, localStamp.hlc, localStamp.device, try Self.payload(k, id: r.id, in: db), r.stamp.hlc, r.stamp.device, now])
+                            try db.execute("DELETE FROM sync_pending WHERE kind = ? AND id = ?", [r.kind, r.id])
+                            report.conflicts += 1
+                        }
+                        try Self.write(k, id: r.id, payload: r.payload, days: &days, in: db)
+                        try db.execute("""
+                            INSERT INTO sync_versions (kind, id, hlc, device) VALUES (?, ?, ?, ?)
+                            ON CONFLICT (kind, id) DO UPDATE SET hlc = excluded.hlc, device = excluded.device
+                            """, [r.kind, r.id, r.stamp.hlc, r.stamp.device])
+                    }
+                    report.applied += 1
+                } catch is Malformed {
+                    report.malformed += 1
+                } catch let e as DatabaseError where e.isConstraint || e.code == 20 /* SQLITE_MISMATCH */ {
+                    report.malformed += 1 // the row breaks a rule of the table (CHECK, NOT NULL, UNIQUE)
+                }
+                // Any other error (disk full, busy, damaged) ends the page: nothing of it is kept
+                // and the position stays, so the page is read again next time.
+            }
+            try refreshDayTotals(days, in: db)
+            try db.execute("UPDATE sync_clock SET hlc = max(hlc, ?), applying = 0", [maxHLC])
+            if let last = rows.last {
+                try setState("remote_position", String(last.position), in: db)
+            }
+            if report.unknown + report.malformed > 0 {
+                let skipped = (Int(try state("skipped", in: db) ?? "0") ?? 0) + report.unknown + report.malformed
+                try setState("skipped", String(skipped), in: db)
+            }
+            return report
+        }
+    }
+
+    struct Malformed: Error { let why: String }
+
+    /// Writes one record's payload into its table (nil: deletes it), with the sync capture off.
+    static func write(_ k: SyncedKind, id: String, payload: String?, days: inout Set<String>, in db: Database) throws {
+        if k.kind == "entry", let old = try db.scalar("SELECT day FROM journal_entries WHERE id = ?", [id]).string { days.insert(old) }
+        guard let payload else {
+            if k.kind == "entry" {
+                try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = (SELECT seq FROM journal_entries WHERE id = ?)", [id])
+            }
+            try db.execute("DELETE FROM \(k.table) WHERE \(k.key) = ?", [id])
+            return
+        }
+        guard let object = (try? JSONValue.parse(payload))?.objectValue else { throw Malformed(why: "not a JSON object") }
+        guard object[k.key]?.stringValue == id else { throw Malformed(why: "key does not match") }
+        var values: [DatabaseValueConvertible] = []
+        for name in k.columnOrder {
+            let type = k.columns[name] ?? .text
+            let value = object[name] ?? .null
+            switch (type, value) {
+            case (_, .null): values.append(DatabaseValue.null)
+            case (.text, .string(let s)): values.append(s)
+            case (.real, .number(let d)) where d.isFinite: values.append(d)
+            case (.integer, .number(let d)) where d.rounded() == d && abs(d) < 9.0e15: values.append(Int64(d))
+            default: throw Malformed(why: "column \(name) has the wrong type")
+            }
+        }
+        let columns = k.columnOrder.joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        let updates = k.columnOrder.filter { $0 != k.key }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        try db.execute("INSERT INTO \(k.table) (\(columns)) VALUES (\(placeholders)) ON CONFLICT (\(k.key)) DO UPDATE SET \(updates)", values)
+        guard k.kind == "entry" else { return }
+        guard let seq = try db.scalar("SELECT seq FROM journal_entries WHERE id = ?", [id]).int64,
+              let day = object["day"]?.stringValue else { throw Malformed(why: "entry without a day") }
+        days.insert(day)
+        try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = ?", [seq])
+        for item in object["nutrients"]?.arrayValue ?? [] {
+            guard let n = item.arrayValue, n.count == 3, let nutrient = n[0].stringValue, let amount = n[1].doubleValue,
+                  let total = n[2].doubleValue else { throw Malformed(why: "bad nutrient") }
+            try db.execute("INSERT INTO journal_entry_nutrients (day, nutrient, entry_seq, amount, total) VALUES (?, ?, ?, ?, ?)",
+                           [day, nutrient, seq, amount, total])
+        }
+    }
+
+    /// The same per-day sums JournalStore keeps (journal_day_totals), for the days a pull touched.
+    func refreshDayTotals(_ days: Set<String>, in db: Database) throws {
+        for day in days {
+            try db.execute("DELETE FROM journal_day_totals WHERE day = ?", [day])
+            try db.execute("""
+                INSERT INTO journal_day_totals (day, nutrient, total, reported)
+                SELECT day, nutrient, sum(total), count(*) FROM journal_entry_nutrients WHERE day = ? GROUP BY day, nutrient
+                """, [day])
+        }
+    }
+}

@@ -1,0 +1,92 @@
+// `ofj sync`, `ofj sync status`, `ofj sync conflicts`, and the REPL's background sync.
+import Foundation
+import HTTP
+import Providers
+import REPL
+import SQLiteKit
+import Sync
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum SyncCommand {
+    /// The sync configuration from the environment, the credentials file and config.json.
+    static func configuration(environment: [String: String]) throws -> SyncConfiguration? {
+        let files = ProviderFiles.load(environment: environment)
+        let config = ProviderFiles.configPath(environment: environment).flatMap { FileManager.default.contents(atPath: $0) }
+            .map { String(decoding: $0, as: UTF8.self) }
+        do {
+            return try SyncConfiguration.resolve(environment: environment, credentials: files.credentials, configJSON: config)
+        } catch let e as SyncConfiguration.Problem {
+            throw CLIError(e.description)
+        }
+    }
+
+    static func engine(queue: DatabaseQueue, configuration: SyncConfiguration, version: String) -> SyncEngine {
+        SyncEngine(local: SyncLocal(queue: queue), configuration: configuration, transport: CurlTransport(), appVersion: version)
+    }
+
+    /// `ofj sync`: push then pull, a progress line on a terminal, the counts at the end.
+    static func run(paths: AppPaths, environment: [String: String], version: String) async throws -> Int32 {
+        guard let configuration = try configuration(environment: environment) else {
+            throw CLIError("sync is not set up: set OFJ_SYNC_URL (libsql://… or https://…) and OFJ_SYNC_TOKEN, or \"sync\": {\"url\": …} in config.json (README, \"One journal on several machines\")")
+        }
+        try paths.ensureDataDirectory()
+        let queue = try OfjDatabase.open(path: paths.databasePath, access: .write)
+        var engine = engine(queue: queue, configuration: configuration, version: version)
+        // OFJ_SYNC_FAULT=<phase>: SIGKILL at that phase, for the crash sweep (tests, tools/sync-crash-sweep.sh).
+        if let fault = environment["OFJ_SYNC_FAULT"], !fault.isEmpty {
+            guard SyncEngine.phases.contains(fault) else {
+                throw CLIError("OFJ_SYNC_FAULT=\(fault) is not a sync phase; use one of: \(SyncEngine.phases.joined(separator: ", "))", status: 2)
+            }
+            engine.phase = { if $0 == fault { kill(getpid(), SIGKILL) } }
+        }
+        if isatty(STDERR_FILENO) == 1 {
+            engine.progress = { r in Console.err("\r\u{1B}[2K" + SyncText.line(r)) }
+        }
+        let report = await engine.run()
+        if engine.progress != nil { Console.err("\r\u{1B}[2K") }
+        if let error = report.error {
+            if report.pushed + report.pulled > 0 { Console.out(SyncText.line(report) + "\n") }
+            throw CLIError(error)
+        }
+        Console.out(SyncText.line(report) + "\n")
+        return 0
+    }
+
+    static func status(paths: AppPaths, environment: [String: String]) throws -> Int32 {
+        var problem: String?
+        var configuration: SyncConfiguration?
+        do { configuration = try self.configuration(environment: environment) } catch { problem = "\(error)" }
+        let queue = try OfjDatabase.open(path: paths.databasePath, access: .read)
+        Console.out(SyncText.status(try SyncLocal(queue: queue).status(threads: configuration?.threads ?? true), configuration: configuration, problem: problem))
+        return 0
+    }
+
+    static func conflicts(paths: AppPaths) throws -> Int32 {
+        let queue = try OfjDatabase.open(path: paths.databasePath, access: .read)
+        Console.out(SyncText.conflicts(try SyncLocal(queue: queue).conflicts()))
+        return 0
+    }
+
+    /// The REPL's background sync, nil when sync is not configured (or misconfigured: `/sync` says why).
+    static func background(queue: DatabaseQueue, environment: [String: String], version: String) -> SyncBackground? {
+        guard let configuration = try? configuration(environment: environment) else { return nil }
+        return SyncBackground(engine: engine(queue: queue, configuration: configuration, version: version))
+    }
+
+    /// `/sync`: one sync now, then the status.
+    static func slash(_ background: SyncBackground?, queue: DatabaseQueue, environment: [String: String]) async -> String {
+        guard let background else {
+            do { _ = try configuration(environment: environment) } catch { return "Sync is misconfigured: \(error)" }
+            return "Sync is off: set OFJ_SYNC_URL and OFJ_SYNC_TOKEN (README, \"One journal on several machines\")."
+        }
+        let report = await background.runOnce()
+        var text = SyncText.line(report)
+        if let e = report.error { text += "\n✗ " + e }
+        if let s = try? SyncLocal(queue: queue).status(threads: background.engine.configuration.threads) {
+            text += "\npending local changes: \(s.pending), conflicts resolved: \(s.conflicts)\(s.conflicts > 0 ? " (ofj sync conflicts)" : "")"
+        }
+        return text
+    }
+}

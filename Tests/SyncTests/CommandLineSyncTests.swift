@@ -1,0 +1,126 @@
+// The ofj binary on two machines (two OFJ_HOMEs) syncing through tools/turso_server.py: `ofj sync`,
+// `ofj sync status`, and the crash sweep (SIGKILL at every sync phase, then convergence).
+import Foundation
+import TestSupport
+import Testing
+@testable import Sync
+
+@Suite(.serialized) struct CommandLineSyncTests {
+    struct Home {
+        let dir = TempDirectory(prefix: "ofj-home")
+        let url: String
+        var environment: [String: String] {
+            ["OFJ_HOME": dir.path, "HOME": dir.path, "XDG_CONFIG_HOME": dir.file("config"), "XDG_STATE_HOME": dir.file("state"),
+             "OFJ_SYNC_URL": url, "TZ": "UTC", "NO_COLOR": "1"]
+        }
+        @discardableResult
+        func ofj(_ args: [String], extra: [String: String] = [:]) async throws -> OfjBinary.Result {
+            try await OfjBinary.run(args, environment: environment.merging(extra) { _, new in new })
+        }
+        /// `ofj backup export` without its export time, keys sorted: equal for equal journals.
+        func export() async throws -> String {
+            let r = try await ofj(["backup", "export"])
+            guard r.status == 0, var object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] else {
+                throw Failure("backup export failed: \(r.stderr)")
+            }
+            object["exported_at"] = nil
+            return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        }
+    }
+
+    @Test func twoHomesConvergeThroughOfjSync() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url), b = Home(url: remote.url)
+        try await a.ofj(["log", "porridge", "--kcal", "350", "--protein", "12", "--meal", "breakfast", "--date", "2026-11-28"])
+        try await b.ofj(["log", "soup", "--kcal", "220", "--meal", "lunch", "--date", "2026-11-28"])
+        let goals = try await a.ofj(["goals", "set", "energy_kcal=2100"])
+        #expect(goals.status == 0, "\(goals.stderr)")
+        let first = try await a.ofj(["sync"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("sync: pushed 2, pulled 0"))
+        let second = try await b.ofj(["sync"])
+        #expect(second.stdout.contains("sync: pushed 1, pulled 2"))
+        try await a.ofj(["sync"])
+        #expect(try await a.export() == b.export())
+        let status = try await b.ofj(["sync", "status"])
+        #expect(status.stdout.contains("pending local changes: 0"))
+        #expect(status.stdout.contains("conflicts resolved: 0"))
+        let day = try await a.ofj(["day", "2026-11-28"])
+        #expect(day.stdout.contains("soup") && day.stdout.contains("porridge"))
+        await remote.shutdown()
+    }
+
+    @Test func killedAtEveryPhaseThenConverges() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url), b = Home(url: remote.url)
+        for (i, phase) in SyncEngine.phases.enumerated() {
+            try await a.ofj(["log", "a \(phase)", "--kcal", "\(100 + i)"])
+            try await b.ofj(["log", "b \(phase)", "--kcal", "\(200 + i)"])
+            try await b.ofj(["sync"])
+            let killed = try await a.ofj(["sync"], extra: ["OFJ_SYNC_FAULT": phase])
+            #expect(killed.status == 9, "phase \(phase): \(killed.status) \(killed.stderr)")
+            try await a.ofj(["sync"])
+            try await b.ofj(["sync"])
+            #expect(try await a.export() == b.export(), "phase \(phase)")
+        }
+        let entries = try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE kind = 'entry'").first?[0].int
+        #expect(entries == 2 * SyncEngine.phases.count)
+        let bad = try await a.ofj(["sync"], extra: ["OFJ_SYNC_FAULT": "nowhere"])
+        #expect(bad.status == 2 && bad.stderr.contains("push-sent"))
+        await remote.shutdown()
+    }
+
+    /// The REPL syncs in the background at start (the prompt comes first) and `/sync` syncs now.
+    @Test func theREPLSyncsAtStartAndOnSlashSync() async throws {
+        let binary = try #require(OfjBinary.path, "build ofj first (swift build --build-tests)")
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url), b = Home(url: remote.url)
+        try await a.ofj(["log", "from the cli", "--kcal", "120"])
+        var environment = a.environment
+        environment["TERM"] = "xterm"
+        environment["OFJ_PROVIDER"] = "offline"
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment)
+        #expect(await p.read(until: "/help for commands") != nil)
+        // Bounded wait for the start-up sync (it runs behind the prompt).
+        let deadline = Date().addingTimeInterval(60)
+        while ((try? remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows"))?.first?[0].int ?? 0) == 0, Date() < deadline {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        #expect(try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE kind = 'entry'").first?[0].int == 1)
+        try await b.ofj(["log", "from b", "--kcal", "80"])
+        try await b.ofj(["sync"])
+        p.send("/sync\r")
+        let shown = await p.read(until: "conflicts resolved: 0")
+        #expect(shown.map(stripANSI)?.contains("sync: pushed 0, pulled 1") == true, "\(shown ?? "")")
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+        #expect(try await a.export() == b.export())
+        await remote.shutdown()
+    }
+
+    /// `ofj ask --yes` that writes syncs the write at exit.
+    @Test func askSyncsItsWriteAtExit() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url)
+        let r = try await a.ofj(["ask", "--yes", "log 2 eggs for breakfast"], extra: ["OFJ_PROVIDER": "offline"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE kind = 'entry'").first?[0].int == 1)
+        let status = try await a.ofj(["sync", "status"])
+        #expect(status.stdout.contains("pending local changes: 0"), "\(status.stdout)")
+        await remote.shutdown()
+    }
+
+    @Test func doctorNamesTheSyncDatabaseAndItsProblems() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let a = Home(url: "libsql://me:hunter2@journal.turso.io")
+        let ok = try await a.ofj(["doctor"], extra: ["OFJ_SYNC_TOKEN": "tok-secret-1"])
+        #expect(ok.stdout.contains("sync: https://"), "\(ok.stdout)")
+        #expect(!ok.stdout.contains("hunter2") && !ok.stdout.contains("tok-secret-1"))
+        let bad = try await a.ofj(["doctor"], extra: ["OFJ_SYNC_URL": "ftp://nowhere"])
+        #expect(bad.status == 1)
+        #expect(bad.stdout.contains("-- sync: OFJ_SYNC_URL must start with"), "\(bad.stdout)")
+    }
+}
