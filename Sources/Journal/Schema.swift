@@ -82,6 +82,7 @@ extension JournalStore {
         // Comma list of canonical nutrient ids derived by USDA's rules (vitamin D from IU,
         // folate DFE) rather than reported; NULL when none.
         migrator.register("journal-entry-derived-nutrients", sql: "ALTER TABLE journal_entries ADD COLUMN derived_nutrients TEXT")
+        registerUndoMigration(into: &migrator)
     }
 
     /// Applies only the journal's migrations. For a database that holds only the journal
