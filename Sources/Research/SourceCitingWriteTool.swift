@@ -31,6 +31,11 @@ public struct SourceCitingWriteTool: WriteTool {
         try inner.apply(change, context: context, database: database)
     }
 
+    public func ruleFigureKind(_ name: String) -> RuleFieldKind? { inner.ruleFigureKind(name) }
+    public func ruleFigures(_ planned: PlannedChange, database: Database) -> [String: JSONValue] {
+        inner.ruleFigures(planned, database: database)
+    }
+
     /// "Based on web source [3] Title — https://…" (at most three, then "and N more").
     static func citation(_ used: [ResearchSource]) -> String {
         let shown = used.suffix(3).map { s -> String in

@@ -63,6 +63,7 @@ struct Launcher {
         services.scanBarcode = PackagedCommands.scanner(journal: app.journal, foods: PackagedFoods(
             transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
         services.sourcesReport = { [sources = app.sources] threadID in try sources.report(threadID: threadID) }
+        services.ruleBook = app.rules
         // An id no thread starts with opens a new thread with that id, as before prefixes.
         var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }
@@ -176,6 +177,15 @@ struct Launcher {
                     // it again in a new thread.
                     Console.out((midLine ? "\n" : "") + "  ✓ " + Terminal.sanitize(summary, keepNewlines: false) + "\n")
                     midLine = false
+                case .ruleDecided(_, _, let decision, let line):
+                    // A rule's decision is shown as it happens, so nothing is written unseen.
+                    let shown = Terminal.sanitize(line, keepNewlines: false)
+                    if decision == .allow {
+                        Console.out((midLine ? "\n" : "") + "  ✓ " + shown + "\n")
+                        midLine = false
+                    } else {
+                        Console.err("ofj: \(shown)\n")
+                    }
                 case .approvalRequested(let r) where !p.has("--yes"):
                     Console.err("ofj: refused \(TerminalText.sanitize(r.toolName, keepNewlines: false)) (writes need --yes in ofj ask)\n")
                 case .error(let e): Console.err("ofj: \(hidingSecrets(TerminalText.sanitize(e.line, keepNewlines: false)))\n")
@@ -262,6 +272,9 @@ struct Launcher {
         let configProblems = ProviderFiles.configProblems(environment: environment)
         for problem in files.problems where problem != files.credentialsProblem { show("-- \(problem)") }
         for problem in configProblems { show("-- \(problem)") }
+        // Approval rules are checked against every tool's schema; a file that fails is not used at all.
+        let ruleProblems = Toolbox.ruleProblems(path: paths.configPath)
+        for problem in ruleProblems { show("-- \(problem) (no approval rule applies until this is fixed)") }
         let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)
         show(databaseLine)
         show(ProviderDoctor.render(lines))
@@ -269,7 +282,7 @@ struct Launcher {
         // A warning, not a failure (the exit status stays 0): the journal works, but other users
         // of this machine can read it.
         for warning in Self.permissionWarnings(paths) { show("warning: " + warning) }
-        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || damaged ? 1 : 0
+        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || !ruleProblems.isEmpty || damaged ? 1 : 0
     }
 }
 

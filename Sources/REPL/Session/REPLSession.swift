@@ -220,6 +220,15 @@ public final class REPLSession {
                 await approve(request)
             case .approvalDecided:
                 break
+            case .ruleDecided(_, _, let decision, let line):
+                // Every automatic decision is one line, so nothing is written unseen.
+                let shown = Terminal.sanitize(line, keepNewlines: false)
+                switch decision {
+                case .allow?: say(style.green("  ✓ ") + style.dim(shown))
+                case .deny?: say(style.yellow("  ✗ ") + style.dim(shown))
+                case .ask?: break
+                case nil: say(style.yellow("  ! ") + style.dim(shown))
+                }
             case .usage(_, let usage, _, _, let c):
                 total = total + usage
                 if let c { cost += c } else { costKnown = false }
@@ -251,6 +260,40 @@ public final class REPLSession {
     func isWrite(_ toolName: String) -> Bool { services.isWriteTool(toolName) }
 
     // MARK: - Approval card
+
+    /// The card's `a`: for this thread (a grant), or always (a rule saved in config.json). Without a
+    /// rule book (replays) it is for this thread.
+    func alwaysAllow(_ request: ApprovalRequest) {
+        guard let book = services.ruleBook else { services.approvals.resolve(request, .alwaysAllow); return }
+        let tool = Terminal.sanitize(request.toolName, keepNewlines: false)
+        while true {
+            switch input.readChoice(prompt: "  always: [t]his thread / [s]ave a rule (every \(tool), config.json): ") {
+            case .line(let answer):
+                switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
+                case "t":
+                    services.approvals.resolve(request, .alwaysAllow)
+                    return
+                case "s":
+                    let rule = JSONValue.object(["tool": .string(request.toolName), "decision": "allow"])
+                    switch Result(catching: { () throws(ApprovalRulesError) -> ApprovalRule in try book.add(rule) }) {
+                    case .success(let saved):
+                        say(style.dim("  saved rule \(saved.number): \(Terminal.sanitize(saved.text, keepNewlines: false)); /permissions lists or removes it"))
+                    case .failure(let e):
+                        say(style.yellow("  ! ") + "the rule was not saved (\(Terminal.sanitize(e.description, keepNewlines: false))); allowed for this thread instead")
+                    }
+                    services.approvals.resolve(request, .alwaysAllow)
+                    return
+                default:
+                    say("Please answer t or s.")
+                }
+            case .interrupt, .eof:
+                say(style.yellow("Stopped; nothing was written. /continue shows this card again."))
+                services.runner.interrupt(threadID: request.threadID)
+                services.approvals.resolve(request, .deny)
+                return
+            }
+        }
+    }
 
     func approve(_ request: ApprovalRequest) async {
         endText()
@@ -286,7 +329,7 @@ public final class REPLSession {
                     services.approvals.resolve(request, .deny)
                     return
                 case "a":
-                    services.approvals.resolve(request, .alwaysAllow)
+                    alwaysAllow(request)
                     return
                 case "e" where canEdit:
                     // The runner checks the edited arguments against the tool's schema and shows a new card.

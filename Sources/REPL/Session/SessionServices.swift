@@ -30,6 +30,9 @@ public struct SessionServices: Sendable {
     /// Looks up a line that is only a barcode (what a USB scanner types) and offers to log it;
     /// nil sends such a line to the assistant like any other.
     public var scanBarcode: (@Sendable (_ code: String) async -> BarcodeScanOffer)?
+    /// The approval rules of config.json (`/permissions`, and the card's "always (saves a rule)");
+    /// nil when this session has none to edit.
+    public var ruleBook: ApprovalRuleBook? = nil
 
     public init(runner: AgentRunner, store: ConversationStore, journal: JournalStore, approvals: ApprovalBroker,
                 clock: any AgentClock, ids: any IDSource, model: @escaping @Sendable () -> any ChatModel,
