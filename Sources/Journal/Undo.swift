@@ -95,13 +95,13 @@ public struct UndoPlan: Sendable {
     /// One line per object changed since the write (empty when the undo can be applied).
     public var conflicts: [String]
 
-    /// The lines shown before asking: each write, what it did, what undoing restores.
-    public var lines: [String] {
+    /// The lines shown before asking: each write, what it did, what undoing restores (times in `timeZone`).
+    public func lines(in timeZone: TimeZone) -> [String] {
         var out: [String] = []
         for (i, step) in steps.enumerated() {
-            let label = steps.count > 1 ? "\(i + 1). " : ""
-            let kind = step.undoes.isEmpty ? "write" : "undo"
-            out.append("\(label)The last \(i == 0 ? "" : "but \(i) ")\(kind) (\(UndoText.time(step.at))):")
+            let kind = step.undoes.isEmpty ? "change" : "change (an undo)"
+            let head = steps.count > 1 ? "\(i + 1). The \(kind) at \(UndoText.time(step.at, timeZone))" : "The last \(kind), at \(UndoText.time(step.at, timeZone))"
+            out.append(head + ":")
             for c in step.changes {
                 out.append("  did: \(c.what)")
                 out.append("  undo \(c.restores)")
@@ -488,8 +488,9 @@ enum UndoText {
         }
     }
 
-    static func time(_ d: Date) -> String {
-        let s = JournalJSON.formatISO(d)
-        return String(s.prefix(16)).replacingOccurrences(of: "T", with: " ") + " UTC"
+    /// "10:02 on 2026-12-01" in the journal's time zone.
+    static func time(_ d: Date, _ timeZone: TimeZone) -> String {
+        let s = JournalJSON.formatISO(d.addingTimeInterval(Double(timeZone.secondsFromGMT(for: d))))
+        return "\(s.dropFirst(11).prefix(5)) on \(s.prefix(10))"
     }
 }

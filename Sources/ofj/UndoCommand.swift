@@ -13,7 +13,7 @@ enum UndoCommand {
                     out: (String) -> Void) throws -> Int32 {
         let plan = try journal.undoPlan(last: count)
         guard !plan.steps.isEmpty else { throw CLIError("nothing to undo: no change to the journal has been recorded yet") }
-        out(plan.lines.joined(separator: "\n"))
+        out(plan.lines(in: journal.timeZone).joined(separator: "\n"))
         if plan.steps.count < count { out("(only \(plan.steps.count) write\(plan.steps.count == 1 ? " is" : "s are") recorded)") }
         if let first = plan.conflicts.first {
             for line in plan.conflicts.dropFirst() { out("refused: " + line) }

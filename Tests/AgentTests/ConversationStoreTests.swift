@@ -10,11 +10,12 @@ import TestSupport
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         #expect(!migrator.migrations.isEmpty)
-        #expect(migrator.migrations.allSatisfy { $0.identifier.hasPrefix("agent-") })
+        // Each branch prefixes its migrations with its name (issue 23's branch: "rules-").
+        #expect(migrator.migrations.allSatisfy { $0.identifier.hasPrefix("agent-") || $0.identifier.hasPrefix("rules-") })
         let queue = try DatabaseQueue.inMemory()
         try queue.read { try migrator.migrate($0) }
         try queue.read { try migrator.migrate($0) }
-        #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%'") == migrator.migrations.count)
+        #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%' OR identifier LIKE 'rules-%'") == migrator.migrations.count)
     }
 
     @Test func lastUserTextReadsOnlyTheEndOfTheThread() async throws {

@@ -22,7 +22,7 @@ public enum SlashCommands {
         SlashCommand(name: "foods", arguments: "[query]", help: "search your Food Bank"),
         SlashCommand(name: "goals", arguments: "", help: "show your daily goals"),
         SlashCommand(name: "undo", arguments: "[N]", help: "undo the last write (or the last N), after showing what it restores; again to redo"),
-        SlashCommand(name: "permissions", arguments: "[add RULE | remove N]", help: "list, add or remove standing approval rules (config.json)"),
+        SlashCommand(name: "permissions", arguments: "", help: "standing approval rules (config.json); /permissions add RULE, /permissions remove N"),
         SlashCommand(name: "usage", arguments: "", help: "tokens and estimated cost for this thread and today"),
         SlashCommand(name: "context", arguments: "", help: "how full the context is and what the next request carries"),
         SlashCommand(name: "compact", arguments: "[focus]", help: "summarise older turns into a checkpoint now"),

@@ -14,7 +14,7 @@ extension REPLSession {
         }
         let plan = try services.journal.undoPlan(last: count)
         guard !plan.steps.isEmpty else { say("Nothing to undo: no change to the journal has been recorded yet."); return }
-        sayView(plan.lines.joined(separator: "\n"))
+        sayView(plan.lines(in: services.journal.timeZone).joined(separator: "\n"))
         if plan.steps.count < count { say("(only \(plan.steps.count) write\(plan.steps.count == 1 ? " is" : "s are") recorded)") }
         guard plan.conflicts.isEmpty else {
             for line in plan.conflicts { say(style.yellow("✗ ") + "refused: " + line) }

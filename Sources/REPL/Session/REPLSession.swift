@@ -225,7 +225,7 @@ public final class REPLSession {
                 let shown = Terminal.sanitize(line, keepNewlines: false)
                 switch decision {
                 case .allow?: say(style.green("  ✓ ") + style.dim(shown))
-                case .deny?: say(style.yellow("  ✗ ") + style.dim(shown))
+                case .deny?: break // the tool's "not done: denied by rule N …" line says it
                 case .ask?: break
                 case nil: say(style.yellow("  ! ") + style.dim(shown))
                 }

@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/undo|/backup|/backup/export|/backup/import|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -48,7 +48,7 @@ _ofj() {
     esac
     local options words files=0
     case "$cmd" in
-        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref barcode packaged goals backup export diag replay mcp doctor completion help" ;;
+        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref barcode packaged goals undo backup export diag replay mcp doctor completion help" ;;
         /ask) options="--yes --json --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
         /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --date --meal --force --json -h --help"; words="" ;;
@@ -59,6 +59,7 @@ _ofj() {
         /goals) options="--json -h --help"; words="set reset" ;;
         /goals/set) options="-h --help"; words="" ;;
         /goals/reset) options="-h --help"; words="" ;;
+        /undo) options="--yes -h --help"; words="" ;;
         /backup) options="-h --help"; words="export import" ;;
         /backup/export) options="-o --output --force --salvage -h --help"; words="" ;;
         /backup/import) options="-h --help"; words=""; files=1 ;;
