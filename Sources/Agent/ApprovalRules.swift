@@ -90,6 +90,13 @@ public struct ApprovalRule: Sendable, Hashable {
 public struct RuleVerdict: Sendable, Hashable {
     public var decision: RuleDecision
     public var rule: ApprovalRule
+
+    /// The result the model sees for a write this rule denied: which rule, and that the person can change it.
+    public var deniedOutput: ToolOutput {
+        let message = "The person's approval \(rule.label) refuses this change; nothing was written. Do not retry it; tell the person, who can change their rules with /permissions or in config.json."
+        return ToolOutput(content: JSONValue.object(["denied": .bool(true), "denied_by_rule": .string(rule.label), "message": .string(message)]).serialized,
+                          summary: "denied by \(rule.label); nothing was written")
+    }
 }
 
 /// A rule file that does not load: every line names the rule and what to do.

@@ -319,11 +319,7 @@ struct ToolExecutor: Sendable {
 
     /// The result the model sees for a write an approval rule denied: which rule, and that the
     /// person can change it.
-    static func deniedByRule(_ v: RuleVerdict) -> ToolOutput {
-        let message = "The person's approval \(v.rule.label) refuses this change; nothing was written. Do not retry it; tell the person, who can change their rules with /permissions or in config.json."
-        return ToolOutput(content: JSONValue.object(["denied": .bool(true), "denied_by_rule": .string(v.rule.label), "message": .string(message)]).serialized,
-                          summary: "denied by \(v.rule.label); nothing was written")
-    }
+    static func deniedByRule(_ v: RuleVerdict) -> ToolOutput { v.deniedOutput }
 
     /// An approval rule's verdict, else a standing grant for this tool in this thread, else the person
     /// decides now about `planned`'s card. Returns the rule that decided, if one did (allow or deny).

@@ -54,6 +54,8 @@ extension JournalWriteTool {
     /// Approval rules may test, beyond the arguments: the entry's `date` and `meal` and every
     /// nutrient of the entry written (`energy_kcal`, `protein_g`, … for the whole amount).
     func ruleFigureKind(_ name: String) -> RuleFieldKind? {
+        // Only the tools that log, change, move or delete an entry have an entry's figures.
+        guard self.name.hasPrefix("log_") || self.name.hasSuffix("_journal_entry") else { return nil }
         if name == "date" { return .date }
         if name == "meal" { return .string }
         return NutrientCatalog.nutrient(name) != nil ? .number : nil

@@ -75,11 +75,11 @@ extension REPLSession {
 
     /// "allow log_food energy_kcal lt 800 meal in lunch,dinner" (or the rule as JSON) → a rule object.
     /// A value alone means eq; `in` takes a comma list; numbers and true/false are typed.
-    static func ruleFromText(_ text: String) -> Result<JSONValue, ApprovalRulesError> {
+    nonisolated static func ruleFromText(_ text: String) -> Result<JSONValue, ApprovalRulesError> {
         Result(catching: { () throws(ApprovalRulesError) -> JSONValue in try parseRule(text) })
     }
 
-    static func parseRule(_ text: String) throws(ApprovalRulesError) -> JSONValue {
+    nonisolated static func parseRule(_ text: String) throws(ApprovalRulesError) -> JSONValue {
         if text.hasPrefix("{") {
             do { return try JSONValue.parse(text) } catch { throw ApprovalRulesError(["the rule is not valid JSON (\(error))"]) }
         }
