@@ -79,7 +79,7 @@ public struct ApprovalRule: Sendable, Hashable {
     /// "allow log_food when energy_kcal < 800".
     public var text: String {
         let base = "\(decision.rawValue) \(tool)"
-        return conditions.isEmpty ? base + " (every call)" : base + " when " + conditions.map(\.text).joined(separator: " and ")
+        return conditions.isEmpty ? base + " for every call" : base + " when " + conditions.map(\.text).joined(separator: " and ")
     }
 
     /// "rule 2 (allow log_food when energy_kcal < 800)", as recorded with a decision.

@@ -42,7 +42,7 @@ enum OfjCommands {
                                access: .write,
                                action: .async { inv in try await launcher.repl(inv.arguments) })
         root.subcommands = [
-            CommandSpec("ask", summary: "one turn without the REPL; writes are refused unless --yes (an \"always\" given in the REPL does not count), and each write made is shown as a ✓ line (also when the answer fails afterwards); --json prints the event stream as JSON lines; TEXT from stdin when piped or `-`",
+            CommandSpec("ask", summary: "one turn without the REPL; writes are refused unless --yes or an allow rule in config.json (an \"always\" for a thread given in the REPL does not count; a deny rule refuses even with --yes), and each write made is shown as a ✓ line (also when the answer fails afterwards); --json prints the event stream as JSON lines; TEXT from stdin when piped or `-`",
                         details: """
                             Asks one question and prints the answer. Each write made is shown as it happens.
                             Without TEXT (stdin not a terminal) or with `-`, the message is read from stdin:
@@ -152,7 +152,7 @@ enum OfjCommands {
                             let journal = try openJournal(ctx, access: .write)
                             let count = inv.arguments.positionals.first.flatMap { Int($0) } ?? 1
                             return try UndoCommand.run(journal: journal, count: count, yes: inv.arguments.has("--yes"), ask: UndoCommand.terminalAsk,
-                                                       out: { writeOut($0) })
+                                                       killInside: ctx.environment["OFJ_FAULT"] == "inside_undo_transaction", out: { writeOut($0) })
                         }),
             CommandSpec("backup", summary: "a versioned JSON backup of goals, Food Bank and journal (no secrets)",
                         details: "Import upserts by id: importing the same file twice changes nothing.",

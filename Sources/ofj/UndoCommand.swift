@@ -9,7 +9,10 @@ import REPL
 enum UndoCommand {
     /// - Parameters:
     ///   - ask: reads the answer to the question on a terminal; nil when stdin is not one.
-    static func run(journal: JournalStore, count: Int, yes: Bool, ask: ((String) -> String?)?,
+    /// - Parameters:
+    ///   - killInside: the process SIGKILLs itself inside the undo's transaction, before COMMIT
+    ///     (`OFJ_FAULT=inside_undo_transaction`, for tools/crash-sweep.sh only).
+    static func run(journal: JournalStore, count: Int, yes: Bool, ask: ((String) -> String?)?, killInside: Bool = false,
                     out: (String) -> Void) throws -> Int32 {
         let plan = try journal.undoPlan(last: count)
         guard !plan.steps.isEmpty else { throw CLIError("nothing to undo: no change to the journal has been recorded yet") }
@@ -27,6 +30,12 @@ enum UndoCommand {
             guard answer == "y" || answer == "yes" else {
                 out("Nothing was undone.")
                 return 1
+            }
+        }
+        if killInside {
+            try journal.queue.write { db in
+                try journal.undo(last: count, expected: plan.steps.map(\.id), in: db)
+                kill(getpid(), SIGKILL)
             }
         }
         try journal.undo(last: count, expected: plan.steps.map(\.id))

@@ -173,7 +173,7 @@ struct RuledWriteTool: WriteTool {
         let doc = try JSONValue.parse(try String(contentsOfFile: path, encoding: .utf8))
         #expect(doc["provider"]?.stringValue == "offline")
         #expect(doc["approvals"]?["rules"]?.arrayValue?.count == 1)
-        #expect(book.snapshot().rules.rules.map(\.text) == ["deny log_item (every call)"])
+        #expect(book.snapshot().rules.rules.map(\.text) == ["deny log_item for every call"])
         var st = stat()
         #expect(stat(path, &st) == 0 && st.st_mode & 0o777 == 0o600)
     }

@@ -45,10 +45,41 @@ import SQLiteKit
         #expect(unknownThread.status == 2)
     }
 
+    /// The card's "a" then "s" saves a rule in config.json; `ofj ask` honours it without --yes
+    /// (a standing decision of the person), shows it as a ✓ line, and `ofj undo` takes the write back.
+    @Test func aSavedRuleAllowsAskWithoutYesAndUndoTakesItBack() async throws {
+        let repl = try await OfjBinary.run([], input: "log 2 eggs for breakfast\na\ns\n", environment: env)
+        #expect(repl.stdout.contains("saved rule 1: allow log_reference_food for every call"), "\(repl.stdout)\n\(repl.stderr)")
+        let config = try String(contentsOfFile: home.file("config/ofj/config.json"), encoding: .utf8)
+        #expect(config.contains(#"{"decision":"allow","tool":"log_reference_food"}"#), "\(config)")
+        let ask = try await OfjBinary.run(["ask", "log 2 eggs for breakfast"], environment: env)
+        #expect(ask.status == 0, "\(ask.stderr)")
+        #expect(ask.stdout.contains("  ✓ allowed by rule 1 (allow log_reference_food for every call)\n  ✓ logged"), "\(ask.stdout)")
+        let db = try Database(path: home.file("data/ofj.sqlite"))
+        func entries() throws -> Int { try db.scalar("SELECT count(*) FROM journal_entries").int ?? -1 }
+        #expect(try entries() == 2)
+        #expect(try db.scalar("SELECT rule FROM agent_approvals WHERE source = 'rule'").string == "rule 1 (allow log_reference_food for every call)")
+        // Without a terminal and without --yes, undo refuses and changes nothing.
+        let refused = try await OfjBinary.run(["undo"], environment: env)
+        #expect(refused.status == 2 && refused.stderr.contains("add --yes to undo without asking"), "\(refused.stderr)")
+        #expect(try entries() == 2)
+        let undo = try await OfjBinary.run(["undo", "--yes"], environment: env)
+        #expect(undo.status == 0 && undo.stdout.contains("did: logged Egg, whole, raw, fresh"), "\(undo.stdout)")
+        #expect(try entries() == 1)
+        // A rule naming an unknown tool: doctor says so and exits 1; nothing is allowed by the file.
+        try #"{"approvals":{"rules":[{"tool":"log_reference_fod","decision":"allow"}]}}"#.write(toFile: home.file("config/ofj/config.json"), atomically: true, encoding: .utf8)
+        let doctor = try await OfjBinary.run(["doctor"], environment: env)
+        #expect(doctor.status == 1 && doctor.stdout.contains("unknown tool \"log_reference_fod\" (did you mean log_reference_food?)"), "\(doctor.stdout)")
+        let broken = try await OfjBinary.run(["ask", "log 2 eggs for breakfast"], environment: env)
+        #expect(broken.status == 1 && broken.stderr.contains("approval rules not used"), "\(broken.stderr)")
+        #expect(try entries() == 1)
+    }
+
     /// An "always" given in the REPL is a grant for that thread; `ofj ask` in the same thread
     /// still writes only with --yes (issue #25 §3: it used to write with approval source thread_grant).
     @Test func askIgnoresAThreadGrantWithoutYes() async throws {
-        let repl = try await OfjBinary.run([], input: "log 2 eggs for breakfast\na\n", environment: env)
+        // "a", then "t": always, for this thread (the other choice saves a rule in config.json).
+        let repl = try await OfjBinary.run([], input: "log 2 eggs for breakfast\na\nt\n", environment: env)
         #expect(repl.stdout.contains("✓ logged"), "\(repl.stdout)\n\(repl.stderr)")
         let db = try Database(path: home.file("data/ofj.sqlite"))
         let threadID = try #require(try db.scalar("SELECT thread_id FROM agent_tool_grants").string)
