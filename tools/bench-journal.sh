@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times JournalStore on a generated 10-year journal (~40,000 entries, 3,000 foods) in an optimised
-# (-O) build: compiles SQLiteKit, Nutrition, ReferenceFoods and Journal with tools/bench/journal-main.swift
+# (-O) build: compiles SQLiteKit, Nutrition, OutputSafety, ReferenceFoods and Journal with tools/bench/journal-main.swift
 # into a scratch binary (no package changes) and runs it. Usage: tools/bench-journal.sh [DB_PATH]
 # (the journal is generated on the first run and reused after; delete the file to regenerate).
 set -euo pipefail
@@ -19,8 +19,9 @@ module() { # name, sources...
 }
 module SQLiteKit "$repo"/Sources/SQLiteKit/*.swift
 module Nutrition "$repo"/Sources/Nutrition/*.swift
+module OutputSafety "$repo"/Sources/OutputSafety/*.swift
 module ReferenceFoods "$repo"/Sources/ReferenceFoods/*.swift "$work/bundle.swift"
 module Journal "$repo"/Sources/Journal/*.swift
 (cd "$work" && swiftc -O -I "$work" -I "$repo/Sources/CSQLite" -L "$work" \
-  -lJournal -lReferenceFoods -lNutrition -lSQLiteKit -lsqlite3 -o "$work/journal-bench" "$repo/tools/bench/journal-main.swift")
+  -lJournal -lOutputSafety -lReferenceFoods -lNutrition -lSQLiteKit -lsqlite3 -o "$work/journal-bench" "$repo/tools/bench/journal-main.swift")
 "$work/journal-bench" "$db"

@@ -339,7 +339,7 @@ struct ToolExecutor: Sendable {
                     try recordApproval(key: key, call: call, decision: d, source: "rule", waited: 0, change: planned, rule: v.rule.label)
                 }
                 emit(.ruleDecided(callID: call.id, name: call.name, decision: v.decision,
-                                  line: "\(v.decision == .allow ? "allowed" : "denied") by \(v.rule.label)"))
+                                  line: "\(v.decision == .allow ? "allowed" : "denied") by rule \(v.rule.number): \(v.rule.text)"))
                 emit(.approvalDecided(callID: call.id, name: call.name, decision: d))
                 try env.faults?.reached(.afterApproval, runID: handle.runID)
                 return (.decision(d), v)

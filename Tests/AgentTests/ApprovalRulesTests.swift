@@ -202,7 +202,7 @@ struct RuledWriteTool: WriteTool {
         let lines = try await h.events(of: handle.runID).compactMap { e -> String? in
             if case .ruleDecided(_, _, _, let line) = e.kind { return line } else { return nil }
         }
-        #expect(lines == ["allowed by rule 1 (allow log_item when energy_kcal < 800)"])
+        #expect(lines == ["allowed by rule 1: allow log_item when energy_kcal < 800"])
     }
 
     @Test func aDenyRuleRefusesWithoutAskingAndTellsTheModelWhichRule() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Agent
 import TestSupport
 import SQLiteKit
 
@@ -54,7 +55,7 @@ import SQLiteKit
         #expect(config.contains(#"{"decision":"allow","tool":"log_reference_food"}"#), "\(config)")
         let ask = try await OfjBinary.run(["ask", "log 2 eggs for breakfast"], environment: env)
         #expect(ask.status == 0, "\(ask.stderr)")
-        #expect(ask.stdout.contains("  ✓ allowed by rule 1 (allow log_reference_food for every call)\n  ✓ logged"), "\(ask.stdout)")
+        #expect(ask.stdout.contains("  ✓ allowed by rule 1: allow log_reference_food for every call\n  ✓ logged"), "\(ask.stdout)")
         let db = try Database(path: home.file("data/ofj.sqlite"))
         func entries() throws -> Int { try db.scalar("SELECT count(*) FROM journal_entries").int ?? -1 }
         #expect(try entries() == 2)
@@ -73,6 +74,21 @@ import SQLiteKit
         let broken = try await OfjBinary.run(["ask", "log 2 eggs for breakfast"], environment: env)
         #expect(broken.status == 1 && broken.stderr.contains("approval rules not used"), "\(broken.stderr)")
         #expect(try entries() == 1)
+    }
+
+    /// /permissions lists, adds (refusing a rule that does not validate, file unchanged) and removes rules.
+    @Test func permissionsListsAddsAndRemovesRules() async throws {
+        let input = "/permissions\n/permissions add deny set_goals\n/permissions add ask log_food energy_kcal gt 800\n/permissions add allow log_fod\n/permissions\n/permissions remove 1\n/permissions\n"
+        let r = try await OfjBinary.run([], input: input, environment: env)
+        #expect(r.stdout.contains("No approval rules: every change is asked about."), "\(r.stdout)")
+        #expect(r.stdout.contains("✓ Rule 1: deny set_goals for every call"))
+        #expect(r.stdout.contains("✓ Rule 2: ask log_food when energy_kcal > 800"))
+        #expect(r.stdout.contains("! not added: config.json approvals rule 3: unknown tool \"log_fod\" (did you mean log_food?)"))
+        #expect(r.stdout.contains("  1. deny set_goals for every call\n  2. ask log_food when energy_kcal > 800\n"))
+        #expect(r.stdout.contains("✓ Removed rule 1: deny set_goals for every call"))
+        #expect(r.stdout.contains("  1. ask log_food when energy_kcal > 800\n/permissions remove N removes one."))
+        let config = try JSONValue.parse(try String(contentsOfFile: home.file("config/ofj/config.json"), encoding: .utf8))
+        #expect(config["approvals"]?["rules"]?.arrayValue?.count == 1)
     }
 
     /// An "always" given in the REPL is a grant for that thread; `ofj ask` in the same thread
