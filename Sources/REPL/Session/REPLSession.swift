@@ -313,9 +313,11 @@ public final class REPLSession {
         let canEdit = input.canEdit
         // A narrow terminal gets the short form of the question, so that it stays on one line.
         let narrow = columns > 0 && columns < 70
+        // With a rule book, "always" is for this thread or a saved rule (asked after `a`).
+        let always = services.ruleBook == nil ? "[a]lways for this tool in this thread: " : "[a]lways (this thread or a rule): "
         let prompt = narrow ? (canEdit ? "└ [y]es/[n]o/[e]dit/[a]lways: " : "└ [y]es/[n]o/[a]lways: ")
-            : canEdit ? "└ [y]es / [n]o / [e]dit / [a]lways for this tool in this thread: "
-            : "└ [y]es / [n]o / [a]lways for this tool in this thread: "
+            : canEdit ? "└ [y]es / [n]o / [e]dit / " + always
+            : "└ [y]es / [n]o / " + always
         let keys = canEdit ? "y, n, e or a" : "y, n or a"
         while true {
             switch input.readChoice(prompt: prompt) {
