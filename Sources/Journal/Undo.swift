@@ -60,6 +60,58 @@ enum UndoCell: Codable, Hashable {
 struct UndoImage: Codable, Hashable {
     var row: [String: UndoCell]
     var nutrients: [String: Double]?
+
+    /// The stored form: what `JSONEncoder` with sorted keys writes for it, written by hand because
+    /// every journal write records one (Foundation's encoder doubled the cost of logging an entry).
+    var json: String {
+        var out = "{"
+        if let nutrients {
+            out += "\"nutrients\":{"
+            for (i, k) in nutrients.keys.sorted().enumerated() {
+                if i > 0 { out += "," }
+                Self.string(k, &out)
+                out += ":" + Self.number(nutrients[k] ?? 0)
+            }
+            out += "},"
+        }
+        out += "\"row\":{"
+        for (i, k) in row.keys.sorted().enumerated() {
+            if i > 0 { out += "," }
+            Self.string(k, &out)
+            out += ":"
+            switch row[k] ?? .null {
+            case .null: out += "null"
+            case .integer(let v): out += "{\"i\":\(v)}"
+            case .real(let v): out += "{\"r\":" + Self.number(v) + "}"
+            case .text(let t): Self.string(t, &out)
+            }
+        }
+        return out + "}}"
+    }
+
+    /// Swift's shortest round-trip form is valid JSON for every finite value.
+    static func number(_ d: Double) -> String { d.isFinite ? "\(d)" : "null" }
+
+    static func string(_ s: String, _ out: inout String) {
+        out += "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 {
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        out += "\""
+    }
 }
 
 /// What an undo log change is about.
@@ -169,22 +221,21 @@ extension JournalStore {
         let after = try image(kind, id, in: db)
         guard before != after else { return }
         let step = try currentUndoStep(in: db)
-        let encoder = JournalJSON.compactEncoder
-        func text(_ i: UndoImage?) throws -> String? { try i.map { String(decoding: try encoder.encode($0), as: UTF8.self) } }
+        func text(_ i: UndoImage?) -> String? { i.map(\.json) }
         if let earlier = try db.row("SELECT before FROM journal_undo_changes WHERE step_id = ? AND kind = ? AND object_id = ?",
                                     [step, kind.rawValue, id]) {
-            if earlier[0].string == (try text(after)) {
+            if earlier[0].string == (text(after)) {
                 try db.execute("DELETE FROM journal_undo_changes WHERE step_id = ? AND kind = ? AND object_id = ?", [step, kind.rawValue, id])
             } else {
                 try db.execute("UPDATE journal_undo_changes SET after = ? WHERE step_id = ? AND kind = ? AND object_id = ?",
-                               [try text(after), step, kind.rawValue, id])
+                               [text(after), step, kind.rawValue, id])
             }
             return
         }
         let ordinal = (db.transactionScratch[Self.ordinalKey] ?? 0) + 1
         db.transactionScratch[Self.ordinalKey] = ordinal
         try db.execute("INSERT INTO journal_undo_changes (step_id, ordinal, kind, object_id, before, after) VALUES (?, ?, ?, ?, ?, ?)",
-                       [step, ordinal, kind.rawValue, id, try text(before), try text(after)])
+                       [step, ordinal, kind.rawValue, id, text(before), text(after)])
     }
 
     /// Runs `body` (one write) and records what it did to the object.

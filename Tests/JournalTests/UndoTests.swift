@@ -145,6 +145,16 @@ import SQLiteKit
         #expect(try store.food(b.id)?.brand == "acme")
     }
 
+    @Test func theStoredImageReadsBackExactly() throws {
+        let image = UndoImage(row: ["name": .text("Quote \" back\\slash \n tab\t bell\u{07} é 🍜"), "n": .integer(1_795_941_000_123),
+                                    "x": .real(0.1 + 0.2), "tiny": .real(Double.leastNonzeroMagnitude), "none": .null, "neg": .integer(-3)],
+                              nutrients: ["energy_kcal": 143.000001, "protein_g": 1e-7])
+        let back = try JournalJSON.decoder.decode(UndoImage.self, from: Data(image.json.utf8))
+        #expect(back == image)
+        let food = UndoImage(row: ["is_archived": .integer(0)], nutrients: nil)
+        #expect(try JournalJSON.decoder.decode(UndoImage.self, from: Data(food.json.utf8)) == food)
+    }
+
     @Test func nothingToUndoIsAClearError() throws {
         let (store, _) = try makeStore()
         #expect(try last(store).steps.isEmpty)
