@@ -218,6 +218,7 @@ extension JournalStore {
     /// current transaction (made on its first change). A second change of the same object in
     /// one transaction updates the first one's after-image (a change back to where it was drops it).
     func recordUndo(_ kind: UndoKind, _ id: String, before: UndoImage?, in db: Database) throws {
+        guard db.transactionScratch[Self.offKey] == nil else { return }
         let after = try image(kind, id, in: db)
         guard before != after else { return }
         let step = try currentUndoStep(in: db)
@@ -240,6 +241,7 @@ extension JournalStore {
 
     /// Runs `body` (one write) and records what it did to the object.
     func recording<T>(_ kind: UndoKind, _ id: String, in db: Database, _ body: () throws -> T) throws -> T {
+        guard db.transactionScratch[Self.offKey] == nil else { return try body() }
         let before = try image(kind, id, in: db)
         let result = try body()
         try recordUndo(kind, id, before: before, in: db)
@@ -247,6 +249,15 @@ extension JournalStore {
     }
 
     private static let stepKey = "journal.undo.step"
+    private static let offKey = "journal.undo.off"
+
+    /// The writes of the rest of the transaction `db` is in are not recorded in the undo log (a bulk
+    /// import that would otherwise hold a before/after image of every row it adds). Must be called
+    /// inside a transaction; the next transaction records again.
+    public func skipUndoLog(in db: Database) {
+        precondition(db.isInTransaction, "skipUndoLog needs a transaction")
+        db.transactionScratch[Self.offKey] = 1
+    }
     private static let ordinalKey = "journal.undo.ordinal"
 
     private func currentUndoStep(in db: Database) throws -> Int64 {

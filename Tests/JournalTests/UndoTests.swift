@@ -155,6 +155,17 @@ import SQLiteKit
         #expect(try JournalJSON.decoder.decode(UndoImage.self, from: Data(food.json.utf8)) == food)
     }
 
+    @Test func aBulkWriteCanLeaveTheLogAndTheNextTransactionRecordsAgain() throws {
+        let (store, _) = try makeStore()
+        try store.queue.write { db in
+            store.skipUndoLog(in: db)
+            for i in 0..<3 { _ = try store.logEntry(EntryDraft(name: "Bulk \(i)"), in: db) }
+        }
+        #expect(try count(store, "journal_undo_steps") == 0)
+        _ = try store.logEntry(EntryDraft(name: "Single"))
+        #expect(try last(store).steps.first?.changes.count == 1)
+    }
+
     @Test func nothingToUndoIsAClearError() throws {
         let (store, _) = try makeStore()
         #expect(try last(store).steps.isEmpty)
