@@ -64,6 +64,10 @@ struct Launcher {
             transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
         services.sourcesReport = { [sources = app.sources] threadID in try sources.report(threadID: threadID) }
         services.ruleBook = app.rules
+        // Said at the start too, not only at the first change: a rule file that does not load is not used at all.
+        if case .failure(let e) = app.rules.load() {
+            Console.err("ofj: approval rules not used: \(TerminalText.sanitize(e.description)); every change is asked about until it is fixed (ofj doctor lists every problem)\n")
+        }
         // An id no thread starts with opens a new thread with that id, as before prefixes.
         var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }

@@ -74,6 +74,8 @@ import SQLiteKit
         let broken = try await OfjBinary.run(["ask", "log 2 eggs for breakfast"], environment: env)
         #expect(broken.status == 1 && broken.stderr.contains("approval rules not used"), "\(broken.stderr)")
         #expect(try entries() == 1)
+        let repl2 = try await OfjBinary.run([], input: "/exit\n", environment: env)
+        #expect(repl2.stderr.contains("ofj: approval rules not used: config.json approvals rule 1: unknown tool \"log_reference_fod\""), "\(repl2.stderr)")
     }
 
     /// /permissions lists, adds (refusing a rule that does not validate, file unchanged) and removes rules.
