@@ -104,7 +104,10 @@ struct Launcher {
         }
         Console.err("ofj: recording to \(path); it will contain your journal and what you type (never keys), so review it before sharing\n")
         let backup = String(decoding: try app.journal.exportBackup(), as: UTF8.self)
-        return SessionRecorder(path: path, model: model, startedAt: app.journal.now(), timeZone: app.journal.timeZone, backupJSON: backup)
+        var rules: String?
+        if case .success(let set) = app.rules.load(), !set.rules.isEmpty { rules = JSONValue.array(set.rules.map(\.json)).serialized }
+        return SessionRecorder(path: path, model: model, startedAt: app.journal.now(), timeZone: app.journal.timeZone, backupJSON: backup,
+                               rulesJSON: rules)
     }
 
     @MainActor
