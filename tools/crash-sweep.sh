@@ -3,7 +3,10 @@
 # offline assistant, approved with --yes) in a process that SIGKILLs itself at that point, start
 # ofj again and /continue the suspended run, then check: the user's message is kept, the write
 # happened exactly once (journal rows and ledger rows), the run ended completed, and
-# PRAGMA integrity_check is ok. Usage: tools/crash-sweep.sh [ROUNDS] (default 3 per point).
+# PRAGMA integrity_check is ok. Then undo after the crash: `ofj undo` killed inside its
+# transaction changes nothing, `ofj undo --yes` removes the entry (its before-image was committed
+# with the write), and undoing that undo puts it back. Usage: tools/crash-sweep.sh [ROUNDS]
+# (default 3 per point; `make test` runs 1).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ofj=${OFJ_BIN:-.build/debug/ofj}
@@ -27,9 +30,22 @@ for point in $points; do
     users=$(q "SELECT count(*) FROM agent_messages m JOIN agent_message_parts p ON p.message_id = m.id WHERE m.role = 'user' AND p.body LIKE '%log 2 eggs for breakfast%'")
     phase=$(q "SELECT phase FROM agent_runs ORDER BY created_at LIMIT 1")
     integrity=$(q "PRAGMA integrity_check")
+    # Undo after the crash: killed inside the undo's transaction (nothing changes), then undone,
+    # then the undo undone.
+    { (OFJ_HOME=$home OFJ_FAULT=inside_undo_transaction exec "$ofj" undo --yes </dev/null >/dev/null 2>&1); } 2>/dev/null
+    after_kill=$(q "SELECT count(*) FROM journal_entries")
+    OFJ_HOME=$home "$ofj" undo --yes </dev/null >/dev/null 2>&1
+    undone=$(q "SELECT count(*) FROM journal_entries")
+    OFJ_HOME=$home "$ofj" undo --yes </dev/null >/dev/null 2>&1
+    redone=$(q "SELECT count(*) FROM journal_entries")
+    steps=$(q "SELECT count(*) FROM journal_undo_steps")
+    undo_integrity=$(q "PRAGMA integrity_check")
     runs=$((runs + 1))
     if [ "$entries" != 1 ] || [ "$ledger" != 1 ] || [ "$users" != 1 ] || [ "$phase" != completed ] || [ "$integrity" != ok ]; then
       echo "FAIL $point round $round (exit $killed): entries=$entries ledger=$ledger user_messages=$users phase=$phase integrity=$integrity"
+      fail=$((fail + 1))
+    elif [ "$after_kill" != 1 ] || [ "$undone" != 0 ] || [ "$redone" != 1 ] || [ "$steps" != 3 ] || [ "$undo_integrity" != ok ]; then
+      echo "FAIL undo after $point round $round: after_killed_undo=$after_kill undone=$undone redone=$redone undo_steps=$steps integrity=$undo_integrity"
       fail=$((fail + 1))
     fi
     rm -rf "$home"

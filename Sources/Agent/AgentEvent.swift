@@ -23,6 +23,10 @@ public struct AgentEvent: Sendable, Hashable {
         case toolFinished(callID: String, name: String, status: ToolCallStatus, summary: String)
         case approvalRequested(ApprovalRequest)
         case approvalDecided(callID: String, name: String, decision: ApprovalDecision)
+        /// An approval rule decided a write (`decision` allow, ask or deny) or, with `decision` nil,
+        /// the configured rules are not used (`line` says why). `line` is for the person:
+        /// "allowed by rule 2 (allow log_food when energy_kcal < 800)".
+        case ruleDecided(callID: String, name: String, decision: RuleDecision?, line: String)
         case usage(turn: Int, usage: Usage, provider: String, model: String, costUSD: Double?)
         /// A safe operation is being tried again after `delaySeconds`.
         case retrying(operation: String, delaySeconds: Double)
@@ -56,6 +60,9 @@ public struct AgentEvent: Sendable, Hashable {
             o["type"] = "approval_requested"; o["call_id"] = .string(r.callID); o["tool"] = .string(r.toolName); o["preview"] = .string(r.preview)
         case .approvalDecided(let id, let name, let decision):
             o["type"] = "approval_decided"; o["call_id"] = .string(id); o["tool"] = .string(name); o["decision"] = .string(decision.rawValue)
+        case .ruleDecided(let id, let name, let decision, let line):
+            o["type"] = "rule_decided"; o["call_id"] = .string(id); o["tool"] = .string(name)
+            o["decision"] = decision.map { .string($0.rawValue) } ?? .null; o["line"] = .string(line)
         case .usage(let turn, let u, let provider, let model, let cost):
             o["type"] = "usage"; o["turn"] = .number(Double(turn)); o["provider"] = .string(provider); o["model"] = .string(model)
             o["input_tokens"] = .number(Double(u.inputTokens)); o["cached_input_tokens"] = .number(Double(u.cachedInputTokens))

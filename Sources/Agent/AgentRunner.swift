@@ -15,6 +15,8 @@ public struct AgentConfiguration: Sendable {
     public var costEstimator: (@Sendable (_ provider: String, _ model: String, _ usage: Usage) -> Double?)?
     /// Caps on one streamed answer (text, tool calls).
     public var limits: AnswerLimits = .standard
+    /// Standing approval rules (config.json `approvals.rules`); nil = none, every write is asked about.
+    public var approvalRules: (any ApprovalRuleSource)?
 
     public init(systemPrompt: String, policy: DeadlinePolicy = .fast, maxTurnsPerMessage: Int = 8, maxParallelReads: Int = 3,
                 maxOutputTokens: Int = 4_000, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },

@@ -181,5 +181,8 @@ extension ConversationStore {
 
         // Full-text search over messages, tool summaries and titles (ThreadSearch.swift).
         registerFullTextMigration(into: &migrator)
+        // The approval rule (config.json `approvals.rules`) that decided a write, for decisions
+        // with source `rule`: "rule 2 (allow log_food when energy_kcal < 800)".
+        migrator.register("rules-2-approval-rule", sql: "ALTER TABLE agent_approvals ADD COLUMN rule TEXT;")
     }
 }

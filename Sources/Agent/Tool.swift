@@ -126,10 +126,20 @@ public protocol WriteTool: Tool {
     /// Writes `change` (as previewed and approved) inside the caller's transaction, and nothing
     /// else. Throws `ChangeConflict` when its preconditions no longer hold; throws to roll back.
     func apply(_ change: PlannedChange, context: ToolContext, database: Database) throws -> ToolOutput
+    /// What an approval rule may test beyond the tool's arguments: the kind of the figure `name`
+    /// of this tool's previews (e.g. `energy_kcal` of the entry written), nil when it has none.
+    func ruleFigureKind(_ name: String) -> RuleFieldKind?
+    /// The figures of `planned` that rules test (arguments as resolved, nutrients written, the
+    /// date of the entry changed). Default: the resolved arguments (`change.arguments`).
+    func ruleFigures(_ planned: PlannedChange, database: Database) -> [String: JSONValue]
 }
 
 extension WriteTool {
     public var effect: ToolEffect { .write }
+    public func ruleFigureKind(_ name: String) -> RuleFieldKind? { nil }
+    public func ruleFigures(_ planned: PlannedChange, database: Database) -> [String: JSONValue] {
+        planned.change["arguments"]?.objectValue ?? [:]
+    }
     public func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
         throw ToolArgumentError("write tools run through the ledger, not execute()")
     }

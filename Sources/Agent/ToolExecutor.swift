@@ -204,6 +204,7 @@ struct ToolExecutor: Sendable {
         while true {
             let planned: PlannedChange
             let decision: ApprovalDecision
+            var ruled: RuleVerdict?
             if let k = kept {
                 kept = nil
                 planned = k.change
@@ -217,8 +218,9 @@ struct ToolExecutor: Sendable {
                 // Planned at the time the card is drawn (a re-plan after a conflict sees the time now).
                 guard let p = try plan(tool, arguments: arguments, context: self.context(call), item: item, turn: turn) else { return }
                 planned = p
-                let asked = try await approval(of: planned, notice: notice, editNote: editNote, key: key, call: effective, edited: effective != call,
-                                               setPhase: setPhase)
+                let (asked, verdict) = try await approval(of: planned, tool: tool, arguments: arguments, notice: notice, editNote: editNote, key: key,
+                                                          call: effective, edited: effective != call, setPhase: setPhase)
+                ruled = verdict
                 editNote = nil
                 switch asked {
                 case .decision(let d):
@@ -241,8 +243,9 @@ struct ToolExecutor: Sendable {
                 }
             }
             if decision == .deny {
-                let output = ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
-                                        summary: "declined; nothing was written")
+                let output = ruled.map { Self.deniedByRule($0) }
+                    ?? ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
+                                  summary: "declined; nothing was written")
                 try keepingDecision(key, decision, planned, waited: 0, stored: true) {
                     try finishWithoutWriting(item, turn: turn, output: output, status: .denied, ledger: (.denied, decision), change: planned)
                 }
@@ -314,11 +317,37 @@ struct ToolExecutor: Sendable {
         }
     }
 
-    /// A standing grant for this tool in this thread, or the person decides now about `planned`'s card.
-    private func approval(of planned: PlannedChange, notice: String?, editNote: String? = nil, key: CallKey, call: ToolCall,
-                          edited: Bool = false, setPhase: (RunPhase) throws -> Void) async throws -> ApprovalAnswer {
+    /// The result the model sees for a write an approval rule denied: which rule, and that the
+    /// person can change it.
+    static func deniedByRule(_ v: RuleVerdict) -> ToolOutput { v.deniedOutput }
+
+    /// An approval rule's verdict, else a standing grant for this tool in this thread, else the person
+    /// decides now about `planned`'s card. Returns the rule that decided, if one did (allow or deny).
+    private func approval(of planned: PlannedChange, tool: any WriteTool, arguments: JSONValue, notice: String?, editNote: String? = nil,
+                          key: CallKey, call: ToolCall, edited: Bool = false,
+                          setPhase: (RunPhase) throws -> Void) async throws -> (ApprovalAnswer, RuleVerdict?) {
         let decision: ApprovalDecision
-        let granted = try env.approvals.honoursThreadGrants && env.store.queue.read { db in
+        var askedByRule: RuleVerdict?
+        if let rules = env.configuration.approvalRules {
+            let (verdict, problem) = env.store.queue.read { db in rules.verdict(tool: tool, arguments: arguments, planned: planned, database: db) }
+            if let problem {
+                emit(.ruleDecided(callID: call.id, name: call.name, decision: nil, line: "approval rules not used: \(problem)"))
+            }
+            if let v = verdict, v.decision != .ask {
+                let d: ApprovalDecision = v.decision == .allow ? .allowOnce : .deny
+                try keepingDecision(key, d, planned, waited: 0, stored: false, source: "rule") {
+                    try recordApproval(key: key, call: call, decision: d, source: "rule", waited: 0, change: planned, rule: v.rule.label)
+                }
+                emit(.ruleDecided(callID: call.id, name: call.name, decision: v.decision,
+                                  line: "\(v.decision == .allow ? "allowed" : "denied") by rule \(v.rule.number): \(v.rule.text)"))
+                emit(.approvalDecided(callID: call.id, name: call.name, decision: d))
+                try env.faults?.reached(.afterApproval, runID: handle.runID)
+                return (.decision(d), v)
+            }
+            askedByRule = verdict
+        }
+        // A rule that says "ask" is asked about even with a grant for the thread.
+        let granted = try askedByRule == nil && env.approvals.honoursThreadGrants && env.store.queue.read { db in
             try db.row("SELECT 1 FROM agent_tool_grants WHERE thread_id = ? AND tool_name = ?", [handle.threadID, call.name]) != nil
         }
         if granted {
@@ -331,6 +360,7 @@ struct ToolExecutor: Sendable {
             try env.faults?.reached(.beforeApproval, runID: handle.runID)
             var card = notice.map { "Changed since the card you approved: \($0); nothing was written. The change as it is now:\n" + planned.card } ?? planned.card
             if let editNote { card = editNote + "\n" + card }
+            if let v = askedByRule { card = "Asked because of your approval \(v.rule.label):\n" + card }
             let request = ApprovalRequest(threadID: handle.threadID, runID: handle.runID, callID: call.id, toolName: call.name, preview: card,
                                           arguments: call.arguments)
             emit(.approvalRequested(request))
@@ -340,7 +370,7 @@ struct ToolExecutor: Sendable {
             budget.exclude(waited)
             // Stopped while asking: no decision was made and nothing was written.
             try Task.checkCancellation()
-            guard case .decision(let d) = answer else { return answer }
+            guard case .decision(let d) = answer else { return (answer, nil) }
             decision = d
             let source = edited ? "person_edited" : "person"
             try keepingDecision(key, decision, planned, waited: waited, stored: false, source: source) {
@@ -349,7 +379,7 @@ struct ToolExecutor: Sendable {
         }
         emit(.approvalDecided(callID: call.id, name: call.name, decision: decision))
         try env.faults?.reached(.afterApproval, runID: handle.runID)
-        return .decision(decision)
+        return (.decision(decision), nil)
     }
 
     /// The change, its ledger row, the tool record and the transcript result commit together.
@@ -467,13 +497,13 @@ struct ToolExecutor: Sendable {
     }
 
     private func recordApproval(key: CallKey, call: ToolCall, decision: ApprovalDecision, source: String, waited: Double,
-                                change: PlannedChange) throws {
+                                change: PlannedChange, rule: String? = nil) throws {
         let now = env.clock.now()
         try env.store.queue.write { db in
             try db.execute("""
-                INSERT INTO agent_approvals (run_id, turn, call_id, tool_name, decision, source, waited_seconds, decided_at, change)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [key.runID, key.turn, key.callID, call.name, decision.rawValue, source, waited, now, change.serialized])
+                INSERT INTO agent_approvals (run_id, turn, call_id, tool_name, decision, source, waited_seconds, decided_at, change, rule)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [key.runID, key.turn, key.callID, call.name, decision.rawValue, source, waited, now, change.serialized, rule])
             if decision == .alwaysAllow && source == "person" {
                 try db.execute("INSERT OR IGNORE INTO agent_tool_grants (thread_id, tool_name, granted_at) VALUES (?, ?, ?)",
                                [handle.threadID, call.name, now])

@@ -93,12 +93,12 @@ public struct WriteLedger: Sendable {
 
     /// Stores a decision about a write (in `agent_approvals`, like the runner's), with the change it was for.
     public func recordDecision(key: CallKey, call: ToolCall, decision: ApprovalDecision, source: String, waited: Double,
-                               change: PlannedChange, now: Double) throws {
+                               change: PlannedChange, now: Double, rule: String? = nil) throws {
         try store.queue.write { db in
             try db.execute("""
-                INSERT INTO agent_approvals (run_id, turn, call_id, tool_name, decision, source, waited_seconds, decided_at, change)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [key.runID, key.turn, key.callID, call.name, decision.rawValue, source, waited, now, change.serialized])
+                INSERT INTO agent_approvals (run_id, turn, call_id, tool_name, decision, source, waited_seconds, decided_at, change, rule)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [key.runID, key.turn, key.callID, call.name, decision.rawValue, source, waited, now, change.serialized, rule])
         }
     }
 }

@@ -37,7 +37,9 @@ extension JournalStore {
                 throw JournalError.invalid(field: "barcode", reason: "\(barcode) is already saved in the Food Bank (food \(existing.id.uuidString)); log that food instead")
             }
             let food = try createFood(draft, id: id, in: db)
-            try db.execute("UPDATE journal_saved_foods SET barcode = ? WHERE id = ?", [barcode, food.id.uuidString])
+            try recording(.food, food.id.uuidString, in: db) {
+                try db.execute("UPDATE journal_saved_foods SET barcode = ? WHERE id = ?", [barcode, food.id.uuidString])
+            }
             return food
         }
     }

@@ -62,7 +62,7 @@ extension JournalStore {
         guard try !foodExists(food.id, in: db) else {
             throw JournalError.invalid(field: "id", reason: "\(food.id.uuidString) is already used by another saved food")
         }
-        try db.transaction { db in try upsertFood(food, in: db) }
+        try db.transaction { db in try recording(.food, food.id.uuidString, in: db) { try upsertFood(food, in: db) } }
         return food
     }
 
@@ -84,7 +84,7 @@ extension JournalStore {
         var food = try validatedFood(draft, id: id, createdAt: old.createdAt, updatedAt: max(now(), old.updatedAt),
                                      lastUsedAt: old.lastUsedAt, archived: old.isManuallyArchived)
         food.isOnShelf = draft.isOnShelf
-        try db.transaction { db in try upsertFood(food, in: db) }
+        try db.transaction { db in try recording(.food, id.uuidString, in: db) { try upsertFood(food, in: db) } }
         return food
     }
 
@@ -116,8 +116,10 @@ extension JournalStore {
     private func setFlag(_ column: String, _ value: Bool, id: UUID, in db: Database) throws -> SavedFood {
         guard try foodExists(id, in: db) else { throw JournalError.notFound(kind: "saved food", id: id.uuidString) }
         try db.transaction { db in
-            try db.execute("UPDATE journal_saved_foods SET \(column) = ?, updated_at = max(updated_at, ?) WHERE id = ?",
-                           [value, now().milliseconds, id.uuidString])
+            try recording(.food, id.uuidString, in: db) {
+                try db.execute("UPDATE journal_saved_foods SET \(column) = ?, updated_at = max(updated_at, ?) WHERE id = ?",
+                               [value, now().milliseconds, id.uuidString])
+            }
         }
         guard let food = try food(id, in: db) else { throw JournalError.notFound(kind: "saved food", id: id.uuidString) }
         return food
@@ -146,9 +148,13 @@ extension JournalStore {
         let newBrand = try to.map { try checkText($0, field: "new brand", max: Limits.brand, required: false) }.flatMap { $0.isEmpty ? nil : $0 }
         let newKey = try brandKey(newBrand)
         return try db.transaction { db in
+            let ids = try db.rows("SELECT id FROM journal_saved_foods WHERE brand_key = ?", [fromKey]).compactMap { $0[0].string }
+            let before = try ids.map { try image(.food, $0, in: db) }
             try db.execute("UPDATE journal_saved_foods SET brand = ?, brand_key = ?, updated_at = max(updated_at, ?) WHERE brand_key = ?",
                            [newBrand, newKey, now().milliseconds, fromKey])
-            return db.changes
+            let changed = db.changes
+            for (id, image) in zip(ids, before) { try recordUndo(.food, id, before: image, in: db) }
+            return changed
         }
     }
 

@@ -23,7 +23,9 @@ extension JournalStore {
         }
         let json = String(decoding: try JournalJSON.compactEncoder.encode(goals), as: UTF8.self)
         try db.transaction { db in
-            try db.execute("INSERT INTO journal_settings (key, value) VALUES ('goals', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [json])
+            try recording(.goals, "goals", in: db) {
+                try db.execute("INSERT INTO journal_settings (key, value) VALUES ('goals', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [json])
+            }
         }
         return goals
     }
@@ -47,7 +49,7 @@ extension JournalStore {
     /// Back to the FDA Daily Values.
     @discardableResult
     public func resetGoals(in db: Database) throws -> Goals {
-        try db.transaction { db in try db.execute("DELETE FROM journal_settings WHERE key = 'goals'") }
+        try db.transaction { db in try recording(.goals, "goals", in: db) { try db.execute("DELETE FROM journal_settings WHERE key = 'goals'") } }
         return .fdaDefaults
     }
 

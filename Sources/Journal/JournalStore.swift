@@ -78,8 +78,10 @@ public struct JournalStore: Sendable {
         if try entryExists(entry.id, in: db) {
             throw JournalError.invalid(field: "id", reason: "\(entry.id.uuidString) is already used by another entry")
         }
-        try insertEntry(entry, in: db)
-        try refreshDayTotals([entry.day], in: db)
+        try recording(.entry, entry.id.uuidString, in: db) {
+            try insertEntry(entry, in: db)
+            try refreshDayTotals([entry.day], in: db)
+        }
         if let foodID = entry.savedFoodID { try touchFood(foodID, at: now, in: db) }
         return entry
     }
@@ -160,8 +162,10 @@ public struct JournalStore: Sendable {
         }
         let new = try validatedEntry(from: draft, id: old.id, createdAt: old.createdAt, updatedAt: max(now(), old.updatedAt))
         try db.transaction { db in
-            try replaceEntry(new, in: db)
-            try refreshDayTotals([old.day, new.day], in: db)
+            try recording(.entry, id.uuidString, in: db) {
+                try replaceEntry(new, in: db)
+                try refreshDayTotals([old.day, new.day], in: db)
+            }
         }
         return new
     }
@@ -188,14 +192,16 @@ public struct JournalStore: Sendable {
     public func deleteEntry(_ id: UUID, in db: Database) throws -> Entry {
         guard let old = try entry(id, in: db) else { throw JournalError.notFound(kind: "entry", id: id.uuidString) }
         try db.transaction { db in
-            // Explicit rather than relying on ON DELETE CASCADE, which needs foreign keys on.
-            if let seq = try db.scalar("SELECT seq FROM journal_entries WHERE id = ?", [id.uuidString]).int64 {
-                try unindexEntry(seq: seq, in: db)
+            try recording(.entry, id.uuidString, in: db) {
+                if let seq = try db.scalar("SELECT seq FROM journal_entries WHERE id = ?", [id.uuidString]).int64 {
+                    try unindexEntry(seq: seq, in: db)
+                }
+                // Explicit rather than relying on ON DELETE CASCADE, which needs foreign keys on.
+                try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = (SELECT seq FROM journal_entries WHERE id = ?)",
+                               [id.uuidString])
+                try db.execute("DELETE FROM journal_entries WHERE id = ?", [id.uuidString])
+                try refreshDayTotals([old.day], in: db)
             }
-            try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = (SELECT seq FROM journal_entries WHERE id = ?)",
-                           [id.uuidString])
-            try db.execute("DELETE FROM journal_entries WHERE id = ?", [id.uuidString])
-            try refreshDayTotals([old.day], in: db)
         }
         return old
     }

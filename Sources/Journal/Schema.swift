@@ -83,6 +83,7 @@ extension JournalStore {
         // folate DFE) rather than reported; NULL when none.
         migrator.register("journal-entry-derived-nutrients", sql: "ALTER TABLE journal_entries ADD COLUMN derived_nutrients TEXT")
         registerFullTextMigration(into: &migrator)
+        registerUndoMigration(into: &migrator)
     }
 
     /// Applies only the journal's migrations. For a database that holds only the journal

@@ -174,6 +174,9 @@ extension MCPServer {
         case .failure(let f):
             return .outcome(output: f.output, status: f.status, errorClass: f.errorClass)
         case .success(let planned):
+            if let ruled = ruledCommit(prepared, planned: planned, context: context, sequence: sequence), case .done(let output, let status, let errorClass) = ruled {
+                return .outcome(output: output, status: status, errorClass: errorClass)
+            }
             let pending = PendingApproval(toolName: tool.name, arguments: arguments.serialized, write: prepared,
                                           phase: .waiting(planned, context, conflicts: 0, notice: nil))
             state.withLock { s in

@@ -53,6 +53,9 @@ public struct MCPConfiguration: Sendable {
     public var sessionRunID: String
     /// The run that owns explicit `idempotency_key`s (shared by every session, so a key is used once).
     public var keyRunID: String
+    /// Standing approval rules (config.json): a write a rule allows or denies is decided without
+    /// asking the client; nil = every write is asked about.
+    public var approvalRules: (any ApprovalRuleSource)? = nil
 
     public init(serverName: String, serverTitle: String, serverVersion: String, instructions: String, allowWrites: Bool,
                 resources: [MCPResource], annotations: @escaping @Sendable (any Tool) -> MCPToolAnnotations,

@@ -176,17 +176,18 @@ extension MCPServer {
 
     /// Records the person's decision and, when allowed, applies exactly `planned` under the write's key.
     func commit(_ write: PreparedWrite, planned: PlannedChange, context: ToolContext, decision: ApprovalDecision, source: String,
-                waited: Double, sequence: Int) -> Commit {
+                waited: Double, sequence: Int, rule: RuleVerdict? = nil) -> Commit {
         let (key, call) = (write.key, write.call)
         do {
-            try ledger.recordDecision(key: key, call: call, decision: decision, source: source, waited: waited, change: planned, now: clock.now())
+            try ledger.recordDecision(key: key, call: call, decision: decision, source: source, waited: waited, change: planned, now: clock.now(),
+                                      rule: rule?.rule.label)
             var d = diagnostic(sequence, tool: write.tool.name, status: decision.rawValue)
             d.operation = .approval
             d.totalMs = waited * 1000
             diagnostics.record(d)
             if decision == .deny {
-                let output = ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
-                                        summary: "declined; nothing was written")
+                let output = rule?.deniedOutput ?? ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written. Do not repeat it unless they ask."}"#,
+                                                              summary: "declined; nothing was written")
                 let stored = try ledger.recordUnwritten(key: key, call: call, outcome: .denied, decision: .deny, output: output,
                                                         change: planned, now: clock.now())
                 return .done(output: stored.output, status: "denied", errorClass: nil)
@@ -233,6 +234,13 @@ extension MCPServer {
             case .failure(let f): return f.outcome
             case .success(let p): planned = p
             }
+            // A standing rule that allows or denies decides without asking (as in the REPL).
+            if let ruled = ruledCommit(prepared, planned: planned, context: context, sequence: sequence) {
+                switch ruled {
+                case .done(let output, let status, let errorClass): return (output, status, errorClass)
+                case .conflict(let message): notice = message; continue
+                }
+            }
             let decision: ApprovalDecision
             let source: String
             let waited: Double
@@ -269,6 +277,17 @@ extension MCPServer {
     }
 
     static let closedWithoutAnswer = ToolOutput.error("the person closed the approval without answering; nothing was written")
+
+    /// The commit of a write an approval rule allows or denies; nil when no rule decides it (or says ask).
+    func ruledCommit(_ write: PreparedWrite, planned: PlannedChange, context: ToolContext, sequence: Int) -> Commit? {
+        guard let rules = configuration.approvalRules else { return nil }
+        let (verdict, problem) = ledger.store.queue.read { db in rules.verdict(tool: write.tool, arguments: write.arguments, planned: planned, database: db) }
+        if let problem { log("approval rules not used: \(problem)") }
+        guard let v = verdict, v.decision != .ask else { return nil }
+        log("\(write.tool.name): \(v.decision == .allow ? "allowed" : "denied") by \(v.rule.label)")
+        return commit(write, planned: planned, context: context, decision: v.decision == .allow ? .allowOnce : .deny, source: "rule", waited: 0,
+                      sequence: sequence, rule: v)
+    }
 
     /// The `elicitation/create` params that ask the person about `planned` (a yes/no question).
     static func approvalQuestion(tool: String, planned: PlannedChange, notice: String?) -> JSONValue {

@@ -51,6 +51,32 @@ extension JournalWriteTool {
         return try now.commit(database)
     }
 
+    /// Approval rules may test, beyond the arguments: the entry's `date` and `meal` and every
+    /// nutrient of the entry written (`energy_kcal`, `protein_g`, … for the whole amount).
+    func ruleFigureKind(_ name: String) -> RuleFieldKind? {
+        // Only the tools that log, change, move or delete an entry have an entry's figures.
+        guard self.name.hasPrefix("log_") || self.name.hasSuffix("_journal_entry") else { return nil }
+        if name == "date" { return .date }
+        if name == "meal" { return .string }
+        return NutrientCatalog.nutrient(name) != nil ? .number : nil
+    }
+
+    /// The resolved arguments; the nutrients the change writes (an update: the entry's after it);
+    /// for a change to a logged entry, its date, meal and (when deleted or moved) its nutrients.
+    func ruleFigures(_ planned: PlannedChange, database: Database) -> [String: JSONValue] {
+        var figures = planned.change["arguments"]?.objectValue ?? [:]
+        // The raw argument nutrients are replaced by the resolved ones below.
+        figures["nutrients"] = nil
+        let written = (planned.change["nutrients"] ?? planned.change["nutrients_after"])?.objectValue
+        for (id, v) in written ?? [:] { figures[id] = v }
+        if let id = planned.change["entry_id"]?.stringValue.flatMap(UUID.init(uuidString:)), let e = try? journal.entry(id, in: database) {
+            if figures["date"] == nil { figures["date"] = .string((planned.change["to_date"]?.stringValue) ?? e.day.description) }
+            if figures["meal"] == nil { figures["meal"] = .string((planned.change["to_meal"]?.stringValue) ?? e.meal.rawValue) }
+            if written == nil { for (k, v) in e.totalNutrients { figures[k] = Shape.number(v) } }
+        }
+        return figures
+    }
+
     /// "the Food Bank food Oatmeal was changed", for the first dependency that differs.
     static func whatChanged(_ before: [String: JSONValue], _ after: [String: JSONValue]) -> String {
         for key in before.keys.sorted() where before[key] != after[key] {

@@ -42,6 +42,11 @@ public struct SourceCitingWriteTool: WriteTool {
         return change
     }
 
+    public func ruleFigureKind(_ name: String) -> RuleFieldKind? { inner.ruleFigureKind(name) }
+    public func ruleFigures(_ planned: PlannedChange, database: Database) -> [String: JSONValue] {
+        inner.ruleFigures(planned, database: database)
+    }
+
     /// "Based on web source [3] Title — https://…" (at most three, then "and N more").
     static func citation(_ used: [ResearchSource]) -> String {
         let shown = used.suffix(3).map { s -> String in

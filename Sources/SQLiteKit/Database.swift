@@ -198,6 +198,8 @@ public final class Database {
             }
         }
         try execute(batch: "BEGIN \(kind.rawValue) TRANSACTION")
+        transactionSerial &+= 1
+        transactionScratch.removeAll()
         do {
             let result = try body(self)
             try execute(batch: "COMMIT")
@@ -209,6 +211,12 @@ public final class Database {
         }
     }
     private var savepointCounter = 0
+
+    /// Counts outermost transactions begun through `transaction`: code that must group what one
+    /// transaction does (the journal's undo log) compares it with the serial it saw last.
+    public private(set) var transactionSerial: UInt64 = 0
+    /// Values that live for one outermost transaction (cleared when the next one begins).
+    public var transactionScratch: [String: Int64] = [:]
 
     /// `PRAGMA integrity_check` result lines ("ok" when healthy).
     public func integrityCheck() throws -> [String] {

@@ -21,7 +21,9 @@ public final class SessionRecorder: Sendable {
     /// - Parameters:
     ///   - startedAt: wall-clock start (becomes `@clock`), in `timeZone`.
     ///   - backupJSON: the journal at the start (becomes `@seed backup`).
-    public init(path: String, model: String, startedAt: Date, timeZone: TimeZone, backupJSON: String) {
+    ///   - rulesJSON: the approval rules in force (config.json's `approvals.rules`, compact JSON),
+    ///     written as `@config rules=…` so that the writes they allowed replay the same way.
+    public init(path: String, model: String, startedAt: Date, timeZone: TimeZone, backupJSON: String, rulesJSON: String? = nil) {
         self.path = path
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
@@ -32,8 +34,10 @@ public final class SessionRecorder: Sendable {
             "# review it before sharing. Replay it with: ofj replay FILE",
             "@clock \(f.string(from: startedAt)) \(timeZone.identifier)",
             "@provider scripted \(model.split(separator: " ").first.map(String.init) ?? "recorded")",
-            "@seed backup",
         ]
+        // `@config` values cannot hold spaces: rules with a space in a value are left out.
+        if let rulesJSON, !rulesJSON.contains(where: \.isWhitespace) { header.append("@config rules=" + rulesJSON) }
+        header.append("@seed backup")
         header += backupJSON.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }
         header.append("")
         state.withLock { $0.lines = header }

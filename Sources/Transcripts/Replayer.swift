@@ -69,6 +69,8 @@ public final class Replayer {
     var researchOn = false
     /// `@seed web` bodies (Tavily search responses).
     var webSeeds: [String] = []
+    /// Approval rules (`@config rules=[…]`), as config.json's `approvals.rules`.
+    var rulesJSON: String?
     var process: ReplayProcess?
     var transcriptModel: TranscriptModel?
     let crashes = InterruptFlag()
@@ -131,8 +133,12 @@ public final class Replayer {
                     case "research":
                         guard kv[1] == "on" || kv[1] == "off" else { throw fail("research is on or off") }
                         researchOn = kv[1] == "on"
+                    case "rules":
+                        // config.json's approvals.rules, as JSON without spaces.
+                        guard (try? JSONValue.parse(kv[1]))?.arrayValue != nil else { throw fail("rules takes a JSON list of rules without spaces") }
+                        rulesJSON = kv[1]
                     default:
-                        throw fail("unknown @config key \(kv[0]); known: policy, context, packaged, research")
+                        throw fail("unknown @config key \(kv[0]); known: policy, context, packaged, research, rules")
                     }
                 }
             case "seed":
@@ -414,8 +420,17 @@ final class ReplayProcess {
         } else {
             throw Replayer.SetupError(description: "unknown provider \(replayer.provider) for replay; use scripted or offline")
         }
-        let configuration = AgentConfiguration(systemPrompt: packaged?.systemPrompt(journal) ?? replayer.environment.systemPrompt(journal), policy: replayer.policy, jitter: { 0.5 },
+        var ruled = AgentConfiguration(systemPrompt: packaged?.systemPrompt(journal) ?? replayer.environment.systemPrompt(journal), policy: replayer.policy, jitter: { 0.5 },
                                                costEstimator: { _, _, _ in 0 })
+        if let text = replayer.rulesJSON {
+            do {
+                let set = try ApprovalRuleSet.parse(try JSONValue.parse(text), vocabulary: RuleVocabulary(registry: tools))
+                ruled.approvalRules = FixedApprovalRules(set, today: { journal.today().description })
+            } catch {
+                throw Replayer.SetupError(description: "@config rules: \(error)")
+            }
+        }
+        let configuration = ruled
         // Diagnostics go to the outbox as in the product, with ids and times from the replay.
         let outbox = DiagnosticsOutbox(queue: queue, now: { clock.now() })
         let diagnosticIDs = replayer.diagnosticIDs

@@ -31,6 +31,8 @@ struct App {
     let flusher: DiagnosticsFlusher?
     /// The `research` setting: OFJ_RESEARCH (environment, then credentials file), then config.json.
     let researchSetting: String?
+    /// The approval rules of config.json (re-read when the file changes).
+    let rules: ApprovalRuleBook
 
     /// `access: .read` opens the database read-only (commands that only look).
     init(paths: AppPaths, environment: [String: String], appVersion: String, access: DataAccess = .write) throws {
@@ -57,6 +59,7 @@ struct App {
         let relay = DiagnosticsRelay()
         tools = Toolbox.registry(journal: journal, fetchURL: environment["OFJ_FETCH_URL"]?.lowercased() != "off", sources: sources,
                                  search: search, diagnostics: relay)
+        rules = Toolbox.ruleBook(path: paths.configPath, tools: tools, journal: journal)
         outbox = DiagnosticsOutbox(queue: queue)
         recorder = OutboxRecorder(outbox: outbox, appVersion: appVersion, allowedToolNames: Set(tools.tools.map(\.name)))
         relay.connect(recorder)
@@ -152,6 +155,7 @@ struct App {
                                // The offline assistant runs here and costs nothing.
                                provider == "offline" ? 0 : ModelCatalog.costEstimator(provider, model, usage)
                            })
+        configuration.approvalRules = rules
         // For benchmarks (tools/stream-growth.sh): a larger cap on one answer's text, 1–1024 MB.
         if let mb = environment["OFJ_MAX_ANSWER_MB"].flatMap(Int.init), (1...1024).contains(mb) {
             configuration.limits.maxTextBytes = mb << 20

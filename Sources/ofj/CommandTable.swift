@@ -45,7 +45,7 @@ enum OfjCommands {
                                access: .write,
                                action: .async { inv in try await launcher.repl(inv.arguments) })
         root.subcommands = [
-            CommandSpec("ask", summary: "one turn without the REPL; writes are refused unless --yes (an \"always\" given in the REPL does not count), and each write made is shown as a ✓ line (also when the answer fails afterwards); --json prints the event stream as JSON lines; TEXT from stdin when piped or `-`",
+            CommandSpec("ask", summary: "one turn without the REPL; writes are refused unless --yes or an allow rule in config.json (an \"always\" for a thread given in the REPL does not count; a deny rule refuses even with --yes), and each write made is shown as a ✓ line (also when the answer fails afterwards); --json prints the event stream as JSON lines; TEXT from stdin when piped or `-`",
                         details: """
                             Asks one question and prints the answer. Each write made is shown as it happens.
                             Without TEXT (stdin not a terminal) or with `-`, the message is read from stdin:
@@ -176,6 +176,17 @@ enum OfjCommands {
                         ],
                         access: .read,
                         action: journal(ctx, .read) { c, inv in try c.goals(nil, inv.arguments) }),
+            CommandSpec("undo", summary: "undo the last change to the journal (or the last N), after showing what it did and what undoing restores; asks y/n on a terminal (--yes for scripts); undo again redoes it",
+                        details: "Every change to the journal, Food Bank and goals is recorded with what it replaced, whoever made it (the assistant, ofj mcp, a command).\nUndo refuses, changing nothing, when what the change wrote was changed since.",
+                        arguments: [PositionalSpec("N", .integer(1...1000), optional: true)],
+                        options: [.flag("--yes", "undo without asking (for scripts)")],
+                        access: .write,
+                        action: .sync { inv in
+                            let journal = try openJournal(ctx, access: .write)
+                            let count = inv.arguments.positionals.first.flatMap { Int($0) } ?? 1
+                            return try UndoCommand.run(journal: journal, count: count, yes: inv.arguments.has("--yes"), ask: UndoCommand.terminalAsk,
+                                                       killInside: ctx.environment["OFJ_FAULT"] == "inside_undo_transaction", out: { writeOut($0) })
+                        }),
             CommandSpec("backup", summary: "a versioned JSON backup of goals, Food Bank and journal (no secrets)",
                         details: "Import upserts by id: importing the same file twice changes nothing.",
                         subcommands: [

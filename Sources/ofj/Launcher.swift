@@ -71,6 +71,11 @@ struct Launcher {
         services.sourceLinks = { [sources = app.sources] threadID, runID in try sources.footer(threadID: threadID, runID: runID) }
         services.searchUsage = { [sources = app.sources] threadID, now, offset in try sources.usageLines(threadID: threadID, now: now, secondsFromGMT: offset) }
         services.syncNow = { [queue = app.queue, environment] in await SyncCommand.slash(sync, queue: queue, environment: environment) }
+        services.ruleBook = app.rules
+        // Said at the start too, not only at the first change: a rule file that does not load is not used at all.
+        if case .failure(let e) = app.rules.load() {
+            Console.err("ofj: approval rules not used: \(TerminalText.sanitize(e.description)); every change is asked about until it is fixed (ofj doctor lists every problem)\n")
+        }
         // An id no thread starts with opens a new thread with that id, as before prefixes.
         var threadID = try p.value("--thread").map { try resolveThread($0, store: app.store, newIfNone: true) }
         if p.has("--resume") && threadID == nil { threadID = try app.store.listThreads(limit: 1).first?.id }
@@ -110,7 +115,10 @@ struct Launcher {
         }
         Console.err("ofj: recording to \(path); it will contain your journal and what you type (never keys), so review it before sharing\n")
         let backup = String(decoding: try app.journal.exportBackup(), as: UTF8.self)
-        return SessionRecorder(path: path, model: model, startedAt: app.journal.now(), timeZone: app.journal.timeZone, backupJSON: backup)
+        var rules: String?
+        if case .success(let set) = app.rules.load(), !set.rules.isEmpty { rules = JSONValue.array(set.rules.map(\.json)).serialized }
+        return SessionRecorder(path: path, model: model, startedAt: app.journal.now(), timeZone: app.journal.timeZone, backupJSON: backup,
+                               rulesJSON: rules)
     }
 
     @MainActor
@@ -187,6 +195,15 @@ struct Launcher {
                     // it again in a new thread.
                     Console.out((midLine ? "\n" : "") + "  ✓ " + Terminal.sanitize(summary, keepNewlines: false) + "\n")
                     midLine = false
+                case .ruleDecided(_, _, let decision, let line):
+                    // A rule's decision is shown as it happens, so nothing is written unseen.
+                    let shown = Terminal.sanitize(line, keepNewlines: false)
+                    if decision == .allow {
+                        Console.out((midLine ? "\n" : "") + "  ✓ " + shown + "\n")
+                        midLine = false
+                    } else {
+                        Console.err("ofj: \(shown)\n")
+                    }
                 case .approvalRequested(let r) where !p.has("--yes"):
                     Console.err("ofj: refused \(TerminalText.sanitize(r.toolName, keepNewlines: false)) (writes need --yes in ofj ask)\n")
                 case .error(let e): Console.err("ofj: \(hidingSecrets(TerminalText.sanitize(e.line, keepNewlines: false)))\n")
@@ -281,6 +298,9 @@ struct Launcher {
             + [MealConfig.load(configPath: paths.configPath).problem].compactMap { $0 }
         for problem in files.problems where problem != files.credentialsProblem { show("-- \(problem)") }
         for problem in configProblems { show("-- \(problem)") }
+        // Approval rules are checked against every tool's schema; a file that fails is not used at all.
+        let ruleProblems = Toolbox.ruleProblems(path: paths.configPath)
+        for problem in ruleProblems { show("-- \(problem) (no approval rule applies until this is fixed)") }
         let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)
         show(databaseLine)
         show(ProviderDoctor.render(lines))
@@ -302,7 +322,7 @@ struct Launcher {
         // A warning, not a failure (the exit status stays 0): the journal works, but other users
         // of this machine can read it.
         for warning in Self.permissionWarnings(paths) { show("warning: " + warning) }
-        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || damaged || syncProblem ? 1 : 0
+        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || !ruleProblems.isEmpty || damaged || syncProblem ? 1 : 0
     }
 }
 

@@ -34,7 +34,7 @@ enum MCPCommand {
         let tools = Toolbox.registry(journal: journal)
         Toolbox.warmUp()
         let recorder = OutboxRecorder(outbox: DiagnosticsOutbox(queue: queue), appVersion: version, allowedToolNames: Set(tools.tools.map(\.name)))
-        let configuration = MCPConfiguration(
+        var configuration = MCPConfiguration(
             serverName: "ofj", serverTitle: "OpenFoodJournal", serverVersion: version,
             instructions: """
                 ofj is the person's nutrition journal and Food Bank. Use the tools for every number; never guess nutrient values or ids. \
@@ -43,6 +43,8 @@ enum MCPCommand {
                 """,
             allowWrites: p.has("--allow-writes"), resources: resources, annotations: annotations,
             sessionRunID: "mcp-session-" + UUIDSource().next())
+        // The same standing approval rules as the REPL and `ofj ask` (config.json, re-read on change).
+        configuration.approvalRules = Toolbox.ruleBook(path: paths.configPath, tools: tools, journal: journal)
         let server = MCPServer(configuration: configuration, tools: tools, store: store, clock: SystemClock(), diagnostics: recorder,
                                output: StdoutLines.write, log: { Console.err("ofj mcp: \($0)\n") })
         Console.err("ofj mcp: serving the journal over stdio (writes \(p.has("--allow-writes") ? "allowed, each one asked about" : "off; --allow-writes enables them"))\n")

@@ -8,6 +8,7 @@ import PackagedFoods
 import Providers
 import ReferenceFoods
 import Research
+import SQLiteKit
 
 enum Toolbox {
     /// - Parameters:
@@ -41,6 +42,19 @@ enum Toolbox {
         let config = PackagedConfig.fromEnvironment(ProcessInfo.processInfo.environment, version: version)
         return PackagedTools.make(journal: journal, foods: foods ?? PackagedFoods(transport: CurlTransport(), config: config,
                                                                                   store: PackagedStore(queue: journal.queue)))
+    }
+
+    /// The approval rules of config.json at `path`, checked against `tools`' schemas; relative
+    /// dates ("today", "-7d") are days of the journal's time zone.
+    static func ruleBook(path: String, tools: ToolRegistry, journal: JournalStore) -> ApprovalRuleBook {
+        ApprovalRuleBook(path: path, vocabulary: RuleVocabulary(registry: tools), today: { journal.today().description })
+    }
+
+    /// The rule problems of config.json (for `ofj doctor`), checked against every tool ofj has.
+    static func ruleProblems(path: String) -> [String] {
+        guard let queue = try? SQLiteKit.DatabaseQueue.inMemory() else { return [] }
+        let journal = JournalStore(queue: queue)
+        return ruleBook(path: path, tools: registry(journal: journal, fetchURL: true, sources: SourceStore(queue: queue)), journal: journal).problems()
     }
 
     /// Loads the reference foods and their search index in the background while the person types,

@@ -10,12 +10,13 @@ import TestSupport
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         #expect(!migrator.migrations.isEmpty)
-        // "agent-" for the agent's tables, "fts-" for the full-text index added by the fts branch.
-        #expect(migrator.migrations.allSatisfy { $0.identifier.hasPrefix("agent-") || $0.identifier.hasPrefix("fts-") })
+        // Each branch prefixes its migrations with its name ("fts-" full-text index, "rules-" approval rule column).
+        let owned = ["agent-", "fts-", "rules-"]
+        #expect(migrator.migrations.allSatisfy { m in owned.contains { m.identifier.hasPrefix($0) } })
         let queue = try DatabaseQueue.inMemory()
         try queue.read { try migrator.migrate($0) }
         try queue.read { try migrator.migrate($0) }
-        #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%' OR identifier LIKE 'fts-%'")
+        #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%' OR identifier LIKE 'fts-%' OR identifier LIKE 'rules-%'")
                 == migrator.migrations.count)
     }
 

@@ -50,13 +50,16 @@ final class DispatchTests: XCTestCase {
         wire = Wire()
     }
 
-    func server(allowWrites: Bool = false) -> MCPServer {
+    func server(allowWrites: Bool = false, rules: String? = nil) -> MCPServer {
         let tools = NutritionToolbox.makeRegistry(journal: journal, reference: .shared)
-        let configuration = MCPConfiguration(
+        var configuration = MCPConfiguration(
             serverName: "ofj", serverTitle: "OpenFoodJournal", serverVersion: "test", instructions: "test", allowWrites: allowWrites,
             resources: [MCPResource(uri: "ofj://goals", name: "goals", title: "Goals", description: "goals", toolName: "get_goals")],
             annotations: { MCPToolAnnotations(readOnly: $0.effect == .read, destructive: false, idempotent: false) },
             sessionRunID: "mcp-session-test")
+        if let rules, let json = try? JSONValue.parse(rules), let set = try? ApprovalRuleSet.parse(json, vocabulary: RuleVocabulary(registry: tools)) {
+            configuration.approvalRules = FixedApprovalRules(set, today: { "2026-11-29" })
+        }
         let wire = self.wire!
         return MCPServer(configuration: configuration, tools: tools, store: ConversationStore(queue: queue), clock: SystemClock(),
                          diagnostics: wire, output: { wire.send($0) })
@@ -179,6 +182,27 @@ final class DispatchTests: XCTestCase {
         XCTAssertEqual(try entries(named: "Stew"), 1)
         let ledger = try ConversationStore(queue: queue).ledgerEntries()
         XCTAssertEqual(ledger.map(\.outcome), [.committed])
+    }
+
+    /// Standing approval rules decide before the client is asked: allowed small logs are written,
+    /// denied ones refused with the rule named, others elicited as before.
+    func testApprovalRulesDecideWithoutEliciting() async throws {
+        let s = server(allowWrites: true, rules: #"[{"tool":"log_food","when":{"energy_kcal":{"lt":800}},"decision":"allow"},{"tool":"log_food","when":{"energy_kcal":{"gt":3000}},"decision":"deny"}]"#)
+        _ = try await initialize(s, elicitation: true)
+        call(s, id: 1, "log_food", ["name": "Tea", "nutrients": ["energy_kcal": 2]])
+        let allowed = try await wire.response(1)
+        XCTAssertEqual(allowed["result"]?["isError"], false)
+        XCTAssertEqual(try entries(named: "Tea"), 1)
+        call(s, id: 2, "log_food", ["name": "Feast", "nutrients": ["energy_kcal": 4000]])
+        let denied = try await wire.response(2)
+        XCTAssertEqual(denied["result"]?["structuredContent"]?["denied_by_rule"], "rule 2 (deny log_food when energy_kcal > 3000)")
+        XCTAssertEqual(try entries(named: "Feast"), 0)
+        XCTAssertEqual(wire.sent.filter { $0["method"] == "elicitation/create" }.count, 0)
+        let rows = try queue.read { try $0.rows("SELECT source, rule FROM agent_approvals ORDER BY id").map { [$0[0].string ?? "", $0[1].string ?? ""] } }
+        XCTAssertEqual(rows, [["rule", "rule 1 (allow log_food when energy_kcal < 800)"], ["rule", "rule 2 (deny log_food when energy_kcal > 3000)"]])
+        // No rule decides a 1,000 kcal log: the person is asked.
+        call(s, id: 3, "log_food", ["name": "Pasta", "nutrients": ["energy_kcal": 1000]])
+        _ = try await wire.await("elicitation") { $0["method"] == "elicitation/create" }
     }
 
     func testADeclinedWriteIsLedgeredAndWritesNothing() async throws {

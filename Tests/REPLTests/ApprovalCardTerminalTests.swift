@@ -55,7 +55,7 @@ import SQLiteKit
         // Typed once the request reached the model, so surely before the card (4 s later), even on a busy machine.
         #expect(await server.waitUntil(timeout: 20) { $0.requests.count >= 1 || $0.openConnections >= 1 })
         p.send("y\r") // typed ahead, before any card exists
-        let card = await p.read(until: "[a]lways for this tool in this thread: ")
+        let card = await p.read(until: "[a]lways (this thread or a rule): ")
         if card == nil { Issue.record("no card: \(await p.read(timeout: 0.5).debugDescription)") }
         // The typed-ahead "y" did not answer the card: it is still waiting, nothing was written.
         let meanwhile = await p.read(timeout: 1.0)
@@ -85,13 +85,13 @@ import SQLiteKit
         #expect(await p.read(until: "/help for commands") != nil)
         _ = await p.read(timeout: 0.3)
         p.send("log an apple\r")
-        #expect(await p.read(until: "[a]lways for this tool in this thread: ") != nil)
+        #expect(await p.read(until: "[a]lways (this thread or a rule): ") != nil)
         _ = await p.read(timeout: 0.5) // the person reads the card
         p.send("\u{03}")
         #expect(await p.read(until: "Type /continue to resume") != nil)
         _ = await p.read(timeout: 0.3)
         p.send("/continue\r")
-        #expect(await p.read(until: "[a]lways for this tool in this thread: ") != nil)
+        #expect(await p.read(until: "[a]lways (this thread or a rule): ") != nil)
         _ = await p.read(timeout: 0.5)
         p.send("y\r")
         let after = await p.read(until: "OK.")
@@ -134,7 +134,7 @@ import SQLiteKit
         #expect(await p.read(until: "/help for commands") != nil)
         _ = await p.read(timeout: 0.3)
         p.send("log my oatmeal\r")
-        let first = await p.read(until: "[a]lways for this tool in this thread: ")
+        let first = await p.read(until: "[a]lways (this thread or a rule): ")
         #expect(first?.contains("Nutrients: 150 kcal") == true, "\(first ?? "")")
         // Another process changes the food while the card is open.
         do {
@@ -142,7 +142,7 @@ import SQLiteKit
             try db.execute("UPDATE journal_saved_foods SET nutrients = 'energy_kcal=1500', updated_at = updated_at + 5000")
         }
         p.send("y\r")
-        let second = await p.read(until: "[a]lways for this tool in this thread: ")
+        let second = await p.read(until: "[a]lways (this thread or a rule): ")
         if second == nil { Issue.record("no second card: \(await p.read(timeout: 0.5).debugDescription)") }
         #expect(second?.contains("Changed since the card you approved: the Food Bank food Oatmeal was changed; nothing was written.") == true,
                 "\(second ?? "")")
@@ -169,7 +169,7 @@ import SQLiteKit
         #expect(await p.read(until: "/help for commands") != nil)
         _ = await p.read(timeout: 0.3)
         p.send("log an apple\r")
-        let card = await p.read(until: "└ [y]es / [n]o / [e]dit / [a]lways for this tool in this thread: ").map(stripANSI)
+        let card = await p.read(until: "└ [y]es / [n]o / [e]dit / [a]lways (this thread or a rule): ").map(stripANSI)
         // The activity line carried the spinner while the tool prepared, then stayed as plain text.
         #expect(card?.contains("  · preparing to log Apple ⠋ 0s · Ctrl-C to stop") == true, "\(card ?? "")")
         #expect(card?.contains("  · preparing to log Apple\n┌ Approve: log_food") == true, "\(card ?? "")")
@@ -215,13 +215,13 @@ import SQLiteKit
         #expect(await p.read(until: "/help for commands") != nil)
         _ = await p.read(timeout: 0.3)
         p.send("log an apple\r")
-        #expect(await p.read(until: "[e]dit / [a]lways for this tool in this thread: ") != nil)
+        #expect(await p.read(until: "[e]dit / [a]lways (this thread or a rule): ") != nil)
         p.send("e")
-        let refused = await p.read(until: "[e]dit / [a]lways for this tool in this thread: ").map(stripANSI)
+        let refused = await p.read(until: "[e]dit / [a]lways (this thread or a rule): ").map(stripANSI)
         #expect(refused?.contains("Your edit was not used (invalid arguments for 'log_food'") == true, "\(refused ?? "")")
         #expect(refused?.contains("Apple") == true)
         p.send("e")
-        let card = await p.read(until: "[e]dit / [a]lways for this tool in this thread: ").map(stripANSI)
+        let card = await p.read(until: "[e]dit / [a]lways (this thread or a rule): ").map(stripANSI)
         #expect(card?.contains("Edited by you; the change is now:") == true, "\(card ?? "")")
         #expect(card?.contains("Pear") == true && card?.contains("57 kcal") == true, "\(card ?? "")")
         #expect(try scalar("SELECT count(*) FROM journal_entries") == "0")
@@ -243,7 +243,7 @@ import SQLiteKit
         server.enqueue(.eventStream(Self.done))
         let r = try await OfjBinary.run([], input: "log an apple\ny\n", environment: environment(server))
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.contains("└ [y]es / [n]o / [a]lways for this tool in this thread: y\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("└ [y]es / [n]o / [a]lways (this thread or a rule): y\n"), "\(r.stdout)")
         #expect(!r.stdout.contains("[e]dit"))
         #expect(try scalar("SELECT count(*) FROM journal_entries") == "1")
     }

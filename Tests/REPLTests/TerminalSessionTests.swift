@@ -92,7 +92,7 @@ import TestSupport
     @Test func resumeShowsTheLastExchangesBeforeThePrompt() async throws {
         var p = try await start()
         p.send("log 2 eggs for breakfast\r")
-        #expect(await p.read(until: "[a]lways for this tool in this thread: ") != nil)
+        #expect(await p.read(until: "[a]lways (this thread or a rule): ") != nil)
         p.send("y")
         #expect(await p.read(until: "tokens") != nil)
         _ = await p.read(timeout: 0.3)

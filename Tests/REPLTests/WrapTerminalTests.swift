@@ -153,7 +153,7 @@ import TestSupport
                 │ Log to the journal: Grilled chicken breast with roasted vegetables and quinoa
                 │   — 1 serving
                 """), "\(text)")
-            #expect(text.hasSuffix("└ [y]es / [n]o / [e]dit / [a]lways for this tool in this thread: "))
+            #expect(text.hasSuffix("└ [y]es / [n]o / [e]dit / [a]lways (this thread or a rule): "))
         default:
             #expect(text.contains("│ Log to the journal: Grilled chicken breast with roasted vegetables and quinoa — 1 serving\n"), "\(text)")
             #expect(text.contains("│ Nutrients: 540 kcal, protein 45 g, carbohydrate 52 g, fat 14 g\n"))

@@ -24,6 +24,8 @@ public enum SlashCommands {
         SlashCommand(name: "month", arguments: "[YYYY-MM]", help: "a calendar of a month: each day's calories as % of the goal"),
         SlashCommand(name: "foods", arguments: "[query]", help: "search your Food Bank"),
         SlashCommand(name: "goals", arguments: "", help: "show your daily goals"),
+        SlashCommand(name: "undo", arguments: "[N]", help: "undo the last write (or the last N), after showing what it restores; again to redo"),
+        SlashCommand(name: "permissions", arguments: "", help: "standing approval rules (config.json); /permissions add RULE, /permissions remove N"),
         SlashCommand(name: "usage", arguments: "", help: "tokens and estimated cost for this thread and today"),
         SlashCommand(name: "context", arguments: "", help: "how full the context is and what the next request carries"),
         SlashCommand(name: "budget", arguments: "50k|200k|max", help: "the context budget of this thread (shown in /context)"),

@@ -61,6 +61,10 @@ extension REPLSession {
                 sayView(JournalViews.foods(try services.journal.searchFoods(argument, limit: 50), query: argument))
             case "goals":
                 sayView(JournalViews.goals(try services.journal.goals()))
+            case "undo":
+                try undo(argument)
+            case "permissions":
+                try permissions(argument)
             case "usage":
                 try showUsage()
             case "context":

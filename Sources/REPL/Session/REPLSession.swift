@@ -223,6 +223,15 @@ public final class REPLSession {
                 await approve(request)
             case .approvalDecided:
                 break
+            case .ruleDecided(_, _, let decision, let line):
+                // Every automatic decision is one line, so nothing is written unseen.
+                let shown = Terminal.sanitize(line, keepNewlines: false)
+                switch decision {
+                case .allow?: say(style.green("  ✓ ") + style.dim(shown))
+                case .deny?: break // the tool's "not done: denied by rule N …" line says it
+                case .ask?: break
+                case nil: say(style.yellow("  ! ") + style.dim(shown))
+                }
             case .usage(_, let usage, _, _, let c):
                 total = total + usage
                 if let c { cost += c } else { costKnown = false }
@@ -259,6 +268,40 @@ public final class REPLSession {
 
     // MARK: - Approval card
 
+    /// The card's `a`: for this thread (a grant), or always (a rule saved in config.json). Without a
+    /// rule book (replays) it is for this thread.
+    func alwaysAllow(_ request: ApprovalRequest) {
+        guard let book = services.ruleBook else { services.approvals.resolve(request, .alwaysAllow); return }
+        let tool = Terminal.sanitize(request.toolName, keepNewlines: false)
+        while true {
+            switch input.readChoice(prompt: "  always: [t]his thread / [s]ave a rule (every \(tool), config.json): ") {
+            case .line(let answer):
+                switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
+                case "t":
+                    services.approvals.resolve(request, .alwaysAllow)
+                    return
+                case "s":
+                    let rule = JSONValue.object(["tool": .string(request.toolName), "decision": "allow"])
+                    switch Result(catching: { () throws(ApprovalRulesError) -> ApprovalRule in try book.add(rule) }) {
+                    case .success(let saved):
+                        say(style.dim("  saved rule \(saved.number): \(Terminal.sanitize(saved.text, keepNewlines: false)); /permissions lists or removes it"))
+                    case .failure(let e):
+                        say(style.yellow("  ! ") + "the rule was not saved (\(Terminal.sanitize(e.description, keepNewlines: false))); allowed for this thread instead")
+                    }
+                    services.approvals.resolve(request, .alwaysAllow)
+                    return
+                default:
+                    say("Please answer t or s.")
+                }
+            case .interrupt, .eof:
+                say(style.yellow("Stopped; nothing was written. /continue shows this card again."))
+                services.runner.interrupt(threadID: request.threadID)
+                services.approvals.resolve(request, .deny)
+                return
+            }
+        }
+    }
+
     func approve(_ request: ApprovalRequest) async {
         endText()
         let preview = Terminal.sanitize(request.preview)
@@ -277,9 +320,11 @@ public final class REPLSession {
         let canEdit = input.canEdit
         // A narrow terminal gets the short form of the question, so that it stays on one line.
         let narrow = columns > 0 && columns < 70
+        // With a rule book, "always" is for this thread or a saved rule (asked after `a`).
+        let always = services.ruleBook == nil ? "[a]lways for this tool in this thread: " : "[a]lways (this thread or a rule): "
         let prompt = narrow ? (canEdit ? "└ [y]es/[n]o/[e]dit/[a]lways: " : "└ [y]es/[n]o/[a]lways: ")
-            : canEdit ? "└ [y]es / [n]o / [e]dit / [a]lways for this tool in this thread: "
-            : "└ [y]es / [n]o / [a]lways for this tool in this thread: "
+            : canEdit ? "└ [y]es / [n]o / [e]dit / " + always
+            : "└ [y]es / [n]o / " + always
         let keys = canEdit ? "y, n, e or a" : "y, n or a"
         while true {
             switch input.readChoice(prompt: prompt) {
@@ -293,7 +338,7 @@ public final class REPLSession {
                     services.approvals.resolve(request, .deny)
                     return
                 case "a":
-                    services.approvals.resolve(request, .alwaysAllow)
+                    alwaysAllow(request)
                     return
                 case "e" where canEdit:
                     // The runner checks the edited arguments against the tool's schema and shows a new card.

@@ -42,6 +42,9 @@ public struct SessionServices: Sendable {
     /// Writes `/export … FILE` (0600, never over an existing file); nil where a session must not
     /// write files (a replayed transcript is untrusted input), so `/export` only shows the thread.
     public var writeExport: (@Sendable (_ text: String, _ path: String) throws -> Void)? = nil
+    /// The approval rules of config.json (`/permissions`, and the card's "always (saves a rule)");
+    /// nil when this session has none to edit.
+    public var ruleBook: ApprovalRuleBook? = nil
 
     public init(runner: AgentRunner, store: ConversationStore, journal: JournalStore, approvals: ApprovalBroker,
                 clock: any AgentClock, ids: any IDSource, model: @escaping @Sendable () -> any ChatModel,

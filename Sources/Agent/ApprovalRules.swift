@@ -1,0 +1,565 @@
+// Standing approval rules (config.json `approvals.rules`): allow, ask or deny a write tool, with
+// optional conditions on its arguments and on the figures of the change it previews. Validated
+// against each tool's schema when loaded; a file that fails is not used at all (never half-applied).
+import Foundation
+import SQLiteKit
+
+public enum RuleDecision: String, Sendable, Hashable, CaseIterable {
+    case allow, ask, deny
+
+    /// deny > ask > allow.
+    var strength: Int { self == .deny ? 3 : self == .ask ? 2 : 1 }
+}
+
+public enum RuleOperator: String, Sendable, Hashable, CaseIterable {
+    case eq, lt, le, gt, ge, `in`, before, after
+
+    var symbol: String {
+        switch self {
+        case .eq: return "="
+        case .lt: return "<"
+        case .le: return "≤"
+        case .gt: return ">"
+        case .ge: return "≥"
+        case .in: return "in"
+        case .before: return "before"
+        case .after: return "after"
+        }
+    }
+}
+
+/// What a condition's field holds, from the tool's schema or its figures.
+public enum RuleFieldKind: String, Sendable, Hashable {
+    case number, string, boolean, date
+
+    var operators: [RuleOperator] {
+        switch self {
+        case .number: return [.eq, .lt, .le, .gt, .ge, .in]
+        case .string, .boolean: return [.eq, .in]
+        case .date: return [.eq, .in, .before, .after]
+        }
+    }
+}
+
+public struct RuleCondition: Sendable, Hashable {
+    public var field: String
+    public var op: RuleOperator
+    /// A number, string, boolean or date text ("today", "-7d", "2026-11-29"), or a list of them for `in`.
+    public var value: JSONValue
+
+    var text: String {
+        let shown: String
+        if case .array(let items) = value {
+            shown = "[" + items.map(Self.show).joined(separator: ", ") + "]"
+        } else {
+            shown = Self.show(value)
+        }
+        return "\(field) \(op.symbol) \(shown)"
+    }
+
+    static func show(_ v: JSONValue) -> String {
+        switch v {
+        case .string(let s): return s
+        case .number(let n): return JSONValue.format(n)
+        case .bool(let b): return b ? "true" : "false"
+        default: return v.serialized
+        }
+    }
+}
+
+/// One rule; `number` is its 1-based position in `approvals.rules`.
+public struct ApprovalRule: Sendable, Hashable {
+    public var number: Int
+    public var tool: String
+    public var conditions: [RuleCondition]
+    public var decision: RuleDecision
+    /// The rule as written in config.json.
+    public var json: JSONValue
+
+    /// "allow log_food when energy_kcal < 800".
+    public var text: String {
+        let base = "\(decision.rawValue) \(tool)"
+        return conditions.isEmpty ? base + " for every call" : base + " when " + conditions.map(\.text).joined(separator: " and ")
+    }
+
+    /// "rule 2 (allow log_food when energy_kcal < 800)", as recorded with a decision.
+    public var label: String { "rule \(number) (\(text))" }
+}
+
+/// What a rule decided about one call.
+public struct RuleVerdict: Sendable, Hashable {
+    public var decision: RuleDecision
+    public var rule: ApprovalRule
+
+    /// The result the model sees for a write this rule denied: which rule, and that the person can change it.
+    public var deniedOutput: ToolOutput {
+        let message = "The person's approval \(rule.label) refuses this change; nothing was written. Do not retry it; tell the person, who can change their rules with /permissions or in config.json."
+        return ToolOutput(content: JSONValue.object(["denied": .bool(true), "denied_by_rule": .string(rule.label), "message": .string(message)]).serialized,
+                          summary: "denied by \(rule.label); nothing was written")
+    }
+}
+
+/// A rule file that does not load: every line names the rule and what to do.
+public struct ApprovalRulesError: Error, Sendable, CustomStringConvertible {
+    public var problems: [String]
+    public init(_ problems: [String]) { self.problems = problems }
+    public var description: String { problems.first.map { problems.count > 1 ? "\($0) (and \(problems.count - 1) more)" : $0 } ?? "invalid approval rules" }
+}
+
+/// The tools rules may name, with their fields: a write tool's schema properties and its figures.
+public struct RuleVocabulary: Sendable {
+    public var tools: [String: @Sendable (String) -> RuleFieldKind?]
+    public var readTools: Set<String>
+
+    public init(tools: [String: @Sendable (String) -> RuleFieldKind?], readTools: Set<String> = []) {
+        self.tools = tools
+        self.readTools = readTools
+    }
+
+    /// From a registry: arguments from each write tool's schema, figures from `WriteTool.ruleFigureKind`.
+    public init(registry: ToolRegistry) {
+        var tools: [String: @Sendable (String) -> RuleFieldKind?] = [:]
+        var reads: Set<String> = []
+        for tool in registry.tools {
+            guard let write = tool as? any WriteTool else { reads.insert(tool.name); continue }
+            let properties = tool.parameters["properties"]?.objectValue ?? [:]
+            var fields: [String: RuleFieldKind] = [:]
+            for (name, schema) in properties {
+                if name == "date" || name.hasSuffix("_date") { fields[name] = .date; continue }
+                switch schema["type"]?.stringValue {
+                case "number", "integer": fields[name] = .number
+                case "string": fields[name] = .string
+                case "boolean": fields[name] = .boolean
+                default: break
+                }
+            }
+            let argumentFields = fields
+            tools[tool.name] = { name in write.ruleFigureKind(name) ?? argumentFields[name] }
+        }
+        self.init(tools: tools, readTools: reads)
+    }
+}
+
+/// A validated list of rules.
+public struct ApprovalRuleSet: Sendable, Hashable {
+    public var rules: [ApprovalRule]
+    public init(rules: [ApprovalRule] = []) { self.rules = rules }
+
+    public static func == (a: ApprovalRuleSet, b: ApprovalRuleSet) -> Bool { a.rules == b.rules }
+    public func hash(into h: inout Hasher) { h.combine(rules) }
+
+    /// Reads `approvals.rules` (the value of the `rules` key; nil = no rules). Every rule is checked;
+    /// any problem rejects the whole list.
+    public static func parse(_ value: JSONValue?, vocabulary: RuleVocabulary) throws(ApprovalRulesError) -> ApprovalRuleSet {
+        guard let value, !value.isNull else { return ApprovalRuleSet() }
+        guard let items = value.arrayValue else {
+            throw ApprovalRulesError(["config.json approvals.rules must be a list of rules like {\"tool\": \"log_food\", \"decision\": \"ask\"}"])
+        }
+        var problems: [String] = []
+        var rules: [ApprovalRule] = []
+        for (i, item) in items.enumerated() {
+            do { rules.append(try parseRule(item, number: i + 1, vocabulary: vocabulary)) } catch { problems.append(error.description) }
+        }
+        // The same calls given two different decisions: which one was meant cannot be guessed.
+        for (i, a) in rules.enumerated() {
+            for b in rules[(i + 1)...] where a.tool == b.tool && Set(a.conditions) == Set(b.conditions) && a.decision != b.decision {
+                problems.append("config.json approvals rules \(a.number) and \(b.number) give the same calls of \(a.tool) different decisions (\(a.decision.rawValue), \(b.decision.rawValue)); remove one")
+            }
+        }
+        guard problems.isEmpty else { throw ApprovalRulesError(problems) }
+        return ApprovalRuleSet(rules: rules)
+    }
+
+    static func parseRule(_ item: JSONValue, number: Int, vocabulary: RuleVocabulary) throws(ApprovalRulesError) -> ApprovalRule {
+        let at = "config.json approvals rule \(number)"
+        guard let object = item.objectValue else { throw ApprovalRulesError(["\(at) must be an object like {\"tool\": \"log_food\", \"decision\": \"ask\"}"]) }
+        for key in object.keys where !["tool", "when", "decision"].contains(key) {
+            throw ApprovalRulesError(["\(at) has an unknown key \"\(key.prefix(40))\"; a rule has tool, when and decision"])
+        }
+        guard let tool = object["tool"]?.stringValue else { throw ApprovalRulesError(["\(at) needs \"tool\": the name of a tool that changes the journal"]) }
+        guard let decisionText = object["decision"]?.stringValue, let decision = RuleDecision(rawValue: decisionText) else {
+            throw ApprovalRulesError(["\(at) needs \"decision\": \"allow\", \"ask\" or \"deny\""])
+        }
+        if vocabulary.readTools.contains(tool) {
+            throw ApprovalRulesError(["\(at): \(tool) only reads and is never asked about; rules are for tools that change the journal"])
+        }
+        guard let fieldKind = vocabulary.tools[tool] else {
+            let names = vocabulary.tools.keys.sorted()
+            let close = names.min { distance($0, tool) < distance($1, tool) }.flatMap { distance($0, tool) <= 3 ? " (did you mean \($0)?)" : nil } ?? ""
+            throw ApprovalRulesError(["\(at): unknown tool \"\(tool.prefix(60))\"\(close); tools that change the journal: \(names.joined(separator: ", "))"])
+        }
+        var conditions: [RuleCondition] = []
+        if let when = object["when"], !when.isNull {
+            guard let fields = when.objectValue else { throw ApprovalRulesError(["\(at): \"when\" must be an object such as {\"date\": \"today\"}"]) }
+            for field in fields.keys.sorted() {
+                guard let kind = fieldKind(field) else {
+                    throw ApprovalRulesError(["\(at): \(tool) has no argument or figure \"\(field.prefix(60))\"; use one of its arguments, date, meal or a nutrient id such as energy_kcal"])
+                }
+                let spec = fields[field] ?? .null
+                if case .object(let ops) = spec {
+                    guard !ops.isEmpty else { throw ApprovalRulesError(["\(at): \(field) needs an operator such as {\"lt\": 800}"]) }
+                    for name in ops.keys.sorted() {
+                        guard let op = RuleOperator(rawValue: name) else {
+                            throw ApprovalRulesError(["\(at): unknown operator \"\(name.prefix(20))\" for \(field); use \(RuleOperator.allCases.map(\.rawValue).joined(separator: ", "))"])
+                        }
+                        conditions.append(try condition(field, kind: kind, op: op, value: ops[name] ?? .null, at: at))
+                    }
+                } else {
+                    conditions.append(try condition(field, kind: kind, op: .eq, value: spec, at: at))
+                }
+            }
+        }
+        return ApprovalRule(number: number, tool: tool, conditions: conditions, decision: decision, json: item)
+    }
+
+    static func condition(_ field: String, kind: RuleFieldKind, op: RuleOperator, value: JSONValue, at: String) throws(ApprovalRulesError) -> RuleCondition {
+        guard kind.operators.contains(op) else {
+            throw ApprovalRulesError(["\(at): \(op.rawValue) does not apply to \(field) (a \(kind.rawValue)); use \(kind.operators.map(\.rawValue).joined(separator: ", "))"])
+        }
+        let values: [JSONValue]
+        if op == .in {
+            guard let list = value.arrayValue, !list.isEmpty else { throw ApprovalRulesError(["\(at): in needs a non-empty list for \(field), e.g. [\"lunch\", \"dinner\"]"]) }
+            values = list
+        } else {
+            values = [value]
+        }
+        for v in values {
+            let ok: Bool
+            switch kind {
+            case .number: ok = v.doubleValue.map { $0.isFinite } ?? false
+            case .string: ok = v.stringValue != nil
+            case .boolean: ok = v.boolValue != nil
+            case .date: ok = v.stringValue.map { RuleDates.resolve($0, today: "2000-01-01") != nil } ?? false
+            }
+            guard ok else {
+                let wanted = kind == .date ? "a date (today, yesterday, -7d, +1d or YYYY-MM-DD)" : "a \(kind.rawValue)"
+                throw ApprovalRulesError(["\(at): \(field) \(op.rawValue) needs \(wanted), not \(CondText.short(v))"])
+            }
+        }
+        return RuleCondition(field: field, op: op, value: value)
+    }
+
+    /// The rule that decides a call, or nil when none matches: deny > ask > allow; among rules of the
+    /// deciding kind the most specific (most conditions) is the one named, then the first written.
+    public func verdict(tool: String, figures: [String: JSONValue], today: String) -> RuleVerdict? {
+        let matching = rules.filter { $0.tool == tool && $0.conditions.allSatisfy { Self.holds($0, figures[$0.field], today: today) } }
+        let best = matching.min { a, b in
+            if a.decision.strength != b.decision.strength { return a.decision.strength > b.decision.strength }
+            if a.conditions.count != b.conditions.count { return a.conditions.count > b.conditions.count }
+            return a.number < b.number
+        }
+        return best.map { RuleVerdict(decision: $0.decision, rule: $0) }
+    }
+
+    /// Whether `value` (the call's argument or figure) meets the condition; a missing value never does.
+    static func holds(_ c: RuleCondition, _ value: JSONValue?, today: String) -> Bool {
+        guard let value, !value.isNull else { return false }
+        func equal(_ want: JSONValue) -> Bool {
+            if let a = value.doubleValue, let b = want.doubleValue { return abs(a - b) <= 1e-9 * max(1, abs(b)) }
+            if let a = value.boolValue, let b = want.boolValue { return a == b }
+            if let a = value.stringValue, let b = want.stringValue {
+                if let x = RuleDates.resolve(a, today: today), let y = RuleDates.resolve(b, today: today) { return x == y }
+                return a.lowercased() == b.lowercased()
+            }
+            return false
+        }
+        switch c.op {
+        case .eq: return equal(c.value)
+        case .in: return (c.value.arrayValue ?? []).contains(where: equal)
+        case .lt, .le, .gt, .ge:
+            guard let a = value.doubleValue, let b = c.value.doubleValue else { return false }
+            switch c.op {
+            case .lt: return a < b
+            case .le: return a <= b
+            case .gt: return a > b
+            default: return a >= b
+            }
+        case .before, .after:
+            guard let a = value.stringValue.flatMap({ RuleDates.resolve($0, today: today) }),
+                  let b = c.value.stringValue.flatMap({ RuleDates.resolve($0, today: today) }) else { return false }
+            return c.op == .before ? a < b : a > b
+        }
+    }
+
+    static func distance(_ a: String, _ b: String) -> Int {
+        let x = Array(a), y = Array(b)
+        if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
+        var prev = Array(0...y.count)
+        for i in 1...x.count {
+            var cur = [i] + Array(repeating: 0, count: y.count)
+            for j in 1...y.count { cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1)) }
+            prev = cur
+        }
+        return prev[y.count]
+    }
+}
+
+enum CondText {
+    static func short(_ v: JSONValue) -> String {
+        let s = v.serialized
+        return s.count > 40 ? String(s.prefix(39)) + "…" : s
+    }
+}
+
+/// Day texts in rules and figures: "today", "yesterday", "tomorrow", "-7d", "+1d", "YYYY-MM-DD".
+public enum RuleDates {
+    /// The day as YYYY-MM-DD (so days compare as text), or nil when it is not a day.
+    public static func resolve(_ text: String, today: String) -> String? {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let base = dayNumber(today) else { return nil }
+        switch t {
+        case "today": return format(base)
+        case "yesterday": return format(base - 1)
+        case "tomorrow": return format(base + 1)
+        default: break
+        }
+        if (t.hasPrefix("-") || t.hasPrefix("+")), t.hasSuffix("d"), let n = Int(t.dropFirst().dropLast()), n <= 100_000 {
+            return format(base + (t.hasPrefix("-") ? -n : n))
+        }
+        return dayNumber(t).map(format)
+    }
+
+    static func dayNumber(_ s: String) -> Int? {
+        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]), (1...12).contains(m), (1...31).contains(d) else { return nil }
+        // Days from civil (Howard Hinnant's algorithm).
+        let yy = m <= 2 ? y - 1 : y
+        let era = (yy >= 0 ? yy : yy - 399) / 400
+        let yoe = yy - era * 400
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let n = era * 146_097 + doe - 719_468
+        return format(n) == s ? n : nil
+    }
+
+    static func format(_ n: Int) -> String {
+        let z = n + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func pad(_ v: Int, _ w: Int) -> String { let t = String(v); return String(repeating: "0", count: max(0, w - t.count)) + t }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+    }
+}
+
+/// Where the runner (and `ofj mcp`) get the rules in force now.
+public protocol ApprovalRuleSource: Sendable {
+    /// The rules to apply now, today's date (YYYY-MM-DD, the journal's time zone) for relative
+    /// dates, and why the configured rules are not used (nil when they are).
+    func snapshot() -> ApprovalRuleSnapshot
+}
+
+public struct ApprovalRuleSnapshot: Sendable {
+    public var rules: ApprovalRuleSet
+    public var today: String
+    public var problem: String?
+    public init(rules: ApprovalRuleSet, today: String, problem: String? = nil) {
+        self.rules = rules
+        self.today = today
+        self.problem = problem
+    }
+}
+
+/// Fixed rules (tests, replay).
+public struct FixedApprovalRules: ApprovalRuleSource {
+    public var rules: ApprovalRuleSet
+    public var today: @Sendable () -> String
+    public init(_ rules: ApprovalRuleSet, today: @escaping @Sendable () -> String) {
+        self.rules = rules
+        self.today = today
+    }
+    public func snapshot() -> ApprovalRuleSnapshot { ApprovalRuleSnapshot(rules: rules, today: today()) }
+}
+
+extension ApprovalRuleSource {
+    /// The verdict for a planned write, with the figures its tool reports. Nil when no rule decides.
+    public func verdict(tool: any WriteTool, arguments: JSONValue, planned: PlannedChange, database: Database) -> (RuleVerdict?, problem: String?) {
+        let snap = snapshot()
+        guard !snap.rules.rules.isEmpty else { return (nil, snap.problem) }
+        var figures = arguments.objectValue ?? [:]
+        for (k, v) in tool.ruleFigures(planned, database: database) { figures[k] = v }
+        return (snap.rules.verdict(tool: tool.name, figures: figures, today: snap.today), snap.problem)
+    }
+}
+
+/// The rule set in config.json, re-read whenever the file changes (size, time or inode): a file
+/// whose rules all validate replaces the rules in force at once; one that does not (bad JSON, a
+/// type error, an unknown tool) is not used at all — no rule applies, so every change is asked
+/// about — until it is fixed. `add`/`remove` rewrite the file (the rest of it kept).
+public final class ApprovalRuleBook: ApprovalRuleSource, @unchecked Sendable {
+    public let path: String
+    private let vocabulary: RuleVocabulary
+    private let today: @Sendable () -> String
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var stamp: [Int64]?
+    private var loaded = ApprovalRuleSet()
+    private var problem: String?
+
+    public init(path: String, vocabulary: RuleVocabulary, today: @escaping @Sendable () -> String) {
+        self.path = path
+        self.vocabulary = vocabulary
+        self.today = today
+    }
+
+    public func snapshot() -> ApprovalRuleSnapshot {
+        lock.lock(); defer { lock.unlock() }
+        refreshLocked()
+        return ApprovalRuleSnapshot(rules: problem == nil ? loaded : ApprovalRuleSet(), today: today(), problem: problem)
+    }
+
+    /// The rules in config.json now, or why they cannot be used.
+    public func load() -> Result<ApprovalRuleSet, ApprovalRulesError> {
+        lock.lock(); defer { lock.unlock() }
+        stamp = nil
+        refreshLocked()
+        if let problem { return .failure(ApprovalRulesError([problem])) }
+        return .success(loaded)
+    }
+
+    /// Every problem of the file's rules (for `ofj doctor`); empty when they load.
+    public func problems() -> [String] {
+        switch Self.read(path: path, vocabulary: vocabulary) {
+        case .success: return []
+        case .failure(let e): return e.problems
+        }
+    }
+
+    private func refreshLocked() {
+        let now = Self.stamp(path)
+        guard now != stamp else { return }
+        stamp = now
+        switch Self.read(path: path, vocabulary: vocabulary) {
+        case .success(let set):
+            loaded = set
+            problem = nil
+        case .failure(let e):
+            loaded = ApprovalRuleSet()
+            problem = e.description
+        }
+    }
+
+    static func stamp(_ path: String) -> [Int64]? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return [Int64(st.st_size), Int64(st.st_mtim.tv_sec), Int64(st.st_mtim.tv_nsec), Int64(st.st_ino)]
+    }
+
+    static func document(path: String) throws(ApprovalRulesError) -> JSONValue? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        do { return try JSONValue.parse(String(decoding: data, as: UTF8.self)) } catch {
+            throw ApprovalRulesError(["config.json is not valid JSON (\(error)); fix it: no approval rule applies until it parses"])
+        }
+    }
+
+    static func read(path: String, vocabulary: RuleVocabulary) -> Result<ApprovalRuleSet, ApprovalRulesError> {
+        do {
+            guard let doc = try document(path: path) else { return .success(ApprovalRuleSet()) }
+            guard doc.objectValue != nil else { return .failure(ApprovalRulesError(["config.json must be a JSON object"])) }
+            let approvals = doc["approvals"]
+            if let approvals, !approvals.isNull, approvals.objectValue == nil {
+                return .failure(ApprovalRulesError(["config.json approvals must be an object like {\"rules\": [...]}"]))
+            }
+            return .success(try ApprovalRuleSet.parse(approvals?["rules"], vocabulary: vocabulary))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Appends a rule to config.json; refused (file unchanged) when the file's rules do not load
+    /// with it. Returns the rule as loaded.
+    @discardableResult
+    public func add(_ rule: JSONValue) throws(ApprovalRulesError) -> ApprovalRule {
+        lock.lock(); defer { lock.unlock() }
+        var doc = try Self.document(path: path)?.objectValue ?? [:]
+        var approvals = doc["approvals"]?.objectValue ?? [:]
+        var rules = approvals["rules"]?.arrayValue ?? []
+        rules.append(rule)
+        let set = try ApprovalRuleSet.parse(.array(rules), vocabulary: vocabulary)
+        approvals["rules"] = .array(rules)
+        doc["approvals"] = .object(approvals)
+        try write(.object(doc))
+        loaded = set
+        problem = nil
+        stamp = Self.stamp(path)
+        return set.rules[set.rules.count - 1]
+    }
+
+    /// Removes rule `number` (1-based) from config.json; returns it.
+    @discardableResult
+    public func remove(_ number: Int) throws(ApprovalRulesError) -> ApprovalRule {
+        lock.lock(); defer { lock.unlock() }
+        var doc = try Self.document(path: path)?.objectValue ?? [:]
+        var approvals = doc["approvals"]?.objectValue ?? [:]
+        let current = try ApprovalRuleSet.parse(approvals["rules"], vocabulary: vocabulary)
+        guard (1...max(1, current.rules.count)).contains(number), number <= current.rules.count else {
+            throw ApprovalRulesError(["there is no rule \(number); /permissions lists them"])
+        }
+        var rules = approvals["rules"]?.arrayValue ?? []
+        rules.remove(at: number - 1)
+        let set = try ApprovalRuleSet.parse(.array(rules), vocabulary: vocabulary)
+        approvals["rules"] = .array(rules)
+        doc["approvals"] = .object(approvals)
+        try write(.object(doc))
+        loaded = set
+        problem = nil
+        stamp = Self.stamp(path)
+        return current.rules[number - 1]
+    }
+
+    /// Writes the whole file at once (a temporary file renamed over it), 0600.
+    private func write(_ doc: JSONValue) throws(ApprovalRulesError) {
+        var text = ""
+        Self.pretty(doc, indent: "", to: &text)
+        text += "\n"
+        let dir = (path as NSString).deletingLastPathComponent
+        let tmp = path + ".tmp-\(getpid())"
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw ApprovalRulesError(["cannot write \(tmp)"])
+            }
+            guard rename(tmp, path) == 0 else {
+                unlink(tmp)
+                throw ApprovalRulesError(["cannot replace \(path) (\(String(cString: strerror(errno))))"])
+            }
+        } catch let e as ApprovalRulesError {
+            throw e
+        } catch {
+            throw ApprovalRulesError(["cannot write config.json (\(error)); check the folder's permissions"])
+        }
+    }
+
+    static func pretty(_ v: JSONValue, indent: String, to out: inout String) {
+        let inner = indent + "  "
+        switch v {
+        case .object(let o) where !o.isEmpty:
+            out += "{\n"
+            for (i, key) in o.keys.sorted().enumerated() {
+                out += inner
+                JSONValue.writeString(key, to: &out)
+                out += ": "
+                pretty(o[key] ?? .null, indent: inner, to: &out)
+                out += i == o.count - 1 ? "\n" : ",\n"
+            }
+            out += indent + "}"
+        case .array(let a) where !a.isEmpty:
+            out += "[\n"
+            for (i, item) in a.enumerated() {
+                out += inner
+                // Rules stay one line each, as they are written by hand.
+                if item.objectValue != nil { out += item.serialized } else { pretty(item, indent: inner, to: &out) }
+                out += i == a.count - 1 ? "\n" : ",\n"
+            }
+            out += indent + "]"
+        default:
+            out += v.serialized
+        }
+    }
+}

@@ -1,0 +1,54 @@
+// What approval rules can test on the journal's write tools: the resolved arguments (date and meal
+// filled in), the nutrients of the entry written, and the date of an entry being deleted or moved.
+import Foundation
+import Testing
+import Agent
+import Journal
+import SQLiteKit
+@testable import NutritionTools
+
+@Suite struct RuleFigureTests {
+    func figures(_ f: Fixture, _ name: String, _ args: JSONValue) throws -> [String: JSONValue] {
+        let r = try f.resolve(name, args)
+        let tool = try f.writeTool(name)
+        return try f.queue.read { db in tool.ruleFigures(try tool.preview(arguments: r.arguments, context: f.context, database: db), database: db) }
+    }
+
+    @Test func aLogsFiguresAreItsResolvedDayMealAndNutrientsWritten() throws {
+        let f = try Fixture()
+        let log = try figures(f, "log_saved_food", ["food_id": .string(f.seed.oatmeal.uuidString), "servings": 2])
+        #expect(log["date"]?.stringValue == "2026-11-29")
+        #expect(log["meal"]?.stringValue == "breakfast")
+        let perServing = try #require(try f.journal.food(f.seed.oatmeal)?.nutrients["energy_kcal"])
+        #expect(log["energy_kcal"]?.doubleValue == (perServing * 2 * 10_000).rounded() / 10_000)
+        let manual = try figures(f, "log_food", ["name": "Apple", "nutrients": ["energy_kcal": 95], "date": "yesterday"])
+        #expect(manual["energy_kcal"]?.doubleValue == 95)
+        #expect(manual["date"]?.stringValue == "2026-11-28")
+        #expect(manual["nutrients"] == nil)
+    }
+
+    @Test func aDeleteIsJudgedByTheDateOfTheEntryItRemoves() throws {
+        let f = try Fixture()
+        let delete = try figures(f, "delete_journal_entry", ["entry_id": .string(f.seed.bananaYesterday.uuidString)])
+        #expect(delete["date"]?.stringValue == "2026-11-28")
+        #expect(delete["meal"]?.stringValue == "snack")
+        #expect(delete["energy_kcal"] != nil)
+        let rules = try ApprovalRuleSet.parse(try JSONValue.parse(#"[{"tool":"delete_journal_entry","when":{"date":{"before":"today"}},"decision":"deny"}]"#),
+                                              vocabulary: RuleVocabulary(registry: f.registry))
+        #expect(rules.verdict(tool: "delete_journal_entry", figures: delete, today: "2026-11-29")?.decision == .deny)
+        let move = try figures(f, "move_journal_entry", ["entry_id": .string(f.seed.bananaYesterday.uuidString), "meal": "lunch"])
+        #expect(move["date"]?.stringValue == "2026-11-28" && move["meal"]?.stringValue == "lunch")
+    }
+
+    @Test func rulesAreCheckedAgainstTheRealToolsSchemas() throws {
+        let f = try Fixture()
+        let vocabulary = RuleVocabulary(registry: f.registry)
+        func problems(_ json: String) -> [String] {
+            do { _ = try ApprovalRuleSet.parse(try JSONValue.parse(json), vocabulary: vocabulary); return [] } catch let e as ApprovalRulesError { return e.problems } catch { return ["\(error)"] }
+        }
+        #expect(problems(#"[{"tool":"log_saved_food","when":{"date":"today"},"decision":"allow"},{"tool":"log_food","when":{"energy_kcal":{"lt":800}},"decision":"allow"},{"tool":"delete_journal_entry","when":{"date":{"before":"-7d"}},"decision":"deny"},{"tool":"set_goals","decision":"ask"}]"#).isEmpty)
+        #expect(problems(#"[{"tool":"set_goals","when":{"energy_kcal":{"lt":3}},"decision":"allow"}]"#).first?.contains("set_goals has no argument or figure \"energy_kcal\"") == true)
+        #expect(problems(#"[{"tool":"search_food_bank","decision":"deny"}]"#).first?.contains("only reads") == true)
+        #expect(problems(#"[{"tool":"log_food","when":{"meal":{"in":["lunch","dinner"]},"servings":2},"decision":"allow"}]"#).first?.contains("no argument or figure \"servings\"") == true)
+    }
+}
