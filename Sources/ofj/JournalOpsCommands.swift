@@ -93,7 +93,7 @@ struct JournalOps {
         case .none:
             throw CLIError("no entry has an id starting with '\(JournalViews.safeName(String(key.prefix(40))))'; `ofj day` shows the ids")
         case .several(let list, let total):
-            let shown = list.map { "\(JournalStore.shortID($0.id)) \(JournalViews.safeName(String($0.name.prefix(30)))) (\($0.day))" }
+            let shown = list.map { "\($0.id.uuidString.lowercased()) \(JournalViews.safeName(String($0.name.prefix(30)))) (\($0.day))" }
             throw CLIError("'\(JournalViews.safeName(String(key.prefix(40))))' matches \(total) entries: \(shown.joined(separator: ", "))\(total > list.count ? ", …" : ""); type more of the id")
         }
     }
@@ -103,7 +103,7 @@ struct JournalOps {
         switch try journal.food(idPrefix: key) {
         case .one(let f): return f
         case .several(let list, let total):
-            let shown = list.map { "\(JournalStore.shortID($0.id)) \(JournalViews.safeName(String($0.name.prefix(30))))" }
+            let shown = list.map { "\($0.id.uuidString.lowercased()) \(JournalViews.safeName(String($0.name.prefix(30))))" }
             throw CLIError("'\(JournalViews.safeName(String(key.prefix(40))))' matches \(total) foods: \(shown.joined(separator: ", "))\(total > list.count ? ", …" : ""); type more of the id")
         case .none:
             return try commands.findFood(key)
@@ -392,8 +392,15 @@ extension JournalOps {
         if !r.otherMeals.isEmpty {
             lines.append("  logged as snack: " + r.otherMeals.sorted { $0.key < $1.key }.map { "\(JournalViews.safeName($0.key)) (\($0.value))" }.joined(separator: ", "))
         }
-        if !r.unmappedNutrients.isEmpty {
-            lines.append("  nutrients not imported: " + r.unmappedNutrients.map { "\(JournalViews.safeName($0.column)) (\($0.reason))" }.joined(separator: "; "))
+        // Grouped by reason: "not a nutrient ofj tracks: Alcohol (g), Starch (g)".
+        var reasons: [String] = []
+        var columns: [String: [String]] = [:]
+        for u in r.unmappedNutrients {
+            if columns[u.reason] == nil { reasons.append(u.reason) }
+            columns[u.reason, default: []].append(JournalViews.safeName(u.column))
+        }
+        for reason in reasons {
+            lines.append("  nutrients not imported, \(reason): " + (columns[reason] ?? []).joined(separator: ", "))
         }
         if !r.unknownColumns.isEmpty {
             lines.append("  unknown columns (not read): " + r.unknownColumns.map { JournalViews.safeName($0) }.joined(separator: ", "))
