@@ -6,7 +6,7 @@ _ofj() {
     local cur=${words[CURRENT]} prev=${words[CURRENT-1]}
     for ((i = 2; i < CURRENT; i++)); do
         case "$cmd/${words[i]}" in
-            (/ask|/day|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help)) cmd="$cmd/${words[i]}" ;;
+            (/ask|/day|/log|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/diag|/diag/status|/diag/flush|/diag/export|/replay|/mcp|/doctor|/completion|/help)) cmd="$cmd/${words[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -35,13 +35,52 @@ _ofj() {
         (/log:--servings)) _message 'N'; return ;;
         (/log:--date)) _message 'DATE'; return ;;
         (/log:--meal)) compadd -- breakfast lunch dinner snack; return ;;
+        (/entry/edit:--name)) _message 'TEXT'; return ;;
+        (/entry/edit:--brand)) _message 'TEXT'; return ;;
+        (/entry/edit:--servings)) _message 'N'; return ;;
+        (/entry/edit:--amount)) _message '"QTY [UNIT]"'; return ;;
+        (/entry/edit:--kcal)) _message 'N'; return ;;
+        (/entry/edit:--kj)) _message 'N'; return ;;
+        (/entry/edit:--protein)) _message 'G'; return ;;
+        (/entry/edit:--carbs)) _message 'G'; return ;;
+        (/entry/edit:--fat)) _message 'G'; return ;;
+        (/entry/edit:--nutrient)) _message 'ID=VALUE'; return ;;
+        (/entry/edit:--date)) _message 'DATE'; return ;;
+        (/entry/edit:--meal)) compadd -- breakfast lunch dinner snack; return ;;
+        (/entry/move:--date)) _message 'DATE'; return ;;
+        (/entry/move:--meal)) compadd -- breakfast lunch dinner snack; return ;;
         (/foods:--brand)) _message 'BRAND'; return ;;
         (/foods:--sort)) compadd -- name last_used brand; return ;;
         (/foods:--limit)) _message 'N'; return ;;
+        (/foods/add:--brand)) _message 'TEXT'; return ;;
+        (/foods/add:--serving)) _message '"QTY UNIT"'; return ;;
+        (/foods/add:--grams)) _message 'G'; return ;;
+        (/foods/add:--kcal)) _message 'N'; return ;;
+        (/foods/add:--kj)) _message 'N'; return ;;
+        (/foods/add:--protein)) _message 'G'; return ;;
+        (/foods/add:--carbs)) _message 'G'; return ;;
+        (/foods/add:--fat)) _message 'G'; return ;;
+        (/foods/add:--nutrient)) _message 'ID=VALUE'; return ;;
+        (/foods/add:--ingredient)) _message 'FOOD=AMOUNT'; return ;;
+        (/foods/add:--recipe-servings)) _message 'N'; return ;;
+        (/foods/add:--barcode)) _message 'CODE'; return ;;
+        (/foods/edit:--name)) _message 'TEXT'; return ;;
+        (/foods/edit:--brand)) _message 'TEXT'; return ;;
+        (/foods/edit:--serving)) _message '"QTY UNIT"'; return ;;
+        (/foods/edit:--grams)) _message 'G'; return ;;
+        (/foods/edit:--kcal)) _message 'N'; return ;;
+        (/foods/edit:--kj)) _message 'N'; return ;;
+        (/foods/edit:--protein)) _message 'G'; return ;;
+        (/foods/edit:--carbs)) _message 'G'; return ;;
+        (/foods/edit:--fat)) _message 'G'; return ;;
+        (/foods/edit:--nutrient)) _message 'ID=VALUE'; return ;;
+        (/foods/edit:--ingredient)) _message 'FOOD=AMOUNT'; return ;;
+        (/foods/edit:--recipe-servings)) _message 'N'; return ;;
         (/ref:--limit)) _message 'N'; return ;;
         (/packaged:--source)) compadd -- off fdc; return ;;
         (/packaged:--limit)) _message 'N'; return ;;
         (/backup/export:-o|/backup/export:--output)) _files; return ;;
+        (/import/csv:--map)) _message 'FIELD=COLUMN,…'; return ;;
         (/export/csv:-o|/export/csv:--output)) _files; return ;;
         (/export/csv:--from)) _message 'DATE'; return ;;
         (/export/csv:--to)) _message 'DATE'; return ;;
@@ -51,11 +90,21 @@ _ofj() {
     local -a options subcommands
     local files=0
     case "$cmd" in
-        ("") options=('--resume:reopen the last thread' '--thread:continue the thread with this id (any unique prefix)' '--provider:the AI provider for this run' '--model:the model (Azure: the deployment name)' '--record:save the session as a transcript for a bug report (contains your journal, never keys)' '-V:print the version' '--version:print the version' '-h:show this help' '--help:show this help'); subcommands=('ask:one turn without the REPL; writes are refused unless --yes (an "always" given in the REPL does not count), and each write made is shown as a ✓ line (also when the answer fails afterwards); --json prints the event stream as JSON lines; TEXT from stdin when piped or `-`' 'day:a day by meal with totals against goals (DATE: today, yesterday, -N, YYYY-MM-DD)' 'log:log an entry: manual nutrients, a Food Bank food (--food), a USDA reference food (--ref) or a packaged food by barcode (--barcode)' 'foods:search the Food Bank (active foods when QUERY is empty, archived ones too otherwise)' 'ref:search the bundled USDA SR28 reference foods (per 100 g, with household portions)' 'barcode:look up a packaged food by barcode (EAN-8, EAN-13, UPC-A, UPC-E): your Food Bank, the local cache, then Open Food Facts' 'packaged:search packaged and branded foods: Open Food Facts (default) or USDA FoodData Central (--source fdc; FDC_API_KEY, DEMO_KEY by default)' 'goals:show the daily goals' 'backup:a versioned JSON backup of goals, Food Bank and journal (no secrets)' 'export:journal entries for spreadsheets' 'diag:diagnostics delivery' 'replay:replay transcripts (see docs/TRANSCRIPTS.md)' 'mcp:serve the journal'\''s tools and resources to an MCP client (Claude Code, Codex, Claude Desktop, …) over stdin/stdout; reads always, changes only with --allow-writes, each shown for approval' 'doctor:which providers are usable, and why not (never prints a key, nor credentials inside URLs); warns when the data folder is readable by other users; checks the database file (quick_check); exit 1 when config.json has a problem or the database is damaged' 'completion:print a shell completion script' 'help:show the help of a command') ;;
+        ("") options=('--resume:reopen the last thread' '--thread:continue the thread with this id (any unique prefix)' '--provider:the AI provider for this run' '--model:the model (Azure: the deployment name)' '--record:save the session as a transcript for a bug report (contains your journal, never keys)' '-V:print the version' '--version:print the version' '-h:show this help' '--help:show this help'); subcommands=('ask:one turn without the REPL; writes are refused unless --yes (an "always" given in the REPL does not count), and each write made is shown as a ✓ line (also when the answer fails afterwards); --json prints the event stream as JSON lines; TEXT from stdin when piped or `-`' 'day:a day by meal with totals against goals (DATE: today, yesterday, -N, YYYY-MM-DD)' 'log:log an entry: manual nutrients, a Food Bank food (--food), a USDA reference food (--ref) or a packaged food by barcode (--barcode)' 'entry:one journal entry by id (any unique prefix; `ofj day` shows them)' 'foods:search the Food Bank (active foods when QUERY is empty, archived ones too otherwise)' 'ref:search the bundled USDA SR28 reference foods (per 100 g, with household portions)' 'barcode:look up a packaged food by barcode (EAN-8, EAN-13, UPC-A, UPC-E): your Food Bank, the local cache, then Open Food Facts' 'packaged:search packaged and branded foods: Open Food Facts (default) or USDA FoodData Central (--source fdc; FDC_API_KEY, DEMO_KEY by default)' 'goals:show the daily goals' 'backup:a versioned JSON backup of goals, Food Bank and journal (no secrets)' 'import:import a diary from another app; importing a file twice adds nothing' 'export:journal entries for spreadsheets' 'diag:diagnostics delivery' 'replay:replay transcripts (see docs/TRANSCRIPTS.md)' 'mcp:serve the journal'\''s tools and resources to an MCP client (Claude Code, Codex, Claude Desktop, …) over stdin/stdout; reads always, changes only with --allow-writes, each shown for approval' 'doctor:which providers are usable, and why not (never prints a key, nor credentials inside URLs); warns when the data folder is readable by other users; checks the database file (quick_check); exit 1 when config.json has a problem or the database is damaged' 'completion:print a shell completion script' 'help:show the help of a command') ;;
         (/ask) options=('--yes:allow the assistant'\''s writes' '--json:print the run'\''s events as JSON lines' '--thread:continue the thread with this id (any unique prefix)' '--provider:the AI provider for this run' '--model:the model (Azure: the deployment name)' '--record:save the session as a transcript for a bug report (contains your journal, never keys)' '-h:show this help' '--help:show this help'); subcommands=() ;;
         (/day) options=('--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
         (/log) options=('--kcal:energy in kcal (manual entry)' '--kj:energy in kilojoules, stored as kcal (manual entry)' '--protein:protein in grams (manual entry)' '--carbs:carbohydrate in grams (manual entry)' '--fat:fat in grams (manual entry)' '--nutrient:another nutrient, e.g. sodium_mg=120 (manual entry)' '--brand:the brand (manual entry)' '--food:log a Food Bank food' '--amount:how much of the Food Bank food (servings without a unit)' '--unit:the unit of --amount' '--ref:log a USDA reference food (ids from ofj ref)' '--portion:a portion of the reference food, e.g. "2 large", "1 cup"' '--barcode:log a packaged food by its barcode (Food Bank, cache, then Open Food Facts)' '--refresh:with --barcode: ask Open Food Facts again instead of the cache' '--grams:grams of the food (--ref without --portion: 100)' '--servings:how many servings (multiplies the amount)' '--date:the day (today, yesterday, -N, YYYY-MM-DD)' '--meal:breakfast, lunch, dinner or snack' '--force:log an entry over 5,000 kcal or 5 kg' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
-        (/foods) options=('--brand:only this brand' '--sort:the order' '--limit:at most N foods' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
+        (/entry) options=('-h:show this help' '--help:show this help'); subcommands=('show:show an entry with its nutrients' 'edit:change an entry'\''s name, brand, amount, nutrients (for the whole entry), date or meal; asks first on a terminal' 'move:move an entry to another day and/or meal; asks first on a terminal' 'delete:delete an entry; asks first on a terminal') ;;
+        (/entry/show) options=('--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
+        (/entry/edit) options=('--name:the new name' '--brand:the new brand ("" removes it)' '--servings:how many servings' '--amount:how much, converted through the food'\''s measures (e.g. "150 g")' '--kcal:energy of the whole entry in kcal' '--kj:energy of the whole entry in kJ (stored as kcal)' '--protein:protein of the whole entry' '--carbs:carbohydrate of the whole entry' '--fat:fat of the whole entry' '--nutrient:another nutrient of the whole entry, e.g. sodium_mg=120' '--date:move it to this day' '--meal:move it to this meal' '--yes:do it without asking (scripts; needed when there is no terminal)' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
+        (/entry/move) options=('--date:the day (today, yesterday, -N, YYYY-MM-DD)' '--meal:breakfast, lunch, dinner or snack' '--yes:do it without asking (scripts; needed when there is no terminal)' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
+        (/entry/delete) options=('--yes:do it without asking (scripts; needed when there is no terminal)' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
+        (/foods) options=('--brand:only this brand' '--sort:the order' '--limit:at most N foods' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=('add:save a food: manual nutrients per serving, a serving size and brand, or a composite of Food Bank foods (--ingredient); --barcode saves a packaged product' 'edit:change a food (what is given changes; nutrients per serving); entries already logged keep theirs; asks first on a terminal' 'archive:archive a food by hand (hidden from the active list, still searchable); asks first on a terminal' 'unarchive:bring an archived food back; asks first on a terminal' 'shelf:list the Shelf (foods at home), or put a food on it (--off takes it off); asks first on a terminal') ;;
+        (/foods/add) options=('--brand:the brand' '--serving:the serving the nutrients are for, e.g. "1 cup", "30 g" (default 1 serving)' '--grams:what one serving weighs' '--kcal:energy per serving in kcal' '--kj:energy per serving in kJ (stored as kcal)' '--protein:protein per serving' '--carbs:carbohydrate per serving' '--fat:fat per serving' '--nutrient:another nutrient per serving, e.g. sodium_mg=120' '--ingredient:a Food Bank food (name or id) in a composite, e.g. "oats=40 g"' '--recipe-servings:how many servings the composite makes' '--shelf:put it on the Shelf' '--barcode:save a packaged product by barcode (Open Food Facts)' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
+        (/foods/edit) options=('--name:the new name' '--brand:the brand' '--serving:the serving the nutrients are for, e.g. "1 cup", "30 g" (default 1 serving)' '--grams:what one serving weighs' '--kcal:energy per serving in kcal' '--kj:energy per serving in kJ (stored as kcal)' '--protein:protein per serving' '--carbs:carbohydrate per serving' '--fat:fat per serving' '--nutrient:another nutrient per serving, e.g. sodium_mg=120' '--ingredient:a Food Bank food (name or id) in a composite, e.g. "oats=40 g"' '--recipe-servings:how many servings the composite makes' '--shelf:put it on the Shelf' '--yes:do it without asking (scripts; needed when there is no terminal)' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
+        (/foods/archive) options=('--yes:do it without asking (scripts; needed when there is no terminal)' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
+        (/foods/unarchive) options=('--yes:do it without asking (scripts; needed when there is no terminal)' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
+        (/foods/shelf) options=('--off:take the food off the Shelf' '--yes:do it without asking (scripts; needed when there is no terminal)' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
         (/ref) options=('--limit:at most N foods' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=() ;;
         (/barcode) options=('--json:print JSON' '--refresh:ask Open Food Facts again instead of answering from the cache' '-h:show this help' '--help:show this help'); subcommands=() ;;
         (/packaged) options=('--source:where to search' '--limit:at most N products' '--json:print JSON' '--refresh:search again instead of answering from the cache' '-h:show this help' '--help:show this help'); subcommands=() ;;
@@ -65,6 +114,10 @@ _ofj() {
         (/backup) options=('-h:show this help' '--help:show this help'); subcommands=('export:write a JSON backup (stdout unless -o); --salvage saves what a damaged database still holds' 'import:import a backup; importing twice changes nothing') ;;
         (/backup/export) options=('-o:write to FILE instead of stdout' '--output:write to FILE instead of stdout' '--force:replace an existing file' '--salvage:read a damaged database row by row, save every row that can still be read, say how many could not' '-h:show this help' '--help:show this help'); subcommands=() ;;
         (/backup/import) options=('-h:show this help' '--help:show this help'); subcommands=(); files=1 ;;
+        (/import) options=('-h:show this help' '--help:show this help'); subcommands=('cronometer:import Cronometer'\''s servings export (Food & Recipe Entries CSV)' 'myfitnesspal:import MyFitnessPal'\''s Nutrition Summary export (one entry per meal)' 'csv:import any CSV: --map FIELD=COLUMN,… (FIELD: date, meal, name, amount, time, brand or a nutrient id such as energy_kcal, protein_g)') ;;
+        (/import/cronometer) options=('--dry-run:show what would be added and skipped, write nothing' '--day-first:read dates like 03/04/2026 as day/month' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=(); files=1 ;;
+        (/import/myfitnesspal) options=('--dry-run:show what would be added and skipped, write nothing' '--day-first:read dates like 03/04/2026 as day/month' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=(); files=1 ;;
+        (/import/csv) options=('--map:which column holds what, e.g. date=Date,name=Food,energy_kcal=Calories' '--dry-run:show what would be added and skipped, write nothing' '--day-first:read dates like 03/04/2026 as day/month' '--json:print JSON' '-h:show this help' '--help:show this help'); subcommands=(); files=1 ;;
         (/export) options=('-h:show this help' '--help:show this help'); subcommands=('csv:journal entries as CSV for spreadsheets') ;;
         (/export/csv) options=('-o:write to FILE instead of stdout' '--output:write to FILE instead of stdout' '--from:first day' '--to:last day' '--force:replace an existing file' '-h:show this help' '--help:show this help'); subcommands=() ;;
         (/diag) options=('-h:show this help' '--help:show this help'); subcommands=('status:what is pending, delivered and dropped' 'flush:deliver pending events now' 'export:the sink'\''s events as CSV (--local: the outbox'\''s pending events, no sink needed)') ;;
