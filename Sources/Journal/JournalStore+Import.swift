@@ -207,7 +207,11 @@ extension JournalStore {
         while let record = try reader.next() {
             report.rowsRead += 1
             let line = record.line
-            if record.fields.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) == headerKey {
+            // Cells trimmed once, for the row's fields and its hash.
+            var record = record
+            record.fields = record.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+            if record.fields.count == headerKey.count, record.fields.first?.lowercased() == headerKey.first,
+               record.fields.map({ $0.lowercased() }) == headerKey {
                 report.rowsRead -= 1
                 report.skip(line, "repeated header", "line \(line) repeats the header row (two exports joined?)")
                 continue
@@ -234,7 +238,7 @@ extension JournalStore {
                 continue
             }
             // The same row twice in one file is two entries (two bananas): the n-th copy has its own hash.
-            let content = ImportValues.stableHash([options.format.name] + record.fields.map { $0.trimmingCharacters(in: .whitespaces) })
+            let content = ImportValues.stableHash([options.format.name] + record.fields)
             let n = occurrences[content, default: 0]
             occurrences[content] = n + 1
             let hash = n == 0 ? content : ImportValues.stableHash([String(content, radix: 16), "#\(n)"])
@@ -259,7 +263,8 @@ extension JournalStore {
     }
 
     func draft(_ record: CSVRecord, plan: ImportPlan, options: ImportOptions, separator: UInt8, report: inout ImportReport) throws -> EntryDraft {
-        func cell(_ i: Int?) -> String { i.map { $0 < record.fields.count ? record.fields[$0].trimmingCharacters(in: .whitespaces) : "" } ?? "" }
+        // The importer trimmed the cells.
+        func cell(_ i: Int?) -> String { i.map { $0 < record.fields.count ? record.fields[$0] : "" } ?? "" }
         func shown(_ s: String) -> String { "\"" + String(s.prefix(30)).filter { !$0.isNewline } + "\"" }
         let dateText = cell(plan.date)
         guard !dateText.isEmpty else { throw RowProblem(kind: "no date", detail: "no date") }

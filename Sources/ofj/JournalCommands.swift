@@ -131,7 +131,7 @@ struct JournalCommands {
                                    servings: servings, nutrients: nutrients, source: .manual)
             entry = try journal.logEntry(draft)
         }
-        if p.has("--json") { try json(entry) } else { out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry))) }
+        if p.has("--json") { try json(entry) } else { out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry)) + " (id \(JournalStore.shortID(entry.id)))") }
     }
 
     /// An entry over 5,000 kcal or 5 kg is most likely a typo: it needs --force.
