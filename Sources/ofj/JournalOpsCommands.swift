@@ -82,6 +82,12 @@ struct JournalOps {
                      "ingredients": "--ingredient", "recipe_servings": "--recipe-servings"]
         guard let field = e.field else { return e.message }
         let root = String(field.prefix { $0 != "[" && $0 != "." })
+        // "nutrients.energy_kcal" names the nutrient; "ingredients[1].unit" the ingredient.
+        let rest = field.dropFirst(root.count)
+        if root == "nutrients", rest.hasPrefix(".") { return "\(rest.dropFirst()): \(e.message)" }
+        if root == "ingredients", rest.hasPrefix("["), let n = Int(rest.dropFirst().prefix { $0.isNumber }) {
+            return "--ingredient \(n + 1): \(e.message)"
+        }
         return "\(names[root] ?? field): \(e.message)"
     }
 

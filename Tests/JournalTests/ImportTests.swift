@@ -196,6 +196,23 @@ import TestSupport
         #expect(try entries(store).map(\.name) == ["Tea"])
     }
 
+    /// The bulk insert is the store's: the same validation (nothing written when one draft is
+    /// bad), the same rows, the day totals refreshed.
+    @Test func logEntriesValidatesAllThenInsertsAndRefreshesDayTotals() throws {
+        let (store, _) = try makeStore()
+        let good = EntryDraft(day: day("2026-01-05"), meal: .lunch, name: "Soup", nutrients: nutrients(["energy_kcal": 150]), source: .import)
+        var bad = good
+        bad.name = ""
+        #expect(journalError { try store.queue.write { _ = try store.logEntries([good, bad], in: $0) } } != nil)
+        #expect(try entries(store).isEmpty)
+        var linked = good
+        linked.savedFoodID = UUID()
+        #expect(journalError { try store.queue.write { _ = try store.logEntries([linked], in: $0) } } != nil)
+        try store.queue.write { _ = try store.logEntries([good, good], in: $0) }
+        #expect(try store.dayView(day("2026-01-05")).totals.amounts["energy_kcal"] == 300)
+        #expect(try entries(store).count == 2)
+    }
+
     /// 1,000,000 rows stream through the reader: at most one 64 KiB chunk and one record are held,
     /// whatever the file's size.
     @Test func aMillionRowsStreamWithBoundedMemory() throws {

@@ -87,6 +87,11 @@ import TestSupport
         #expect(nothing.stderr.contains("give what to change"))
         let badMeal = try await ofj(["entry", "move", "7b11", "--meal", "brunch", "--yes"], status: 2)
         #expect(badMeal.stderr.contains("invalid meal 'brunch'"))
+        // The tool's own validation answers, in the command line's words.
+        let emptyName = try await ofj(["entry", "edit", "7b11", "--name", " ", "--yes"], status: 2)
+        #expect(emptyName.stderr.hasPrefix("ofj: NAME: "), "\(emptyName.stderr)")
+        let hugeFood = try await ofj(["foods", "add", "Brick", "--kcal", "20000000"], status: 2)
+        #expect(hugeFood.stderr.hasPrefix("ofj: energy_kcal: must be"), "\(hugeFood.stderr)")
         let badUnit = try await ofj(["entry", "edit", "7b11", "--amount", "2 cups", "--yes"], status: 2)
         #expect(badUnit.stderr.contains("does not convert to this entry's serving (1 bowl)"), "\(badUnit.stderr)")
     }
