@@ -338,6 +338,11 @@ extension JournalOps {
         let report: ImportReport
         do { report = try journal.importFile(p.positionals[0], options: options) } catch let e as ImportFileError {
             throw CLIError(e.description)
+        } catch let e as JournalError {
+            throw e
+        } catch {
+            // A write failed part way (disk full, locked): the batches before it are committed.
+            throw CLIError("the import stopped: \(OfjDatabase.explain("\(error)")); the rows written before it are kept, and running the same command again adds only the rest")
         }
         if p.has("--json") { try json(report); return }
         out(TerminalText.sanitize(Self.describe(report, file: p.positionals[0])))

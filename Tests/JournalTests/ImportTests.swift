@@ -196,6 +196,27 @@ import TestSupport
         #expect(try entries(store).map(\.name) == ["Tea"])
     }
 
+    /// A write that fails part way (here a trigger standing in for a full disk) keeps the batches
+    /// committed before it, writes nothing of the failed batch, and the same import run again
+    /// adds exactly the rest.
+    @Test func aFailedBatchKeepsEarlierBatchesAndARerunAddsTheRest() throws {
+        let (store, _) = try makeStore()
+        let file = Self.fixtures + "cronometer-servings.csv"
+        try store.queue.write { db in
+            try db.execute(batch: """
+                CREATE TRIGGER fail_third BEFORE INSERT ON journal_import_rows
+                WHEN (SELECT count(*) FROM journal_import_rows) >= 3 BEGIN SELECT RAISE(ABORT, 'simulated full disk'); END;
+                """)
+        }
+        #expect(throws: (any Error).self) { try store.importFile(file, options: ImportOptions(format: .cronometer, batchSize: 3)) }
+        #expect(try entries(store).count == 3 && count(store, "journal_import_rows") == 3)
+        try store.queue.write { try $0.execute(batch: "DROP TRIGGER fail_third") }
+        let r = try store.importFile(file, options: ImportOptions(format: .cronometer, batchSize: 3))
+        #expect(r.added == 4 && r.alreadyImported == 3)
+        #expect(try entries(store).count == 7)
+        #expect(try store.dayView(day("2026-01-05")).totals.amounts["energy_kcal"] == 151.6 + 122 + 625 + 105 + 105)
+    }
+
     /// The bulk insert is the store's: the same validation (nothing written when one draft is
     /// bad), the same rows, the day totals refreshed.
     @Test func logEntriesValidatesAllThenInsertsAndRefreshesDayTotals() throws {
