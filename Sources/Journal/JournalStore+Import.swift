@@ -166,8 +166,26 @@ extension JournalStore {
         var report = ImportReport(format: options.format.name, dryRun: options.dryRun)
         let plan = try Self.plan(header, format: options.format, report: &report)
         let headerKey = header.map { $0.lowercased() }
-        var occurrences: [UInt64: UInt32] = [:]
-        var batch: [(hash: Int64, draft: EntryDraft)] = []
+        // How many copies of each row came before, to tell identical rows apart (two bananas).
+        // Kept in a TEMP table, not in memory, so a file of any length stays within SQLite's cache.
+        try queue.read { db in
+            try db.execute(batch: """
+                CREATE TEMP TABLE IF NOT EXISTS import_occurrences (content INTEGER PRIMARY KEY, seen INTEGER NOT NULL);
+                DELETE FROM temp.import_occurrences;
+                """)
+        }
+        defer { _ = try? queue.read { try $0.execute(batch: "DELETE FROM temp.import_occurrences") } }
+        var batch: [(content: Int64, draft: EntryDraft)] = []
+
+        /// The row's hash: its content's, with "#n" for the n-th identical copy in this file.
+        func rowHash(_ content: Int64, in db: Database) throws -> Int64 {
+            let n = try db.scalar("""
+                INSERT INTO temp.import_occurrences (content, seen) VALUES (?, 0)
+                ON CONFLICT (content) DO UPDATE SET seen = seen + 1 RETURNING seen
+                """, [content]).int64 ?? 0
+            guard n > 0 else { return content }
+            return Int64(bitPattern: ImportValues.stableHash([String(UInt64(bitPattern: content), radix: 16), "#\(n)"]))
+        }
 
         func flush() throws {
             guard !batch.isEmpty else { return }
@@ -176,7 +194,7 @@ extension JournalStore {
             if options.dryRun {
                 try queue.read { db in
                     for r in rows {
-                        if try db.row("SELECT 1 FROM journal_import_rows WHERE hash = ?", [r.hash]) != nil {
+                        if try db.row("SELECT 1 FROM journal_import_rows WHERE hash = ?", [try rowHash(r.content, in: db)]) != nil {
                             report.alreadyImported += 1
                         } else {
                             noteAdded(r.draft, &report)
@@ -192,7 +210,8 @@ extension JournalStore {
             try queue.write { db in
                 var fresh: [(hash: Int64, draft: EntryDraft)] = []
                 for r in rows {
-                    if try db.row("SELECT 1 FROM journal_import_rows WHERE hash = ?", [r.hash]) != nil { report.alreadyImported += 1 } else { fresh.append(r) }
+                    let hash = try rowHash(r.content, in: db)
+                    if try db.row("SELECT 1 FROM journal_import_rows WHERE hash = ?", [hash]) != nil { report.alreadyImported += 1 } else { fresh.append((hash, r.draft)) }
                 }
                 let entries = try logEntries(fresh.map(\.draft), in: db)
                 let stamp = now().milliseconds
@@ -237,12 +256,9 @@ extension JournalStore {
                 report.skip(line, "invalid", "line \(line): \(error)")
                 continue
             }
-            // The same row twice in one file is two entries (two bananas): the n-th copy has its own hash.
+            // The same row twice in one file is two entries (two bananas): the n-th copy has its own hash (rowHash).
             let content = ImportValues.stableHash([options.format.name] + record.fields)
-            let n = occurrences[content, default: 0]
-            occurrences[content] = n + 1
-            let hash = n == 0 ? content : ImportValues.stableHash([String(content, radix: 16), "#\(n)"])
-            batch.append((Int64(bitPattern: hash), draft))
+            batch.append((Int64(bitPattern: content), draft))
             if batch.count >= options.batchSize { try flush() }
         }
         try flush()
