@@ -231,7 +231,6 @@ extension JournalStore {
             record.fields = record.fields.map { $0.trimmingCharacters(in: .whitespaces) }
             if record.fields.count == headerKey.count, record.fields.first?.lowercased() == headerKey.first,
                record.fields.map({ $0.lowercased() }) == headerKey {
-                report.rowsRead -= 1
                 report.skip(line, "repeated header", "line \(line) repeats the header row (two exports joined?)")
                 continue
             }

@@ -122,7 +122,7 @@ import TestSupport
         let header = "Date,Meal,Calories,Protein (g)"
         let path = try write("twice.csv", "\(header)\n2026-01-05,Breakfast,400,20\n\(header)\n2026-01-06,Lunch,500,25\n")
         let r = try store.importFile(path, options: ImportOptions(format: .myFitnessPal))
-        #expect(r.added == 2 && r.skipped == 1 && r.skippedByReason["repeated header"] == 1, "\(r)")
+        #expect(r.rowsRead == 3 && r.added == 2 && r.skipped == 1 && r.skippedByReason["repeated header"] == 1, "\(r)")
         #expect(r.skippedRows.first?.line == 3)
         // A header that names one column twice: the first is read, the second listed.
         let dup = try write("dupcol.csv", "Date,Meal,Calories,Calories\n2026-01-07,Dinner,300,999\n")
