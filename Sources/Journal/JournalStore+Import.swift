@@ -142,8 +142,9 @@ extension JournalStore {
             return try validatedEntry(from: d, id: d.id ?? UUID(), createdAt: now, updatedAt: now)
         }
         return try db.transaction { db in
-            for e in entries {
-                if drafts.count < 50, try entryExists(e.id, in: db) {
+            for (d, e) in zip(drafts, entries) {
+                // A new UUID cannot collide; an id the caller brings may.
+                if d.id != nil, try entryExists(e.id, in: db) {
                     throw JournalError.invalid(field: "id", reason: "\(e.id.uuidString) is already used by another entry")
                 }
                 try insertEntry(e, in: db)

@@ -232,6 +232,11 @@ import TestSupport
         try store.queue.write { _ = try store.logEntries([good, good], in: $0) }
         #expect(try store.dayView(day("2026-01-05")).totals.amounts["energy_kcal"] == 300)
         #expect(try entries(store).count == 2)
+        // An id the caller brings that is taken: refused, the whole batch unwritten.
+        var taken = good
+        taken.id = try entries(store)[0].id
+        #expect(journalError { try store.queue.write { _ = try store.logEntries([good, taken], in: $0) } } != nil)
+        #expect(try entries(store).count == 2)
     }
 
     /// 1,000,000 rows stream through the reader: at most one 64 KiB chunk and one record are held,
