@@ -324,7 +324,7 @@ extension JournalStore {
                           nutrients: try NutrientAmounts(values), source: .import)
     }
 
-    /// "100.00 g", "1.00 cup", "2 medium", "8 fl oz", "1,5 dl"? — through the one amount model.
+    /// "100.00 g", "1.00 cup", "2 medium", "8 fl oz", "1,5 cup" (a decimal comma), through the one amount model.
     static func serving(_ text: String, separator: UInt8) -> ServingSize? {
         var t = text
         // A decimal comma in the quantity ("1,5 cup").
