@@ -84,6 +84,16 @@ extension JournalStore {
         migrator.register("journal-entry-derived-nutrients", sql: "ALTER TABLE journal_entries ADD COLUMN derived_nutrients TEXT")
         registerFullTextMigration(into: &migrator)
         registerUndoMigration(into: &migrator)
+        // Issue 23 §4: the stable hash of every row imported from another app (Cronometer,
+        // MyFitnessPal, CSV), so importing a file twice adds nothing.
+        migrator.register("cliops-1-import-rows", sql: """
+            CREATE TABLE journal_import_rows (
+                hash INTEGER PRIMARY KEY NOT NULL,
+                source TEXT NOT NULL,
+                entry_id TEXT NOT NULL,
+                imported_at INTEGER NOT NULL
+            );
+            """)
     }
 
     /// Applies only the journal's migrations. For a database that holds only the journal

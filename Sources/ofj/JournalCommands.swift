@@ -53,7 +53,7 @@ struct JournalCommands {
         guard p.positionals.count <= 1 else { throw CLIError("day takes one DATE at most\n" + Self.dayHelp, status: 2) }
         let day = try parseDay(p.positionals.first)
         let view = try journal.dayView(day)
-        if p.has("--json") { try json(view) } else { out(TerminalText.sanitize(JournalViews.day(view, today: journal.today()))) }
+        if p.has("--json") { try json(view) } else { out(TerminalText.sanitize(JournalViews.day(view, today: journal.today(), ids: true))) }
     }
 
     // MARK: - log
@@ -131,7 +131,7 @@ struct JournalCommands {
                                    servings: servings, nutrients: nutrients, source: .manual)
             entry = try journal.logEntry(draft)
         }
-        if p.has("--json") { try json(entry) } else { out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry))) }
+        if p.has("--json") { try json(entry) } else { out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry)) + " (id \(JournalStore.shortID(entry.id)))") }
     }
 
     /// An entry over 5,000 kcal or 5 kg is most likely a typo: it needs --force.
@@ -192,7 +192,7 @@ struct JournalCommands {
             sort = v
         }
         let items = try journal.searchFoods(query, brand: p.value("--brand"), sort: sort, limit: Int(p.value("--limit") ?? "") ?? 100)
-        if p.has("--json") { try json(items) } else { out(TerminalText.sanitize(JournalViews.foods(items, query: query))) }
+        if p.has("--json") { try json(items) } else { out(TerminalText.sanitize(JournalViews.foods(items, query: query, ids: true))) }
     }
 
     func ref(_ p: ParsedArguments) throws {

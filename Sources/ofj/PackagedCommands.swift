@@ -196,7 +196,7 @@ struct PackagedCommands {
         let portion = try PackagedPortion.resolve(found.product, amount: p.value("--amount"), grams: grams, servings: servings)
         let entry = try journal.logEntry(PackagedCommands.draft(found, portion: portion, day: day, meal: meal))
         if p.has("--json") { return try json(entry) }
-        out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry)))
+        out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry)) + " (id \(JournalStore.shortID(entry.id)))")
         attribution(found)
     }
 
@@ -221,7 +221,7 @@ struct PackagedCommands {
         let found = try await find(code, refresh: p.has("--refresh"))
         let food = try journal.createFood(try PackagedCommands.foodDraft(found.product), barcode: code.code)
         if p.has("--json") { return try json(food) }
-        out("Saved to the Food Bank: " + TerminalText.sanitize("\(food.name)\(food.brand.map { " (\($0))" } ?? "") — \(food.serving.label)"))
+        out("Saved to the Food Bank: " + TerminalText.sanitize("\(food.name)\(food.brand.map { " (\($0))" } ?? "") — \(food.serving.label) (id \(JournalStore.shortID(food.id)))"))
         attribution(found)
     }
 

@@ -32,6 +32,9 @@ import Glibc
         [], ["ask"], ["day"], ["trend"], ["month"], ["gaps"], ["report"], ["log"], ["foods"], ["ref"], ["goals"], ["goals", "set"], ["goals", "reset"], ["backup"],
         ["backup", "export"], ["backup", "import"], ["export"], ["export", "csv"], ["diag"], ["diag", "status"], ["diag", "flush"],
         ["diag", "export"], ["replay"], ["doctor"], ["completion"], ["help"],
+        ["entry"], ["entry", "show"], ["entry", "edit"], ["entry", "move"], ["entry", "delete"], ["foods", "add"], ["foods", "edit"],
+        ["foods", "archive"], ["foods", "unarchive"], ["foods", "shelf"], ["import"], ["import", "cronometer"], ["import", "myfitnesspal"],
+        ["import", "csv"],
     ]
 
     // MARK: - help, usage errors, completion, README
@@ -57,7 +60,7 @@ import Glibc
 
     @Test func helpOutputIsStable() async throws {
         for (args, name) in [([String](), "ofj.txt"), (["log"], "log.txt"), (["ask"], "ask.txt"), (["diag", "export"], "diag-export.txt"),
-                             (["goals"], "goals.txt")] {
+                             (["goals"], "goals.txt"), (["foods"], "foods.txt"), (["import", "csv"], "import-csv.txt")] {
             let r = try await OfjBinary.run(args + ["--help"], environment: env)
             try expectGolden(r.stdout, "help-" + name)
         }

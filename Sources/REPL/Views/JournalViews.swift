@@ -59,7 +59,8 @@ public enum JournalViews {
     }
 
     /// A day by meal with totals against goals.
-    public static func day(_ view: DayView, today: CalendarDay? = nil) -> String {
+    /// `ids`: each entry starts with its short id (the command line, where ids are typed back).
+    public static func day(_ view: DayView, today: CalendarDay? = nil, ids: Bool = false) -> String {
         var lines: [String] = []
         let label = view.day == today ? "Today, \(view.day)" : "\(weekdayName(view.day)) \(view.day)"
         lines.append(label)
@@ -68,7 +69,7 @@ public enum JournalViews {
         }
         for group in view.meals where !group.entries.isEmpty {
             lines.append("  \(group.meal.displayName)")
-            for e in group.entries { lines.append("    " + entryLine(e)) }
+            for e in group.entries { lines.append("    " + (ids ? JournalStore.shortID(e.id) + "  " : "") + entryLine(e)) }
         }
         if !view.entries.isEmpty {
             lines.append("  Total: " + macros(view.totals.amounts, notReported: view.totals.notReportedCount))
@@ -109,7 +110,7 @@ public enum JournalViews {
         return lines.joined(separator: "\n")
     }
 
-    public static func foods(_ items: [FoodBankItem], query: String) -> String {
+    public static func foods(_ items: [FoodBankItem], query: String, ids: Bool = false) -> String {
         guard !items.isEmpty else {
             return query.isEmpty ? "Your Food Bank is empty. With an AI provider configured, ask the assistant to save a food (\"save my oatmeal as a food\"); `ofj backup import` restores saved foods." : "No foods match '\(safe(query))'."
         }
@@ -118,7 +119,7 @@ public enum JournalViews {
             let brand = f.brand.map { " (\(safe($0)))" } ?? ""
             let status = item.status.rawValue == "active" ? "" : " [\(item.status.rawValue)]"
             let kcal = f.nutrients["energy_kcal"].map { amount("energy_kcal", $0) } ?? "kcal not reported"
-            return "  \(safe(f.name))\(brand) — \(safe(f.serving.label)) — \(kcal)\(status)"
+            return "  " + (ids ? JournalStore.shortID(f.id) + "  " : "") + "\(safe(f.name))\(brand) — \(safe(f.serving.label)) — \(kcal)\(status)"
         }.joined(separator: "\n")
     }
 

@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/trend|/month|/gaps|/report|/log|/foods|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/undo|/backup|/backup/export|/backup/import|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/trend|/month|/gaps|/report|/log|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -40,13 +40,52 @@ _ofj() {
         /log:--servings) COMPREPLY=(); return ;;
         /log:--date) COMPREPLY=(); return ;;
         /log:--meal) COMPREPLY=($(compgen -W "breakfast lunch dinner snack" -- "$cur")); return ;;
+        /entry/edit:--name) COMPREPLY=(); return ;;
+        /entry/edit:--brand) COMPREPLY=(); return ;;
+        /entry/edit:--servings) COMPREPLY=(); return ;;
+        /entry/edit:--amount) COMPREPLY=(); return ;;
+        /entry/edit:--kcal) COMPREPLY=(); return ;;
+        /entry/edit:--kj) COMPREPLY=(); return ;;
+        /entry/edit:--protein) COMPREPLY=(); return ;;
+        /entry/edit:--carbs) COMPREPLY=(); return ;;
+        /entry/edit:--fat) COMPREPLY=(); return ;;
+        /entry/edit:--nutrient) COMPREPLY=(); return ;;
+        /entry/edit:--date) COMPREPLY=(); return ;;
+        /entry/edit:--meal) COMPREPLY=($(compgen -W "breakfast lunch dinner snack" -- "$cur")); return ;;
+        /entry/move:--date) COMPREPLY=(); return ;;
+        /entry/move:--meal) COMPREPLY=($(compgen -W "breakfast lunch dinner snack" -- "$cur")); return ;;
         /foods:--brand) COMPREPLY=(); return ;;
         /foods:--sort) COMPREPLY=($(compgen -W "name last_used brand" -- "$cur")); return ;;
         /foods:--limit) COMPREPLY=(); return ;;
+        /foods/add:--brand) COMPREPLY=(); return ;;
+        /foods/add:--serving) COMPREPLY=(); return ;;
+        /foods/add:--grams) COMPREPLY=(); return ;;
+        /foods/add:--kcal) COMPREPLY=(); return ;;
+        /foods/add:--kj) COMPREPLY=(); return ;;
+        /foods/add:--protein) COMPREPLY=(); return ;;
+        /foods/add:--carbs) COMPREPLY=(); return ;;
+        /foods/add:--fat) COMPREPLY=(); return ;;
+        /foods/add:--nutrient) COMPREPLY=(); return ;;
+        /foods/add:--ingredient) COMPREPLY=(); return ;;
+        /foods/add:--recipe-servings) COMPREPLY=(); return ;;
+        /foods/add:--barcode) COMPREPLY=(); return ;;
+        /foods/edit:--name) COMPREPLY=(); return ;;
+        /foods/edit:--brand) COMPREPLY=(); return ;;
+        /foods/edit:--serving) COMPREPLY=(); return ;;
+        /foods/edit:--grams) COMPREPLY=(); return ;;
+        /foods/edit:--kcal) COMPREPLY=(); return ;;
+        /foods/edit:--kj) COMPREPLY=(); return ;;
+        /foods/edit:--protein) COMPREPLY=(); return ;;
+        /foods/edit:--carbs) COMPREPLY=(); return ;;
+        /foods/edit:--fat) COMPREPLY=(); return ;;
+        /foods/edit:--nutrient) COMPREPLY=(); return ;;
+        /foods/edit:--ingredient) COMPREPLY=(); return ;;
+        /foods/edit:--recipe-servings) COMPREPLY=(); return ;;
         /ref:--limit) COMPREPLY=(); return ;;
         /packaged:--source) COMPREPLY=($(compgen -W "off fdc" -- "$cur")); return ;;
         /packaged:--limit) COMPREPLY=(); return ;;
         /backup/export:-o|/backup/export:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        /import/csv:--map) COMPREPLY=(); return ;;
         /export/csv:-o|/export/csv:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /export/csv:--from) COMPREPLY=(); return ;;
         /export/csv:--to) COMPREPLY=(); return ;;
@@ -60,7 +99,7 @@ _ofj() {
     esac
     local options words files=0
     case "$cmd" in
-        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day trend month gaps report log foods ref barcode packaged goals undo backup export search threads meals diag sync replay mcp doctor completion help" ;;
+        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day trend month gaps report log entry foods ref barcode packaged goals undo backup import export search threads meals diag sync replay mcp doctor completion help" ;;
         /ask) options="--yes --json --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
         /trend) options="--days --weeks --months --json -h --help"; words="energy_kcal protein_g carbohydrate_g fat_g fiber_g sugars_g added_sugars_g sodium_mg cholesterol_mg saturated_fat_g trans_fat_g monounsaturated_fat_g polyunsaturated_fat_g vitamin_a_mcg vitamin_c_mg vitamin_d_mcg vitamin_e_mg vitamin_k_mcg vitamin_b6_mg vitamin_b12_mcg thiamin_mg riboflavin_mg niacin_mg pantothenic_acid_mg biotin_mcg folate_mcg choline_mg calcium_mg iron_mg magnesium_mg phosphorus_mg potassium_mg zinc_mg copper_mg manganese_mg selenium_mcg chromium_mcg molybdenum_mcg iodine_mcg chloride_mg water_g caffeine_mg" ;;
@@ -68,7 +107,17 @@ _ofj() {
         /gaps) options="--days --json -h --help"; words="" ;;
         /report) options="--from --to -o --output --force -h --help"; words="" ;;
         /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --date --meal --force --json -h --help"; words="" ;;
-        /foods) options="--brand --sort --limit --json -h --help"; words="" ;;
+        /entry) options="-h --help"; words="show edit move delete" ;;
+        /entry/show) options="--json -h --help"; words="" ;;
+        /entry/edit) options="--name --brand --servings --amount --kcal --kj --protein --carbs --fat --nutrient --date --meal --yes --json -h --help"; words="" ;;
+        /entry/move) options="--date --meal --yes --json -h --help"; words="" ;;
+        /entry/delete) options="--yes --json -h --help"; words="" ;;
+        /foods) options="--brand --sort --limit --json -h --help"; words="add edit archive unarchive shelf" ;;
+        /foods/add) options="--brand --serving --grams --kcal --kj --protein --carbs --fat --nutrient --ingredient --recipe-servings --shelf --barcode --json -h --help"; words="" ;;
+        /foods/edit) options="--name --brand --serving --grams --kcal --kj --protein --carbs --fat --nutrient --ingredient --recipe-servings --shelf --yes --json -h --help"; words="" ;;
+        /foods/archive) options="--yes --json -h --help"; words="" ;;
+        /foods/unarchive) options="--yes --json -h --help"; words="" ;;
+        /foods/shelf) options="--off --yes --json -h --help"; words="" ;;
         /ref) options="--limit --json -h --help"; words="" ;;
         /barcode) options="--json --refresh -h --help"; words="" ;;
         /packaged) options="--source --limit --json --refresh -h --help"; words="" ;;
@@ -79,6 +128,10 @@ _ofj() {
         /backup) options="-h --help"; words="export import" ;;
         /backup/export) options="-o --output --force --salvage -h --help"; words="" ;;
         /backup/import) options="-h --help"; words=""; files=1 ;;
+        /import) options="-h --help"; words="cronometer myfitnesspal csv" ;;
+        /import/cronometer) options="--dry-run --day-first --json -h --help"; words=""; files=1 ;;
+        /import/myfitnesspal) options="--dry-run --day-first --json -h --help"; words=""; files=1 ;;
+        /import/csv) options="--map --dry-run --day-first --json -h --help"; words=""; files=1 ;;
         /export) options="-h --help"; words="csv" ;;
         /export/csv) options="-o --output --from --to --force -h --help"; words="" ;;
         /search) options="--threads --journal --limit --json -h --help"; words="" ;;

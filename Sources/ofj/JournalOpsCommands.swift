@@ -1,0 +1,436 @@
+// `ofj entry show|edit|move|delete`, `ofj foods add|edit|archive|unarchive|shelf` (issue 23 §3):
+// every journal operation without a model. Each change is the assistant's own write tool
+// (update_journal_entry, save_food, …) run here: the same validation, the same card, the same
+// journal store functions, so nothing the CLI writes bypasses what the tools check. Changes that
+// alter or remove what is there ask first on a terminal; scripts pass --yes.
+import Agent
+import Foundation
+import Journal
+import Nutrition
+import NutritionTools
+import OutputSafety
+import ReferenceFoods
+import REPL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct JournalOps {
+    let journal: JournalStore
+    let out: (String) -> Void
+    /// Answers a confirmation question; nil when there is no terminal to ask on.
+    let ask: (@Sendable (String) -> Bool?)
+
+    static let terminalAsk: @Sendable (String) -> Bool? = { question in
+        guard isatty(STDIN_FILENO) == 1 else { return nil }
+        Console.err(question)
+        guard let line = readLine(strippingNewline: true) else { return false }
+        return ["y", "yes"].contains(line.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
+    var commands: JournalCommands { JournalCommands(journal: journal, reference: nil, out: out) }
+
+    func json<T: Encodable>(_ value: T) throws { try commands.json(value) }
+
+    // MARK: - Running a write tool
+
+    /// Plans `tool` with `arguments`, shows its card, asks when `destructive` (unless --yes),
+    /// then applies exactly the planned change in one transaction. Returns the tool's output.
+    func run(_ toolName: String, _ arguments: [String: JSONValue], destructive: Bool, p: ParsedArguments, command: String) throws -> JSONValue {
+        let registry = ToolRegistry(NutritionToolbox.makeTools(journal: journal, reference: ReferenceDatabase.shared))
+        guard let tool = registry.tool(named: toolName) as? any WriteTool else { throw CLIError("internal: no tool \(toolName)") }
+        let context = ToolContext(threadID: "cli", runID: "cli", callID: UUID().uuidString,
+                                  now: WallTime(secondsSince1970: journal.now().timeIntervalSince1970))
+        let planned: PlannedChange
+        do {
+            planned = try journal.queue.read { try tool.preview(arguments: .object(arguments), context: context, database: $0) }
+        } catch let e as ToolArgumentError {
+            throw CLIError(Self.explain(e), status: 2)
+        }
+        let card = TerminalText.sanitize(planned.card)
+        let jsonOutput = p.has("--json")
+        if destructive && !p.has("--yes") {
+            let question = card + "\n" + "Go ahead? [y/N] "
+            switch ask(question) {
+            case nil:
+                throw CLIError("\(command) changes your journal and there is no terminal to ask on; add --yes to do it without asking")
+            case false?:
+                throw CLIError("nothing was changed", status: 1)
+            case true?:
+                break
+            }
+        } else if !jsonOutput {
+            out(card)
+        }
+        let output: ToolOutput
+        do {
+            output = try journal.queue.write { try tool.apply(planned, context: context, database: $0) }
+        } catch let e as ChangeConflict {
+            throw CLIError("nothing was changed: \(e.message) while this ran; run the command again")
+        } catch let e as ToolArgumentError {
+            throw CLIError(Self.explain(e), status: 2)
+        }
+        guard !output.isError else { throw CLIError(output.summary) }
+        if !jsonOutput { out("✓ " + TerminalText.sanitize(output.summary, keepNewlines: false)) }
+        return (try? JSONValue.parse(output.content)) ?? .null
+    }
+
+    /// A tool's argument error in command-line words: "food_id" is the ID, "servings" --servings.
+    static func explain(_ e: ToolArgumentError) -> String {
+        let names = ["entry_id": "ID", "food_id": "ID", "servings": "--servings", "date": "--date", "meal": "--meal", "name": "NAME",
+                     "brand": "--brand", "nutrients": "the nutrients", "serving_unit": "--serving", "serving_quantity": "--serving",
+                     "ingredients": "--ingredient", "recipe_servings": "--recipe-servings"]
+        guard let field = e.field else { return e.message }
+        let root = String(field.prefix { $0 != "[" && $0 != "." })
+        // "nutrients.energy_kcal" names the nutrient; "ingredients[1].unit" the ingredient.
+        let rest = field.dropFirst(root.count)
+        if root == "nutrients", rest.hasPrefix(".") { return "\(rest.dropFirst()): \(e.message)" }
+        if root == "ingredients", rest.hasPrefix("["), let n = Int(rest.dropFirst().prefix { $0.isNumber }) {
+            return "--ingredient \(n + 1): \(e.message)"
+        }
+        return "\(names[root] ?? field): \(e.message)"
+    }
+
+    // MARK: - Ids
+
+    func entry(_ key: String) throws -> Entry {
+        switch try journal.entry(idPrefix: key) {
+        case .one(let e): return e
+        case .none:
+            throw CLIError("no entry has an id starting with '\(JournalViews.safeName(String(key.prefix(40))))'; `ofj day` shows the ids")
+        case .several(let list, let total):
+            let shown = list.map { "\($0.id.uuidString.lowercased()) \(JournalViews.safeName(String($0.name.prefix(30)))) (\($0.day))" }
+            throw CLIError("'\(JournalViews.safeName(String(key.prefix(40))))' matches \(total) entries: \(shown.joined(separator: ", "))\(total > list.count ? ", …" : ""); type more of the id")
+        }
+    }
+
+    /// A food by id prefix, or by name as `ofj log --food` finds it.
+    func food(_ key: String) throws -> SavedFood {
+        switch try journal.food(idPrefix: key) {
+        case .one(let f): return f
+        case .several(let list, let total):
+            let shown = list.map { "\($0.id.uuidString.lowercased()) \(JournalViews.safeName(String($0.name.prefix(30))))" }
+            throw CLIError("'\(JournalViews.safeName(String(key.prefix(40))))' matches \(total) foods: \(shown.joined(separator: ", "))\(total > list.count ? ", …" : ""); type more of the id")
+        case .none:
+            return try commands.findFood(key)
+        }
+    }
+
+    // MARK: - entry
+
+    func entryShow(_ p: ParsedArguments) throws {
+        let e = try entry(p.positionals[0])
+        if p.has("--json") { try json(e); return }
+        out(TerminalText.sanitize(Self.describe(e)))
+    }
+
+    static func describe(_ e: Entry) -> String {
+        var lines = ["Entry \(e.id.uuidString.lowercased())",
+                     "  " + JournalViews.entryLine(e),
+                     "  \(e.day) · \(e.meal.rawValue) · from \(e.source.rawValue.replacingOccurrences(of: "_", with: " "))"]
+        let totals = e.totalNutrients
+        let ids = NutrientCatalog.sorted(totals.values.keys)
+        if !ids.isEmpty {
+            lines.append("  Nutrients: " + ids.compactMap { id in
+                totals[id].map { (id == "energy_kcal" ? "" : NutrientCatalog.displayName(id).lowercased() + " ") + JournalViews.amount(id, $0) }
+            }.joined(separator: ", "))
+        }
+        if let food = e.savedFoodID { lines.append("  Food Bank food: \(JournalStore.shortID(food))") }
+        return lines.joined(separator: "\n")
+    }
+
+    func entryEdit(_ p: ParsedArguments) throws {
+        let e = try entry(p.positionals[0])
+        var args: [String: JSONValue] = ["entry_id": .string(e.id.uuidString)]
+        if let n = p.value("--name") { args["name"] = .string(n) }
+        if let b = p.value("--brand") { args["brand"] = .string(b) }
+        var servings = e.servings
+        if let s = p.value("--servings") {
+            servings = try commands.positiveNumber(s, field: "--servings")
+            args["servings"] = .number(servings)
+        }
+        if let a = p.value("--amount") {
+            guard p.value("--servings") == nil else { throw CLIError("give --amount or --servings, not both", status: 2) }
+            servings = try servingsOf(a, entry: e)
+            args["servings"] = .number(servings)
+        }
+        if let changed = try nutrientOptions(p, base: e.nutrients.scaled(by: servings)) { args["nutrients"] = changed }
+        if let d = p.value("--date") { args["date"] = .string(try commands.parseDay(d).description) }
+        if let m = p.value("--meal") { args["meal"] = .string(try meal(m).rawValue) }
+        guard args.count > 1 else {
+            throw UsageError("give what to change: --name, --brand, --servings, --amount, --kcal, --protein, --carbs, --fat, --nutrient, --date or --meal", command: "ofj entry edit")
+        }
+        let result = try run("update_journal_entry", args, destructive: true, p: p, command: "ofj entry edit")
+        if p.has("--json") { try json(try journal.entry(e.id) ?? e) }
+        _ = result
+    }
+
+    /// Servings for "150 g", "2 cups" or "2" of an entry: through the Food Bank food it was logged
+    /// from when there is one (its measures), else the entry's own serving.
+    func servingsOf(_ text: String, entry e: Entry) throws -> Double {
+        guard let typed = AmountText.parse(text) else {
+            throw CLIError("--amount must be a number above zero with an optional unit, not '\(JournalViews.safeName(String(text.prefix(20))))'", status: 2)
+        }
+        if typed.unitText.isEmpty { return typed.quantity }
+        let measures = try e.savedFoodID.flatMap { try journal.food($0) }?.measures ?? FoodMeasures(serving: e.serving)
+        do {
+            let unit = try ServingUnit.parse(typed.unitText, extraCounts: measures.countNames)
+            return try measures.servings(typed.quantity, unit)
+        } catch {
+            throw CLIError("'\(JournalViews.safeName(String(typed.unitText.prefix(30))))' does not convert to this entry's serving (\(JournalViews.safeName(e.serving.label))); give --servings N or an amount in \(e.serving.unit.symbol)", status: 2)
+        }
+    }
+
+    /// --kcal/--kj/--protein/--carbs/--fat/--nutrient merged over `base` (the entry's or food's
+    /// amounts); nil when none is given.
+    func nutrientOptions(_ p: ParsedArguments, base: NutrientAmounts) throws -> JSONValue? {
+        var raw: [String: Double] = [:]
+        for (flag, id) in [("--kcal", "energy_kcal"), ("--protein", "protein_g"), ("--carbs", "carbohydrate_g"), ("--fat", "fat_g")] {
+            if let v = p.value(flag) { raw[id] = try commands.nonNegativeNumber(v, field: flag) }
+        }
+        if let kj = p.value("--kj") {
+            raw["energy_kcal"] = try commands.nonNegativeNumber(kj, field: "--kj") / NutrientAmounts.kilojoulesPerKcal
+        }
+        for pair in p.values("--nutrient") {
+            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard kv.count == 2 else { throw CLIError("--nutrient takes ID=VALUE, e.g. sodium_mg=120", status: 2) }
+            let isKJ = NutrientAmounts.isKilojoules(kv[0])
+            if !isKJ { try commands.requireKnownNutrient(kv[0]) }
+            let id = isKJ ? "energy_kcal" : NutrientCatalog.canonicalID(for: kv[0]) ?? kv[0]
+            let v = try commands.nonNegativeNumber(kv[1], field: "--nutrient \(kv[0])")
+            raw[id] = isKJ ? v / NutrientAmounts.kilojoulesPerKcal : v
+        }
+        guard !raw.isEmpty else { return nil }
+        var merged = base.values
+        for (k, v) in raw { merged[k] = v.rounded(places: 6) }
+        return .object(merged.mapValues { .number($0) })
+    }
+
+    func meal(_ text: String) throws -> Meal {
+        do { return try Meal(parsing: text) } catch { throw CLIError("invalid meal '\(text.prefix(40))': use breakfast, lunch, dinner or snack", status: 2) }
+    }
+
+    func entryMove(_ p: ParsedArguments) throws {
+        let e = try entry(p.positionals[0])
+        var args: [String: JSONValue] = ["entry_id": .string(e.id.uuidString)]
+        if let d = p.value("--date") { args["date"] = .string(try commands.parseDay(d).description) }
+        if let m = p.value("--meal") { args["meal"] = .string(try meal(m).rawValue) }
+        guard args.count > 1 else { throw UsageError("give --date DATE, --meal MEAL or both", command: "ofj entry move") }
+        _ = try run("move_journal_entry", args, destructive: true, p: p, command: "ofj entry move")
+        if p.has("--json") { try json(try journal.entry(e.id) ?? e) }
+    }
+
+    func entryDelete(_ p: ParsedArguments) throws {
+        let e = try entry(p.positionals[0])
+        _ = try run("delete_journal_entry", ["entry_id": .string(e.id.uuidString)], destructive: true, p: p, command: "ofj entry delete")
+        if p.has("--json") { try json(["deleted": e]) }
+    }
+
+    // MARK: - foods
+
+    /// save_food's arguments from the add/edit options (name, brand, serving, nutrients, ingredients).
+    func foodArguments(_ p: ParsedArguments, existing: SavedFood?) throws -> [String: JSONValue] {
+        var args: [String: JSONValue] = [:]
+        if let existing { args["food_id"] = .string(existing.id.uuidString) }
+        if let n = p.value("--name") ?? (existing == nil ? p.positionals.first : nil) { args["name"] = .string(n) }
+        if let b = p.value("--brand") { args["brand"] = .string(b) }
+        if let s = p.value("--serving") {
+            guard let typed = AmountText.parse(s) else {
+                throw CLIError("--serving must be an amount such as \"1 cup\", \"30 g\" or \"1 bar\", not '\(JournalViews.safeName(String(s.prefix(20))))'", status: 2)
+            }
+            args["serving_quantity"] = .number(typed.quantity)
+            args["serving_unit"] = .string(typed.unitText.isEmpty ? "serving" : typed.unitText)
+        }
+        if let g = p.value("--grams") { args["serving_grams"] = .number(try commands.positiveNumber(g, field: "--grams")) }
+        if let changed = try nutrientOptions(p, base: existing?.nutrients ?? NutrientAmounts()) { args["nutrients"] = changed }
+        let ingredients = p.values("--ingredient")
+        if !ingredients.isEmpty {
+            args["ingredients"] = .array(try ingredients.map(ingredient))
+        }
+        if let r = p.value("--recipe-servings") { args["recipe_servings"] = .number(try commands.positiveNumber(r, field: "--recipe-servings")) }
+        if p.has("--shelf") { args["on_shelf"] = .bool(true) }
+        return args
+    }
+
+    /// "FOOD=QTY [UNIT]": a Food Bank food (name or id) and how much of it; without a unit, servings.
+    func ingredient(_ text: String) throws -> JSONValue {
+        guard let eq = text.lastIndex(of: "=") else {
+            throw CLIError("--ingredient takes FOOD=AMOUNT, e.g. --ingredient \"oats=40 g\" or --ingredient 3f2a9c1b=2", status: 2)
+        }
+        let key = String(text[..<eq]).trimmingCharacters(in: .whitespaces)
+        let amount = String(text[text.index(after: eq)...])
+        let food = try food(key)
+        guard let typed = AmountText.parse(amount) else {
+            throw CLIError("--ingredient \(JournalViews.safeName(String(key.prefix(30)))): '\(JournalViews.safeName(String(amount.prefix(20))))' is not an amount; give e.g. 40 g, 1 cup or 2 (servings)", status: 2)
+        }
+        let quantity = typed.unitText.isEmpty ? typed.quantity * food.serving.quantity : typed.quantity
+        let unit = typed.unitText.isEmpty ? food.serving.unit.symbol : typed.unitText
+        return .object(["food_id": .string(food.id.uuidString), "quantity": .number(quantity), "unit": .string(unit)])
+    }
+
+    func foodsAdd(_ p: ParsedArguments) throws {
+        guard p.positionals.count == 1 else {
+            throw UsageError("give the food's NAME (quote it), or --barcode CODE", command: "ofj foods add")
+        }
+        let args = try foodArguments(p, existing: nil)
+        let result = try run("save_food", args, destructive: false, p: p, command: "ofj foods add")
+        try showFood(result["saved"]?["id"]?.stringValue, p)
+    }
+
+    func foodsEdit(_ p: ParsedArguments) throws {
+        let food = try food(p.positionals[0])
+        let args = try foodArguments(p, existing: food)
+        guard args.count > 1 else {
+            throw UsageError("give what to change: --name, --brand, --serving, --grams, --kcal, --protein, --carbs, --fat, --nutrient, --ingredient, --recipe-servings or --shelf", command: "ofj foods edit")
+        }
+        _ = try run("save_food", args, destructive: true, p: p, command: "ofj foods edit")
+        try showFood(food.id.uuidString, p)
+    }
+
+    func foodsArchive(_ p: ParsedArguments, archived: Bool) throws {
+        let food = try food(p.positionals[0])
+        _ = try run("set_food_archived", ["food_id": .string(food.id.uuidString), "archived": .bool(archived)], destructive: true, p: p,
+                    command: archived ? "ofj foods archive" : "ofj foods unarchive")
+        try showFood(food.id.uuidString, p)
+    }
+
+    func foodsShelf(_ p: ParsedArguments) throws {
+        guard let key = p.positionals.first else {
+            let foods = try journal.shelfFoods()
+            if p.has("--json") { try json(foods); return }
+            out(foods.isEmpty ? "Nothing is on your Shelf; put a food there with `ofj foods shelf ID`."
+                : TerminalText.sanitize("Shelf\n" + JournalViews.foods(foods.map { FoodBankItem(listing: $0, status: .active) }, query: "", ids: true)))
+            return
+        }
+        let food = try food(key)
+        let on = !p.has("--off")
+        _ = try run("set_food_on_shelf", ["food_id": .string(food.id.uuidString), "on_shelf": .bool(on)], destructive: true, p: p,
+                    command: "ofj foods shelf")
+        try showFood(food.id.uuidString, p)
+    }
+
+    func showFood(_ id: String?, _ p: ParsedArguments) throws {
+        guard p.has("--json") else {
+            if let id { out("  id \(id.lowercased())") }
+            return
+        }
+        guard let id, let uuid = UUID(uuidString: id), let food = try journal.food(uuid) else { throw CLIError("the food was saved but could not be read back") }
+        try json(food)
+    }
+}
+
+// MARK: - import
+
+extension JournalOps {
+    /// `ofj import cronometer|myfitnesspal|csv FILE`.
+    func importFile(_ formatName: String, _ p: ParsedArguments) throws {
+        let format: ImportFormat
+        switch formatName {
+        case "cronometer": format = .cronometer
+        case "myfitnesspal": format = .myFitnessPal
+        default:
+            guard let text = p.value("--map") else {
+                throw UsageError("ofj import csv needs --map FIELD=COLUMN,… (e.g. --map date=Date,name=Food,energy_kcal=Calories)", command: "ofj import csv")
+            }
+            format = .csv(try Self.parseMap(text))
+        }
+        let options = ImportOptions(format: format, dryRun: p.has("--dry-run"), dayFirst: p.has("--day-first"))
+        let report: ImportReport
+        do { report = try journal.importFile(p.positionals[0], options: options) } catch let e as ImportFileError {
+            throw CLIError(e.description)
+        } catch let e as JournalError {
+            throw e
+        } catch {
+            // A write failed part way (disk full, locked): the batches before it are committed.
+            throw CLIError("the import stopped: \(OfjDatabase.explain("\(error)")); the rows written before it are kept, and running the same command again adds only the rest")
+        }
+        if p.has("--json") { try json(report); return }
+        out(TerminalText.sanitize(Self.describe(report, file: p.positionals[0])))
+    }
+
+    /// "date=Date,name=Food Name,energy_kcal=Energy (kcal)": FIELD=COLUMN pairs split at commas
+    /// outside double quotes (a column whose name holds a comma is quoted).
+    static func parseMap(_ text: String) throws -> [String: String] {
+        var pairs: [String] = []
+        var current = ""
+        var quoted = false
+        for c in text {
+            if c == "\"" { quoted.toggle(); continue }
+            if c == "," && !quoted { pairs.append(current); current = ""; continue }
+            current.append(c)
+        }
+        pairs.append(current)
+        var map: [String: String] = [:]
+        for pair in pairs where !pair.trimmingCharacters(in: .whitespaces).isEmpty {
+            guard let eq = pair.firstIndex(of: "=") else {
+                throw UsageError("--map takes FIELD=COLUMN pairs separated by commas, not '\(UsageError.quote(pair))'", command: "ofj import csv")
+            }
+            let field = pair[..<eq].trimmingCharacters(in: .whitespaces).lowercased()
+            let column = pair[pair.index(after: eq)...].trimmingCharacters(in: .whitespaces)
+            guard !field.isEmpty, !column.isEmpty else {
+                throw UsageError("--map: '\(UsageError.quote(pair))' needs a FIELD and a COLUMN", command: "ofj import csv")
+            }
+            guard map[field] == nil else { throw UsageError("--map names \(field) twice; give it once", command: "ofj import csv") }
+            map[field] = column
+        }
+        guard !map.isEmpty else { throw UsageError("--map is empty", command: "ofj import csv") }
+        return map
+    }
+
+    static func count(_ n: Int, _ one: String, _ many: String) -> String {
+        var digits = String(n)
+        var grouped = ""
+        while digits.count > 3 { grouped = "," + digits.suffix(3) + grouped; digits.removeLast(3) }
+        return "\(digits + grouped) \(n == 1 ? one : many)"
+    }
+
+    /// The human report: what was (or would be) added, skipped and why, and the columns not read.
+    static func describe(_ r: ImportReport, file: String) -> String {
+        let source = ImportFormatName.display(r.format)
+        var lines = ["\(r.dryRun ? "Dry run: nothing was written. " : "")Import from \(source): \(count(r.rowsRead, "row", "rows")) read"]
+        var added = "  \(r.dryRun ? "would add" : "added"): \(count(r.added, "entry", "entries"))"
+        if let a = r.firstDay, let b = r.lastDay { added += a == b ? " on \(a)" : " from \(a) to \(b)" }
+        lines.append(added)
+        if r.alreadyImported > 0 { lines.append("  already imported (skipped): \(count(r.alreadyImported, "row", "rows"))") }
+        if r.skipped > 0 {
+            let kinds = r.skippedByReason.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+            lines.append("  skipped: \(count(r.skipped, "row", "rows")) (\(kinds))")
+            for s in r.skippedRows { lines.append("    " + JournalViews.safeName(s.reason)) }
+            if r.skipped > r.skippedRows.count { lines.append("    … and \(r.skipped - r.skippedRows.count) more (--json lists the first \(r.skippedRows.count) too)") }
+        }
+        if r.amountsNotRead > 0 { lines.append("  amounts not read (logged as 1 serving): \(r.amountsNotRead)") }
+        if !r.otherMeals.isEmpty {
+            lines.append("  logged as snack: " + r.otherMeals.sorted { $0.key < $1.key }.map { "\(JournalViews.safeName($0.key)) (\($0.value))" }.joined(separator: ", "))
+        }
+        // Grouped by reason: "not a nutrient ofj tracks: Alcohol (g), Starch (g)".
+        var reasons: [String] = []
+        var columns: [String: [String]] = [:]
+        for u in r.unmappedNutrients {
+            if columns[u.reason] == nil { reasons.append(u.reason) }
+            columns[u.reason, default: []].append(JournalViews.safeName(u.column))
+        }
+        for reason in reasons {
+            lines.append("  nutrients not imported, \(reason): " + (columns[reason] ?? []).joined(separator: ", "))
+        }
+        if !r.unknownColumns.isEmpty {
+            lines.append("  unknown columns (not read): " + r.unknownColumns.map { JournalViews.safeName($0) }.joined(separator: ", "))
+        }
+        if r.dryRun && !r.preview.isEmpty {
+            lines.append("  first entries it would add:")
+            for e in r.preview { lines.append("    \(e.day) \(e.meal.rawValue)  " + JournalViews.entryLine(e)) }
+            if r.added > r.preview.count { lines.append("    … and \(count(r.added - r.preview.count, "more", "more"))") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+enum ImportFormatName {
+    static func display(_ name: String) -> String {
+        switch name {
+        case "cronometer": return "Cronometer"
+        case "myfitnesspal": return "MyFitnessPal"
+        default: return "CSV"
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Issue 23 §3 and §4 end to end through the binary: `ofj entry …`, `ofj foods add|edit|archive|
+/// unarchive|shelf`, `ofj import …`. Human output is compared with golden files (ids of foods
+/// created during the test are masked); the journal starts from a backup with fixed ids.
+@Suite struct JournalOpsCLITests {
+    let home = TempDirectory(prefix: "ofj-ops")
+    var env: [String: String] {
+        ["OFJ_HOME": home.file("data"), "HOME": home.path, "XDG_CONFIG_HOME": home.file("config"), "OFJ_PROVIDER": "offline", "TZ": "UTC"]
+    }
+    static let data = OfjBinary.repositoryRoot + "/Tests/data/import/"
+    static let golden = OfjBinary.repositoryRoot + "/Tests/Golden/cli/ops/"
+
+    func expectGolden(_ text: String, _ name: String) throws {
+        // Ids made during the test are random: masked, keeping their shape.
+        // (The fixture's own ids, …-4000-8000-0000000000NN, stay.)
+        let regex = try NSRegularExpression(pattern: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+        var masked = text
+        for m in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+            guard let r = Range(m.range, in: masked), !masked[r].contains("-4000-8000-0000000000") else { continue }
+            masked.replaceSubrange(r, with: "<id>")
+        }
+        // Short ids listed first on a line, likewise.
+        let short = try NSRegularExpression(pattern: "(?m)^ +([0-9a-f]{8})  ")
+        for m in short.matches(in: masked, range: NSRange(masked.startIndex..., in: masked)).reversed() {
+            guard let r = Range(m.range(at: 1), in: masked), !["3f2a9c1b", "7b11d2e4", "a1b2c3d4", "e5f60718"].contains(String(masked[r])) else { continue }
+            masked.replaceSubrange(r, with: "<short>")
+        }
+        let path = Self.golden + name
+        if ProcessInfo.processInfo.environment["OFJ_UPDATE_GOLDEN"] == "1" {
+            try FileManager.default.createDirectory(atPath: Self.golden, withIntermediateDirectories: true)
+            try Data(masked.utf8).write(to: URL(fileURLWithPath: path))
+        }
+        let expected = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(masked == expected, "\(name) differs from its golden file; run with OFJ_UPDATE_GOLDEN=1 and review the diff")
+    }
+
+    @discardableResult
+    func ofj(_ args: [String], input: String = "", status: Int32 = 0) async throws -> OfjBinary.Result {
+        let r = try await OfjBinary.run(args, input: input, environment: env)
+        #expect(r.status == status, "\(args): \(r.status) \(r.stderr)")
+        return r
+    }
+
+    func seeded() async throws {
+        try await ofj(["backup", "import", Self.data + "journal-ops-backup.json"])
+    }
+
+    func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    // MARK: - entry
+
+    @Test func entryShowEditMoveDeleteByShortIdWithGoldenOutput() async throws {
+        try await seeded()
+        var transcript = ""
+        func record(_ args: [String], _ r: OfjBinary.Result) { transcript += "$ ofj \(args.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " "))\n\(r.stdout)\(r.stderr.isEmpty ? "" : "[stderr] " + r.stderr)\n" }
+        for args in [["day", "2026-01-05"], ["entry", "show", "7b11"], ["entry", "edit", "7b11", "--servings", "1.5", "--name", "Chicken salad, large", "--yes"],
+                     ["entry", "edit", "3F2A9C1B-0000", "--amount", "80 g", "--yes"], ["entry", "edit", "7b11", "--protein", "60", "--yes"],
+                     ["entry", "move", "7b11", "--meal", "dinner", "--date", "2026-01-06", "--yes"], ["entry", "delete", "3f2a9c1b-1", "--yes"],
+                     ["day", "2026-01-05"], ["day", "2026-01-06"]] {
+            record(args, try await ofj(args))
+        }
+        try expectGolden(transcript, "entry.txt")
+        // The amount went through the Food Bank food's measures: 80 g of a 40 g serving is 2 servings.
+        let oats = try json(try await ofj(["entry", "show", "3f2a9c1b-0", "--json"]).stdout)
+        #expect(oats["servings"] as? Double == 2)
+        // Editing a nutrient keeps the others (the whole entry's amounts, merged).
+        let salad = try json(try await ofj(["entry", "show", "7b11", "--json"]).stdout)
+        let n = try #require(salad["nutrients"] as? [String: Double])
+        #expect(n["protein_g"].map { ($0 * 1.5 * 1000).rounded() / 1000 } == 60 && n["sodium_mg"] == 820)
+        #expect(salad["meal"] as? String == "dinner" && salad["day"] as? String == "2026-01-06")
+    }
+
+    @Test func anAmbiguousOrUnknownIdSaysWhatToDo() async throws {
+        try await seeded()
+        let ambiguous = try await ofj(["entry", "show", "3f2a"], status: 1)
+        #expect(ambiguous.stderr == "ofj: '3f2a' matches 2 entries: 3f2a9c1b-0000-4000-8000-000000000001 Oats (2026-01-05), 3f2a9c1b-1111-4000-8000-000000000002 Coffee (2026-01-05); type more of the id\n")
+        let none = try await ofj(["entry", "delete", "ffff", "--yes"], status: 1)
+        #expect(none.stderr == "ofj: no entry has an id starting with 'ffff'; `ofj day` shows the ids\n")
+        let foods = try await ofj(["foods", "archive", "a1b2", "--yes"], status: 1)
+        #expect(foods.stderr.hasPrefix("ofj: 'a1b2' matches 2 foods: a1b2c3d4-0000-4000-8000-000000000001 Oats"))
+        let nothing = try await ofj(["entry", "edit", "7b11", "--yes"], status: 2)
+        #expect(nothing.stderr.contains("give what to change"))
+        let badMeal = try await ofj(["entry", "move", "7b11", "--meal", "brunch", "--yes"], status: 2)
+        #expect(badMeal.stderr.contains("invalid meal 'brunch'"))
+        // The tool's own validation answers, in the command line's words.
+        let emptyName = try await ofj(["entry", "edit", "7b11", "--name", " ", "--yes"], status: 2)
+        #expect(emptyName.stderr.hasPrefix("ofj: NAME: "), "\(emptyName.stderr)")
+        let hugeFood = try await ofj(["foods", "add", "Brick", "--kcal", "20000000"], status: 2)
+        #expect(hugeFood.stderr.hasPrefix("ofj: energy_kcal: must be"), "\(hugeFood.stderr)")
+        let badUnit = try await ofj(["entry", "edit", "7b11", "--amount", "2 cups", "--yes"], status: 2)
+        #expect(badUnit.stderr.contains("does not convert to this entry's serving (1 bowl)"), "\(badUnit.stderr)")
+    }
+
+    /// Without a terminal and without --yes a destructive command refuses in one line and changes nothing.
+    @Test func destructiveWithoutTerminalOrYesRefuses() async throws {
+        try await seeded()
+        for args in [["entry", "delete", "7b11"], ["entry", "edit", "7b11", "--servings", "2"], ["entry", "move", "7b11", "--meal", "snack"],
+                     ["foods", "archive", "e5f6"], ["foods", "edit", "e5f6", "--kcal", "200"], ["foods", "shelf", "e5f6"]] {
+            let r = try await ofj(args, input: "y\n", status: 1)
+            #expect(r.stderr.hasSuffix("changes your journal and there is no terminal to ask on; add --yes to do it without asking\n"), "\(args): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1)
+        }
+        let day = try await ofj(["entry", "show", "7b11", "--json"])
+        #expect(try json(day.stdout)["servings"] as? Double == 1)
+        let shelf = try JSONSerialization.jsonObject(with: Data(try await ofj(["foods", "shelf", "--json"]).stdout.utf8)) as? [[String: Any]]
+        #expect(shelf?.map { $0["name"] as? String } == ["Milk"], "only Milk is on the Shelf")
+    }
+
+    /// On a terminal the card is shown and y/n asked: n changes nothing, y applies.
+    @Test func aTerminalIsAskedFirst() async throws {
+        try await seeded()
+        let binary = try #require(OfjBinary.path)
+        let no = try PTYProcess(executable: binary, arguments: ["entry", "delete", "7b11"], environment: env)
+        let card = await no.read(until: "Go ahead? [y/N]")
+        #expect(card?.contains("Delete journal entry: Chicken salad") == true, "\(card ?? "")")
+        no.send("n\r")
+        #expect(await no.waitForExit() == 1)
+        #expect(try await ofj(["entry", "show", "7b11"]).stdout.contains("Chicken salad"))
+        let yes = try PTYProcess(executable: binary, arguments: ["entry", "delete", "7b11"], environment: env)
+        _ = await yes.read(until: "Go ahead? [y/N]")
+        yes.send("y\r")
+        let rest = await yes.read(until: "✓ deleted")
+        #expect(rest != nil)
+        #expect(await yes.waitForExit() == 0)
+        try await ofj(["entry", "show", "7b11"], status: 1)
+    }
+
+    // MARK: - foods
+
+    @Test func foodsAddEditArchiveShelfWithGoldenOutput() async throws {
+        try await seeded()
+        var transcript = ""
+        func record(_ args: [String], _ r: OfjBinary.Result) { transcript += "$ ofj \(args.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " "))\n\(r.stdout)\(r.stderr.isEmpty ? "" : "[stderr] " + r.stderr)\n" }
+        for args in [["foods", "add", "Granola", "--kcal", "489", "--protein", "10", "--carbs", "64", "--fat", "20", "--serving", "1/2 cup", "--grams", "55", "--brand", "Nature Valley", "--nutrient", "sodium_mg=130"],
+                     ["foods", "add", "Yogurt", "--kj", "250", "--protein", "10", "--serving", "150 g"],
+                     ["foods", "add", "Overnight oats", "--ingredient", "oats=80 g", "--ingredient", "a1b2c3d4-0000-4000-8000-000000000002=1", "--ingredient", "Peanut butter=1 tbsp", "--recipe-servings", "2", "--shelf"],
+                     ["foods", "edit", "e5f6", "--name", "Peanut butter, crunchy", "--kcal", "200", "--yes"],
+                     ["foods", "archive", "e5f6", "--yes"], ["foods", "peanut"], ["foods", "unarchive", "e5f6", "--yes"],
+                     ["foods", "shelf", "e5f6", "--yes"], ["foods", "shelf", "a1b2c3d4-0000-4000-8000-000000000002", "--off", "--yes"], ["foods", "shelf"]] {
+            record(args, try await ofj(args))
+        }
+        try expectGolden(transcript, "foods.txt")
+        let bad = try await ofj(["foods", "add", "Nothing"], status: 2)
+        #expect(bad.stderr.contains("nutrients"), "\(bad.stderr)")
+        let badIngredient = try await ofj(["foods", "add", "Mix", "--ingredient", "oats"], status: 2)
+        #expect(badIngredient.stderr.contains("--ingredient takes FOOD=AMOUNT"))
+        let json = try await ofj(["foods", "add", "Rice", "--kcal", "130", "--serving", "100 g", "--json"])
+        let food = try self.json(json.stdout)
+        #expect(food["name"] as? String == "Rice" && (food["serving"] as? [String: Any])?["grams"] as? Double == 100)
+        // kJ is stored as kcal: 250 kJ = 59.75 kcal.
+        let yogurt = try await ofj(["foods", "yogurt", "--json"])
+        #expect(yogurt.stdout.contains("59.75"))
+    }
+
+    // MARK: - import
+
+    @Test func importGoldenOutputDryRunThenOnceThenNothing() async throws {
+        var transcript = ""
+        func record(_ args: [String], _ r: OfjBinary.Result) {
+            transcript += "$ ofj \(args.map { $0.hasPrefix("/") ? ($0 as NSString).lastPathComponent : $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " "))\n\(r.stdout)\(r.stderr.isEmpty ? "" : "[stderr] " + r.stderr)\n"
+        }
+        let cron = Self.data + "cronometer-servings.csv", mfp = Self.data + "mfp-nutrition-summary.csv"
+        for args in [["import", "cronometer", cron, "--dry-run"], ["import", "cronometer", cron], ["import", "cronometer", cron],
+                     ["import", "myfitnesspal", mfp], ["day", "2026-01-06"]] {
+            record(args, try await ofj(args))
+        }
+        let csv = home.file("other.csv")
+        try Data("when;food;kcal;prot;fibre (g);note\n05/01/2026;Brot;250,5;8;3;x\n06/01/2026;Käse;110;7;0;\n".utf8).write(to: URL(fileURLWithPath: csv))
+        let map = ["import", "csv", csv, "--map", "date=when,name=food,energy_kcal=kcal,protein_g=prot", "--day-first"]
+        record(map, try await ofj(map))
+        try expectGolden(transcript, "import.txt")
+        let json = try await ofj(["import", "csv", csv, "--map", "date=when,name=food,energy_kcal=kcal", "--day-first", "--json"])
+        let report = try self.json(json.stdout)
+        #expect(report["added"] as? Int == 0 && report["already_imported"] as? Int == 2)
+        let notCron = try await ofj(["import", "cronometer", mfp], status: 1)
+        #expect(notCron.stderr.contains("not a Cronometer servings export"))
+        let noMap = try await ofj(["import", "csv", csv], status: 2)
+        #expect(noMap.stderr.contains("needs --map"))
+        let missing = try await ofj(["import", "myfitnesspal", home.file("nope.csv")], status: 1)
+        #expect(missing.stderr == "ofj: cannot read \(home.file("nope.csv")): no such file\n")
+    }
+}
