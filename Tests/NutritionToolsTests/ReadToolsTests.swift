@@ -285,9 +285,10 @@ import Nutrition
         let properties = try #require(logFood.parameters["properties"]?["nutrients"]?["properties"]?.objectValue)
         #expect(Set(properties.keys) == Set(NutrientCatalog.all.map(\.id)))
         let size = f.registry.specs.map { $0.name.utf8.count + $0.description.utf8.count + $0.parameters.serialized.utf8.count }.reduce(0, +)
-        // 25,153 bytes after paging arguments, kJ input and folate_total_mcg were added (every
+        // 25,153 bytes after paging arguments, kJ input and folate_total_mcg were added; 26,136
+        // with get_nutrient_gaps and the "when did I last eat" fields of search_journal (every
         // request carries these, so growth must be a choice).
-        #expect(size < 26_000, "tool specs are \(size) bytes")
+        #expect(size < 26_500, "tool specs are \(size) bytes")
     }
 
     @Test func schemaRejectsWrongTypesBeforeTheToolRuns() throws {

@@ -34,12 +34,14 @@ import SQLiteKit
         let name = "Oat\u{1B}]52;c;ZXZpbA==\u{07}meal\u{1B}[2J\u{1B}[H\u{202E} bowl"
         try db.execute("UPDATE journal_entries SET name = ?, brand = ?, serving_unit = ?",
                        [name, "Ac\u{9B}31mme", "bo\u{1B}[5mwl"])
+        let id = try #require(try db.scalar("SELECT id FROM journal_entries").string)
+        let short = String(id.lowercased().prefix(8))
         let day = try await OfjBinary.run(["day", "2026-11-30"], environment: env)
         #expect(day.status == 0)
         #expect(day.stdout == """
             Mon 2026-11-30
               Breakfast
-                Oatmeal bowl (Acme) — 1 bowl — 150 kcal
+                \(short)  Oatmeal bowl (Acme) — 1 bowl — 150 kcal
               Total: 150 kcal · protein not reported · carbohydrate not reported · fat not reported
               Goals: calories 150 kcal/2,000 kcal · protein –/50 g · carbohydrate –/275 g · fat –/78 g
 

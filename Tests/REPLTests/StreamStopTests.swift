@@ -85,7 +85,10 @@ import SQLiteKit
         let took = try #require(exitedAt.withLock { $0 }) - signalled
         stdout.wait()
         stderr.wait()
-        #expect(took < .seconds(1), "exit took \(took) after SIGTERM")
+        // The 0.9 s backstop makes this under a second on an idle machine (BENCHMARKS.md: 0.25 s by
+        // hand); here it only has to be the backstop or the clean path, not the end of a 48 MB
+        // stream or a deadline, whatever else the machine is doing (no timed assertions).
+        #expect(took < .seconds(3), "exit took \(took) after SIGTERM")
         #expect(process.terminationReason == .exit && process.terminationStatus == 143, "status \(process.terminationStatus), \(stderr.text)")
         let db = try Database(path: home.file("data/ofj.sqlite"))
         let phases = try db.rows("SELECT phase FROM agent_runs").compactMap { $0[0].string }
