@@ -178,5 +178,7 @@ extension ConversationStore {
                 superseded_at REAL NOT NULL
             );
             """)
+        // Images and PDFs attached to user messages (issue 19).
+        registerAttachmentMigrations(into: &migrator)
     }
 }

@@ -31,7 +31,7 @@ public struct AnthropicModel: ChatModel {
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         let http = httpRequest(request)
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
-                                  origin: continuationOrigin)
+                                  origin: continuationOrigin, attachments: request.attachments)
         return makeEventStream { out in
             try await driver.run(http, decoder: AnthropicDecoder(), out: out)
         }
@@ -87,6 +87,7 @@ public struct AnthropicModel: ChatModel {
                     default: break
                     }
                 }
+                blocks += message.attachments.map(AttachmentParts.anthropic)
                 append("user", results + blocks) // tool_result blocks must come first
             case .assistant:
                 var text = ""

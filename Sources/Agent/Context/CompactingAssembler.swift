@@ -263,7 +263,7 @@ public final class CompactingAssembler: RequestAssembler {
     func makePlan(_ shape: Shape) throws -> Plan {
         let (checkpoint, messages, choice, ratio) = try store.queue.read { db -> (ContextCheckpoint?, [StoredMessage], ContextBudgetChoice, Double) in
             let checkpoint = try ConversationStore.latestCheckpoint(db, threadID: shape.threadID)
-            let messages = try ConversationStore.messages(db, threadID: shape.threadID, afterSeq: checkpoint?.toSeq ?? 0)
+            let messages = try ConversationStore.messages(db, threadID: shape.threadID, afterSeq: checkpoint?.toSeq ?? 0, queue: store.queue)
             let state = try db.row("SELECT budget, ratio FROM agent_context_state WHERE thread_id = ?", [shape.threadID])
             let choice = state?[0].string.flatMap(ContextBudgetChoice.init(rawValue:)) ?? settings.defaultBudget
             return (checkpoint, messages, choice, state?[1].double ?? 1)
