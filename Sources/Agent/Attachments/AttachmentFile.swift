@@ -9,6 +9,20 @@ public struct LoadedAttachment: Sendable {
     public var bytes: [UInt8]
     public var sha256: String
 
+    public init(name: String, format: AttachmentFormat, bytes: [UInt8], sha256: String) {
+        self.name = name
+        self.format = format
+        self.bytes = bytes
+        self.sha256 = sha256
+    }
+
+    /// Checks `bytes` as a file called `name` would be checked (replay's seeded files).
+    public static func checked(name: String, bytes: [UInt8]) throws(AttachmentError) -> LoadedAttachment {
+        if bytes.isEmpty { throw AttachmentError("That file is empty; attach the image or PDF again once it is saved.") }
+        let format = try AttachmentFile.check(bytes)
+        return LoadedAttachment(name: name, format: format, bytes: bytes, sha256: SHA256Hasher.hex(bytes))
+    }
+
     public var ref: AttachmentRef {
         AttachmentRef(name: name, format: format, byteCount: bytes.count, sha256: sha256, source: MemoryAttachmentSource(bytes))
     }

@@ -5,6 +5,7 @@ import Foundation
 import Journal
 import Nutrition
 import OutputSafety
+import Providers
 
 @MainActor
 public final class REPLSession {
@@ -24,6 +25,8 @@ public final class REPLSession {
     public internal(set) var threadID: String
     private var events: AsyncStream<AgentEvent>.Iterator
     var currentModel: any ChatModel
+    /// Images and PDFs the next message carries (`/attach`); cleared once it is sent.
+    var pendingAttachments: [AttachmentRef] = []
     /// Set when the person asked to leave (/exit, Ctrl-D, a second Ctrl-C).
     public private(set) var exitRequested = false
 
@@ -135,9 +138,15 @@ public final class REPLSession {
             await scanned(trimmed, scan)
             return
         }
+        if offerToAttach(trimmed) { return }
         do {
             let started = services.clock.monotonic()
-            let handle = try services.runner.submit(threadID: threadID, text: line, model: currentModel)
+            if let refusal = ModelCatalog.attachmentRefusal(pendingAttachments, model: currentModel) {
+                say(style.red("✗ ") + refusal + " /detach removes the attachments.")
+                return
+            }
+            let handle = try services.runner.submit(threadID: threadID, text: line, attachments: pendingAttachments, model: currentModel)
+            pendingAttachments = []
             await follow(handle, started: started)
         } catch {
             say(style.red("✗ ") + Terminal.sanitize("\(error)", keepNewlines: false))

@@ -30,6 +30,10 @@ public struct SessionServices: Sendable {
     /// Looks up a line that is only a barcode (what a USB scanner types) and offers to log it;
     /// nil sends such a line to the assistant like any other.
     public var scanBarcode: (@Sendable (_ code: String) async -> BarcodeScanOffer)?
+    /// Reads a file for `/attach` (throws `AttachmentError`); a replay reads only files its transcript seeded.
+    public var loadAttachment: @Sendable (_ path: String) throws -> LoadedAttachment = { try AttachmentFile.load(path: $0) }
+    /// The path a pasted line names when it is an existing image or PDF (to offer attaching it).
+    public var attachablePath: @Sendable (_ line: String) -> String? = { AttachmentFile.looksAttachable($0) }
 
     public init(runner: AgentRunner, store: ConversationStore, journal: JournalStore, approvals: ApprovalBroker,
                 clock: any AgentClock, ids: any IDSource, model: @escaping @Sendable () -> any ChatModel,
