@@ -12,6 +12,7 @@ _ofj() {
         :--provider) COMPREPLY=($(compgen -W "offline gemini openai openrouter anthropic azure ollama llamacpp vllm lmstudio" -- "$cur")); return ;;
         :--model) COMPREPLY=(); return ;;
         :--record) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        /ask:--attach) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /ask:--thread) COMPREPLY=(); return ;;
         /ask:--provider) COMPREPLY=($(compgen -W "offline gemini openai openrouter anthropic azure ollama llamacpp vllm lmstudio" -- "$cur")); return ;;
         /ask:--model) COMPREPLY=(); return ;;
@@ -49,7 +50,7 @@ _ofj() {
     local options words files=0
     case "$cmd" in
         "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day log foods ref barcode packaged goals backup export diag replay mcp doctor completion help" ;;
-        /ask) options="--yes --json --thread --provider --model --record -h --help"; words="" ;;
+        /ask) options="--yes --json --attach --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
         /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --date --meal --force --json -h --help"; words="" ;;
         /foods) options="--brand --sort --limit --json -h --help"; words="" ;;
