@@ -88,7 +88,11 @@ struct StreamDriver: Sendable {
         guard !attachments.isEmpty else { return request }
         var out = request
         do {
-            out.body = try AttachmentSplicer.splice(request.body, attachments)
+            let json = request.body
+            out.sharedBody = try HTTPBodyBuffer(count: AttachmentSplicer.splicedCount(json, attachments)) {
+                try AttachmentSplicer.splice(json, attachments, into: $0)
+            }
+            out.body = []
         } catch let error as AgentError {
             throw ChatError(.fatal, error.line)
         } catch {

@@ -26,3 +26,25 @@ extension Database {
         }
     }
 }
+
+extension Database {
+    /// Writes `bytes` into the blob in `table.column` of the row with `rowid` (made with
+    /// `zeroblob(N)` of the same size) in pieces, so SQLite needs no whole copy of its own.
+    public func writeBlob(table: String, column: String, rowid: Int64, _ bytes: UnsafeRawBufferPointer,
+                          chunkSize: Int = 256 * 1024) throws {
+        var blob: OpaquePointer?
+        let rc = sqlite3_blob_open(handle, "main", table, column, rowid, 1, &blob)
+        guard rc == SQLITE_OK, let blob else {
+            if let blob { sqlite3_blob_close(blob) }
+            throw error(code: rc)
+        }
+        defer { sqlite3_blob_close(blob) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = min(chunkSize, bytes.count - offset)
+            let r = sqlite3_blob_write(blob, bytes.baseAddress! + offset, Int32(n), Int32(offset))
+            guard r == SQLITE_OK else { throw error(code: r) }
+            offset += n
+        }
+    }
+}

@@ -119,7 +119,7 @@ struct Launcher {
             throw UsageError("ofj ask needs TEXT: ofj ask \"your question\", or the question on stdin", command: "ofj ask")
         }
         // Files are read and checked before anything is opened or sent.
-        let attachments = try Self.loadAttachments(p.values("--attach"))
+        var attachments = try Self.loadAttachments(p.values("--attach"))
         let app = try App(paths: paths, environment: environment, appVersion: version)
         let recorder = try p.value("--record").map { try startRecording(to: $0, app: app, model: p.value("--model") ?? "recorded") }
         var model = try app.makeModel(provider: p.value("--provider"), model: p.value("--model"))
@@ -136,6 +136,7 @@ struct Launcher {
         let terminationsBefore = Signals.terminations.value
         let interruptsBefore = Signals.interrupts.value
         let handle = try runner.submit(threadID: threadID, text: text, attachments: attachments, model: model)
+        attachments = [] // stored now: the file's bytes need not stay in memory while the answer streams
         var outcome: RunOutcome?
         var refusedWrites = 0
         // Whether stdout ends mid-line (streamed text), so a write's line starts on its own.

@@ -41,6 +41,11 @@ public enum AttachmentFile {
 
     /// Reads and checks the file at `path`. `maxBytes` caps the size before anything is read.
     public static func load(path: String, maxBytes: Int = AttachmentFile.maxBytes) throws(AttachmentError) -> LoadedAttachment {
+        try load(path: path, maxBytes: maxBytes, afterRead: nil)
+    }
+
+    /// `afterRead` runs between reading and the second look at the file (tests change the file there).
+    static func load(path: String, maxBytes: Int, afterRead: (() -> Void)?) throws(AttachmentError) -> LoadedAttachment {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             switch errno {
@@ -75,6 +80,7 @@ public enum AttachmentFile {
             return false
         }
         if failed { throw AttachmentError("That file could not be read to the end; try again.") }
+        afterRead?()
         var after = stat()
         guard fstat(fd, &after) == 0 else { throw AttachmentError("That file cannot be read; check the path.") }
         if got != size || after.st_size != before.st_size || after.st_mtim.tv_sec != before.st_mtim.tv_sec

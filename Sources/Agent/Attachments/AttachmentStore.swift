@@ -64,8 +64,11 @@ extension ConversationStore {
                     try a.source.read { collected.append(contentsOf: $0) }
                     bytes = collected
                 }
-                try db.execute("INSERT INTO attachments (sha256, media_type, byte_count, data, created_at) VALUES (?, ?, ?, ?, ?)",
-                               [a.sha256, a.format.mediaType, bytes.count, bytes, now])
+                // zeroblob, then the bytes in pieces: SQLite makes no whole copy of a large file.
+                try db.execute("INSERT INTO attachments (sha256, media_type, byte_count, data, created_at) VALUES (?, ?, ?, zeroblob(?), ?)",
+                               [a.sha256, a.format.mediaType, bytes.count, bytes.count, now])
+                let rowid = db.lastInsertRowID
+                try bytes.withUnsafeBytes { try db.writeBlob(table: "attachments", column: "data", rowid: rowid, $0) }
             }
             try db.execute("INSERT INTO agent_message_attachments (message_id, ordinal, sha256, name) VALUES (?, ?, ?, ?)",
                            [messageID, ordinal, a.sha256, a.name])
