@@ -40,6 +40,9 @@ public enum AttachmentWindow {
 }
 
 extension AttachmentRef {
+    /// "a3: JPEG image \"label.jpg\", 2.1 MB" (a checkpoint's list of earlier files).
+    public var placeholderName: String { "\(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount))" }
+
     /// The line sent with an attachment that is shown: its id and name, so the model can cite
     /// it (`read_from_attachment`) and look at it again later.
     public var introduction: String {
