@@ -140,3 +140,39 @@ import TestSupport
         #expect(try requestJSON(t)["messages"]?[0]?["content"]?[0]?["text"]?.stringValue == fake)
     }
 }
+
+@Suite struct AttachmentLimitTests {
+    func image(_ bytes: Int, format: AttachmentFormat = .jpeg) -> AttachmentRef {
+        AttachmentRef(name: "x", format: format, byteCount: bytes, sha256: String(repeating: "a", count: 64), source: MemoryAttachmentSource([]))
+    }
+    func model(_ provider: String, _ name: String, family: String) -> any ChatModel {
+        ScriptedChatModel(clock: VirtualClock(), provider: provider, model: name, continuationFamily: family) { _, _ in nil }
+    }
+
+    @Test func refusedBeforeSendingWithTheReasonAndWhatWorks() {
+        let offline = OfflineAssistant(timeZone: .current, now: { 0 })
+        #expect(ModelCatalog.attachmentRefusal([image(1_000)], model: offline)?.contains("offline assistant cannot see images") == true)
+        let local = model("ollama", "llama3.1", family: "openai-chat")
+        #expect(ModelCatalog.attachmentRefusal([image(1_000)], model: local)?.contains("--provider gemini") == true)
+        let claude = model("anthropic", "claude-sonnet-4-5", family: "anthropic")
+        #expect(ModelCatalog.attachmentRefusal([image(3_000_000)], model: claude) == nil)
+        #expect(ModelCatalog.attachmentRefusal([image(4_500_000)], model: claude)?.contains("limit") == true) // 6 MB of base64
+        let gemini = model("gemini", "gemini-2.5-flash", family: "gemini")
+        #expect(ModelCatalog.attachmentRefusal([image(9_000_000), image(9_000_000, format: .pdf)], model: gemini)?.contains("in one message") == true)
+        #expect(ModelCatalog.attachmentRefusal([image(9_000_000)], model: gemini) == nil)
+        let lmstudioKnown = model("openai", "gpt-4.1", family: "openai-chat")
+        #expect(ModelCatalog.attachmentRefusal([image(100, format: .pdf)], model: lmstudioKnown) == nil)
+        let otherChat = model("deepseek", "deepseek-chat", family: "openai-chat")
+        #expect(ModelCatalog.attachmentRefusal([image(100, format: .pdf)], model: otherChat)?.contains("PDF") == true)
+        #expect(ModelCatalog.attachmentRefusal([], model: offline) == nil)
+    }
+
+    @Test func countsPerMessage() {
+        var refs: [AttachmentRef] = []
+        for _ in 0..<4 { #expect(AttachmentRules.refusal(adding: .png, to: refs) == nil); refs.append(image(1, format: .png)) }
+        #expect(AttachmentRules.refusal(adding: .png, to: refs)?.contains("at most 4 images") == true)
+        #expect(AttachmentRules.refusal(adding: .pdf, to: refs) == nil)
+        refs.append(image(1, format: .pdf))
+        #expect(AttachmentRules.refusal(adding: .pdf, to: refs)?.contains("at most 1 PDF") == true)
+    }
+}
