@@ -17,7 +17,7 @@ final class TimingTransport: HTTPTransport, @unchecked Sendable {
     init(_ inner: any HTTPTransport) { self.inner = inner }
     func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         sentAt = Date().timeIntervalSince1970
-        bodyBytes = request.body.count
+        bodyBytes = request.sharedBody?.count ?? request.body.count
         return try await inner.send(request)
     }
 }
@@ -48,15 +48,18 @@ func maxRSSKB() -> Int {
         var attachments: [AttachmentRef] = []
         if mode == "attach" {
             let loaded = try AttachmentFile.load(path: file)
-            FileHandle.standardError.write("loaded+hashed in \(String(format: "%.1f", (Date().timeIntervalSince1970 - start) * 1000)) ms\n".data(using: .utf8)!)
             if let refusal = ModelCatalog.attachmentRefusal([loaded.ref], model: model) { print(refusal); exit(1) }
             attachments = [loaded.ref]
         }
+        let loadedAt = Date().timeIntervalSince1970
         let handle = try runner.submit(threadID: UUID().uuidString, text: "log this", attachments: attachments, model: model)
+        let storedAt = Date().timeIntervalSince1970
         attachments = [] // as ofj ask does: stored, so the file's bytes are let go
         let outcome = await runner.outcome(of: handle.runID)
         guard case .completed? = outcome?.phase else { print("run did not complete: \(String(describing: outcome))"); exit(1) }
         let ms = (transport.sentAt - start) * 1000
-        print("\(mode) \(String(format: "%.1f", ms)) ms_to_send \(transport.bodyBytes) body_bytes \(maxRSSKB()) peak_rss_kb \(rssBefore) rss_before_kb")
+        func f(_ x: Double) -> String { String(format: "%.1f", x * 1000) }
+        print("\(mode) \(String(format: "%.1f", ms)) ms_to_send \(transport.bodyBytes) body_bytes \(maxRSSKB()) peak_rss_kb \(rssBefore) rss_before_kb"
+              + " read+hash \(f(loadedAt - start)) store \(f(storedAt - loadedAt)) assemble+encode \(f(transport.sentAt - storedAt))")
     }
 }
