@@ -130,6 +130,8 @@ public final class REPLSession {
     public func handle(_ line: String) async {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return }
+        // A pasted or dropped path ("/home/…/label.jpg") is a file to attach, not a slash command.
+        if offerToAttach(trimmed) { return }
         if trimmed.hasPrefix("/"), let (name, argument) = SlashCommands.parse(trimmed) {
             await command(name, argument)
             return
@@ -138,7 +140,6 @@ public final class REPLSession {
             await scanned(trimmed, scan)
             return
         }
-        if offerToAttach(trimmed) { return }
         do {
             let started = services.clock.monotonic()
             if let refusal = ModelCatalog.attachmentRefusal(pendingAttachments, model: currentModel) {
