@@ -100,7 +100,7 @@ import TestSupport
         let sent = try requestJSON(t)
         let content = try #require(sent["input"]?[1]?["content"])
         #expect(content[0] == ["type": "input_text", "text": "read these"])
-        #expect(content[1] == ["type": "input_file", "filename": "menu.pdf", "file_data": .string("data:application/pdf;base64," + Base64Appender.encode(pdf))])
+        #expect(content[1] == ["type": "input_file", "filename": "a1.pdf", "file_data": .string("data:application/pdf;base64," + Base64Appender.encode(pdf))])
         #expect(content[2] == ["type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgoBAgM="])
     }
 
@@ -118,7 +118,7 @@ import TestSupport
         let t = transport("")
         _ = await runTurn(ChatCompletionsModel(config: config("openai", base: "https://api.openai.com/v1", model: "gpt-4.1"), transport: t), request)
         let content = try #require(try requestJSON(t)["messages"]?[1]?["content"])
-        #expect(content[1] == ["type": "file", "file": ["filename": "menu.pdf", "file_data": .string("data:application/pdf;base64," + Base64Appender.encode(pdf))]])
+        #expect(content[1] == ["type": "file", "file": ["filename": "a1.pdf", "file_data": .string("data:application/pdf;base64," + Base64Appender.encode(pdf))]])
     }
 
     @Test func geminiSendsPDFAsInlineData() async throws {

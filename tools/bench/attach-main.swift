@@ -37,6 +37,11 @@ func maxRSSKB() -> Int {
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         try queue.read { try migrator.migrate($0) }
+        // Experiment switch: ATTACH_BENCH_NO_AUTOCHECKPOINT=1 turns SQLite's WAL auto-checkpoint off for
+        // this connection, to see how much of the store time is the checkpoint after the commit.
+        if ProcessInfo.processInfo.environment["ATTACH_BENCH_NO_AUTOCHECKPOINT"] == "1" {
+            try queue.write { try $0.execute("PRAGMA wal_autocheckpoint = 0") }
+        }
         let store = ConversationStore(queue: queue)
         let transport = TimingTransport(CurlTransport())
         let model = ChatCompletionsModel(config: AdapterConfig(provider: "openai", baseURL: "http://127.0.0.1:\(port)/v1", apiKey: "k",
