@@ -1,6 +1,7 @@
 // A write proposed in a run that read web sources names them on its approval card, so the person
 // sees which page a number came from before approving it.
 import Agent
+import Foundation
 import SQLiteKit
 
 public struct SourceCitingWriteTool: WriteTool {
@@ -27,8 +28,15 @@ public struct SourceCitingWriteTool: WriteTool {
         return change
     }
 
+    /// Applies the change as the inner tool planned it, without the citation this wrapper added:
+    /// journal tools compare the approved card with their own plan, and would otherwise refuse.
     public func apply(_ change: PlannedChange, context: ToolContext, database: Database) throws -> ToolOutput {
-        try inner.apply(change, context: context, database: database)
+        var own = change
+        if let used = try? SourceStore.sources(threadID: context.threadID, runID: context.runID, in: database), !used.isEmpty {
+            let citation = "\n" + Self.citation(used)
+            if own.card.contains(citation) { own.card = own.card.replacingOccurrences(of: citation, with: "") }
+        }
+        return try inner.apply(own, context: context, database: database)
     }
 
     /// "Based on web source [3] Title — https://…" (at most three, then "and N more").
