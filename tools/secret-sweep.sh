@@ -26,6 +26,11 @@ KEY_ENV=AIzaPLANTEDenvkeyZ9x8C7v6B5n4M3
 TURSO_TOKEN=PLANTEDtursotokenQwErTy123456789
 FOOD=ZEBRA-PLANTED-FOOD
 MESSAGE=QUOKKA-PLANTED-MESSAGE
+# Attachments (issue 19): a string in a PNG's metadata (tEXt chunk), one inside a PDF, and one in
+# the files' names. Bytes and names must reach only the database (and the provider they are sent to).
+IMAGE_TEXT=PLATYPUS-PLANTED-IMAGE
+PDF_TEXT=NARWHAL-PLANTED-PDF
+FILE_NAME=OKAPI-PLANTED-NAME
 out=$work/out          # every command's stdout and stderr, one file each
 mkdir -p "$out" "$work/config/ofj"
 
@@ -79,6 +84,30 @@ run ask-record "$OFJ" ask --yes --record "$work/ask.ofjt" "log 150g greek yogurt
 run ask-401 "${deny[@]}" "$OFJ" ask "how much protein $MESSAGE"
 run ask-401-json "${deny[@]}" "$OFJ" ask --json "what about $FOOD"
 run ask-fake "${fake[@]}" "$OFJ" ask "How am I doing today? $MESSAGE"
+# Attachments: a label PNG with planted metadata and a PDF, sent to the fake provider and to the
+# one that refuses the key; refused by the offline assistant; a truncated PNG; a missing file.
+mkdir -p "$work/pics"
+python3 - "$work/pics" "$IMAGE_TEXT" "$PDF_TEXT" "$FILE_NAME" <<'PY'
+import struct, sys, zlib
+folder, image_text, pdf_text, name = sys.argv[1:5]
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+       + chunk(b"tEXt", b"Comment\0" + image_text.encode()) + chunk(b"IDAT", zlib.compress(b"\0\xff\xff\xff")) + chunk(b"IEND", b""))
+open(f"{folder}/{name}-label.png", "wb").write(png)
+open(f"{folder}/{name}-cut.png", "wb").write(png[:-20])
+pdf = f"%PDF-1.4\n1 0 obj << /Title ({pdf_text}) >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n".encode()
+open(f"{folder}/{name}-menu.pdf", "wb").write(pdf)
+PY
+label="$work/pics/$FILE_NAME-label.png"
+menu="$work/pics/$FILE_NAME-menu.pdf"
+run ask-attach-fake "${fake[@]}" "$OFJ" ask "read this label" --attach "$label" --attach "$menu"
+run ask-attach-401 "${deny[@]}" "$OFJ" ask "read this label" --attach "$label"
+run bad-attach-offline "$OFJ" ask "read this label" --attach "$label"
+run bad-attach-cut "${fake[@]}" "$OFJ" ask "read this label" --attach "$work/pics/$FILE_NAME-cut.png"
+run bad-attach-missing "${fake[@]}" "$OFJ" ask "read this label" --attach "$work/pics/$FILE_NAME-missing.png"
+run bad-attach-dir "${fake[@]}" "$OFJ" ask "read this label" --attach "$work/pics"
+
 # Error paths. Their arguments carry no planted text (an error may quote what was just typed),
 # so any planted text in their output came from the database or the environment.
 run bad-kcal "$OFJ" log "Plain name" --kcal -5
@@ -189,6 +218,22 @@ for secret in "$FOOD" "$MESSAGE" "ZEBRA" "QUOKKA"; do
   grep -qaF -- "$secret" "$work/outbox.sql" && leak "journal content '$secret' in the diagnostics outbox"
   grep -qaF -- "$secret" "$work/sink.sql" && leak "journal content '$secret' in the Turso sink"
 done
+# Attachment bytes and names: only in the database. The fake provider's port file and the
+# attachments folder hold them by construction; error lines and diagnostics must not.
+for secret in "$IMAGE_TEXT" "$PDF_TEXT" "$FILE_NAME"; do
+  while IFS= read -r f; do
+    case "$f" in "$work/data/"*|"$work/pics/"*) continue ;; esac
+    leak "attachment content or name '$secret' in ${f#$work/}"
+  done < <(grep -rlaF -- "$secret" "$work" 2>/dev/null | grep -v "/outbox.sql$\|/sink.sql$")
+  grep -qaF -- "$secret" "$work/outbox.sql" && leak "attachment content or name '$secret' in the diagnostics outbox"
+  grep -qaF -- "$secret" "$work/sink.sql" && leak "attachment content or name '$secret' in the Turso sink"
+done
+# Inside the database the PNG is stored as it was (its metadata string readable in the blob).
+grep -qaF -- "$IMAGE_TEXT" "$work/data/ofj.sqlite" "$work/data/ofj.sqlite-wal" 2>/dev/null \
+  || { echo "MISSING: the attached PNG is not in the database (the attach run did not work)"; leaks=$((leaks + 1)); }
+grep -qaF -- "$PDF_TEXT" "$work/data/ofj.sqlite" "$work/data/ofj.sqlite-wal" 2>/dev/null \
+  || { echo "MISSING: the attached PDF is not in the database"; leaks=$((leaks + 1)); }
+
 # Where content must be (or the sweep tested nothing).
 for f in "$work/backup.json" "$work/entries.csv" "$work/repl.ofjt" "$work/thread.md" "$work/thread.json"; do
   grep -qaF -- "$FOOD" "$f" || { echo "MISSING: $FOOD not in ${f#$work/} (the session did not run as planned)"; leaks=$((leaks + 1)); }

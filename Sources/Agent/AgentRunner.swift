@@ -110,18 +110,18 @@ public final class AgentRunner: Sendable {
     /// background. Creates the thread when it does not exist yet. Throws `AgentError.threadBusy`
     /// when a run on this thread is active (in this process or any other).
     @discardableResult
-    public func submit(threadID: String, text: String, model: (any ChatModel)? = nil) throws -> RunHandle {
+    public func submit(threadID: String, text: String, attachments: [AttachmentRef] = [], model: (any ChatModel)? = nil) throws -> RunHandle {
         let model = model ?? defaultModel
         let runID = environment.ids.next()
         let now = environment.clock.now()
         do {
-            try insertRun(threadID: threadID, runID: runID, text: text, model: model, now: now)
+            try insertRun(threadID: threadID, runID: runID, text: text, attachments: attachments, model: model, now: now)
         } catch let error as DatabaseError where Self.isActiveRunConflict(error) {
             // The active run may belong to an ofj that stopped after this one started: recover
             // the thread's orphaned runs and try once more; a live run keeps the thread busy.
             guard (try? recoverInterruptedRuns(threadID: threadID))?.isEmpty == false else { throw AgentError.busy }
             do {
-                try insertRun(threadID: threadID, runID: runID, text: text, model: model, now: now)
+                try insertRun(threadID: threadID, runID: runID, text: text, attachments: attachments, model: model, now: now)
             } catch let error as DatabaseError where Self.isActiveRunConflict(error) {
                 throw AgentError.busy
             } catch {
@@ -136,7 +136,7 @@ public final class AgentRunner: Sendable {
     }
 
     /// The user's message and a queued run owned by this process, in one transaction.
-    private func insertRun(threadID: String, runID: String, text: String, model: any ChatModel, now: Double) throws {
+    private func insertRun(threadID: String, runID: String, text: String, attachments: [AttachmentRef], model: any ChatModel, now: Double) throws {
         try store.queue.write { db in
                 try ConversationStore.ensureThread(db, id: threadID, now: now)
                 // A new message supersedes a run left suspended: it can no longer be continued.
@@ -149,8 +149,11 @@ public final class AgentRunner: Sendable {
                     INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at, owner)
                     VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)
                     """, [runID, threadID, model.provider, model.model, now, now, RunOwner.current])
-                try ConversationStore.insertMessage(db, threadID: threadID, runID: runID, role: .user, turn: nil, state: .complete,
-                                                    parts: [.text(text)], now: now)
+                let messageID = try ConversationStore.insertMessage(db, threadID: threadID, runID: runID, role: .user, turn: nil,
+                                                                    state: .complete, parts: [.text(text)], now: now)
+                if !attachments.isEmpty {
+                    try ConversationStore.insertAttachments(db, messageID: messageID, attachments, queue: store.queue, now: now)
+                }
                 try db.execute("UPDATE agent_threads SET title = ? WHERE id = ? AND title IS NULL", [Self.autoTitle(text), threadID])
                 if db.changes > 0 { try ConversationStore.indexTitle(db, threadID: threadID) }
                 try db.execute("UPDATE agent_threads SET provider = ?, model = ? WHERE id = ?", [model.provider, model.model, threadID])

@@ -184,5 +184,7 @@ extension ConversationStore {
         // The approval rule (config.json `approvals.rules`) that decided a write, for decisions
         // with source `rule`: "rule 2 (allow log_food when energy_kcal < 800)".
         migrator.register("rules-2-approval-rule", sql: "ALTER TABLE agent_approvals ADD COLUMN rule TEXT;")
+        // Images and PDFs attached to user messages (issue 19).
+        registerAttachmentMigrations(into: &migrator)
     }
 }

@@ -98,7 +98,7 @@ public final class ConversationStore: Sendable {
 
     /// Messages with `seq > afterSeq` (compaction loads only what follows a checkpoint).
     public func messages(threadID: String, afterSeq: Int) throws -> [StoredMessage] {
-        try queue.read { try Self.messages($0, threadID: threadID, afterSeq: afterSeq) }
+        try queue.read { try Self.messages($0, threadID: threadID, afterSeq: afterSeq, queue: queue) }
     }
 
     /// The text of the thread's latest user message that has any (what /retry asks again).
@@ -127,7 +127,7 @@ public final class ConversationStore: Sendable {
                 ORDER BY seq LIMIT 1
                 """, [threadID, max(1, exchanges)]).int
             guard let start else { return [] }
-            return try Self.messages(db, threadID: threadID, afterSeq: start - 1)
+            return try Self.messages(db, threadID: threadID, afterSeq: start - 1, queue: queue)
         }
     }
 
@@ -286,8 +286,9 @@ extension ConversationStore {
         try db.row("SELECT * FROM agent_ledger WHERE run_id = ? AND turn = ? AND call_id = ?", [key.runID, key.turn, key.callID]).map(ledgerEntry)
     }
 
-    static func messages(_ db: Database, threadID: String, afterSeq: Int) throws -> [StoredMessage] {
+    static func messages(_ db: Database, threadID: String, afterSeq: Int, queue: DatabaseQueue) throws -> [StoredMessage] {
         var out: [StoredMessage] = []
+        let attachments = try attachmentsByMessage(db, threadID: threadID, afterSeq: afterSeq, queue: queue)
         try db.forEachRow("""
             SELECT m.id, m.seq, m.run_id, m.turn, m.state, m.created_at, m.role,
                    p.kind, p.body, p.call_id, p.name, p.is_error, p.provider, p.subkind
@@ -320,6 +321,9 @@ extension ConversationStore {
                 part = .text(body)
             }
             out[out.count - 1].message.parts.append(part)
+        }
+        if !attachments.isEmpty {
+            for i in out.indices { if let a = attachments[out[i].id] { out[i].message.attachments = a } }
         }
         return out
     }

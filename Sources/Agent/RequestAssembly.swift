@@ -71,7 +71,9 @@ public enum RequestNormalizer {
                 continue // results not right after their call are orphans
             case .user:
                 let parts = message.parts.filter { if case .text = $0 { return true } else { return false } }
-                if !parts.isEmpty { out.append(Message(role: .user, parts: parts)) }
+                if !parts.isEmpty || !message.attachments.isEmpty {
+                    out.append(Message(role: .user, parts: parts, attachments: message.attachments))
+                }
             case .assistant:
                 var seen = Set<String>()
                 let parts = message.parts.filter { part in

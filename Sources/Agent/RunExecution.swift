@@ -209,6 +209,9 @@ final class RunExecution {
             // must not eat this turn's (the run deadline still counts it).
             turnStart += env.clock.monotonic() - assemblyStart
             request.messages = RequestNormalizer.normalize(request.messages, continuationFamily: model.continuationFamily)
+            request.messages = AttachmentWindow.apply(request.messages) { [env, handle] id in
+                try? env.store.attachment(id: id, threadID: handle.threadID)
+            }
             try fault(.beforeModelRequest)
             try setPhase(.waitingForProvider)
             let recorder = TurnRecorder(environment: env, handle: handle, turn: turn)

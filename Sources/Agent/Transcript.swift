@@ -73,9 +73,12 @@ public enum MessagePart: Sendable, Hashable {
 public struct Message: Sendable, Hashable {
     public var role: Role
     public var parts: [MessagePart]
-    public init(role: Role, parts: [MessagePart]) {
+    /// Images and PDFs a user message carries (after its text on every wire); empty otherwise.
+    public var attachments: [AttachmentRef]
+    public init(role: Role, parts: [MessagePart], attachments: [AttachmentRef] = []) {
         self.role = role
         self.parts = parts
+        self.attachments = attachments
     }
     public static func user(_ text: String) -> Message { Message(role: .user, parts: [.text(text)]) }
     public static func assistant(_ text: String) -> Message { Message(role: .assistant, parts: [.text(text)]) }

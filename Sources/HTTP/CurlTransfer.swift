@@ -29,6 +29,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var connectToList: UnsafeMutablePointer<curl_slist>?
     /// The only peer address allowed (`HTTPRequest.pinnedAddress`), as network-order bytes.
     private var pinnedPeer: [UInt8]?
+    /// A shared request body libcurl reads from (`CURLOPT_POSTFIELDS`): kept while the handle lives.
+    private var sharedBody: HTTPBodyBuffer?
     /// True when the connection went somewhere other than the pinned address.
     private(set) var peerMismatch = false
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -228,6 +230,13 @@ final class CurlTransfer: @unchecked Sendable {
             set(ccurl_setopt_long(easy, CURLOPT_NOBODY, 1))
         case _ where request.body.isEmpty && method != "POST":
             set(ccurl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method))
+        case _ where request.sharedBody != nil:
+            // Sent from the buffer itself (kept alive by this transfer): no second copy of a large body.
+            let shared = request.sharedBody!
+            sharedBody = shared
+            set(ccurl_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(shared.count)))
+            set(ccurl_setopt_pointer(easy, CURLOPT_POSTFIELDS, shared.storage))
+            if method != "POST" { set(ccurl_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)) }
         default:
             set(ccurl_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)))
             // COPYPOSTFIELDS copies, so the bytes need not outlive this call.

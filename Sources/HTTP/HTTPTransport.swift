@@ -23,11 +23,39 @@ public struct HTTPTimeouts: Sendable, Hashable {
     }
 }
 
+/// A large request body (attachments) written once and then only read: the transport sends it
+/// from this memory without a copy of its own (libcurl `CURLOPT_POSTFIELDS`).
+public final class HTTPBodyBuffer: @unchecked Sendable {
+    public let count: Int
+    let storage: UnsafeMutableRawPointer
+
+    /// Allocates `count` bytes and lets `fill` write all of them.
+    public init(count: Int, fill: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        self.count = count
+        storage = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        do {
+            try fill(UnsafeMutableRawBufferPointer(start: storage, count: count))
+        } catch {
+            storage.deallocate()
+            throw error
+        }
+    }
+    deinit { storage.deallocate() }
+
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: storage, count: count))
+    }
+    /// A copy of the bytes (tests).
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+}
+
 public struct HTTPRequest: Sendable {
     public var method: String
     public var url: String
     public var headers: [HTTPHeader]
     public var body: [UInt8]
+    /// When set, the body sent instead of `body` (which is then empty), without a copy.
+    public var sharedBody: HTTPBodyBuffer? = nil
     public var timeouts: HTTPTimeouts
     /// For requests to untrusted destinations (`fetch_url`): a numeric IPv4 or IPv6 address the
     /// caller has already checked. The connection goes to exactly this address (libcurl

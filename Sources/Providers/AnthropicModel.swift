@@ -51,7 +51,7 @@ public struct AnthropicModel: ChatModel {
     /// one finish ends the turn.
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
-                                  origin: continuationOrigin)
+                                  origin: continuationOrigin, attachments: request.attachments)
         let model = self
         return makeEventStream { out in
             var current = request
@@ -119,6 +119,7 @@ public struct AnthropicModel: ChatModel {
                     default: break
                     }
                 }
+                blocks += message.attachments.map(AttachmentParts.anthropic)
                 append("user", results + blocks) // tool_result blocks must come first
             case .assistant:
                 var text = ""

@@ -35,7 +35,7 @@ public struct ChatCompletionsModel: ChatModel {
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         let http = httpRequest(request)
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
-                                  origin: continuationOrigin)
+                                  origin: continuationOrigin, attachments: request.attachments)
         return makeEventStream { out in
             try await driver.run(http, decoder: ChatCompletionsDecoder(), out: out)
         }
@@ -89,7 +89,13 @@ public struct ChatCompletionsModel: ChatModel {
                     default: break
                     }
                 }
-                if !text.isEmpty || message.toolResults.isEmpty { out.append(["role": "user", "content": .string(text)]) }
+                if !message.attachments.isEmpty {
+                    var content: [JSONValue] = text.isEmpty ? [] : [["type": "text", "text": .string(text)]]
+                    content += message.attachments.map(AttachmentParts.chatCompletions)
+                    out.append(["role": "user", "content": .array(content)])
+                } else if !text.isEmpty || message.toolResults.isEmpty {
+                    out.append(["role": "user", "content": .string(text)])
+                }
             case .tool:
                 for r in message.toolResults { out.append(toolMessage(r, id: ids.wire(r.callID))) }
             case .assistant:

@@ -40,7 +40,7 @@ public struct GeminiModel: ChatModel {
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         let http = httpRequest(request)
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
-                                  origin: continuationOrigin)
+                                  origin: continuationOrigin, attachments: request.attachments)
         return makeEventStream { out in
             try await driver.run(http, decoder: GeminiDecoder(), out: out)
         }
@@ -137,6 +137,7 @@ public struct GeminiModel: ChatModel {
                     default: break
                     }
                 }
+                parts += message.attachments.map(AttachmentParts.gemini)
                 append("user", parts)
             case .tool:
                 append("user", message.toolResults.map { functionResponse($0, synthesized: synthesized) })

@@ -49,7 +49,7 @@ public struct ResponsesModel: ChatModel {
         let withoutItems = hasReasoning ? httpRequest(request, includeReasoning: false) : nil
         let plain = httpRequest(request, includeReasoning: false, askForReasoning: false)
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
-                                  origin: continuationOrigin)
+                                  origin: continuationOrigin, attachments: request.attachments)
         let family = continuationFamily
         let declared = Set(request.tools.map(\.name))
         return makeEventStream { out in
@@ -137,7 +137,9 @@ public struct ResponsesModel: ChatModel {
                     default: break
                     }
                 }
-                if !text.isEmpty { out.append(["role": "user", "content": [["type": "input_text", "text": .string(text)]]]) }
+                var content: [JSONValue] = text.isEmpty ? [] : [["type": "input_text", "text": .string(text)]]
+                content += message.attachments.map(AttachmentParts.responses)
+                if !content.isEmpty { out.append(["role": "user", "content": .array(content)]) }
             case .assistant:
                 out += assistantItems(message, ids: ids, includeReasoning: includeReasoning)
             }

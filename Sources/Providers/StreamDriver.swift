@@ -31,13 +31,15 @@ struct StreamDriver: Sendable {
     /// Stamped on every continuation item of the stream (the adapter's `continuationOrigin`), so
     /// the item is later replayed only to the server and model that produced it.
     var origin: String = ""
+    /// Attachments whose base64 the body carries as markers: spliced in just before sending.
+    var attachments: [AttachmentRef] = []
 
     /// Sends `request` and streams decoded events into `out`. Throws ChatError. A thrown error
     /// with a non-nil `httpStatus` means the server refused before any output was produced.
     func run<D: WireDecoder>(_ request: HTTPRequest, decoder: D, out: AsyncThrowingStream<ChatEvent, Error>.Continuation) async throws {
         let response: HTTPStreamingResponse
         do {
-            response = try await transport.send(request)
+            response = try await transport.send(try withAttachments(request))
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw mapper.mapTransport(error, started: false)
@@ -78,6 +80,25 @@ struct StreamDriver: Sendable {
         }
         if Task.isCancelled { throw CancellationError() }
         try stream.finish(status: status) { out.yield(stamped($0)) }
+    }
+
+    /// `request` with the attachments' bytes in its body (read from their sources in chunks and
+    /// base64-encoded straight into the body). A source that cannot be read fails the turn.
+    private func withAttachments(_ request: HTTPRequest) throws -> HTTPRequest {
+        guard !attachments.isEmpty else { return request }
+        var out = request
+        do {
+            let json = request.body
+            out.sharedBody = try HTTPBodyBuffer(count: AttachmentSplicer.splicedCount(json, attachments)) {
+                try AttachmentSplicer.splice(json, attachments, into: $0)
+            }
+            out.body = []
+        } catch let error as AgentError {
+            throw ChatError(.fatal, error.line)
+        } catch {
+            throw ChatError(.fatal, "An attachment could not be read from the database; attach the file again.")
+        }
+        return out
     }
 
     private func stamped(_ event: ChatEvent) -> ChatEvent {

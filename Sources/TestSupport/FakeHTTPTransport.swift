@@ -84,7 +84,9 @@ public final class FakeHTTPTransport: HTTPTransport, Sendable {
 
     public func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let reply: Reply? = state.withLock { s in
-            s.requests.append(request)
+            var recorded = request
+            if let shared = request.sharedBody { recorded.body = shared.bytes } // what the server would receive
+            s.requests.append(recorded)
             guard let first = s.replies.first else { return nil }
             if s.replies.count > 1 { s.replies.removeFirst() }
             return first

@@ -71,6 +71,8 @@ public final class Replayer {
     var webSeeds: [String] = []
     /// Approval rules (`@config rules=[…]`), as config.json's `approvals.rules`.
     var rulesJSON: String?
+    /// `@seed attachment NAME`: the only files `/attach` can read in a replay, by name.
+    var attachmentFiles: [String: [UInt8]] = [:]
     var process: ReplayProcess?
     var transcriptModel: TranscriptModel?
     let crashes = InterruptFlag()
@@ -147,7 +149,13 @@ public final class Replayer {
                 case "backup": backups.append((step.line, block.joined(separator: "\n")))
                 case "packaged": products.append((step.line - block.count, block.joined(separator: "\n")))  // the @seed line
                 case "web": webSeeds.append(block.joined(separator: "\n"))
-                default: throw fail("@seed takes sql, backup, packaged or web, followed by indented lines (SQL, an ofj backup's JSON, an Open Food Facts product's JSON, or a Tavily search response)")
+                case let a where a.hasPrefix("attachment "):
+                    let name = String(a.dropFirst("attachment ".count)).trimmingCharacters(in: .whitespaces)
+                    guard !name.isEmpty, let data = Data(base64Encoded: block.joined().filter { !$0.isWhitespace }) else {
+                        throw fail("@seed attachment NAME takes the file's bytes as base64 on the indented lines below it")
+                    }
+                    attachmentFiles[name] = [UInt8](data)
+                default: throw fail("@seed takes sql, backup, packaged, web or attachment NAME, followed by indented lines (SQL, an ofj backup's JSON, an Open Food Facts product's JSON, a Tavily search response, or a file's base64)")
                 }
             default:
                 throw fail("unknown set-up line @\(name); expected @clock, @provider, @config or @seed")
@@ -469,6 +477,15 @@ final class ReplayProcess {
             services.sourceLinks = research.sourceLinks
             services.searchUsage = research.searchUsage
         }
+        // /attach reads only the files the transcript seeded (a transcript names no real file).
+        let files = replayer.attachmentFiles
+        services.loadAttachment = { name in
+            guard let bytes = files[name] else {
+                throw AttachmentError("No such file; a replay attaches only files its transcript seeds with @seed attachment NAME.")
+            }
+            return try LoadedAttachment.checked(name: (name as NSString).lastPathComponent, bytes: bytes)
+        }
+        services.attachablePath = { line in files[line.trimmingCharacters(in: .whitespaces)] != nil && line.contains("/") ? line.trimmingCharacters(in: .whitespaces) : nil }
         // Resume the most recently updated thread, as `ofj --resume` would.
         let lastThread = try? store.listThreads(limit: 1).first?.id
         session = REPLSession(services: services, input: input, output: output, style: Style(enabled: false), width: 0,

@@ -70,10 +70,13 @@ enum OfjCommands {
                             Asks one question and prints the answer. Each write made is shown as it happens.
                             Without TEXT (stdin not a terminal) or with `-`, the message is read from stdin:
                               echo "what did I eat today" | ofj ask
+                            --attach sends an image or PDF with the message (the type is read from the file):
+                              ofj ask "save this to my food bank" --attach label.jpg
                             Exit status 1 when a write was refused.
                             """,
                         arguments: [PositionalSpec("TEXT", optional: true, variadic: true)],
                         options: [.flag("--yes", "allow the assistant's writes"), .flag("--json", "print the run's events as JSON lines"),
+                                  .value("--attach", "FILE", .file, "attach an image (JPEG, PNG, WebP, GIF) or a PDF; up to 4 images and 1 PDF", repeatable: true),
                                   thread, provider, model, record],
                         access: .write,
                         action: .async { inv in try await launcher.ask(inv.arguments) }),

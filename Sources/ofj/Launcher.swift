@@ -137,9 +137,12 @@ struct Launcher {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw UsageError("ofj ask needs TEXT: ofj ask \"your question\", or the question on stdin", command: "ofj ask")
         }
+        // Files are read and checked before anything is opened or sent.
+        var attachments = try Self.loadAttachments(p.values("--attach"))
         let app = try App(paths: paths, environment: environment, appVersion: version)
         let recorder = try p.value("--record").map { try startRecording(to: $0, app: app, model: p.value("--model") ?? "recorded") }
         var model = try app.makeModel(provider: p.value("--provider"), model: p.value("--model"))
+        if let refusal = ModelCatalog.attachmentRefusal(attachments, model: model) { throw CLIError(refusal, status: 2) }
         if let recorder {
             model = RecordingChatModel(model, recorder: recorder)
             recorder.input(text)
@@ -151,7 +154,8 @@ struct Launcher {
         Signals.install()
         let terminationsBefore = Signals.terminations.value
         let interruptsBefore = Signals.interrupts.value
-        let handle = try runner.submit(threadID: threadID, text: text, model: model)
+        let handle = try runner.submit(threadID: threadID, text: text, attachments: attachments, model: model)
+        attachments = [] // stored now: the file's bytes need not stay in memory while the answer streams
         var outcome: RunOutcome?
         var refusedWrites = 0
         // Whether stdout ends mid-line (streamed text), so a write's line starts on its own.
@@ -329,6 +333,23 @@ struct Launcher {
 extension Launcher {
     /// The message of `ofj ask`: the arguments, with `-` (or no arguments and a piped stdin) read
     /// from stdin, as `llm` does.
+    /// `--attach` files, read and checked (type, completeness, counts); each refusal is one line
+    /// saying which `--attach` it is (by position, never the file name) and what to do.
+    static func loadAttachments(_ paths: [String]) throws -> [AttachmentRef] {
+        var out: [AttachmentRef] = []
+        for (i, path) in paths.enumerated() {
+            let which = paths.count > 1 ? "--attach #\(i + 1)" : "--attach"
+            do {
+                let loaded = try AttachmentFile.load(path: path)
+                if let refusal = AttachmentRules.refusal(adding: loaded.format, to: out) { throw AttachmentError(refusal) }
+                out.append(loaded.ref)
+            } catch let error as AttachmentError {
+                throw CLIError("\(which): \(error.line)", status: 2)
+            }
+        }
+        return out
+    }
+
     static func askText(_ positionals: [String]) throws -> String {
         let fromStdin = positionals.contains("-") || (positionals.isEmpty && !Terminal.isTTY(STDIN_FILENO))
         guard fromStdin else { return positionals.joined(separator: " ") }

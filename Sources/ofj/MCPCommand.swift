@@ -31,7 +31,7 @@ enum MCPCommand {
         let queue = try OfjDatabase.open(path: paths.databasePath)
         let journal = JournalStore(queue: queue, timeZone: .current, mealSchedule: MealConfig.load(configPath: paths.configPath).schedule)
         let store = ConversationStore(queue: queue)
-        let tools = Toolbox.registry(journal: journal)
+        let tools = Toolbox.registry(journal: journal, attachments: false)
         Toolbox.warmUp()
         let recorder = OutboxRecorder(outbox: DiagnosticsOutbox(queue: queue), appVersion: version, allowedToolNames: Set(tools.tools.map(\.name)))
         var configuration = MCPConfiguration(

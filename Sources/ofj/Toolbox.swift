@@ -19,7 +19,7 @@ enum Toolbox {
     ///     recorded transcripts keep their tool list.
     static func registry(journal: JournalStore, packaged: Bool = true, foods: PackagedFoods? = nil, fetchURL: Bool = false,
                          sources: SourceStore? = nil, search: SearchConfiguration? = nil, searchTransport: (any HTTPTransport)? = nil,
-                         diagnostics: any DiagnosticsRecorder = NoDiagnostics()) -> ToolRegistry {
+                         diagnostics: any DiagnosticsRecorder = NoDiagnostics(), attachments: Bool = true) -> ToolRegistry {
         var extra: [any Tool] = []
         if let search {
             let client = searchTransport.map { WebSearchClient(configuration: search, transport: $0) } ?? WebSearchClient(configuration: search)
@@ -32,6 +32,14 @@ enum Toolbox {
             extra.append(ReadConversationSourceTool(sources: sources))
             // A write proposed after reading the web names the sources on its approval card.
             tools = tools.map { tool in (tool as? any WriteTool).map { SourceCitingWriteTool($0, sources: sources) } ?? tool }
+        }
+        // Label scan (issue 19): cards of log_food/save_food name the attached file the values came from.
+        if attachments {
+            tools = tools.map { tool in
+                guard LabelScan.toolNames.contains(tool.name), let write = tool as? any WriteTool else { return tool }
+                return AttachmentCitingWriteTool(write)
+            }
+            extra.append(ReadAttachmentTool(store: ConversationStore(queue: journal.queue)))
         }
         return ToolRegistry(tools + extra)
     }
@@ -65,6 +73,7 @@ enum Toolbox {
 
     static func systemPrompt(journal: JournalStore, packaged: Bool = true) -> String {
         NutritionToolbox.systemPrompt(now: journal.now(), timeZone: journal.timeZone) + (packaged ? "\n" + PackagedTools.promptRule : "")
+            + "\n" + LabelScan.prompt
     }
 
     static func offlineAssistant(now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .current) -> any ChatModel {

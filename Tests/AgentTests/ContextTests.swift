@@ -454,6 +454,21 @@ struct ContextFixture {
         #expect(f.ordinaryRequests.last?.system.contains("Summary of the earlier messages") == true)
     }
 
+    /// Attachments survive compaction: their rows stay, and the checkpoint names them.
+    @Test func aCompactedAttachmentIsKeptAndNamedByTheCheckpoint() async throws {
+        let f = try ContextFixture(window: 200_000)
+        let first = try f.harness.runner.submit(threadID: "t1", text: ContextFixture.question(0), attachments: [ref(tinyPNG(), name: "label.png")])
+        _ = await f.harness.runner.outcome(of: first.runID)
+        try await f.talk(1..<6)
+        _ = try await f.assembler.compact(threadID: "t1", focus: "", model: f.model, systemPrompt: "s", tools: [], maxOutputTokens: 4_000)
+        try await f.talk(6..<7)
+        let system = try #require(f.ordinaryRequests.last?.system)
+        #expect(system.contains("Files attached in the summarised messages"))
+        #expect(system.contains("- a1: PNG image \"label.png\""))
+        #expect(try count(f.harness.queue, "SELECT COUNT(*) FROM attachments") == 1)
+        #expect(f.ordinaryRequests.last?.messages.allSatisfy { $0.attachments.isEmpty } == true)
+    }
+
     @Test func manualCompactFailureChangesNothing() async throws {
         let f = try ContextFixture(window: 200_000)
         try await f.talk(0..<5)

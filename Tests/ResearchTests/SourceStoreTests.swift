@@ -111,4 +111,33 @@ struct SourceCitingWriteToolTests {
         // A later run that read nothing does not cite it.
         #expect(try card(run: "run-2") == "Log Burrito bowl — 665 kcal")
     }
+
+    /// Like the journal's write tools: apply refuses a card that is not its own plan.
+    struct StrictWrite: WriteTool {
+        let name = "log_food"
+        let description = "logs"
+        var parameters: JSONValue { ["type": "object"] }
+        func activity(arguments: JSONValue) -> String { "preparing to log" }
+        func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> PlannedChange {
+            PlannedChange(card: "Log Burrito bowl — 665 kcal", change: ["kcal": 665])
+        }
+        func apply(_ change: PlannedChange, context: ToolContext, database: Database) throws -> ToolOutput {
+            guard change == (try preview(arguments: [:], context: context, database: database)) else { throw ChangeConflict("card differs") }
+            return ToolOutput(content: "{}", summary: "logged")
+        }
+    }
+
+    @Test func theCitedCardIsAppliedAsTheInnerToolPlannedIt() throws {
+        let directory = TempDirectory()
+        let queue = try DatabaseQueue(path: directory.file("s.sqlite"))
+        try SourceStore.migrate(queue)
+        let sources = SourceStore(queue: queue)
+        _ = try sources.record(threadID: "t", runID: "run-1", kind: "page", url: "https://example.com/n", title: "N", text: "665 kcal", fetchedAt: 0)
+        let tool = SourceCitingWriteTool(StrictWrite(), sources: sources)
+        let context = ToolContext(threadID: "t", runID: "run-1", callID: "c", now: WallTime(secondsSince1970: 0))
+        let output = try queue.write { db in
+            try tool.apply(try tool.preview(arguments: [:], context: context, database: db), context: context, database: db)
+        }
+        #expect(output.summary == "logged")
+    }
 }

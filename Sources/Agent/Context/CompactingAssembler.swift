@@ -108,6 +108,9 @@ public final class CompactingAssembler: RequestAssembler {
         var systemTokens: Int
         var checkpointTokens: Int
         var toolTokens: Int
+        /// What the system prompt carries for the checkpoint (its summary, and the files attached
+        /// to the messages it replaces, named so the model can look at them again).
+        var addendum: String = ""
 
         var rawMessages: Int { messageTokens.reduce(0, +) }
         var raw: Int { systemTokens + checkpointTokens + toolTokens + rawMessages }
@@ -261,12 +264,17 @@ public final class CompactingAssembler: RequestAssembler {
     func limits(for model: any ChatModel) -> ModelLimits { settings.limits(model.provider, model.model) }
 
     func makePlan(_ shape: Shape) throws -> Plan {
-        let (checkpoint, messages, choice, ratio) = try store.queue.read { db -> (ContextCheckpoint?, [StoredMessage], ContextBudgetChoice, Double) in
+        let (checkpoint, messages, choice, ratio, earlier) = try store.queue.read {
+            db -> (ContextCheckpoint?, [StoredMessage], ContextBudgetChoice, Double, [AttachmentRef]) in
             let checkpoint = try ConversationStore.latestCheckpoint(db, threadID: shape.threadID)
-            let messages = try ConversationStore.messages(db, threadID: shape.threadID, afterSeq: checkpoint?.toSeq ?? 0)
+            let earlier = try checkpoint.map {
+                try ConversationStore.attachmentsByMessage(db, threadID: shape.threadID, afterSeq: 0, throughSeq: $0.toSeq, queue: store.queue)
+                    .sorted { $0.key < $1.key }.flatMap(\.value)
+            } ?? []
+            let messages = try ConversationStore.messages(db, threadID: shape.threadID, afterSeq: checkpoint?.toSeq ?? 0, queue: store.queue)
             let state = try db.row("SELECT budget, ratio FROM agent_context_state WHERE thread_id = ?", [shape.threadID])
             let choice = state?[0].string.flatMap(ContextBudgetChoice.init(rawValue:)) ?? settings.defaultBudget
-            return (checkpoint, messages, choice, state?[1].double ?? 1)
+            return (checkpoint, messages, choice, state?[1].double ?? 1, earlier)
         }
         var tokens: [Int] = []
         tokens.reserveCapacity(messages.count)
@@ -275,19 +283,27 @@ public final class CompactingAssembler: RequestAssembler {
             tokens.append(TokenEstimator.tokens(m.message))
             if i > 0 && m.message.role == .user { starts.append(i) }
         }
-        let addendum = checkpoint.map(Self.addendum) ?? ""
+        let addendum = checkpoint.map { Self.addendum($0) + Self.attachmentNote(earlier) } ?? ""
         return Plan(checkpoint: checkpoint, messages: messages, messageTokens: tokens, turnStarts: starts,
                     budget: ContextBudget(choice: choice, limits: limits(for: shape.model), requestedOutput: shape.maxOutputTokens),
                     choice: choice, ratio: ratio, systemTokens: TokenEstimator.tokens(shape.systemPrompt),
-                    checkpointTokens: TokenEstimator.tokens(addendum), toolTokens: TokenEstimator.tokens(shape.tools))
+                    checkpointTokens: TokenEstimator.tokens(addendum), toolTokens: TokenEstimator.tokens(shape.tools), addendum: addendum)
     }
 
     func request(_ shape: Shape, _ plan: Plan) -> ChatRequest {
-        let system = shape.systemPrompt + (plan.checkpoint.map(Self.addendum) ?? "")
+        let system = shape.systemPrompt + plan.addendum
         return ChatRequest(system: system, messages: plan.messages.map(\.message), tools: shape.tools, maxOutputTokens: shape.maxOutputTokens)
     }
 
     /// How a checkpoint is carried: appended to the system prompt.
+    /// The files attached to messages a checkpoint replaced: kept in the database, named here so
+    /// the model can look at one again with read_attachment.
+    static func attachmentNote(_ earlier: [AttachmentRef]) -> String {
+        guard !earlier.isEmpty else { return "" }
+        return "\n\nFiles attached in the summarised messages (not shown; read_attachment shows one again):\n"
+            + earlier.map { "- " + $0.placeholderName }.joined(separator: "\n")
+    }
+
     static func addendum(_ c: ContextCheckpoint) -> String {
         var s = "\n\n## Earlier in this conversation\n"
         if c.kind == .pruned {

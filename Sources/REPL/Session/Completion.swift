@@ -2,6 +2,7 @@
 // export formats) and whole
 // Food Bank names.
 import Agent
+import Foundation
 import Journal
 
 enum Completion {
@@ -34,11 +35,37 @@ enum Completion {
                 return simple(ContextBudgetChoice.allCases.map(\.rawValue).filter { $0.hasPrefix(current) })
             case "export" where words.count == 2:
                 return simple(["md", "json"].filter { $0.hasPrefix(current) })
+            case "attach":
+                return paths(current)
             default:
                 return .none
             }
         }
         return foodNames(before: before, journal: journal)
+    }
+
+    /// File and folder names completing the path being typed (folders end in "/"); hidden ones
+    /// only when the typed name starts with ".".
+    static func paths(_ typed: String) -> Completions {
+        var expanded = typed
+        var home = ""
+        if typed.hasPrefix("~/"), let h = ProcessInfo.processInfo.environment["HOME"] {
+            home = h
+            expanded = h + typed.dropFirst(1)
+        }
+        let slash = expanded.lastIndex(of: "/")
+        let dir = slash.map { String(expanded[...$0]) } ?? ""
+        let prefix = slash.map { String(expanded[expanded.index(after: $0)...]) } ?? expanded
+        let listed = (try? FileManager.default.contentsOfDirectory(atPath: dir.isEmpty ? "." : dir)) ?? []
+        var out: [String] = []
+        for name in listed.sorted() where name.hasPrefix(prefix) && (prefix.hasPrefix(".") || !name.hasPrefix(".")) {
+            var isDir: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: dir + name, isDirectory: &isDir)
+            var full = dir + name + (isDir.boolValue ? "/" : "")
+            if !home.isEmpty { full = "~" + full.dropFirst(home.count) }
+            out.append(full)
+        }
+        return Completions(replacing: typed.count, candidates: Array(out.prefix(200)))
     }
 
     /// Thread ids starting with the argument, and thread titles starting with it (ignoring case);

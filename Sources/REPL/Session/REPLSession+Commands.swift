@@ -44,6 +44,12 @@ extension REPLSession {
                 await follow(handle, started: started)
             case "retry":
                 try await retry()
+            case "attach":
+                attach(argument)
+            case "attachments":
+                listAttachments()
+            case "detach":
+                detach(argument)
             case "day":
                 try showDay(argument)
             case "today":

@@ -5,6 +5,7 @@ import Foundation
 import Journal
 import Nutrition
 import OutputSafety
+import Providers
 
 @MainActor
 public final class REPLSession {
@@ -26,6 +27,8 @@ public final class REPLSession {
     var currentModel: any ChatModel
     /// The results of the last `/search`, for `/open N`.
     var lastSearch: [SearchResult] = []
+    /// Images and PDFs the next message carries (`/attach`); cleared once it is sent.
+    var pendingAttachments: [AttachmentRef] = []
     /// Set when the person asked to leave (/exit, Ctrl-D, a second Ctrl-C).
     public private(set) var exitRequested = false
 
@@ -130,6 +133,8 @@ public final class REPLSession {
     public func handle(_ line: String) async {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return }
+        // A pasted or dropped path ("/home/…/label.jpg") is a file to attach, not a slash command.
+        if offerToAttach(trimmed) { return }
         if trimmed.hasPrefix("/"), let (name, argument) = SlashCommands.parse(trimmed) {
             await command(name, argument)
             return
@@ -140,7 +145,12 @@ public final class REPLSession {
         }
         do {
             let started = services.clock.monotonic()
-            let handle = try services.runner.submit(threadID: threadID, text: line, model: currentModel)
+            if let refusal = ModelCatalog.attachmentRefusal(pendingAttachments, model: currentModel) {
+                say(style.red("✗ ") + refusal + " /detach removes the attachments.")
+                return
+            }
+            let handle = try services.runner.submit(threadID: threadID, text: line, attachments: pendingAttachments, model: currentModel)
+            pendingAttachments = []
             await follow(handle, started: started)
         } catch {
             say(style.red("✗ ") + Terminal.sanitize("\(error)", keepNewlines: false))

@@ -45,6 +45,10 @@ public struct SessionServices: Sendable {
     /// The approval rules of config.json (`/permissions`, and the card's "always (saves a rule)");
     /// nil when this session has none to edit.
     public var ruleBook: ApprovalRuleBook? = nil
+    /// Reads a file for `/attach` (throws `AttachmentError`); a replay reads only files its transcript seeded.
+    public var loadAttachment: @Sendable (_ path: String) throws -> LoadedAttachment = { try AttachmentFile.load(path: $0) }
+    /// The path a pasted line names when it is an existing image or PDF (to offer attaching it).
+    public var attachablePath: @Sendable (_ line: String) -> String? = { AttachmentFile.looksAttachable($0) }
 
     public init(runner: AgentRunner, store: ConversationStore, journal: JournalStore, approvals: ApprovalBroker,
                 clock: any AgentClock, ids: any IDSource, model: @escaping @Sendable () -> any ChatModel,

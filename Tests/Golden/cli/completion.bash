@@ -12,6 +12,7 @@ _ofj() {
         :--provider) COMPREPLY=($(compgen -W "offline gemini openai openrouter anthropic azure ollama llamacpp vllm lmstudio" -- "$cur")); return ;;
         :--model) COMPREPLY=(); return ;;
         :--record) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        /ask:--attach) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /ask:--thread) COMPREPLY=(); return ;;
         /ask:--provider) COMPREPLY=($(compgen -W "offline gemini openai openrouter anthropic azure ollama llamacpp vllm lmstudio" -- "$cur")); return ;;
         /ask:--model) COMPREPLY=(); return ;;
@@ -100,7 +101,7 @@ _ofj() {
     local options words files=0
     case "$cmd" in
         "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day trend month gaps report log entry foods ref barcode packaged goals undo backup import export search threads meals diag sync replay mcp doctor completion help" ;;
-        /ask) options="--yes --json --thread --provider --model --record -h --help"; words="" ;;
+        /ask) options="--yes --json --attach --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
         /trend) options="--days --weeks --months --json -h --help"; words="energy_kcal protein_g carbohydrate_g fat_g fiber_g sugars_g added_sugars_g sodium_mg cholesterol_mg saturated_fat_g trans_fat_g monounsaturated_fat_g polyunsaturated_fat_g vitamin_a_mcg vitamin_c_mg vitamin_d_mcg vitamin_e_mg vitamin_k_mcg vitamin_b6_mg vitamin_b12_mcg thiamin_mg riboflavin_mg niacin_mg pantothenic_acid_mg biotin_mcg folate_mcg choline_mg calcium_mg iron_mg magnesium_mg phosphorus_mg potassium_mg zinc_mg copper_mg manganese_mg selenium_mcg chromium_mcg molybdenum_mcg iodine_mcg chloride_mg water_g caffeine_mg" ;;
         /month) options="-h --help"; words="" ;;

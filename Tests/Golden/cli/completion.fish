@@ -37,6 +37,7 @@ complete -c ofj -n '__fish_use_subcommand' -l version -s V -d 'print the version
 complete -c ofj -n '__fish_use_subcommand' -l help -s h -d 'show this help'
 complete -c ofj -n '__fish_seen_subcommand_from ask' -l yes -d 'allow the assistant\'s writes'
 complete -c ofj -n '__fish_seen_subcommand_from ask' -l json -d 'print the run\'s events as JSON lines'
+complete -c ofj -n '__fish_seen_subcommand_from ask' -l attach -r -F -d 'attach an image (JPEG, PNG, WebP, GIF) or a PDF; up to 4 images and 1 PDF'
 complete -c ofj -n '__fish_seen_subcommand_from ask' -l thread -x -d 'continue the thread with this id (any unique prefix)'
 complete -c ofj -n '__fish_seen_subcommand_from ask' -l provider -x -a 'offline gemini openai openrouter anthropic azure ollama llamacpp vllm lmstudio' -d 'the AI provider for this run'
 complete -c ofj -n '__fish_seen_subcommand_from ask' -l model -x -d 'the model (Azure: the deployment name)'

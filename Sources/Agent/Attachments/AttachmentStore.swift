@@ -1,0 +1,133 @@
+// Attachments in the database: stored once by SHA-256, linked to the user message that carried
+// them, deleted (by trigger) when the last message linking them goes with its thread.
+import SQLiteKit
+
+/// Bytes of a stored attachment, read from the database in chunks when a request body is written.
+public struct StoredAttachmentSource: AttachmentSource {
+    public let queue: DatabaseQueue
+    public let sha256: String
+    public init(queue: DatabaseQueue, sha256: String) {
+        self.queue = queue
+        self.sha256 = sha256
+    }
+    public func read(_ chunk: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try queue.read { db in
+            guard let rowid = try db.scalar("SELECT rowid FROM attachments WHERE sha256 = ?", [sha256]).int64 else {
+                throw AgentError(.storage, "An attachment of this thread is missing from the database; attach the file again.")
+            }
+            try db.readBlob(table: "attachments", column: "data", rowid: rowid, chunkSize: Self.chunkSize, chunk)
+        }
+    }
+}
+
+extension ConversationStore {
+    static func registerAttachmentMigrations(into migrator: inout Migrator) {
+        migrator.register("attach-1-attachments", sql: """
+            CREATE TABLE attachments (
+                sha256 TEXT PRIMARY KEY NOT NULL,
+                media_type TEXT NOT NULL,
+                byte_count INTEGER NOT NULL,
+                data BLOB NOT NULL,
+                created_at REAL NOT NULL
+            );
+            CREATE TABLE agent_message_attachments (
+                id INTEGER PRIMARY KEY,
+                message_id INTEGER NOT NULL REFERENCES agent_messages(id) ON DELETE CASCADE,
+                ordinal INTEGER NOT NULL,
+                sha256 TEXT NOT NULL REFERENCES attachments(sha256),
+                name TEXT NOT NULL,
+                UNIQUE (message_id, ordinal)
+            );
+            CREATE INDEX agent_message_attachments_by_sha ON agent_message_attachments(sha256);
+            CREATE TRIGGER agent_message_attachments_release AFTER DELETE ON agent_message_attachments
+            WHEN NOT EXISTS (SELECT 1 FROM agent_message_attachments WHERE sha256 = OLD.sha256)
+            BEGIN
+                DELETE FROM attachments WHERE sha256 = OLD.sha256;
+            END;
+            """)
+    }
+
+    /// Stores `attachments` (bytes once per SHA-256) and links them to the message; returns them
+    /// with their ids and database sources.
+    @discardableResult
+    static func insertAttachments(_ db: Database, messageID: Int64, _ attachments: [AttachmentRef], queue: DatabaseQueue,
+                                  now: Double) throws -> [AttachmentRef] {
+        var out: [AttachmentRef] = []
+        for (ordinal, a) in attachments.enumerated() {
+            if try db.row("SELECT 1 FROM attachments WHERE sha256 = ?", [a.sha256]) == nil {
+                let bytes: [UInt8]
+                if let memory = a.source as? MemoryAttachmentSource {
+                    bytes = memory.bytes
+                } else {
+                    var collected: [UInt8] = []
+                    collected.reserveCapacity(a.byteCount)
+                    try a.source.read { collected.append(contentsOf: $0) }
+                    bytes = collected
+                }
+                // zeroblob, then the bytes in pieces: SQLite makes no whole copy of a large file.
+                try db.execute("INSERT INTO attachments (sha256, media_type, byte_count, data, created_at) VALUES (?, ?, ?, zeroblob(?), ?)",
+                               [a.sha256, a.format.mediaType, bytes.count, bytes.count, now])
+                let rowid = db.lastInsertRowID
+                try bytes.withUnsafeBytes { try db.writeBlob(table: "attachments", column: "data", rowid: rowid, $0) }
+            }
+            try db.execute("INSERT INTO agent_message_attachments (message_id, ordinal, sha256, name) VALUES (?, ?, ?, ?)",
+                           [messageID, ordinal, a.sha256, a.name])
+            var stored = a
+            stored.id = "a\(db.lastInsertRowID)"
+            stored.source = StoredAttachmentSource(queue: queue, sha256: a.sha256)
+            out.append(stored)
+        }
+        return out
+    }
+
+    /// The attachments of the thread's messages with `seq > afterSeq`, by message id.
+    static func attachmentsByMessage(_ db: Database, threadID: String, afterSeq: Int, throughSeq: Int = Int.max,
+                                     queue: DatabaseQueue) throws -> [Int64: [AttachmentRef]] {
+        var out: [Int64: [AttachmentRef]] = [:]
+        try db.forEachRow("""
+            SELECT l.message_id, l.id, l.name, a.media_type, a.byte_count, a.sha256
+            FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id JOIN attachments a ON a.sha256 = l.sha256
+            WHERE m.thread_id = ? AND m.seq > ? AND m.seq <= ? ORDER BY m.seq, l.ordinal
+            """, [threadID, afterSeq, throughSeq]) { s in
+            guard let ref = attachmentRef(s, offset: 1, queue: queue) else { return }
+            out[s.value(at: 0).int64 ?? 0, default: []].append(ref)
+        }
+        return out
+    }
+
+    private static func attachmentRef(_ s: Statement, offset o: Int, queue: DatabaseQueue) -> AttachmentRef? {
+        guard let format = AttachmentFormat(mediaType: s.value(at: o + 2).string ?? ""), let sha = s.value(at: o + 4).string else { return nil }
+        return AttachmentRef(id: "a\(s.value(at: o).int64 ?? 0)", name: s.value(at: o + 1).string ?? "", format: format,
+                             byteCount: s.value(at: o + 3).int ?? 0, sha256: sha, source: StoredAttachmentSource(queue: queue, sha256: sha))
+    }
+
+    /// The attachment `id` ("a12") if a message of `threadID` carries it.
+    public func attachment(id: String, threadID: String) throws -> AttachmentRef? {
+        guard id.hasPrefix("a"), let row = Int64(id.dropFirst()) else { return nil }
+        return try queue.read { db in
+            var found: AttachmentRef?
+            try db.forEachRow("""
+                SELECT l.id, l.name, a.media_type, a.byte_count, a.sha256
+                FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id JOIN attachments a ON a.sha256 = l.sha256
+                WHERE l.id = ? AND m.thread_id = ?
+                """, [row, threadID]) { s in found = Self.attachmentRef(s, offset: 0, queue: queue) }
+            return found
+        }
+    }
+
+    /// Every attachment of the thread, oldest first (for `/attachments` on an open thread, checkpoints).
+    public func attachments(threadID: String, throughSeq: Int = Int.max) throws -> [AttachmentRef] {
+        try queue.read { db in
+            try Self.attachmentsByMessage(db, threadID: threadID, afterSeq: 0, throughSeq: throughSeq, queue: queue)
+                .sorted { $0.key < $1.key }.flatMap(\.value)
+        }
+    }
+
+    /// Counts and bytes of stored attachments (for diagnostics and doctor: never names or bytes).
+    public func attachmentTotals() throws -> (count: Int, bytes: Int) {
+        try queue.read { db in
+            let row = try db.row("SELECT COUNT(*), COALESCE(SUM(byte_count), 0) FROM attachments")
+            return (row?[0].int ?? 0, row?[1].int ?? 0)
+        }
+    }
+}

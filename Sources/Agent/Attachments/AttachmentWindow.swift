@@ -1,0 +1,77 @@
+// Which attachments a request carries: those of the current user message, and those the model
+// asked to see again with read_attachment during this answer. Older ones become one line.
+
+public enum AttachmentWindow {
+    /// The name of the read tool that shows an earlier attachment again.
+    public static let readToolName = "read_attachment"
+
+    /// `messages` (normalised) with attachments only where they are sent whole. `lookup` finds
+    /// an attachment by id in the thread (for read_attachment results).
+    public static func apply(_ messages: [Message], lookup: (String) -> AttachmentRef?) -> [Message] {
+        guard let current = messages.lastIndex(where: { $0.role == .user }) else { return messages }
+        var out: [Message] = []
+        out.reserveCapacity(messages.count + 1)
+        for (i, message) in messages.enumerated() {
+            var m = message
+            if m.role == .user && !m.attachments.isEmpty {
+                if i == current {
+                    m.parts.append(.text("\n\n" + m.attachments.map(\.introduction).joined(separator: "\n")))
+                } else {
+                    m.parts.append(.text("\n\n" + m.attachments.map(\.placeholder).joined(separator: "\n")))
+                    m.attachments = []
+                }
+            }
+            out.append(m)
+            // Results of read_attachment in the current answer: the attachment follows as a user message.
+            if i > current && m.role == .tool {
+                var shown: [AttachmentRef] = []
+                for r in m.toolResults where r.name == readToolName && !r.isError {
+                    guard let id = (try? JSONValue.parse(r.content))?["attachment_id"]?.stringValue,
+                          let ref = lookup(id), !shown.contains(ref) else { continue }
+                    shown.append(ref)
+                }
+                if !shown.isEmpty {
+                    out.append(Message(role: .user, parts: [.text(shown.map(\.introduction).joined(separator: "\n"))], attachments: shown))
+                }
+            }
+        }
+        return out
+    }
+}
+
+extension AttachmentRef {
+    /// "a3: JPEG image \"label.jpg\", 2.1 MB" (a checkpoint's list of earlier files).
+    public var placeholderName: String { "\(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount))" }
+
+    /// The line sent with an attachment that is shown: its id and name, so the model can cite
+    /// it (`read_from_attachment`) and look at it again later.
+    public var introduction: String {
+        "[attachment \(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount))]"
+    }
+}
+
+/// `read_attachment`: shows an earlier attachment of this thread to the model again.
+public struct ReadAttachmentTool: Tool {
+    let store: ConversationStore
+    public init(store: ConversationStore) { self.store = store }
+    public var name: String { AttachmentWindow.readToolName }
+    public var description: String {
+        "Look again at an image or PDF attached earlier in this conversation. Earlier attachments appear as a line "
+            + "\"[attachment a12: … not shown again …]\"; pass that id. The attachment is shown to you right after this result."
+    }
+    public var parameters: JSONValue {
+        ["type": "object", "properties": ["id": ["type": "string", "description": "The attachment id, like \"a12\"."]],
+         "required": ["id"], "additionalProperties": false]
+    }
+    public var effect: ToolEffect { .read }
+    public func activity(arguments: JSONValue) -> String { "looking at an attachment again" }
+    public func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
+        let id = arguments["id"]?.stringValue ?? ""
+        guard let ref = try store.attachment(id: id, threadID: context.threadID) else {
+            return .error("No attachment \(id) in this conversation; use an id from an \"[attachment …]\" line.")
+        }
+        let content: JSONValue = ["attachment_id": .string(ref.id), "type": .string(ref.format.mediaType), "bytes": .number(Double(ref.byteCount)),
+                                  "note": "The attachment follows this result."]
+        return ToolOutput(content: content.serialized, summary: "looked again at attachment \(ref.id)")
+    }
+}

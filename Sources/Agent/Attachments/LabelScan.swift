@@ -1,0 +1,83 @@
+// Reading a nutrition label from an attached image: what the model is told, and the approval card
+// naming the file the values were read from.
+import Foundation
+import SQLiteKit
+
+public enum LabelScan {
+    /// Tools that take nutrient values the model may read from a label.
+    public static let toolNames: Set<String> = ["log_food", "save_food"]
+
+    /// System prompt guidance for attachments.
+    public static let prompt = """
+        Attachments (images and PDFs the person attached):
+        - The current message's attachments are shown to you after its text, each introduced by a line "[attachment aN: …]". \
+        Earlier ones appear as a line saying they are not shown again; call read_attachment with that id to look again.
+        - A nutrition label with "log this" or "save this" (to the Food Bank): propose save_food (saving) or log_food (logging) with the \
+        name and brand as printed, the serving size exactly as the label states it (serving_quantity and serving_unit, with serving_grams \
+        or serving_ml when printed), and the nutrients per serving (log_food: quantity 1 serving, nutrients for that serving). \
+        Report only values you can read clearly on the label; leave out any value that is cut off, blurred or absent — never estimate one. \
+        Say which values you left out. The person checks every value on the approval card.
+        - A photo of a meal: describe what you see and ask before logging; portion sizes from a photo are estimates, say so.
+        """
+
+    static let descriptionAddendum = " With an attached label: serving size as printed and nutrients per serving; leave out values you cannot read (never estimate)."
+}
+
+/// A write tool whose card says which attached files the values were read from ("Read from
+/// label.jpg"), when the run's message carried attachments.
+public struct AttachmentCitingWriteTool: WriteTool {
+    let inner: any WriteTool
+
+    public init(_ inner: any WriteTool) { self.inner = inner }
+
+    public var name: String { inner.name }
+    public var description: String { inner.description + LabelScan.descriptionAddendum }
+    public var parameters: JSONValue { inner.parameters }
+    public var timing: ToolTiming { inner.timing }
+    public func activity(arguments: JSONValue) -> String { inner.activity(arguments: arguments) }
+
+    public func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> PlannedChange {
+        var change = try inner.preview(arguments: arguments, context: context, database: database)
+        // Best effort: a card without the file name is still exact about the change.
+        if let names = try? Self.attachmentNames(runID: context.runID, database: database), !names.isEmpty {
+            change.card += "\n" + Self.line(names)
+        }
+        return change
+    }
+
+    /// Applies the change as the inner tool planned it: without the line this wrapper added
+    /// (the inner tool compares the approved card with its own plan).
+    public func apply(_ change: PlannedChange, context: ToolContext, database: Database) throws -> ToolOutput {
+        var own = change
+        if let names = try? Self.attachmentNames(runID: context.runID, database: database), !names.isEmpty {
+            own.card = own.card.replacingOccurrences(of: "\n" + Self.line(names), with: "")
+        }
+        return try inner.apply(own, context: context, database: database)
+    }
+
+    // A wrapper forwards what rules test, or a rule on log_food would find no figures to test.
+    public func ruleFigureKind(_ name: String) -> RuleFieldKind? { inner.ruleFigureKind(name) }
+    public func ruleFigures(_ planned: PlannedChange, database: Database) -> [String: JSONValue] {
+        inner.ruleFigures(planned, database: database)
+    }
+
+    static func line(_ names: [String]) -> String {
+        "Read from \(names.joined(separator: ", ")) — check every value against it."
+    }
+
+    /// The names of the files attached to the user message that started `runID`.
+    static func attachmentNames(runID: String, database: Database) throws -> [String] {
+        try database.rows("""
+            SELECT l.name FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id
+            WHERE m.run_id = ? AND m.role = 'user' ORDER BY l.ordinal
+            """, [runID]).compactMap { $0[0].string }.map(Self.printable)
+    }
+
+    /// A file name as one short line for a card (controls and newlines removed).
+    static func printable(_ name: String) -> String {
+        let cleaned = String(String.UnicodeScalarView(name.unicodeScalars.filter {
+            !($0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value))
+        }))
+        return cleaned.count > 80 ? String(cleaned.prefix(77)) + "…" : cleaned
+    }
+}
