@@ -97,14 +97,15 @@ struct Launcher {
         let session = REPLSession(services: services, input: input, output: output, style: style,
                                   width: isTTY ? Terminal.width() : 0, interrupts: Signals.interrupts,
                                   terminations: Signals.terminations, threadID: threadID)
-        let terminationsBefore = Signals.terminations.value
         let status = await session.runInteractive()
         runner.interruptAll()
         _ = await app.flusher?.shutdown(timeout: 2)
         await sync?.shutdown(timeout: 2)
         if let recorder { try await finishRecording(recorder) }
         // A session ended by SIGTERM or SIGHUP says so to its parent (143 / 129), like `ofj ask`.
-        return Signals.terminations.value != terminationsBefore ? Signals.terminationStatus : status
+        // (Any termination since start counts, as the session's own loop does: one held by a
+        // blocked mask until `install` is delivered there.)
+        return Signals.terminations.value > 0 ? Signals.terminationStatus : status
     }
 
     // MARK: - recording
@@ -133,6 +134,11 @@ struct Launcher {
     // MARK: - ask
 
     func ask(_ p: ParsedArguments) async throws -> Int32 {
+        // Counts taken before the handlers go in: a SIGTERM that came while ofj was starting (held
+        // by a parent's blocked mask until `install` unblocks it) is a termination too.
+        let terminationsBefore = Signals.terminations.value
+        let interruptsBefore = Signals.interrupts.value
+        Signals.install()
         let text = try Self.askText(p.positionals)
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw UsageError("ofj ask needs TEXT: ofj ask \"your question\", or the question on stdin", command: "ofj ask")
@@ -151,9 +157,6 @@ struct Launcher {
         let runner = try app.makeRunner(model: model, approvals: FixedApprovals(p.has("--yes") ? .allowOnce : .deny))
         _ = try? runner.recoverInterruptedRuns()
         let threadID = try p.value("--thread").map { try resolveThread($0, store: app.store) } ?? UUIDSource().next()
-        Signals.install()
-        let terminationsBefore = Signals.terminations.value
-        let interruptsBefore = Signals.interrupts.value
         let handle = try runner.submit(threadID: threadID, text: text, attachments: attachments, model: model)
         attachments = [] // stored now: the file's bytes need not stay in memory while the answer streams
         var outcome: RunOutcome?
