@@ -17,7 +17,11 @@ import Testing
     }
 
     @Test func flushDeliversAndAcknowledges() async throws {
-        let (fake, outbox, flusher) = try setup(token: "tok", policy: .init(batchEvents: 7))
+        // This is about batches, not the flush's time budget: a loaded machine (the whole suite
+        // on two cores) can take over 15 s for five loopback batches.
+        var policy = DiagnosticsFlusher.Policy(batchEvents: 7)
+        policy.flushBudget = 600
+        let (fake, outbox, flusher) = try setup(token: "tok", policy: policy)
         for i in 1...30 { try outbox.enqueue(Fixtures.event(i)) }
         let report = await flusher.flush()
         #expect(report.succeeded)
@@ -131,7 +135,7 @@ import Testing
         await flusher.start()
         for i in 1...4 { try outbox.enqueue(Fixtures.event(i)) }
         flusher.nudge()
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120) // waits for delivery; a loaded machine is slow
         while (try? remoteCount(fake)) ?? 0 < 4, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
         #expect(try remoteCount(fake) == 4)
         _ = await flusher.shutdown(timeout: 2)
