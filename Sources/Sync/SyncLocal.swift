@@ -2,6 +2,7 @@
 // rows (newest stamp wins, losing local edits kept as conflicts), positions and status.
 import Agent
 import Foundation
+import Journal
 import SQLiteKit
 
 /// A version stamp: hybrid logical clock (µs) and the device that wrote it. Newer wins; equal
@@ -270,8 +271,25 @@ public struct SyncLocal: Sendable {
 
     struct Malformed: Error { let why: String }
 
-    /// Writes one record's payload into its table (nil: deletes it), with the sync capture off.
+    /// Writes one record's payload into its table (nil: deletes it), with the sync capture off,
+    /// and keeps the full-text indexes (maintained by store code, not triggers) exact.
     static func write(_ k: SyncedKind, id: String, payload: String?, days: inout Set<String>, in db: Database) throws {
+        switch k.kind {
+        case "entry":
+            let before = try db.scalar("SELECT seq FROM journal_entries WHERE id = ?", [id]).int64
+            try writeRow(k, id: id, payload: payload, days: &days, in: db)
+            let after = try db.scalar("SELECT seq FROM journal_entries WHERE id = ?", [id]).int64
+            for seq in Set([before, after].compactMap { $0 }) { try JournalStore.refreshFullText(entrySeq: seq, in: db) }
+        case "thread":
+            if payload == nil { try ConversationStore.removeThreadFromIndex(db, threadID: id) }
+            try writeRow(k, id: id, payload: payload, days: &days, in: db)
+            if payload != nil { try ConversationStore.refreshTitleIndex(db, threadID: id) }
+        default:
+            try writeRow(k, id: id, payload: payload, days: &days, in: db)
+        }
+    }
+
+    static func writeRow(_ k: SyncedKind, id: String, payload: String?, days: inout Set<String>, in db: Database) throws {
         if k.kind == "entry", let old = try db.scalar("SELECT day FROM journal_entries WHERE id = ?", [id]).string { days.insert(old) }
         guard let payload else {
             if k.kind == "entry" {
