@@ -6,6 +6,7 @@ import Foundation
 import HTTP
 import Journal
 import Nutrition
+import Research
 import SQLiteKit
 import Sync
 import TestSupport
@@ -24,6 +25,7 @@ final class Machine: @unchecked Sendable {
         var m = Migrator()
         JournalStore.registerMigrations(into: &m)
         ConversationStore.registerMigrations(into: &m)
+        SourceStore.registerMigrations(into: &m)
         SyncSchema.registerMigrations(into: &m)
         try queue.read { try m.migrate($0) }
         journal = JournalStore(queue: queue, timeZone: utc)
