@@ -113,6 +113,27 @@ extension Machine {
         await server.shutdown()
     }
 
+    @Test func conversationsWrittenBeforeSyncExistedAreSent() async throws {
+        let server = try await Remote.start()
+        let a = try Machine(url: server.url) { queue in
+            try queue.write { db in
+                try ConversationStore.ensureThread(db, id: "old", now: 50)
+                try ConversationStore.insertMessage(db, threadID: "old", runID: nil, role: .user, turn: nil, state: .complete,
+                                                    parts: [.text("an old question about quinoa")], now: 50)
+            }
+            try SourceStore(queue: queue).record(threadID: "old", kind: "page", url: "https://example.org/q", title: "Q", text: "q", fetchedAt: 51)
+        }
+        let b = try Machine(url: server.url)
+        #expect(try a.queue.read { try $0.scalar("SELECT count(*) FROM agent_messages WHERE sync_id IS NULL").int } == 0)
+        #expect(try a.local.status().pending == 3) // the thread, its message, its source
+        try await a.sync()
+        try await b.sync()
+        #expect(try b.conversation("old") == a.conversation("old"))
+        #expect(try b.threads.searchThreads("quinoa").map(\.id) == ["old"])
+        #expect(try b.count("research_sources") == 1)
+        await server.shutdown()
+    }
+
     @Test func conversationsStayLocalWhenThreadsAreOff() async throws {
         let server = try await Remote.start()
         let a = try Machine(url: server.url, threads: false), b = try Machine(url: server.url)
