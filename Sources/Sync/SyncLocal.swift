@@ -292,6 +292,9 @@ public struct SyncLocal: Sendable {
 
     struct Malformed: Error { let why: String }
 
+    /// A pulled deletion of a thread that is answering here: the page is applied later.
+    public struct ThreadAnswering: Error {}
+
     /// Writes one record's payload into its table (nil: deletes it), with the sync capture off,
     /// and keeps the full-text indexes (maintained by store code, not triggers) exact.
     static func write(_ k: SyncedKind, id: String, payload: String?, days: inout Set<String>, in db: Database) throws {
@@ -302,7 +305,11 @@ public struct SyncLocal: Sendable {
             let after = try db.scalar("SELECT seq FROM journal_entries WHERE id = ?", [id]).int64
             for seq in Set([before, after].compactMap { $0 }) { try JournalStore.refreshFullText(entrySeq: seq, in: db) }
         case "thread":
-            if payload == nil { try ConversationStore.removeThreadFromIndex(db, threadID: id) }
+            if payload == nil {
+                // Not under a running answer: the page is read again once it has ended.
+                if try ConversationStore.isAnswering(db, threadID: id) { throw ThreadAnswering() }
+                try ConversationStore.removeThreadFromIndex(db, threadID: id)
+            }
             try writeRow(k, id: id, payload: payload, days: &days, in: db)
             if payload != nil { try ConversationStore.refreshTitleIndex(db, threadID: id) }
         case "message":

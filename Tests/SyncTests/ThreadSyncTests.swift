@@ -91,6 +91,26 @@ extension Machine {
         await server.shutdown()
     }
 
+    @Test func aPulledThreadDeletionWaitsForTheAnswerRunningHere() async throws {
+        let server = try await Remote.start()
+        let a = try Machine(url: server.url), b = try Machine(url: server.url)
+        try a.say("t1", .user, [.text("Plan a picnic")], at: 100)
+        try await a.sync()
+        try await b.sync()
+        try b.queue.write { db in
+            try db.execute("INSERT INTO agent_runs (id, thread_id, phase, created_at, phase_changed_at) VALUES ('rb', 't1', 'waiting_for_provider', 1, 1)")
+        }
+        try a.threads.deleteThread("t1")
+        try await a.sync()
+        let report = await b.engine.run()
+        #expect(report.error?.contains("answering here") == true && report.retryable)
+        #expect(try b.threads.thread("t1") != nil && b.count("agent_messages") == 1)
+        try b.queue.write { try $0.execute("UPDATE agent_runs SET phase = 'completed' WHERE id = 'rb'") }
+        try await b.sync()
+        #expect(try b.threads.thread("t1") == nil && b.count("agent_messages") == 0)
+        await server.shutdown()
+    }
+
     @Test func twoMachinesWritingOneThreadKeepEveryMessageOnce() async throws {
         let server = try await Remote.start()
         let a = try Machine(url: server.url), b = try Machine(url: server.url)
