@@ -109,7 +109,7 @@ public enum SyncSchema {
         """
     }
 
-    /// Registers the sync migrations; run after the journal's and the agent's (the triggers name their tables).
+    /// Registers the sync migrations; run after the journal's, the agent's and research's (the triggers name their tables).
     public static func registerMigrations(into migrator: inout Migrator) {
         migrator.register("sync-1-capture") { db in
             try db.execute(batch: """
