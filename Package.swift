@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "PackagedFoods", dependencies: ["HTTP", "SQLiteKit", "Nutrition"], swiftSettings: swiftSettings),
         .target(name: "Diagnostics", dependencies: ["SQLiteKit", "Agent", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
         // One journal on several machines through a Turso (libSQL) database: change capture, push, pull.
-        .target(name: "Sync", dependencies: ["SQLiteKit", "Agent", "HTTP", "Diagnostics", "OutputSafety"], swiftSettings: swiftSettings),
+        .target(name: "Sync", dependencies: ["SQLiteKit", "Agent", "Journal", "HTTP", "Diagnostics", "OutputSafety"], swiftSettings: swiftSettings),
         // Web research: fetch_url (and its address policy), web search and durable sources.
         .target(name: "Research", dependencies: ["Agent", "HTTP", "SQLiteKit"], swiftSettings: swiftSettings),
         .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition", "PackagedFoods"], swiftSettings: swiftSettings),
@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ResearchTests", dependencies: ["Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SyncTests", dependencies: ["Sync", "Journal", "Nutrition", "Agent", "Diagnostics", "HTTP", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "Journal", "Nutrition", "Agent", "Research", "Diagnostics", "HTTP", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -79,13 +79,18 @@ public final class ConversationStore: Sendable {
     /// while a run on it is active.
     public func deleteThread(_ id: String) throws {
         try queue.write { db in
-            if try db.row("SELECT 1 FROM agent_runs WHERE thread_id = ? AND phase IN (\(Self.activePhaseList))", [id]) != nil {
+            if try Self.isAnswering(db, threadID: id) {
                 throw AgentError(.threadBusy, "This thread is still answering; stop it before deleting it.")
             }
             try Self.unindexThread(db, threadID: id)
             try db.execute("DELETE FROM agent_threads WHERE id = ?", [id])
             if db.changes == 0 { throw AgentError(.threadNotFound, "No thread with id \(id); list threads to see their ids.") }
         }
+    }
+
+    /// True while a run on the thread is in progress (it must not be deleted under it).
+    public static func isAnswering(_ db: Database, threadID: String) throws -> Bool {
+        try db.row("SELECT 1 FROM agent_runs WHERE thread_id = ? AND phase IN (\(activePhaseList))", [threadID]) != nil
     }
 
     // MARK: - Messages

@@ -85,6 +85,31 @@ extension ConversationStore {
         try db.execute("DELETE FROM agent_titles_fts WHERE rowid IN (SELECT rowid FROM agent_threads WHERE id = ?)", [threadID])
     }
 
+    // MARK: - Writers outside the store (a sync pull), inside their transaction
+
+    /// Makes the title's index row match the thread row (nothing when the thread is gone).
+    public static func refreshTitleIndex(_ db: Database, threadID: String) throws {
+        try indexTitle(db, threadID: threadID)
+    }
+
+    /// Removes every index row of a thread; call before deleting it.
+    public static func removeThreadFromIndex(_ db: Database, threadID: String) throws {
+        try unindexThread(db, threadID: threadID)
+    }
+
+    /// Makes the index rows of message row `messageID` match its text parts: indexed again when
+    /// the message exists, removed when it does not (call after writing or deleting it).
+    public static func refreshMessageIndex(_ db: Database, messageID: Int64) throws {
+        try db.execute("DELETE FROM agent_messages_fts WHERE rowid BETWEEN ? AND ?",
+                       [messageID * partRowidFactor, messageID * partRowidFactor + partRowidFactor - 1])
+        try db.execute("""
+            INSERT INTO agent_messages_fts (rowid, body, thread_id, at)
+            SELECT p.message_id * \(partRowidFactor) + p.ordinal, p.body, m.thread_id, m.created_at
+            FROM agent_message_parts p JOIN agent_messages m ON m.id = p.message_id
+            WHERE m.id = ? AND p.kind = 'text' AND p.ordinal < \(partRowidFactor) AND m.role IN ('user', 'assistant')
+            """, [messageID])
+    }
+
     // MARK: - Searching
 
     /// Titles, then messages and tool summaries, matching `query`, newest first, at most `limit`.

@@ -24,6 +24,15 @@ extension JournalStore {
         try db.execute("DELETE FROM journal_entries_fts WHERE rowid = ?", [seq])
     }
 
+    /// Makes the index row of entry row `seq` match the table: indexed again when the row
+    /// exists, removed when it does not. For writers that change `journal_entries` with their
+    /// own statements (a sync pull), inside their transaction.
+    public static func refreshFullText(entrySeq seq: Int64, in db: Database) throws {
+        try db.execute("DELETE FROM journal_entries_fts WHERE rowid = ?", [seq])
+        try db.execute("INSERT INTO journal_entries_fts (rowid, name, brand) SELECT seq, name, coalesce(brand, '') FROM journal_entries WHERE seq = ?",
+                       [seq])
+    }
+
     /// The clause selecting entries whose name or brand has every word of `query` (as word prefixes).
     static let fullTextClause = "seq IN (SELECT rowid FROM journal_entries_fts WHERE journal_entries_fts MATCH ?)"
 

@@ -98,6 +98,9 @@ public struct SyncEngine: Sendable {
                 if case .remote(.rateLimited(let after)) = e { report.retryAfter = after }
             } else if let e = error as? DatabaseError {
                 message = "could not write the synced changes here (\(e.message)); nothing of that page was kept, sync will retry later"
+            } else if error is SyncLocal.ThreadAnswering {
+                message = "a thread deleted on another machine is answering here; sync will delete it once the answer ends"
+                report.retryable = true
             } else if error is RemoteChanged {
                 message = "the sync database changed while syncing; sync will retry later"
             } else {

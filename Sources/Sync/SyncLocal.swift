@@ -2,6 +2,7 @@
 // rows (newest stamp wins, losing local edits kept as conflicts), positions and status.
 import Agent
 import Foundation
+import Journal
 import SQLiteKit
 
 /// A version stamp: hybrid logical clock (µs) and the device that wrote it. Newer wins; equal
@@ -136,7 +137,9 @@ public struct SyncLocal: Sendable {
     /// The current payload of a record, or nil when it no longer exists (a deletion).
     static func payload(_ k: SyncedKind, id: String, in db: Database) throws -> String? {
         let columns = k.columnOrder.joined(separator: ", ")
-        let sql = k.kind == "entry" ? "SELECT \(columns), seq FROM \(k.table) WHERE \(k.key) = ?" : "SELECT \(columns) FROM \(k.table) WHERE \(k.key) = ?"
+        // The local row number, for the rows that travel with the record (nutrients, parts).
+        let rowNumber = k.kind == "entry" ? "seq" : k.kind == "message" ? "id" : "NULL"
+        let sql = "SELECT \(columns), \(rowNumber) FROM \(k.table) WHERE \(k.key) = ?"
         guard let row = try db.row(sql, [id]) else { return nil }
         var object: [String: JSONValue] = [:]
         for (i, name) in k.columnOrder.enumerated() {
@@ -153,6 +156,25 @@ public struct SyncLocal: Sendable {
             object["nutrients"] = .array(nutrients.map { n in
                 [.string(n[0].string ?? ""), .number(n[1].double ?? 0), .number(n[2].double ?? 0)]
             })
+        }
+        if k.kind == "message", let id = row[k.columnOrder.count].int64 {
+            let parts = try db.rows("""
+                SELECT ordinal, kind, body, call_id, name, is_error, provider, subkind FROM agent_message_parts
+                WHERE message_id = ? ORDER BY ordinal
+                """, [id])
+            object["parts"] = .array(parts.map { p in
+                .array((0..<8).map { i -> JSONValue in
+                    switch p[i] {
+                    case .integer(let v): .number(Double(v))
+                    case .real(let v): .number(v)
+                    case .text(let t): .string(t)
+                    case .null, .blob: .null
+                    }
+                })
+            })
+            if let s = try db.row("SELECT by_run_id, superseded_at FROM agent_superseded_messages WHERE message_id = ?", [id]) {
+                object["superseded"] = .array([.string(s[0].string ?? ""), .number(s[1].double ?? 0)])
+            }
         }
         return JSONValue.object(object).serialized
     }
@@ -270,16 +292,35 @@ public struct SyncLocal: Sendable {
 
     struct Malformed: Error { let why: String }
 
-    /// Writes one record's payload into its table (nil: deletes it), with the sync capture off.
+    /// A pulled deletion of a thread that is answering here: the page is applied later.
+    public struct ThreadAnswering: Error {}
+
+    /// Writes one record's payload into its table (nil: deletes it), with the sync capture off,
+    /// and keeps the full-text indexes (maintained by store code, not triggers) exact.
     static func write(_ k: SyncedKind, id: String, payload: String?, days: inout Set<String>, in db: Database) throws {
-        if k.kind == "entry", let old = try db.scalar("SELECT day FROM journal_entries WHERE id = ?", [id]).string { days.insert(old) }
-        guard let payload else {
-            if k.kind == "entry" {
-                try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = (SELECT seq FROM journal_entries WHERE id = ?)", [id])
+        switch k.kind {
+        case "entry":
+            let before = try db.scalar("SELECT seq FROM journal_entries WHERE id = ?", [id]).int64
+            try writeRow(k, id: id, payload: payload, days: &days, in: db)
+            let after = try db.scalar("SELECT seq FROM journal_entries WHERE id = ?", [id]).int64
+            for seq in Set([before, after].compactMap { $0 }) { try JournalStore.refreshFullText(entrySeq: seq, in: db) }
+        case "thread":
+            if payload == nil {
+                // Not under a running answer: the page is read again once it has ended.
+                if try ConversationStore.isAnswering(db, threadID: id) { throw ThreadAnswering() }
+                try ConversationStore.removeThreadFromIndex(db, threadID: id)
             }
-            try db.execute("DELETE FROM \(k.table) WHERE \(k.key) = ?", [id])
-            return
+            try writeRow(k, id: id, payload: payload, days: &days, in: db)
+            if payload != nil { try ConversationStore.refreshTitleIndex(db, threadID: id) }
+        case "message":
+            try writeMessage(id: id, payload: payload, in: db)
+        default:
+            try writeRow(k, id: id, payload: payload, days: &days, in: db)
         }
+    }
+
+    /// The payload's columns as values of their SQL types, in `columnOrder`.
+    static func columnValues(_ k: SyncedKind, id: String, payload: String) throws -> (object: [String: JSONValue], values: [DatabaseValueConvertible]) {
         guard let object = (try? JSONValue.parse(payload))?.objectValue else { throw Malformed(why: "not a JSON object") }
         guard object[k.key]?.stringValue == id else { throw Malformed(why: "key does not match") }
         var values: [DatabaseValueConvertible] = []
@@ -294,6 +335,80 @@ public struct SyncLocal: Sendable {
             default: throw Malformed(why: "column \(name) has the wrong type")
             }
         }
+        return (object, values)
+    }
+
+    /// A message with its parts. Its local row number and `seq` are this machine's: a new
+    /// message keeps the sender's `seq` when that place in the thread is free here and goes
+    /// after the thread's last message otherwise (two machines wrote the thread at once); a
+    /// message already here keeps its place. A message whose thread is not here yet gets a bare
+    /// thread row (the thread's record fills it in); one whose thread was deleted is dropped.
+    static func writeMessage(id: String, payload: String?, in db: Database) throws {
+        let k = SyncedKind.message
+        let existing = try db.scalar("SELECT id FROM agent_messages WHERE sync_id = ?", [id]).int64
+        guard let payload else {
+            if let existing {
+                try db.execute("DELETE FROM agent_messages WHERE id = ?", [existing])
+                try ConversationStore.refreshMessageIndex(db, messageID: existing)
+            }
+            return
+        }
+        let (object, values) = try columnValues(k, id: id, payload: payload)
+        guard let threadID = object["thread_id"]?.stringValue, let createdAt = object["created_at"]?.doubleValue,
+              let seq = object["seq"]?.doubleValue.map(Int64.init) else { throw Malformed(why: "message without a thread, time or place") }
+        if try db.row("SELECT 1 FROM agent_threads WHERE id = ?", [threadID]) == nil {
+            if try db.row("SELECT 1 FROM sync_versions WHERE kind = 'thread' AND id = ?", [threadID]) != nil {
+                if let existing { try db.execute("DELETE FROM agent_messages WHERE id = ?", [existing]) }
+                return // the thread was deleted here (or its deletion was pulled): the message goes with it
+            }
+            try db.execute("INSERT INTO agent_threads (id, created_at, updated_at) VALUES (?, ?, ?)", [threadID, createdAt, createdAt])
+        }
+        // Columns after sync_id, thread_id and seq: run_id, role, turn, state, created_at.
+        let rest = Array(values.dropFirst(3))
+        let messageID: Int64
+        if let existing {
+            try db.execute("UPDATE agent_messages SET run_id = ?, role = ?, turn = ?, state = ?, created_at = ? WHERE id = ?", rest + [existing])
+            messageID = existing
+        } else {
+            let taken = try db.row("SELECT 1 FROM agent_messages WHERE thread_id = ? AND seq = ?", [threadID, seq]) != nil
+            let place = taken || seq < 1 ? (try db.scalar("SELECT coalesce(max(seq), 0) + 1 FROM agent_messages WHERE thread_id = ?", [threadID]).int64 ?? 1) : seq
+            try db.execute("INSERT INTO agent_messages (sync_id, thread_id, seq, run_id, role, turn, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           ([id, threadID, place] as [DatabaseValueConvertible]) + rest)
+            messageID = db.lastInsertRowID
+        }
+        try db.execute("DELETE FROM agent_message_parts WHERE message_id = ?", [messageID])
+        for item in object["parts"]?.arrayValue ?? [] {
+            guard let p = item.arrayValue, p.count == 8, let ordinal = p[0].doubleValue, ordinal.rounded() == ordinal, abs(ordinal) < 1e9,
+                  let kind = p[1].stringValue, let body = p[2].stringValue, let isError = p[5].doubleValue
+            else { throw Malformed(why: "bad message part") }
+            func text(_ v: JSONValue) throws -> String? {
+                if case .null = v { return nil }
+                guard let s = v.stringValue else { throw Malformed(why: "bad message part") }
+                return s
+            }
+            try db.execute("""
+                INSERT INTO agent_message_parts (message_id, ordinal, kind, body, call_id, name, is_error, provider, subkind)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [messageID, Int64(ordinal), kind, body, try text(p[3]), try text(p[4]), isError != 0 ? 1 : 0, try text(p[6]), try text(p[7])])
+        }
+        try db.execute("DELETE FROM agent_superseded_messages WHERE message_id = ?", [messageID])
+        if let s = object["superseded"]?.arrayValue {
+            guard s.count == 2, let by = s[0].stringValue, let at = s[1].doubleValue else { throw Malformed(why: "bad supersession") }
+            try db.execute("INSERT INTO agent_superseded_messages (message_id, by_run_id, superseded_at) VALUES (?, ?, ?)", [messageID, by, at])
+        }
+        try ConversationStore.refreshMessageIndex(db, messageID: messageID)
+    }
+
+    static func writeRow(_ k: SyncedKind, id: String, payload: String?, days: inout Set<String>, in db: Database) throws {
+        if k.kind == "entry", let old = try db.scalar("SELECT day FROM journal_entries WHERE id = ?", [id]).string { days.insert(old) }
+        guard let payload else {
+            if k.kind == "entry" {
+                try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = (SELECT seq FROM journal_entries WHERE id = ?)", [id])
+            }
+            try db.execute("DELETE FROM \(k.table) WHERE \(k.key) = ?", [id])
+            return
+        }
+        let (object, values) = try columnValues(k, id: id, payload: payload)
         let columns = k.columnOrder.joined(separator: ", ")
         let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
         let updates = k.columnOrder.filter { $0 != k.key }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")

@@ -46,7 +46,22 @@ public struct SyncedKind: Sendable, Hashable {
         ("created_at", .real), ("updated_at", .real),
     ])
 
-    public static let all: [SyncedKind] = [.entry, .food, .setting, .thread]
+    /// A thread's messages with their parts (`parts`: [[ordinal, kind, body, call_id, name,
+    /// is_error, provider, subkind]…]) and, for an answer replaced by `/retry`, `superseded`:
+    /// [by_run_id, superseded_at]. Keyed by `sync_id` (random, migration `sync2-1-threads`);
+    /// `seq` is only a hint for the order on a machine that pulls it (see SyncLocal.writeMessage).
+    public static let message = SyncedKind("message", table: "agent_messages", key: "sync_id", isThread: true, [
+        ("sync_id", .text), ("thread_id", .text), ("seq", .integer), ("run_id", .text), ("role", .text), ("turn", .integer),
+        ("state", .text), ("created_at", .real),
+    ])
+    /// Research sources of a thread (pages fetched, search results); keyed by `sync_id`. The
+    /// local row id (what `[n]` in `/sources` shows) and the run that last read it stay local.
+    public static let source = SyncedKind("source", table: "research_sources", key: "sync_id", isThread: true, [
+        ("sync_id", .text), ("thread_id", .text), ("kind", .text), ("url", .text), ("title", .text), ("fetched_at", .real),
+        ("content_hash", .text), ("version", .integer), ("text", .text),
+    ])
+
+    public static let all: [SyncedKind] = [.entry, .food, .setting, .thread, .message, .source]
 
     public static func named(_ kind: String) -> SyncedKind? { all.first { $0.kind == kind } }
 }
@@ -80,7 +95,21 @@ public enum SyncSchema {
             """
     }
 
-    /// Registers the sync migrations; run after the journal's and the agent's (the triggers name their tables).
+    /// The kinds of `sync-1-capture` (later kinds have their own migrations).
+    static let version1Kinds: [SyncedKind] = [.entry, .food, .setting, .thread]
+
+    /// Statements that make record `key` (an SQL expression; nothing when it is NULL) of `kind` pending.
+    static func capture(kind: String, key: String) -> String {
+        """
+            UPDATE sync_clock SET hlc = \(nextStamp);
+            INSERT INTO sync_pending (kind, id, hlc) SELECT '\(kind)', r.k, c.hlc FROM sync_clock c, (SELECT \(key) AS k) r WHERE r.k IS NOT NULL
+                ON CONFLICT (kind, id) DO UPDATE SET hlc = excluded.hlc;
+            INSERT INTO sync_versions (kind, id, hlc, device) SELECT '\(kind)', r.k, c.hlc, c.device FROM sync_clock c, (SELECT \(key) AS k) r WHERE r.k IS NOT NULL
+                ON CONFLICT (kind, id) DO UPDATE SET hlc = excluded.hlc, device = excluded.device;
+        """
+    }
+
+    /// Registers the sync migrations; run after the journal's, the agent's and research's (the triggers name their tables).
     public static func registerMigrations(into migrator: inout Migrator) {
         migrator.register("sync-1-capture") { db in
             try db.execute(batch: """
@@ -115,12 +144,72 @@ public enum SyncSchema {
                     resolved_at REAL NOT NULL
                 );
                 """)
-            for k in SyncedKind.all { try db.execute(batch: triggers(k)) }
+            for k in version1Kinds { try db.execute(batch: triggers(k)) }
             // Records written before sync existed: stamp them now so the first sync sends them.
             try db.execute("UPDATE sync_clock SET hlc = \(nextStamp)")
-            for k in SyncedKind.all {
+            for k in version1Kinds {
                 try db.execute("INSERT INTO sync_versions (kind, id, hlc, device) SELECT '\(k.kind)', \(k.key), (SELECT hlc FROM sync_clock), (SELECT device FROM sync_clock) FROM \(k.table) WHERE true ON CONFLICT DO NOTHING")
                 try db.execute("INSERT INTO sync_pending (kind, id, hlc) SELECT '\(k.kind)', \(k.key), (SELECT hlc FROM sync_clock) FROM \(k.table) WHERE true ON CONFLICT DO NOTHING")
+            }
+        }
+        registerThreadMigration(into: &migrator)
+    }
+}
+
+extension SyncSchema {
+    /// Messages (with their parts and `/retry` supersession) and research sources sync with
+    /// `sync.threads`. Their local keys are integers that two machines would both hand out, so
+    /// each row gets a random `sync_id` (filled by a trigger when the writer leaves it NULL).
+    /// Runs, tool records, the ledger, approvals, grants, usage and checkpoints stay local.
+    static func registerThreadMigration(into migrator: inout Migrator) {
+        migrator.register("sync2-1-threads") { db in
+            let when = "(SELECT applying FROM sync_clock) = 0"
+            let messageOf = { (row: String) in "(SELECT sync_id FROM agent_messages WHERE id = \(row).message_id)" }
+            var sql = ""
+            for table in ["agent_messages", "research_sources"] {
+                sql += """
+                    ALTER TABLE \(table) ADD COLUMN sync_id TEXT;
+                    UPDATE \(table) SET sync_id = lower(hex(randomblob(16)));
+                    CREATE UNIQUE INDEX \(table)_by_sync_id ON \(table) (sync_id);
+                    CREATE TRIGGER \(table)_sync_id AFTER INSERT ON \(table) WHEN NEW.sync_id IS NULL BEGIN
+                        UPDATE \(table) SET sync_id = lower(hex(randomblob(16))) WHERE rowid = NEW.rowid;
+                    END;
+
+                    """
+            }
+            // A message is one record: its row, its parts and its supersession.
+            for (name, table, event, key) in [
+                ("message_inserted", "agent_messages", "INSERT", "NEW.sync_id"),
+                ("message_updated", "agent_messages", "UPDATE", "NEW.sync_id"),
+                ("message_deleted", "agent_messages", "DELETE", "OLD.sync_id"),
+                ("part_inserted", "agent_message_parts", "INSERT", messageOf("NEW")),
+                ("part_updated", "agent_message_parts", "UPDATE", messageOf("NEW")),
+                ("part_deleted", "agent_message_parts", "DELETE", messageOf("OLD")),
+                ("superseded_inserted", "agent_superseded_messages", "INSERT", messageOf("NEW")),
+                ("superseded_deleted", "agent_superseded_messages", "DELETE", messageOf("OLD")),
+            ] {
+                sql += "CREATE TRIGGER sync_\(name) AFTER \(event) ON \(table) WHEN \(when) BEGIN\n\(capture(kind: "message", key: key))\nEND;\n"
+            }
+            // The run that last read a source is local: touching it is not a change.
+            let sourceColumns = SyncedKind.source.columnOrder.joined(separator: ", ")
+            sql += """
+                CREATE TRIGGER sync_source_inserted AFTER INSERT ON research_sources WHEN \(when) BEGIN
+                \(capture(kind: "source", key: "NEW.sync_id"))
+                END;
+                CREATE TRIGGER sync_source_updated AFTER UPDATE OF \(sourceColumns) ON research_sources WHEN \(when) BEGIN
+                \(capture(kind: "source", key: "NEW.sync_id"))
+                END;
+                CREATE TRIGGER sync_source_deleted AFTER DELETE ON research_sources WHEN \(when) BEGIN
+                \(capture(kind: "source", key: "OLD.sync_id"))
+                END;
+
+                """
+            try db.execute(batch: sql)
+            // Messages and sources written before: stamp them now so the next sync sends them.
+            try db.execute("UPDATE sync_clock SET hlc = \(nextStamp)")
+            for k in [SyncedKind.message, .source] {
+                try db.execute("INSERT INTO sync_versions (kind, id, hlc, device) SELECT '\(k.kind)', sync_id, (SELECT hlc FROM sync_clock), (SELECT device FROM sync_clock) FROM \(k.table) WHERE true ON CONFLICT DO NOTHING")
+                try db.execute("INSERT INTO sync_pending (kind, id, hlc) SELECT '\(k.kind)', sync_id, (SELECT hlc FROM sync_clock) FROM \(k.table) WHERE true ON CONFLICT DO NOTHING")
             }
         }
     }

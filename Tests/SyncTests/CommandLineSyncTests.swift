@@ -113,6 +113,29 @@ import Testing
         await remote.shutdown()
     }
 
+    /// A conversation held with `ofj ask` on A is on B after `ofj sync`: its messages, in order,
+    /// found by `ofj search` with the entry it logged.
+    @Test func aConversationFromAskIsSearchableOnTheOtherMachine() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url), b = Home(url: remote.url)
+        let r = try await a.ofj(["ask", "--yes", "log 2 eggs for breakfast"], extra: ["OFJ_PROVIDER": "offline"])
+        #expect(r.status == 0, "\(r.stderr)")
+        try await a.ofj(["sync"])
+        let pulled = try await b.ofj(["sync"])
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        let search = try await b.ofj(["search", "--json", "eggs"])
+        #expect(search.status == 0, "\(search.stderr)")
+        let mine = try await a.ofj(["search", "--json", "eggs"])
+        #expect(search.stdout == mine.stdout)
+        #expect(search.stdout.contains("\"message\"") && search.stdout.contains("breakfast"), "\(search.stdout)")
+        let threads = try await b.ofj(["threads", "--json"])
+        let theirs = try await a.ofj(["threads", "--json"])
+        #expect(threads.stdout == theirs.stdout && !threads.stdout.isEmpty)
+        #expect(try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE kind = 'message'").first?[0].int ?? 0 >= 2)
+        await remote.shutdown()
+    }
+
     @Test func doctorNamesTheSyncDatabaseAndItsProblems() async throws {
         guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
         let a = Home(url: "libsql://me:hunter2@journal.turso.io")

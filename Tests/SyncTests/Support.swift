@@ -6,6 +6,7 @@ import Foundation
 import HTTP
 import Journal
 import Nutrition
+import Research
 import SQLiteKit
 import Sync
 import TestSupport
@@ -19,11 +20,18 @@ final class Machine: @unchecked Sendable {
     let journal: JournalStore
     var engine: SyncEngine
 
-    init(url: String, token: String? = nil, mode: SyncConfiguration.Mode = .sync, threads: Bool = true, version: Int? = nil) throws {
+    /// `beforeSync` runs on a database with every module's migrations but sync's (an upgrade).
+    init(url: String, token: String? = nil, mode: SyncConfiguration.Mode = .sync, threads: Bool = true, version: Int? = nil,
+         beforeSync: ((DatabaseQueue) throws -> Void)? = nil) throws {
         queue = try DatabaseQueue(path: dir.file("ofj.sqlite"))
         var m = Migrator()
         JournalStore.registerMigrations(into: &m)
         ConversationStore.registerMigrations(into: &m)
+        SourceStore.registerMigrations(into: &m)
+        if let beforeSync {
+            try queue.read { try m.migrate($0) }
+            try beforeSync(queue)
+        }
         SyncSchema.registerMigrations(into: &m)
         try queue.read { try m.migrate($0) }
         journal = JournalStore(queue: queue, timeZone: utc)
