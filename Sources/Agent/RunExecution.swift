@@ -25,7 +25,7 @@ final class RunExecution {
     }
 
     var policy: DeadlinePolicy { env.configuration.policy }
-    var tools: ToolExecutor { ToolExecutor(env: env, handle: handle, budget: budget) }
+    var tools: ToolExecutor { ToolExecutor(env: env, handle: handle, budget: budget, model: model) }
 
     func emit(_ kind: AgentEvent.Kind) { env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: kind)) }
 
