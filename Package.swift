@@ -30,7 +30,7 @@ let package = Package(
         // One journal on several machines through a Turso (libSQL) database: change capture, push, pull.
         .target(name: "Sync", dependencies: ["SQLiteKit", "Agent", "Journal", "HTTP", "Diagnostics", "OutputSafety"], swiftSettings: swiftSettings),
         // Web research: fetch_url (and its address policy), web search and durable sources.
-        .target(name: "Research", dependencies: ["Agent", "HTTP", "SQLiteKit"], swiftSettings: swiftSettings),
+        .target(name: "Research", dependencies: ["Agent", "HTTP", "SQLiteKit", "Providers"], swiftSettings: swiftSettings),
         .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition", "PackagedFoods"], swiftSettings: swiftSettings),
         // ofj as an MCP server: JSON-RPC over stdio, the same tools, approvals through elicitation, the same ledger.
         .target(name: "MCP", dependencies: ["Agent", "SQLiteKit"], swiftSettings: swiftSettings),

@@ -111,6 +111,11 @@ public struct AgentDiagnostic: Sendable, Hashable {
     public var sizeBytes: Int?
     /// Search credits a web search used (Tavily reports them), never the query.
     public var credits: Double?
+    /// Attachments of the run's message (issue 19 §6): how many, their total bytes, and their
+    /// media types ("image/png,application/pdf"); never names or bytes.
+    public var attachmentCount: Int?
+    public var attachmentBytes: Int?
+    public var attachmentTypes: String?
     public init(operation: Operation, status: String) {
         self.operation = operation
         self.status = status

@@ -25,7 +25,7 @@ final class RunExecution {
     }
 
     var policy: DeadlinePolicy { env.configuration.policy }
-    var tools: ToolExecutor { ToolExecutor(env: env, handle: handle, budget: budget) }
+    var tools: ToolExecutor { ToolExecutor(env: env, handle: handle, budget: budget, model: model) }
 
     func emit(_ kind: AgentEvent.Kind) { env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: kind)) }
 
@@ -120,6 +120,14 @@ final class RunExecution {
         d.usage = totalUsage
         d.resultCount = turnsUsed
         d.errorClass = outcome.error?.kind.rawValue
+        // Best effort: a run whose attachments cannot be read is still recorded.
+        if let attachments = try? runAttachments(), !attachments.isEmpty {
+            d.attachmentCount = attachments.count
+            d.attachmentBytes = attachments.reduce(0) { $0 + $1.bytes }
+            var types: [String] = []
+            for a in attachments where !types.contains(a.type) { types.append(a.type) }
+            d.attachmentTypes = types.joined(separator: ",")
+        }
         env.diagnostics.record(d)
         emit(.finished(outcome))
         return outcome
@@ -368,6 +376,16 @@ final class RunExecution {
             emit(.usage(turn: turn, usage: usage, provider: model.provider, model: model.model, costUSD: cost))
         }
         env.diagnostics.record(d)
+    }
+
+    /// Media type and size of each attachment the person's message of this run carried.
+    private func runAttachments() throws -> [(type: String, bytes: Int)] {
+        try env.store.queue.read { db in
+            try db.rows("""
+                SELECT a.media_type, a.byte_count FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id
+                JOIN attachments a ON a.sha256 = l.sha256 WHERE m.run_id = ? AND m.role = 'user' ORDER BY l.ordinal
+                """, [handle.runID]).map { ($0[0].string ?? "", $0[1].int ?? 0) }
+        }
     }
 
     func diagnostic(_ operation: AgentDiagnostic.Operation, status: String) -> AgentDiagnostic {

@@ -38,11 +38,15 @@ public struct ToolContext: Sendable {
     public var runID: String
     public var callID: String
     public var now: WallTime
-    public init(threadID: String, runID: String, callID: String, now: WallTime) {
+    /// The model the run talks to (nil outside a run, e.g. MCP or the CLI): a tool whose result
+    /// carries an attachment checks that the model can see it.
+    public var model: (any ChatModel)?
+    public init(threadID: String, runID: String, callID: String, now: WallTime, model: (any ChatModel)? = nil) {
         self.threadID = threadID
         self.runID = runID
         self.callID = callID
         self.now = now
+        self.model = model
     }
 }
 

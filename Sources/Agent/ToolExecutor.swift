@@ -5,6 +5,8 @@ struct ToolExecutor: Sendable {
     let env: RunnerEnvironment
     let handle: RunHandle
     let budget: RunBudget
+    /// The run's model, handed to tools in their context.
+    var model: (any ChatModel)? = nil
 
     var policy: DeadlinePolicy { env.configuration.policy }
 
@@ -31,7 +33,8 @@ struct ToolExecutor: Sendable {
     private func isWrite(_ call: ToolCall) -> Bool { env.tools.tool(named: call.name)?.effect == .write }
 
     private func context(_ call: ToolCall) -> ToolContext {
-        ToolContext(threadID: handle.threadID, runID: handle.runID, callID: call.id, now: WallTime(secondsSince1970: env.clock.now()))
+        ToolContext(threadID: handle.threadID, runID: handle.runID, callID: call.id, now: WallTime(secondsSince1970: env.clock.now()),
+                    model: model)
     }
 
     // MARK: - Reads

@@ -37,6 +37,10 @@ public struct DiagnosticEvent: Sendable, Hashable {
     public private(set) var sizeBytes: Int?
     /// Web search credits (Tavily).
     public private(set) var credits: Double?
+    /// Attachments of the run's message: count, total bytes, media types (known types only).
+    public private(set) var attachmentCount: Int?
+    public private(set) var attachmentBytes: Int?
+    public private(set) var attachmentTypes: String?
     public private(set) var appVersion: String
     /// Seconds since 1970.
     public private(set) var occurredAt: Double
@@ -72,6 +76,9 @@ public struct DiagnosticEvent: Sendable, Hashable {
         resultCount = d.resultCount
         sizeBytes = d.sizeBytes
         credits = Sanitize.number(d.credits)
+        attachmentCount = d.attachmentCount.flatMap { $0 >= 0 ? $0 : nil }
+        attachmentBytes = d.attachmentBytes.flatMap { $0 >= 0 ? $0 : nil }
+        attachmentTypes = Sanitize.mediaTypes(d.attachmentTypes)
     }
 
     /// An event about the outbox itself (drops while the sink was unreachable).
@@ -102,6 +109,8 @@ public struct DiagnosticEvent: Sendable, Hashable {
             ("tool_name", .optionalText(toolName)), ("result_count", .optionalInteger(resultCount)),
             ("size_bytes", .optionalInteger(sizeBytes)), ("app_version", .text(appVersion)),
             ("credits", .optionalReal(credits)),
+            ("attachment_count", .optionalInteger(attachmentCount)), ("attachment_bytes", .optionalInteger(attachmentBytes)),
+            ("attachment_types", .optionalText(attachmentTypes)),
         ]
     }
 
@@ -161,6 +170,9 @@ public struct DiagnosticEvent: Sendable, Hashable {
         d.resultCount = o["result_count"]?.intValue
         d.sizeBytes = o["size_bytes"]?.intValue
         d.credits = o["credits"]?.doubleValue
+        d.attachmentCount = o["attachment_count"]?.intValue
+        d.attachmentBytes = o["attachment_bytes"]?.intValue
+        d.attachmentTypes = o["attachment_types"]?.stringValue
         self.init(d, id: id, occurredAt: occurred, appVersion: o["app_version"]?.stringValue ?? "unknown")
         // A partial usage decodes with zeros above; keep the nils that were stored.
         inputTokens = tokens[0]
@@ -172,6 +184,14 @@ public struct DiagnosticEvent: Sendable, Hashable {
 
 /// Sanitizers for the identifier-like fields.
 enum Sanitize {
+    /// A comma-separated list of attachment media types, keeping only the types ofj attaches
+    /// (anything else, a name included, cannot pass); nil when none is left.
+    static func mediaTypes(_ value: String?) -> String? {
+        guard let value else { return nil }
+        let kept = value.split(separator: ",").map(String.init).filter { AttachmentFormat(mediaType: $0) != nil }
+        return kept.isEmpty ? nil : kept.joined(separator: ",")
+    }
+
     /// Keeps names and codes (provider, model, tool, status, error class): at most 128
     /// characters of `[A-Za-z0-9._:/@+-]`, with no secret, URL, email or amount shape.
     /// Anything else (spaces, quotes, content) becomes "redacted".

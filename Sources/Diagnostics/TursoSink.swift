@@ -24,6 +24,7 @@ public struct TursoSink: Sendable {
         ("cached_input_tokens", "INTEGER"), ("output_tokens", "INTEGER"), ("reasoning_tokens", "INTEGER"),
         ("cost_usd", "REAL"), ("retry_count", "INTEGER"), ("tool_name", "TEXT"), ("result_count", "INTEGER"),
         ("size_bytes", "INTEGER"), ("app_version", "TEXT"), ("credits", "REAL"),
+        ("attachment_count", "INTEGER"), ("attachment_bytes", "INTEGER"), ("attachment_types", "TEXT"),
     ]
 
     /// Column order of exports.

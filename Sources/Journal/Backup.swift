@@ -14,10 +14,47 @@ public struct JournalBackup: Sendable, Codable {
     /// Saved food id -> barcode (issue 18); absent when no saved food has one, so older backups
     /// and backups without barcodes are unchanged.
     public var foodBarcodes: [String: String]? = nil
+    /// Attached images and PDFs (issue 19 §4), only with `ofj backup export --with-attachments`.
+    /// Absent otherwise, so the file is unchanged; an older ofj ignores the key (unknown keys are
+    /// skipped when decoding), which is why the schema version stays 1. This module only carries
+    /// them: the ofj command reads and restores them through the Agent's attachment store.
+    public var attachments: [BackupAttachment]? = nil
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", exportedAt = "exported_at", goals, foods, entries, foodBarcodes = "food_barcodes"
+        case attachments
     }
+}
+
+/// One stored attachment in a backup: its bytes (base64) and the names and dates it was attached with.
+public struct BackupAttachment: Sendable, Codable, Hashable {
+    public var sha256: String
+    public var mediaType: String
+    public var byteCount: Int
+    /// The bytes, base64 (RFC 4648, padded).
+    public var data: String
+    public var attached: [Use]
+
+    /// One time the file was attached to a message: the file name it had, and when.
+    public struct Use: Sendable, Codable, Hashable {
+        public var name: String
+        public var attachedAt: Date
+        public init(name: String, attachedAt: Date) {
+            self.name = name
+            self.attachedAt = attachedAt
+        }
+        enum CodingKeys: String, CodingKey { case name, attachedAt = "attached_at" }
+    }
+
+    public init(sha256: String, mediaType: String, byteCount: Int, data: String, attached: [Use]) {
+        self.sha256 = sha256
+        self.mediaType = mediaType
+        self.byteCount = byteCount
+        self.data = data
+        self.attached = attached
+    }
+
+    enum CodingKeys: String, CodingKey { case sha256, mediaType = "media_type", byteCount = "byte_count", data, attached }
 }
 
 /// What an import did.

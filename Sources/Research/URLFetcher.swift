@@ -1,5 +1,6 @@
 // fetch_url's engine: a URL the model chose, fetched so that it cannot be turned against the
 // person's own network, and bounded in size, time and kind of content.
+import Agent
 import HTTP
 import Synchronization
 
@@ -48,6 +49,8 @@ public struct FetchedPage: Sendable, Hashable {
     public var bytesRead: Int
     /// Redirects followed.
     public var redirects: Int
+    /// A PDF's bytes, whole and checked (sniffed as PDF, ends with %%EOF); empty for other kinds.
+    public var document: [UInt8] = []
 }
 
 /// Limits of one fetch. The defaults are the product's (SPEC: URL fetch 15 s).
@@ -76,7 +79,8 @@ public struct FetchLimits: Sendable, Hashable {
 /// - redirects (at most `maxRedirects`) are followed by hand, each target checked the same way;
 /// - proxy environment variables are ignored (a proxy would do its own DNS lookup, out of reach
 ///   of these checks); no cookies are sent or kept;
-/// - Content-Type must be HTML, plain text, JSON or XML (PDF is recognised and noted, not read);
+/// - Content-Type must be HTML, plain text, JSON, XML or PDF; a PDF (also one sent as
+///   application/octet-stream) must be one by its bytes and whole within the cap;
 /// - at most `maxBytes` decoded bytes are read (compressed responses are counted after decoding,
 ///   so a decompression bomb stops at the cap) within `totalSeconds`.
 public struct URLFetcher: Sendable {
@@ -207,29 +211,39 @@ public struct URLFetcher: Sendable {
             throw .refused("\(target.hostDescription) did not say what the content is (no Content-Type)")
         }
         let (mediaType, charset) = Self.parseContentType(contentType)
-        guard let kind = Self.kind(of: mediaType) else {
-            throw .refused("\(target.hostDescription) sent \(mediaType.prefix(60)), not a web page, text, JSON or XML")
-        }
+        let refusedType = FetchError.refused("\(target.hostDescription) sent \(mediaType.prefix(60)), not a web page, text, JSON, XML or PDF")
+        // application/octet-stream is read only to see whether its bytes are a PDF.
+        guard let kind = Self.kind(of: mediaType) ?? (mediaType == "application/octet-stream" ? .pdf : nil) else { throw refusedType }
         var body: [UInt8] = []
         var cut = false
-        if kind != .pdf {
-            do {
-                for try await chunk in response.body {
-                    let room = limits.maxBytes - body.count
-                    if chunk.count > room {
-                        body.append(contentsOf: chunk.prefix(room))
-                        cut = true
-                        break
-                    }
-                    body.append(contentsOf: chunk)
+        do {
+            for try await chunk in response.body {
+                let room = limits.maxBytes - body.count
+                if chunk.count > room {
+                    body.append(contentsOf: chunk.prefix(room))
+                    cut = true
+                    break
                 }
-            } catch let error as HTTPError {
-                if Task.isCancelled { throw .cancelled }
-                throw Self.map(error, host: target.hostDescription)
-            } catch {
-                throw .failed("\(target.hostDescription): \(error)")
+                body.append(contentsOf: chunk)
             }
+        } catch let error as HTTPError {
             if Task.isCancelled { throw .cancelled }
+            throw Self.map(error, host: target.hostDescription)
+        } catch {
+            throw .failed("\(target.hostDescription): \(error)")
+        }
+        if Task.isCancelled { throw .cancelled }
+        if kind == .pdf {
+            guard AttachmentFormat.sniff(body) == .pdf else {
+                if mediaType == "application/octet-stream" { throw refusedType }
+                throw .refused("\(target.hostDescription) said it sent a PDF, but the bytes are not one")
+            }
+            if cut {
+                throw .refused("\(target.hostDescription) sent a PDF larger than \(AttachmentRef.sizeText(limits.maxBytes)); fetch_url reads PDFs up to that size")
+            }
+            guard (try? AttachmentFile.check(body)) == .pdf else {
+                throw .refused("\(target.hostDescription) sent an incomplete PDF (no end-of-file marker)")
+            }
         }
         return .body(status: status, mediaType: mediaType, charset: charset, kind: kind, body: body, cut: cut)
     }
@@ -264,7 +278,7 @@ public struct URLFetcher: Sendable {
         switch kind {
         case .pdf:
             title = ""
-            text = "(a PDF document; ofj cannot read PDFs yet)"
+            text = "PDF, \(body.count) bytes"
         case .html:
             let reduced = HTMLReducer.reduce(Self.utf8(body, charset: charset), budget: limits.textBudget)
             title = reduced.title
@@ -278,8 +292,9 @@ public struct URLFetcher: Sendable {
                 truncated = true
             }
         }
-        return FetchedPage(url: target.url, status: status, kind: kind, mediaType: mediaType, title: title,
-                           text: text, truncated: truncated, bytesRead: body.count, redirects: redirects)
+        return FetchedPage(url: target.url, status: status, kind: kind, mediaType: kind == .pdf ? "application/pdf" : mediaType, title: title,
+                           text: text, truncated: truncated, bytesRead: body.count, redirects: redirects,
+                           document: kind == .pdf ? body : [])
     }
 
     static func parseContentType(_ value: String) -> (mediaType: String, charset: String?) {

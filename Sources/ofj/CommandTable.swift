@@ -280,7 +280,8 @@ enum OfjCommands {
                         subcommands: [
                             CommandSpec("export", summary: "write a JSON backup (stdout unless -o); --salvage saves what a damaged database still holds",
                                         options: [output, force,
-                                                  .flag("--salvage", "read a damaged database row by row, save every row that can still be read, say how many could not")],
+                                                  .flag("--salvage", "read a damaged database row by row, save every row that can still be read, say how many could not"),
+                                                  .flag("--with-attachments", "also save attached images and PDFs (bytes, names, dates); left out otherwise")],
                                         access: .read,
                                         action: journal(ctx, .read) { c, inv in try c.backup("export", inv.arguments) }),
                             CommandSpec("import", summary: "import a backup; importing twice changes nothing",

@@ -248,6 +248,8 @@ struct JournalCommands {
 
     func backup(_ sub: String, _ p: ParsedArguments) throws {
         switch sub {
+        case "export" where p.has("--salvage") && p.has("--with-attachments"):
+            throw CLIError("--salvage saves the journal only; leave out --with-attachments (or export attachments once the database is repaired)", status: 2)
         case "export" where p.has("--salvage"):
             let (doc, report) = journal.queue.read { journal.salvageBackup(in: $0) }
             let data = try JournalJSON.encoder.encode(doc)
@@ -256,7 +258,7 @@ struct JournalCommands {
                       to: path, force: p.has("--force"))
             Console.err(Self.describe(report) + "\n")
         case "export":
-            let data = try journal.exportBackup()
+            let data = p.has("--with-attachments") ? try exportWithAttachments() : try journal.exportBackup()
             let path = p.value("-o") ?? p.value("--output")
             // On stdout the JSON is escaped for the terminal without changing what it decodes to.
             try write(path == nil || path == "-" ? Data(TerminalText.escapingJSON(String(decoding: data, as: UTF8.self)).utf8) : data,
@@ -264,17 +266,57 @@ struct JournalCommands {
         case "import":
             guard let path = p.positionals.first else { throw CLIError("backup import needs a FILE", status: 2) }
             guard let data = FileManager.default.contents(atPath: path) else { throw CLIError("cannot read \(path)") }
-            let r = try journal.importBackup(data)
+            // Attachments are checked before anything is written; journal and attachments go in one transaction.
+            let copies = try Self.attachmentCopies(inBackup: data)
+            let (r, restored) = try journal.queue.write { db in
+                (try journal.importBackup(data, in: db),
+                 try ConversationStore.restoreAttachments(db, copies, now: journal.now().timeIntervalSince1970))
+            }
             if r.changedNothing {
                 out("Nothing to change: everything in the backup is already here.")
             } else {
                 out("Imported: \(r.entriesInserted) new and \(r.entriesUpdated) updated entries, \(r.foodsInserted) new and \(r.foodsUpdated) updated foods\(r.goalsChanged ? ", goals updated" : "").")
+            }
+            if !copies.isEmpty {
+                out("Attachments: \(restored.restored) restored, \(restored.present) already here (kept by SHA-256; not linked to a conversation).")
             }
             if r.unknownIngredientLinks > 0 {
                 out("Note: \(r.unknownIngredientLinks) composite ingredient(s) name a source food that is not in this journal; they were imported as snapshots.")
             }
         default:
             throw CLIError("unknown backup command '\(sub.prefix(20))'\n" + Self.backupHelp, status: 2)
+        }
+    }
+
+    /// The backup with every stored attachment (`--with-attachments`).
+    func exportWithAttachments() throws -> Data {
+        try journal.queue.read { db in
+            var doc = try journal.backup(in: db)
+            doc.attachments = try ConversationStore.attachmentCopies(db).map { c in
+                BackupAttachment(sha256: c.sha256, mediaType: c.format.mediaType, byteCount: c.bytes.count,
+                                 data: Data(c.bytes).base64EncodedString(),
+                                 attached: c.uses.map { BackupAttachment.Use(name: $0.name, attachedAt: Date(timeIntervalSince1970: $0.attachedAt)) })
+            }
+            return try JournalJSON.encoder.encode(doc)
+        }
+    }
+
+    /// The attachments a backup file carries, each checked (type, size, hash, a complete file);
+    /// none when the key is absent. A bad one stops the import before anything is written.
+    static func attachmentCopies(inBackup data: Data) throws -> [AttachmentCopy] {
+        struct Attachments: Decodable { let attachments: [BackupAttachment]? }
+        // A file that is not a backup at all is reported by the journal import.
+        guard let list = (try? JournalJSON.decoder.decode(Attachments.self, from: data))?.attachments else { return [] }
+        return try list.enumerated().map { i, a in
+            guard let bytes = Data(base64Encoded: a.data) else {
+                throw CLIError("backup attachment \(i + 1): its data is not base64; nothing was imported. Export the backup again.")
+            }
+            do {
+                return try AttachmentCopy.checked(sha256: a.sha256, mediaType: a.mediaType, byteCount: a.byteCount, bytes: Array(bytes),
+                                                  uses: a.attached.map { AttachmentCopy.Use(name: $0.name, attachedAt: $0.attachedAt.timeIntervalSince1970) })
+            } catch {
+                throw CLIError("backup attachment \(i + 1): \(error); nothing was imported. Export the backup again.")
+            }
         }
     }
 

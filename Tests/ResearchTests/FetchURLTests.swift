@@ -170,18 +170,46 @@ struct FetchURLTests {
         server.enqueue(.init(status: 200, headers: [("Content-Type", "image/png")], body: [0x89, 0x50, 0x4E, 0x47]))
         server.enqueue(.init(status: 200, headers: [], body: Array("<html>no type</html>".utf8)))
         server.enqueue(.init(status: 200, headers: [("Content-Type", "application/octet-stream")], body: [1, 2, 3]))
-        server.enqueue(.init(status: 200, headers: [("Content-Type", "application/pdf")], body: Array("%PDF-1.4".utf8)))
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "application/pdf")], body: Array("%PDF-1.4\n1 0 obj\n%%EOF\n".utf8)))
         server.enqueue(.json(#"{"kcal": 665}"#))
         server.enqueue(.text("<a><b>x</b></a>", contentType: "application/rss+xml"))
         let f = fetcher(server.port)
-        #expect(await refusal(f, server.url("/png")) == .refused("127.0.0.1 sent image/png, not a web page, text, JSON or XML"))
+        #expect(await refusal(f, server.url("/png")) == .refused("127.0.0.1 sent image/png, not a web page, text, JSON, XML or PDF"))
         let none = await refusal(f, server.url("/none"))
         #expect(none == .refused("127.0.0.1 did not say what the content is (no Content-Type)"), "\(String(describing: none))")
         #expect(await refusal(f, server.url("/bin"))?.description.contains("application/octet-stream") == true)
         let pdf = try await f.fetch(server.url("/doc.pdf"))
-        #expect(pdf.kind == .pdf && pdf.text.contains("PDF"))
+        #expect(pdf.kind == .pdf && pdf.text == "PDF, 23 bytes" && pdf.document.count == 23)
         #expect(try await f.fetch(server.url("/j")).text == #"{"kcal": 665}"#)
         #expect(try await f.fetch(server.url("/x")).kind == .xml)
+    }
+
+    @Test func aPDFIsReadWholeOnlyWhenItsBytesAreAWholePDFUnderTheCap() async throws {
+        let server = try LoopbackHTTPServer()
+        let pdf = Array("%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer\n%%EOF\n".utf8)
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "application/octet-stream")], body: pdf))
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "application/pdf")], body: Array("<html>not a pdf</html>".utf8)))
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "application/pdf")], body: Array(pdf.prefix(30))))
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "application/pdf")], body: pdf + [UInt8](repeating: 0x41, count: 5_000)))
+        let f = fetcher(server.port, limits: FetchLimits(maxBytes: 4_096))
+        // Sent as octet-stream, sniffed from the bytes: a PDF.
+        let page = try await f.fetch(server.url("/label.pdf"))
+        #expect(page.kind == .pdf && page.mediaType == "application/pdf" && page.document == pdf)
+        #expect(await refusal(f, server.url("/fake.pdf")) == .refused("127.0.0.1 said it sent a PDF, but the bytes are not one"))
+        #expect(await refusal(f, server.url("/cut.pdf")) == .refused("127.0.0.1 sent an incomplete PDF (no end-of-file marker)"))
+        #expect(await refusal(f, server.url("/big.pdf")) == .refused("127.0.0.1 sent a PDF larger than 4 KB; fetch_url reads PDFs up to that size"))
+    }
+
+    @Test func aPDFThatCannotBeKeptIsNotShownAndTheResultSaysSo() async throws {
+        let server = try LoopbackHTTPServer()
+        server.enqueue(.init(status: 200, headers: [("Content-Type", "application/pdf")], body: Array("%PDF-1.4\n%%EOF".utf8)))
+        let tool = FetchURLTool(fetcher: fetcher(server.port))
+        let out = try await tool.execute(arguments: ["url": .string(server.url("/menu.pdf"))],
+                                         context: ToolContext(threadID: "t", runID: "r", callID: "c", now: WallTime(secondsSince1970: 0)))
+        let json = try JSONValue.parse(out.content)
+        #expect(json["attachment_id"] == nil)
+        #expect(json["not_shown"]?.stringValue?.contains("could not be kept") == true)
+        #expect(out.summary == "read a PDF (14 bytes) from 127.0.0.1, not shown to the model")
     }
 
     @Test func invalidUTF8AndLatin1AreReadable() async throws {

@@ -51,9 +51,10 @@ extension ConversationStore {
     /// with their ids and database sources.
     @discardableResult
     static func insertAttachments(_ db: Database, messageID: Int64, _ attachments: [AttachmentRef], queue: DatabaseQueue,
-                                  now: Double) throws -> [AttachmentRef] {
+                                  now: Double, firstOrdinal: Int = 0) throws -> [AttachmentRef] {
         var out: [AttachmentRef] = []
-        for (ordinal, a) in attachments.enumerated() {
+        for (index, a) in attachments.enumerated() {
+            let ordinal = firstOrdinal + index
             if try db.row("SELECT 1 FROM attachments WHERE sha256 = ?", [a.sha256]) == nil {
                 let bytes: [UInt8]
                 if let memory = a.source as? MemoryAttachmentSource {
@@ -78,6 +79,25 @@ extension ConversationStore {
             out.append(stored)
         }
         return out
+    }
+
+    /// Stores `attachment` (a document a tool fetched during `runID`, e.g. fetch_url's PDF) as an
+    /// attachment of the thread, linked to the run's latest assistant message (the one whose tool
+    /// call fetched it): never a user message, so it is not taken for something the person
+    /// attached. It is kept and deleted with the thread like any attachment. Returns it with its id.
+    public func attachToRun(threadID: String, runID: String, _ attachment: AttachmentRef, now: Double) throws -> AttachmentRef {
+        try queue.write { db in
+            guard let messageID = try db.scalar("""
+                SELECT id FROM agent_messages WHERE thread_id = ? AND run_id = ? AND role = 'assistant' ORDER BY seq DESC LIMIT 1
+                """, [threadID, runID]).int64 else {
+                throw AgentError(.storage, "No answer in progress to keep the document with.")
+            }
+            let next = try db.scalar("SELECT COALESCE(MAX(ordinal) + 1, 0) FROM agent_message_attachments WHERE message_id = ?",
+                                     [messageID]).int ?? 0
+            let stored = try Self.insertAttachments(db, messageID: messageID, [attachment], queue: queue, now: now, firstOrdinal: next)
+            guard let first = stored.first else { throw AgentError(.storage, "The document could not be kept.") }
+            return first
+        }
     }
 
     /// The attachments of the thread's messages with `seq > afterSeq`, by message id.

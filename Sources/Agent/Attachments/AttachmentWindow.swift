@@ -4,6 +4,9 @@
 public enum AttachmentWindow {
     /// The name of the read tool that shows an earlier attachment again.
     public static let readToolName = "read_attachment"
+    /// Tools whose successful result may name an `attachment_id` to show right after it:
+    /// read_attachment, and fetch_url for a PDF it fetched (issue 20).
+    public static let showingToolNames: Set<String> = [readToolName, "fetch_url"]
 
     /// `messages` (normalised) with attachments only where they are sent whole. `lookup` finds
     /// an attachment by id in the thread (for read_attachment results).
@@ -22,10 +25,10 @@ public enum AttachmentWindow {
                 }
             }
             out.append(m)
-            // Results of read_attachment in the current answer: the attachment follows as a user message.
+            // Results of read_attachment (or fetch_url's PDFs) in the current answer: the attachment follows as a user message.
             if i > current && m.role == .tool {
                 var shown: [AttachmentRef] = []
-                for r in m.toolResults where r.name == readToolName && !r.isError {
+                for r in m.toolResults where showingToolNames.contains(r.name) && !r.isError {
                     guard let id = (try? JSONValue.parse(r.content))?["attachment_id"]?.stringValue,
                           let ref = lookup(id), !shown.contains(ref) else { continue }
                     shown.append(ref)

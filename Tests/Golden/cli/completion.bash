@@ -127,7 +127,7 @@ _ofj() {
         /goals/reset) options="-h --help"; words="" ;;
         /undo) options="--yes -h --help"; words="" ;;
         /backup) options="-h --help"; words="export import" ;;
-        /backup/export) options="-o --output --force --salvage -h --help"; words="" ;;
+        /backup/export) options="-o --output --force --salvage --with-attachments -h --help"; words="" ;;
         /backup/import) options="-h --help"; words=""; files=1 ;;
         /import) options="-h --help"; words="cronometer myfitnesspal csv" ;;
         /import/cronometer) options="--dry-run --day-first --json -h --help"; words=""; files=1 ;;

@@ -186,6 +186,7 @@ complete -c ofj -n '__fish_seen_subcommand_from backup; and not __fish_seen_subc
 complete -c ofj -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from export' -l output -s o -r -F -d 'write to FILE instead of stdout'
 complete -c ofj -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from export' -l force -d 'replace an existing file'
 complete -c ofj -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from export' -l salvage -d 'read a damaged database row by row, save every row that can still be read, say how many could not'
+complete -c ofj -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from export' -l with-attachments -d 'also save attached images and PDFs (bytes, names, dates); left out otherwise'
 complete -c ofj -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from export' -l help -s h -d 'show this help'
 complete -c ofj -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from import' -F
 complete -c ofj -n '__fish_seen_subcommand_from backup; and __fish_seen_subcommand_from import' -l help -s h -d 'show this help'
