@@ -39,7 +39,8 @@ enum Toolbox {
                 guard LabelScan.toolNames.contains(tool.name), let write = tool as? any WriteTool else { return tool }
                 return AttachmentCitingWriteTool(write)
             }
-            extra.append(ReadAttachmentTool(store: ConversationStore(queue: journal.queue)))
+            extra.append(ReadAttachmentTool(store: ConversationStore(queue: journal.queue),
+                                                refusal: { ref, model in ModelCatalog.attachmentRefusal([ref], model: model) }))
         }
         return ToolRegistry(tools + extra)
     }

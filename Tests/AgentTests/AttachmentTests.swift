@@ -201,6 +201,22 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
                                                                          context: ToolContext(threadID: "t9", runID: "r", callID: "c", now: WallTime(secondsSince1970: 0)))
         #expect(other.isError)
     }
+
+    /// A model that cannot see the file is told so, and the file is not put in its next request
+    /// (the provider would refuse the whole request).
+    @Test func readAttachmentRefusesWhatTheModelCannotSee() async throws {
+        let queue = try openDatabase()
+        let tool = ReadAttachmentTool(store: ConversationStore(queue: queue), refusal: { _, _ in "this model cannot see images" })
+        let h = try Harness(queue: queue, tools: [tool])
+        h.model.enqueue(.text("a label"), .calls(("c1", "read_attachment", #"{"id":"a1"}"#)), .text("I cannot look again"))
+        let first = try h.runner.submit(threadID: "t1", text: "what is this?", attachments: [ref(tinyPNG())])
+        _ = await h.runner.outcome(of: first.runID)
+        _ = try await h.ask("how many calories again?")
+        let last = try #require(h.model.requests.last)
+        #expect(last.messages.allSatisfy { $0.attachments.isEmpty })
+        #expect(last.messages.last?.role == .tool)
+        #expect("\(String(describing: last.messages.last))".contains("not shown: this model cannot see images"), "\(String(describing: last.messages.last))")
+    }
 }
 
 @Suite struct AttachmentSplicerTests {

@@ -56,7 +56,13 @@ extension AttachmentRef {
 /// `read_attachment`: shows an earlier attachment of this thread to the model again.
 public struct ReadAttachmentTool: Tool {
     let store: ConversationStore
-    public init(store: ConversationStore) { self.store = store }
+    /// Why the run's model cannot be shown this file (nil when it can): a file it cannot see would
+    /// only make the provider refuse the whole request.
+    let refusal: @Sendable (AttachmentRef, any ChatModel) -> String?
+    public init(store: ConversationStore, refusal: @escaping @Sendable (AttachmentRef, any ChatModel) -> String? = { _, _ in nil }) {
+        self.store = store
+        self.refusal = refusal
+    }
     public var name: String { AttachmentWindow.readToolName }
     public var description: String {
         "Look again at an image or PDF attached earlier in this conversation. Earlier attachments appear as a line "
@@ -72,6 +78,9 @@ public struct ReadAttachmentTool: Tool {
         let id = arguments["id"]?.stringValue ?? ""
         guard let ref = try store.attachment(id: id, threadID: context.threadID) else {
             return .error("No attachment \(id) in this conversation; use an id from an \"[attachment …]\" line.")
+        }
+        if let model = context.model, let why = refusal(ref, model) {
+            return .error("Attachment \(ref.id) is not shown: \(why)")
         }
         let content: JSONValue = ["attachment_id": .string(ref.id), "type": .string(ref.format.mediaType), "bytes": .number(Double(ref.byteCount)),
                                   "note": "The attachment follows this result."]
