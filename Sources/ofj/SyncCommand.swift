@@ -11,6 +11,13 @@ import Glibc
 
 enum SyncCommand {
     /// The sync configuration from the environment, the credentials file and config.json.
+    /// The database to push after a one-shot command changed it: nil when sync is not configured
+    /// (the common case costs one read of config.json) or the file cannot be opened.
+    static func queueToSyncAtExit(paths: AppPaths, environment: [String: String]) -> DatabaseQueue? {
+        guard (try? configuration(environment: environment)) != nil else { return nil }
+        return try? OfjDatabase.open(path: paths.databasePath, access: .write)
+    }
+
     static func configuration(environment: [String: String]) throws -> SyncConfiguration? {
         let files = ProviderFiles.load(environment: environment)
         let config = ProviderFiles.configPath(environment: environment).flatMap { FileManager.default.contents(atPath: $0) }

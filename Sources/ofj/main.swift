@@ -71,7 +71,20 @@ case .run(let command, let invocation):
     case .sync(let run)?:
         // Commands that need no concurrency run on the plain main thread: the async runtime is
         // started only for the assistant, replay and diagnostics (it shows in `ofj day`'s start-up time).
-        do { exit(try run(invocation)) } catch { exit(report(error)) }
+        let status: Int32
+        do { status = try run(invocation) } catch { exit(report(error)) }
+        // A change made by a one-shot command reaches the other machines now, as after `ofj ask`
+        // (at most 2 s; skipped while the sync database is backing off; what is not sent stays
+        // pending for the next sync).
+        if status == 0, command.access == .write, invocation.path.first != "sync",
+           let queue = SyncCommand.queueToSyncAtExit(paths: context.paths, environment: environment) {
+            Task {
+                await SyncCommand.background(queue: queue, environment: environment, version: version)?.shutdown(timeout: 2)
+                exit(status)
+            }
+            dispatchMain()
+        }
+        exit(status)
     case .async(let run)?:
         // The main queue serves the REPL's main actor meanwhile.
         Task { @MainActor in

@@ -17,6 +17,12 @@ import Testing
         func ofj(_ args: [String], extra: [String: String] = [:]) async throws -> OfjBinary.Result {
             try await OfjBinary.run(args, environment: environment.merging(extra) { _, new in new })
         }
+        /// A command run with sync unset, as on a machine that is offline (one-shot commands that
+        /// change the journal push at exit otherwise).
+        @discardableResult
+        func offline(_ args: [String]) async throws -> OfjBinary.Result {
+            try await ofj(args, extra: ["OFJ_SYNC_URL": ""])
+        }
         /// `ofj backup export` without its export time, keys sorted: equal for equal journals.
         func export() async throws -> String {
             let r = try await ofj(["backup", "export"])
@@ -32,9 +38,9 @@ import Testing
         guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
         let remote = try await Remote.start()
         let a = Home(url: remote.url), b = Home(url: remote.url)
-        try await a.ofj(["log", "porridge", "--kcal", "350", "--protein", "12", "--meal", "breakfast", "--date", "2026-11-28"])
-        try await b.ofj(["log", "soup", "--kcal", "220", "--meal", "lunch", "--date", "2026-11-28"])
-        let goals = try await a.ofj(["goals", "set", "energy_kcal=2100"])
+        try await a.offline(["log", "porridge", "--kcal", "350", "--protein", "12", "--meal", "breakfast", "--date", "2026-11-28"])
+        try await b.offline(["log", "soup", "--kcal", "220", "--meal", "lunch", "--date", "2026-11-28"])
+        let goals = try await a.offline(["goals", "set", "energy_kcal=2100"])
         #expect(goals.status == 0, "\(goals.stderr)")
         let first = try await a.ofj(["sync"])
         #expect(first.status == 0, "\(first.stderr)")
@@ -56,8 +62,8 @@ import Testing
         let remote = try await Remote.start()
         let a = Home(url: remote.url), b = Home(url: remote.url)
         for (i, phase) in SyncEngine.phases.enumerated() {
-            try await a.ofj(["log", "a \(phase)", "--kcal", "\(100 + i)"])
-            try await b.ofj(["log", "b \(phase)", "--kcal", "\(200 + i)"])
+            try await a.offline(["log", "a \(phase)", "--kcal", "\(100 + i)"])
+            try await b.offline(["log", "b \(phase)", "--kcal", "\(200 + i)"])
             try await b.ofj(["sync"])
             let killed = try await a.ofj(["sync"], extra: ["OFJ_SYNC_FAULT": phase])
             #expect(killed.status == 9, "phase \(phase): \(killed.status) \(killed.stderr)")
@@ -101,6 +107,24 @@ import Testing
     }
 
     /// `ofj ask --yes` that writes syncs the write at exit.
+    /// `ofj log` (any one-shot command that changes the journal) pushes its change as it exits,
+    /// so the other machine sees it without anyone running `ofj sync` here.
+    @Test func oneShotCommandsPushTheirChangeAtExit() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url), b = Home(url: remote.url)
+        let r = try await a.ofj(["log", "porridge", "--kcal", "350", "--meal", "breakfast", "--date", "2026-11-28"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE kind = 'entry'").first?[0].int == 1)
+        #expect(try await a.ofj(["sync", "status"]).stdout.contains("pending local changes: 0"))
+        try await b.ofj(["sync"])
+        #expect(try await b.ofj(["day", "2026-11-28"]).stdout.contains("porridge"))
+        // A command that only reads sends nothing and does not wait for the sync database.
+        await remote.shutdown()
+        let day = try await a.ofj(["day", "2026-11-28"])
+        #expect(day.status == 0 && day.stderr.isEmpty, "\(day.stderr)")
+    }
+
     @Test func askSyncsItsWriteAtExit() async throws {
         guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
         let remote = try await Remote.start()
