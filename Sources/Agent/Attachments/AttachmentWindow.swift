@@ -15,7 +15,9 @@ public enum AttachmentWindow {
             var m = message
             if m.role == .user && !m.attachments.isEmpty {
                 if i == current {
-                    m.parts.append(.text("\n\n" + m.attachments.map(\.introduction).joined(separator: "\n")))
+                    // Bytes on another machine are never sent: their line says so instead.
+                    m.parts.append(.text("\n\n" + m.attachments.map { $0.isRemote ? $0.placeholder : $0.introduction }.joined(separator: "\n")))
+                    m.attachments.removeAll(where: \.isRemote)
                 } else {
                     m.parts.append(.text("\n\n" + m.attachments.map(\.placeholder).joined(separator: "\n")))
                     m.attachments = []
@@ -27,7 +29,7 @@ public enum AttachmentWindow {
                 var shown: [AttachmentRef] = []
                 for r in m.toolResults where r.name == readToolName && !r.isError {
                     guard let id = (try? JSONValue.parse(r.content))?["attachment_id"]?.stringValue,
-                          let ref = lookup(id), !shown.contains(ref) else { continue }
+                          let ref = lookup(id), !ref.isRemote, !shown.contains(ref) else { continue }
                     shown.append(ref)
                 }
                 if !shown.isEmpty {
@@ -41,7 +43,9 @@ public enum AttachmentWindow {
 
 extension AttachmentRef {
     /// "a3: JPEG image \"label.jpg\", 2.1 MB" (a checkpoint's list of earlier files).
-    public var placeholderName: String { "\(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount))" }
+    public var placeholderName: String {
+        "\(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount))" + (isRemote ? " — \(Self.remoteNote)" : "")
+    }
 
     /// The line sent with an attachment that is shown: its id and name, so the model can cite
     /// it (`read_from_attachment`) and look at it again later.
@@ -69,6 +73,10 @@ public struct ReadAttachmentTool: Tool {
         let id = arguments["id"]?.stringValue ?? ""
         guard let ref = try store.attachment(id: id, threadID: context.threadID) else {
             return .error("No attachment \(id) in this conversation; use an id from an \"[attachment …]\" line.")
+        }
+        if ref.isRemote {
+            return .error("Attachment \(ref.id) (\(ref.format.label) \"\(ref.name)\", \(AttachmentRef.sizeText(ref.byteCount))) is \(AttachmentRef.remoteNote): "
+                + "only its name, type and size synced here, so it cannot be shown; ask the person to attach the file again if it is needed.")
         }
         let content: JSONValue = ["attachment_id": .string(ref.id), "type": .string(ref.format.mediaType), "bytes": .number(Double(ref.byteCount)),
                                   "note": "The attachment follows this result."]

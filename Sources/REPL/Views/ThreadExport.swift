@@ -79,6 +79,9 @@ public enum ThreadExport {
                         + (m.state == .complete ? "" : " (\(m.state.rawValue))") + "\n\n"
                     out += clean(Terminal.sanitize(text).trimmingCharacters(in: .whitespacesAndNewlines)) + "\n"
                 }
+                if !m.message.attachments.isEmpty {
+                    out += "\n" + m.message.attachments.map { "📎 " + oneLine($0.listLine) + "\n" }.joined()
+                }
                 if !calls.isEmpty { out += "\n" }
                 for call in calls {
                     let a = activity(m, call)
@@ -155,6 +158,13 @@ public enum ThreadExport {
                 }
             }
             if !calls.isEmpty { o["tool_calls"] = .array(calls) }
+            if !m.message.attachments.isEmpty {
+                // `here: false`: metadata synced from another machine; the bytes are not on this one.
+                o["attachments"] = .array(m.message.attachments.map { a in
+                    ["id": .string(a.id), "name": .string(clean(a.name)), "type": .string(a.format.mediaType),
+                     "bytes": .number(Double(a.byteCount)), "here": .bool(!a.isRemote)]
+                })
+            }
             if !results.isEmpty { o["tool_results"] = .array(results) }
             items.append(.object(o))
         }
