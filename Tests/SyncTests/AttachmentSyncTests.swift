@@ -30,6 +30,13 @@ func pngAttachment(_ name: String, size: Int = 120_000) -> AttachmentRef {
 }
 
 @Suite(.serialized) struct AttachmentSyncTests {
+    func golden(_ name: String, _ text: String) throws {
+        let path = OfjBinary.repositoryRoot + "/Tests/Golden/sync/" + name
+        if ProcessInfo.processInfo.environment["OFJ_UPDATE_GOLDEN"] == "1" { try Data(text.utf8).write(to: URL(fileURLWithPath: path)) }
+        let expected = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        #expect(text == expected, "\(name) differs from its golden file; run with OFJ_UPDATE_GOLDEN=1 and review the diff")
+    }
+
     @Test func aMessagesAttachmentArrivesAsMetadataThatSaysWhereTheFileIs() async throws {
         let server = try await Remote.start()
         let a = try Machine(url: server.url), b = try Machine(url: server.url)
@@ -60,6 +67,8 @@ func pngAttachment(_ name: String, size: Int = 120_000) -> AttachmentRef {
         #expect(here.contains("📎 label.jpg (image/png, 120 KB)\n"))
         let json = try ThreadExport.render(thread, format: .json, store: b.threads, timeZone: utc)
         #expect(json.contains("\"here\": false") && json.contains("\"name\": \"label.jpg\""))
+        try golden("attachment-elsewhere.md", shown)
+        try golden("attachment-elsewhere.json", json)
 
         // read_attachment on B answers that the file is on another machine; the bytes are never read.
         let tool = ReadAttachmentTool(store: b.threads)
