@@ -116,6 +116,47 @@ func pngAttachment(_ name: String, size: Int = 120_000) -> AttachmentRef {
         await server.shutdown()
     }
 
+    @Test func attachmentsFromBeforeSyncAreSentByTheFirstSync() async throws {
+        let server = try await Remote.start()
+        let a = try Machine(url: server.url) { queue in
+            try queue.write { db in
+                try ConversationStore.ensureThread(db, id: "t1", now: 100)
+                let id = try ConversationStore.insertMessage(db, threadID: "t1", runID: nil, role: .user, turn: nil, state: .complete,
+                                                             parts: [.text("old label")], now: 100)
+                try ConversationStore.insertAttachments(db, messageID: id, [pngAttachment("old.png", size: 500)], queue: queue, now: 100)
+            }
+        }
+        let b = try Machine(url: server.url)
+        #expect(try a.queue.read { try $0.scalar("SELECT count(*) FROM sync_pending WHERE kind = 'attachment'").int } == 1)
+        try await a.sync()
+        try await b.sync()
+        let got = try b.threads.transcript(threadID: "t1").flatMap(\.message.attachments)
+        #expect(got.map(\.listLine) == ["old.png (image/png, 500 bytes) — on another machine"])
+        await server.shutdown()
+    }
+
+    @Test func malformedAttachmentRowsAreSkippedAndCounted() async throws {
+        let server = try await Remote.start()
+        let a = try Machine(url: server.url), b = try Machine(url: server.url)
+        let message = try a.say("t1", .user, [.text("label")], at: 100)
+        let messageSyncID = try #require(try a.queue.read { try $0.scalar("SELECT sync_id FROM agent_messages WHERE id = ?", [message]).string })
+        try await a.sync()
+        try await b.sync()
+        let sha = String(repeating: "ab", count: 32)
+        func row(_ id: String, type: String = "image/png", sha: String = sha, bytes: String = "10") -> String {
+            #"{"sync_id":"\#(id)","ordinal":0,"name":"x.png","sha256":"\#(sha)","message":"\#(messageSyncID)","media_type":"\#(type)","byte_count":\#(bytes)}"#
+        }
+        let db = try Database(path: server.dbPath)
+        for (i, payload) in [row("x1", type: "image/heic"), row("x2", sha: "not-a-hash"), row("x3", bytes: "0"), row("x4", bytes: "\"big\"")].enumerated() {
+            try db.execute("INSERT INTO ofj_sync_rows (kind, id, pos, hlc, device, deleted, payload, pushed_at) VALUES ('attachment', ?, ?, 1, 'evil', 0, ?, '2026-11-30T00:00:00Z')",
+                           ["x\(i + 1)", 100 + i, payload])
+        }
+        let report = try await b.sync()
+        #expect(report.skipped == 4)
+        #expect(try b.count("agent_message_attachments") == 0 && b.count("attachments") == 0 && b.count("sync_attachments_waiting") == 0)
+        await server.shutdown()
+    }
+
     @Test func attachmentMetadataStaysLocalWhenThreadsAreOff() async throws {
         let server = try await Remote.start()
         let a = try Machine(url: server.url, threads: false), b = try Machine(url: server.url)
