@@ -76,7 +76,7 @@ func pngAttachment(_ name: String, size: Int = 120_000) -> AttachmentRef {
         let output = try await tool.execute(arguments: ["id": .string(got.id)], context: context)
         #expect(output.isError)
         #expect(output.summary.contains("on another machine"))
-        #expect(output.summary.contains("label.jpg"))
+        #expect(output.summary.contains("\(got.id) (PNG image, 120 KB)") && !output.summary.contains("label.jpg"))
         #expect(throws: AgentError.self) { try got.source.read { _ in } }
 
         // A request from B carries a line for it, never the (missing) file.

@@ -75,7 +75,8 @@ public struct ReadAttachmentTool: Tool {
             return .error("No attachment \(id) in this conversation; use an id from an \"[attachment …]\" line.")
         }
         if ref.isRemote {
-            return .error("Attachment \(ref.id) (\(ref.format.label) \"\(ref.name)\", \(AttachmentRef.sizeText(ref.byteCount))) is \(AttachmentRef.remoteNote): "
+            // No file name: an error's text is also the tool's summary.
+            return .error("Attachment \(ref.id) (\(ref.format.label), \(AttachmentRef.sizeText(ref.byteCount))) is \(AttachmentRef.remoteNote): "
                 + "only its name, type and size synced here, so it cannot be shown; ask the person to attach the file again if it is needed.")
         }
         let content: JSONValue = ["attachment_id": .string(ref.id), "type": .string(ref.format.mediaType), "bytes": .number(Double(ref.byteCount)),
