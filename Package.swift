@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ResearchTests", dependencies: ["Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SyncTests", dependencies: ["Sync", "Journal", "Nutrition", "Agent", "Research", "Diagnostics", "HTTP", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "Journal", "Nutrition", "Agent", "Research", "Diagnostics", "HTTP", "SQLiteKit", "TestSupport", "REPL"], swiftSettings: swiftSettings),
         .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -176,6 +176,15 @@ public struct SyncLocal: Sendable {
                 object["superseded"] = .array([.string(s[0].string ?? ""), .number(s[1].double ?? 0)])
             }
         }
+        if k.kind == "attachment" {
+            guard let more = try db.row("""
+                SELECT m.sync_id, a.media_type, a.byte_count FROM agent_message_attachments l
+                JOIN agent_messages m ON m.id = l.message_id JOIN attachments a ON a.sha256 = l.sha256 WHERE l.sync_id = ?
+                """, [id]) else { return nil }
+            object["message"] = .string(more[0].string ?? "")
+            object["media_type"] = .string(more[1].string ?? "")
+            object["byte_count"] = .number(Double(more[2].int64 ?? 0))
+        }
         return JSONValue.object(object).serialized
     }
 
@@ -314,6 +323,8 @@ public struct SyncLocal: Sendable {
             if payload != nil { try ConversationStore.refreshTitleIndex(db, threadID: id) }
         case "message":
             try writeMessage(id: id, payload: payload, in: db)
+        case "attachment":
+            try writeAttachment(id: id, payload: payload, in: db)
         default:
             try writeRow(k, id: id, payload: payload, days: &days, in: db)
         }
@@ -351,6 +362,7 @@ public struct SyncLocal: Sendable {
                 try db.execute("DELETE FROM agent_messages WHERE id = ?", [existing])
                 try ConversationStore.refreshMessageIndex(db, messageID: existing)
             }
+            try db.execute("DELETE FROM sync_attachments_waiting WHERE message_sync_id = ?", [id])
             return
         }
         let (object, values) = try columnValues(k, id: id, payload: payload)
@@ -359,6 +371,7 @@ public struct SyncLocal: Sendable {
         if try db.row("SELECT 1 FROM agent_threads WHERE id = ?", [threadID]) == nil {
             if try db.row("SELECT 1 FROM sync_versions WHERE kind = 'thread' AND id = ?", [threadID]) != nil {
                 if let existing { try db.execute("DELETE FROM agent_messages WHERE id = ?", [existing]) }
+                try db.execute("DELETE FROM sync_attachments_waiting WHERE message_sync_id = ?", [id])
                 return // the thread was deleted here (or its deletion was pulled): the message goes with it
             }
             try db.execute("INSERT INTO agent_threads (id, created_at, updated_at) VALUES (?, ?, ?)", [threadID, createdAt, createdAt])
@@ -397,6 +410,55 @@ public struct SyncLocal: Sendable {
             try db.execute("INSERT INTO agent_superseded_messages (message_id, by_run_id, superseded_at) VALUES (?, ?, ?)", [messageID, by, at])
         }
         try ConversationStore.refreshMessageIndex(db, messageID: messageID)
+        // Attachment links that arrived before their message.
+        for w in try db.rows("SELECT sync_id, payload FROM sync_attachments_waiting WHERE message_sync_id = ?", [id]) {
+            try writeAttachment(id: w[0].string ?? "", payload: w[1].string, in: db)
+        }
+    }
+
+    /// An attachment link: which message, its place, the file's name, SHA-256, type and size.
+    /// Only metadata travels: when the bytes are not here the `attachments` row is created with
+    /// an empty `data` and `remote = 1` (every view then says the file is on another machine);
+    /// bytes already here (the same file attached on this machine) are kept. A link whose
+    /// message has not arrived waits in `sync_attachments_waiting`; one whose message was
+    /// deleted here is dropped.
+    static func writeAttachment(id: String, payload: String?, in db: Database) throws {
+        try db.execute("DELETE FROM sync_attachments_waiting WHERE sync_id = ?", [id])
+        guard let payload else {
+            try db.execute("DELETE FROM agent_message_attachments WHERE sync_id = ?", [id])
+            return
+        }
+        let (object, _) = try columnValues(.attachment, id: id, payload: payload)
+        guard let messageSyncID = object["message"]?.stringValue, let mediaType = object["media_type"]?.stringValue,
+              AttachmentFormat(mediaType: mediaType) != nil, let sha = object["sha256"]?.stringValue,
+              sha.count == 64, sha.allSatisfy(\.isHexDigit), let bytes = object["byte_count"]?.doubleValue,
+              bytes.rounded() == bytes, bytes > 0, bytes < 1e15,
+              let ordinal = object["ordinal"]?.doubleValue, let name = object["name"]?.stringValue
+        else { throw Malformed(why: "bad attachment") }
+        guard let messageID = try db.scalar("SELECT id FROM agent_messages WHERE sync_id = ?", [messageSyncID]).int64 else {
+            try db.execute("DELETE FROM agent_message_attachments WHERE sync_id = ?", [id])
+            if try db.row("SELECT 1 FROM sync_versions WHERE kind = 'message' AND id = ?", [messageSyncID]) == nil {
+                try db.execute("INSERT INTO sync_attachments_waiting (sync_id, message_sync_id, payload) VALUES (?, ?, ?)",
+                               [id, messageSyncID, payload])
+            }
+            return // its message is deleted here, or not here yet (the link waits for it)
+        }
+        try db.execute("""
+            INSERT INTO attachments (sha256, media_type, byte_count, data, created_at, remote)
+            VALUES (?, ?, ?, X'', (julianday('now') - 2440587.5) * 86400.0, 1) ON CONFLICT (sha256) DO NOTHING
+            """, [sha, mediaType, Int64(bytes)])
+        if let existing = try db.scalar("SELECT id FROM agent_message_attachments WHERE sync_id = ?", [id]).int64 {
+            let oldSHA = try db.scalar("SELECT sha256 FROM agent_message_attachments WHERE id = ?", [existing]).string
+            try db.execute("UPDATE agent_message_attachments SET message_id = ?, ordinal = ?, name = ?, sha256 = ? WHERE id = ?",
+                           [messageID, Int64(ordinal), name, sha, existing])
+            if let oldSHA, oldSHA != sha {
+                try db.execute("DELETE FROM attachments WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM agent_message_attachments WHERE sha256 = ?)",
+                               [oldSHA, oldSHA])
+            }
+        } else {
+            try db.execute("INSERT INTO agent_message_attachments (sync_id, message_id, ordinal, name, sha256) VALUES (?, ?, ?, ?, ?)",
+                           [id, messageID, Int64(ordinal), name, sha])
+        }
     }
 
     static func writeRow(_ k: SyncedKind, id: String, payload: String?, days: inout Set<String>, in db: Database) throws {

@@ -61,7 +61,14 @@ public struct SyncedKind: Sendable, Hashable {
         ("content_hash", .text), ("version", .integer), ("text", .text),
     ])
 
-    public static let all: [SyncedKind] = [.entry, .food, .setting, .thread, .message, .source]
+    /// Attachment metadata: a message's link to a file (`agent_message_attachments`), keyed by
+    /// `sync_id` (migration `sync3-2-attachments`), with `message` (the message's sync_id),
+    /// `media_type` and `byte_count` added to the payload. Never the bytes (see SyncLocal.writeAttachment).
+    public static let attachment = SyncedKind("attachment", table: "agent_message_attachments", key: "sync_id", isThread: true, [
+        ("sync_id", .text), ("ordinal", .integer), ("name", .text), ("sha256", .text),
+    ])
+
+    public static let all: [SyncedKind] = [.entry, .food, .setting, .thread, .message, .source, .attachment]
 
     public static func named(_ kind: String) -> SyncedKind? { all.first { $0.kind == kind } }
 }
@@ -153,6 +160,7 @@ public enum SyncSchema {
             }
         }
         registerThreadMigration(into: &migrator)
+        registerAttachmentMigration(into: &migrator)
     }
 }
 
@@ -211,6 +219,46 @@ extension SyncSchema {
                 try db.execute("INSERT INTO sync_versions (kind, id, hlc, device) SELECT '\(k.kind)', sync_id, (SELECT hlc FROM sync_clock), (SELECT device FROM sync_clock) FROM \(k.table) WHERE true ON CONFLICT DO NOTHING")
                 try db.execute("INSERT INTO sync_pending (kind, id, hlc) SELECT '\(k.kind)', sync_id, (SELECT hlc FROM sync_clock) FROM \(k.table) WHERE true ON CONFLICT DO NOTHING")
             }
+        }
+    }
+}
+
+extension SyncSchema {
+    /// Attachment metadata syncs with `sync.threads`; the bytes stay where the file was attached.
+    /// Each link row gets a random `sync_id`. A pulled link whose message has not arrived yet
+    /// waits in `sync_attachments_waiting` until it does (SyncLocal.writeAttachment).
+    static func registerAttachmentMigration(into migrator: inout Migrator) {
+        migrator.register("sync3-2-attachments") { db in
+            let when = "(SELECT applying FROM sync_clock) = 0"
+            try db.execute(batch: """
+                ALTER TABLE agent_message_attachments ADD COLUMN sync_id TEXT;
+                UPDATE agent_message_attachments SET sync_id = lower(hex(randomblob(16)));
+                CREATE UNIQUE INDEX agent_message_attachments_by_sync_id ON agent_message_attachments (sync_id);
+                CREATE TRIGGER agent_message_attachments_sync_id AFTER INSERT ON agent_message_attachments WHEN NEW.sync_id IS NULL BEGIN
+                    UPDATE agent_message_attachments SET sync_id = lower(hex(randomblob(16))) WHERE rowid = NEW.rowid;
+                END;
+                CREATE TRIGGER sync_attachment_inserted AFTER INSERT ON agent_message_attachments WHEN \(when) BEGIN
+                \(capture(kind: "attachment", key: "NEW.sync_id"))
+                END;
+                CREATE TRIGGER sync_attachment_updated AFTER UPDATE ON agent_message_attachments WHEN \(when) BEGIN
+                \(capture(kind: "attachment", key: "NEW.sync_id"))
+                END;
+                CREATE TRIGGER sync_attachment_deleted AFTER DELETE ON agent_message_attachments WHEN \(when) BEGIN
+                \(capture(kind: "attachment", key: "OLD.sync_id"))
+                END;
+                -- Pulled links whose message is not here yet (payload as pulled).
+                CREATE TABLE sync_attachments_waiting (
+                    sync_id TEXT PRIMARY KEY NOT NULL,
+                    message_sync_id TEXT NOT NULL,
+                    payload TEXT NOT NULL
+                );
+                CREATE INDEX sync_attachments_waiting_by_message ON sync_attachments_waiting (message_sync_id);
+                UPDATE sync_clock SET hlc = \(nextStamp);
+                INSERT INTO sync_versions (kind, id, hlc, device) SELECT 'attachment', sync_id, (SELECT hlc FROM sync_clock), (SELECT device FROM sync_clock)
+                    FROM agent_message_attachments WHERE true ON CONFLICT DO NOTHING;
+                INSERT INTO sync_pending (kind, id, hlc) SELECT 'attachment', sync_id, (SELECT hlc FROM sync_clock)
+                    FROM agent_message_attachments WHERE true ON CONFLICT DO NOTHING;
+                """)
         }
     }
 }

@@ -10,13 +10,14 @@ import TestSupport
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         #expect(!migrator.migrations.isEmpty)
-        // Each branch prefixes its migrations with its name ("fts-" full-text index, "rules-" approval rule column, "attach-" attachments).
-        let owned = ["agent-", "fts-", "rules-", "attach-"]
+        // Each branch prefixes its migrations with its name ("fts-" full-text index, "rules-" approval rule column, "attach-" attachments,
+        // "sync3-" the flag for attachments whose bytes are on another machine).
+        let owned = ["agent-", "fts-", "rules-", "attach-", "sync3-"]
         #expect(migrator.migrations.allSatisfy { m in owned.contains { m.identifier.hasPrefix($0) } })
         let queue = try DatabaseQueue.inMemory()
         try queue.read { try migrator.migrate($0) }
         try queue.read { try migrator.migrate($0) }
-        #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%' OR identifier LIKE 'fts-%' OR identifier LIKE 'rules-%' OR identifier LIKE 'attach-%'")
+        #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%' OR identifier LIKE 'fts-%' OR identifier LIKE 'rules-%' OR identifier LIKE 'attach-%' OR identifier LIKE 'sync3-%'")
                 == migrator.migrations.count)
     }
 

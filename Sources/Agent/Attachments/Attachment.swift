@@ -106,18 +106,23 @@ public struct AttachmentRef: Sendable, Hashable, CustomStringConvertible {
     /// Lower-case hex SHA-256 of the bytes: the storage key.
     public var sha256: String
     public var source: any AttachmentSource
+    /// True when only the metadata is here: the message synced from another machine and the
+    /// bytes stay where the file was attached (docs/SYNC.md). Never sent; shown as a line.
+    public var isRemote: Bool
 
-    public init(id: String = "", name: String, format: AttachmentFormat, byteCount: Int, sha256: String, source: any AttachmentSource) {
+    public init(id: String = "", name: String, format: AttachmentFormat, byteCount: Int, sha256: String, source: any AttachmentSource,
+                isRemote: Bool = false) {
         self.id = id
         self.name = name
         self.format = format
         self.byteCount = byteCount
         self.sha256 = sha256
         self.source = source
+        self.isRemote = isRemote
     }
 
     public static func == (a: AttachmentRef, b: AttachmentRef) -> Bool {
-        a.id == b.id && a.name == b.name && a.format == b.format && a.byteCount == b.byteCount && a.sha256 == b.sha256
+        a.id == b.id && a.name == b.name && a.format == b.format && a.byteCount == b.byteCount && a.sha256 == b.sha256 && a.isRemote == b.isRemote
     }
     public func hash(into h: inout Hasher) {
         h.combine(id); h.combine(sha256); h.combine(name)
@@ -128,9 +133,22 @@ public struct AttachmentRef: Sendable, Hashable, CustomStringConvertible {
     /// Base64 length of the bytes (what an inline request carries).
     public var base64Count: Int { (byteCount + 2) / 3 * 4 }
 
-    /// The line the model sees instead of an attachment that an earlier message carried.
+    /// The line the model sees instead of an attachment that an earlier message carried (or
+    /// one whose bytes are on another machine: it cannot be shown here at all).
     public var placeholder: String {
-        "[attachment \(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount)); not shown again: call read_attachment with id \"\(id)\" to look at it]"
+        if isRemote {
+            return "[attachment \(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount)); \(Self.remoteNote): it cannot be shown here]"
+        }
+        return "[attachment \(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount)); not shown again: call read_attachment with id \"\(id)\" to look at it]"
+    }
+
+    /// What every line naming an attachment whose bytes are not here says.
+    public static let remoteNote = "on another machine"
+
+    /// "label.jpg (image/png, 120 KB)", plus " — on another machine" when the bytes are not
+    /// here: how `ofj threads show/export` lists a message's files (name not yet made safe).
+    public var listLine: String {
+        "\(name) (\(format.mediaType), \(AttachmentRef.sizeText(byteCount)))" + (isRemote ? " — \(Self.remoteNote)" : "")
     }
 
     /// "2.1 MB", "340 KB", "12 bytes".

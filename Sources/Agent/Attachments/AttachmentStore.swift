@@ -12,8 +12,11 @@ public struct StoredAttachmentSource: AttachmentSource {
     }
     public func read(_ chunk: (UnsafeRawBufferPointer) throws -> Void) throws {
         try queue.read { db in
-            guard let rowid = try db.scalar("SELECT rowid FROM attachments WHERE sha256 = ?", [sha256]).int64 else {
+            guard let row = try db.row("SELECT rowid, remote FROM attachments WHERE sha256 = ?", [sha256]), let rowid = row[0].int64 else {
                 throw AgentError(.storage, "An attachment of this thread is missing from the database; attach the file again.")
+            }
+            if row[1].int == 1 {
+                throw AgentError(.storage, "An attachment of this thread is \(AttachmentRef.remoteNote) (only its name, type and size synced); attach the file again here.")
             }
             try db.readBlob(table: "attachments", column: "data", rowid: rowid, chunkSize: Self.chunkSize, chunk)
         }
@@ -45,6 +48,9 @@ extension ConversationStore {
                 DELETE FROM attachments WHERE sha256 = OLD.sha256;
             END;
             """)
+        // Metadata synced from another machine (docs/SYNC.md): an attachments row whose bytes
+        // are not here has `remote = 1` and an empty `data`; attaching the same file here fills it.
+        migrator.register("sync3-1-attachment-remote", sql: "ALTER TABLE attachments ADD COLUMN remote INTEGER NOT NULL DEFAULT 0;")
     }
 
     /// Stores `attachments` (bytes once per SHA-256) and links them to the message; returns them
@@ -55,7 +61,8 @@ extension ConversationStore {
         var out: [AttachmentRef] = []
         for (index, a) in attachments.enumerated() {
             let ordinal = firstOrdinal + index
-            if try db.row("SELECT 1 FROM attachments WHERE sha256 = ?", [a.sha256]) == nil {
+            let held = try db.row("SELECT remote FROM attachments WHERE sha256 = ?", [a.sha256])
+            if held == nil || held?[0].int == 1 {
                 let bytes: [UInt8]
                 if let memory = a.source as? MemoryAttachmentSource {
                     bytes = memory.bytes
@@ -66,9 +73,15 @@ extension ConversationStore {
                     bytes = collected
                 }
                 // zeroblob, then the bytes in pieces: SQLite makes no whole copy of a large file.
-                try db.execute("INSERT INTO attachments (sha256, media_type, byte_count, data, created_at) VALUES (?, ?, ?, zeroblob(?), ?)",
-                               [a.sha256, a.format.mediaType, bytes.count, bytes.count, now])
-                let rowid = db.lastInsertRowID
+                // A row holding only synced metadata (remote = 1) gets the bytes now.
+                try db.execute("""
+                    INSERT INTO attachments (sha256, media_type, byte_count, data, created_at) VALUES (?, ?, ?, zeroblob(?), ?)
+                    ON CONFLICT (sha256) DO UPDATE SET media_type = excluded.media_type, byte_count = excluded.byte_count,
+                        data = excluded.data, remote = 0
+                    """, [a.sha256, a.format.mediaType, bytes.count, bytes.count, now])
+                guard let rowid = try db.scalar("SELECT rowid FROM attachments WHERE sha256 = ?", [a.sha256]).int64 else {
+                    throw AgentError(.storage, "An attachment could not be stored; attach the file again.")
+                }
                 try bytes.withUnsafeBytes { try db.writeBlob(table: "attachments", column: "data", rowid: rowid, $0) }
             }
             try db.execute("INSERT INTO agent_message_attachments (message_id, ordinal, sha256, name) VALUES (?, ?, ?, ?)",
@@ -105,7 +118,7 @@ extension ConversationStore {
                                      queue: DatabaseQueue) throws -> [Int64: [AttachmentRef]] {
         var out: [Int64: [AttachmentRef]] = [:]
         try db.forEachRow("""
-            SELECT l.message_id, l.id, l.name, a.media_type, a.byte_count, a.sha256
+            SELECT l.message_id, l.id, l.name, a.media_type, a.byte_count, a.sha256, a.remote
             FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id JOIN attachments a ON a.sha256 = l.sha256
             WHERE m.thread_id = ? AND m.seq > ? AND m.seq <= ? ORDER BY m.seq, l.ordinal
             """, [threadID, afterSeq, throughSeq]) { s in
@@ -118,7 +131,8 @@ extension ConversationStore {
     private static func attachmentRef(_ s: Statement, offset o: Int, queue: DatabaseQueue) -> AttachmentRef? {
         guard let format = AttachmentFormat(mediaType: s.value(at: o + 2).string ?? ""), let sha = s.value(at: o + 4).string else { return nil }
         return AttachmentRef(id: "a\(s.value(at: o).int64 ?? 0)", name: s.value(at: o + 1).string ?? "", format: format,
-                             byteCount: s.value(at: o + 3).int ?? 0, sha256: sha, source: StoredAttachmentSource(queue: queue, sha256: sha))
+                             byteCount: s.value(at: o + 3).int ?? 0, sha256: sha, source: StoredAttachmentSource(queue: queue, sha256: sha),
+                             isRemote: s.value(at: o + 5).int == 1)
     }
 
     /// The attachment `id` ("a12") if a message of `threadID` carries it.
@@ -127,7 +141,7 @@ extension ConversationStore {
         return try queue.read { db in
             var found: AttachmentRef?
             try db.forEachRow("""
-                SELECT l.id, l.name, a.media_type, a.byte_count, a.sha256
+                SELECT l.id, l.name, a.media_type, a.byte_count, a.sha256, a.remote
                 FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id JOIN attachments a ON a.sha256 = l.sha256
                 WHERE l.id = ? AND m.thread_id = ?
                 """, [row, threadID]) { s in found = Self.attachmentRef(s, offset: 0, queue: queue) }
@@ -143,10 +157,11 @@ extension ConversationStore {
         }
     }
 
-    /// Counts and bytes of stored attachments (for diagnostics and doctor: never names or bytes).
+    /// Counts and bytes of stored attachments (for diagnostics and doctor: never names or bytes;
+    /// metadata synced without its bytes is not counted).
     public func attachmentTotals() throws -> (count: Int, bytes: Int) {
         try queue.read { db in
-            let row = try db.row("SELECT COUNT(*), COALESCE(SUM(byte_count), 0) FROM attachments")
+            let row = try db.row("SELECT COUNT(*), COALESCE(SUM(byte_count), 0) FROM attachments WHERE remote = 0")
             return (row?[0].int ?? 0, row?[1].int ?? 0)
         }
     }

@@ -74,10 +74,17 @@ public enum ThreadExport {
             case .user, .assistant:
                 let text = m.message.parts.compactMap { if case .text(let s) = $0 { return s } else { return nil } }.joined()
                 let calls = m.message.parts.compactMap { if case .toolCall(let c) = $0 { return c } else { return nil } }
-                if !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                let hasText = !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                if hasText || !m.message.attachments.isEmpty {
                     out += "\n**\(m.message.role == .user ? "You" : "Assistant")** · \(SearchViews.dateLabel(m.createdAt, zone))"
                         + (m.state == .complete ? "" : " (\(m.state.rawValue))") + "\n\n"
+                }
+                if hasText {
                     out += clean(Terminal.sanitize(text).trimmingCharacters(in: .whitespacesAndNewlines)) + "\n"
+                }
+                if !m.message.attachments.isEmpty {
+                    // Files (a line each); one whose bytes stayed on another machine says so.
+                    out += (hasText ? "\n" : "") + m.message.attachments.map { "📎 " + oneLine($0.listLine) + "\n" }.joined()
                 }
                 if !calls.isEmpty { out += "\n" }
                 for call in calls {
@@ -155,6 +162,13 @@ public enum ThreadExport {
                 }
             }
             if !calls.isEmpty { o["tool_calls"] = .array(calls) }
+            if !m.message.attachments.isEmpty {
+                // `here: false`: metadata synced from another machine; the bytes are not on this one.
+                o["attachments"] = .array(m.message.attachments.map { a in
+                    ["id": .string(a.id), "name": .string(clean(a.name)), "type": .string(a.format.mediaType),
+                     "bytes": .number(Double(a.byteCount)), "here": .bool(!a.isRemote)]
+                })
+            }
             if !results.isEmpty { o["tool_results"] = .array(results) }
             items.append(.object(o))
         }
