@@ -101,6 +101,33 @@ public enum ServingUnit: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Lowercased, trimmed, inner whitespace collapsed, a trailing "." dropped.
+    /// The mass or volume unit name a typed unit is probably a typo of ("gramz" → "grams",
+    /// "tablspoon" → "tablespoon"): its first word is one edit from a unit name of four letters or
+    /// more, and is neither a unit nor a known count word itself. nil when it reads as typed.
+    public static func measureTypo(_ unitText: String) -> String? {
+        guard leadingMeasure(unitText) == nil,
+              let word = unitText.lowercased().split(separator: " ").first.map(String.init),
+              word.count >= 4, word.allSatisfy(\.isLetter), !knownCounts.contains(word),
+              !singularCandidates(word).contains(where: knownCounts.contains) else { return nil }
+        // A same-length name first ("gramz" meant grams more likely than gram).
+        return aliases.keys.filter { $0.count >= 4 && $0.allSatisfy(\.isLetter) && oneEditApart(word, $0) }
+            .min { (abs($0.count - word.count), $0) < (abs($1.count - word.count), $1) }
+    }
+
+    /// Whether `a` becomes `b` by one insertion, deletion or substitution.
+    static func oneEditApart(_ a: String, _ b: String) -> Bool {
+        let x = Array(a), y = Array(b)
+        guard x != y, abs(x.count - y.count) <= 1 else { return false }
+        var i = 0, j = 0, edits = 0
+        while i < x.count && j < y.count {
+            if x[i] == y[j] { i += 1; j += 1; continue }
+            edits += 1
+            if edits > 1 { return false }
+            if x.count > y.count { i += 1 } else if x.count < y.count { j += 1 } else { i += 1; j += 1 }
+        }
+        return edits + (x.count - i) + (y.count - j) == 1
+    }
+
     static func normalizeWord(_ text: String) -> String {
         var s = text.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
         while s.hasSuffix(".") && s != "fl oz." && s != "oz. wt." && s != "fl. oz." { s.removeLast() }

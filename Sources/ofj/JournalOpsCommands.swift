@@ -238,6 +238,9 @@ struct JournalOps {
             guard let typed = AmountText.parse(s) else {
                 throw CLIError("--serving must be an amount such as \"1 cup\", \"30 g\" or \"1 bar\", not '\(JournalViews.safeName(String(s.prefix(20))))'", status: 2)
             }
+            if let meant = ServingUnit.measureTypo(typed.unitText) {
+                throw CLIError("--serving: '\(JournalViews.safeName(String(typed.unitText.prefix(20))))' is not a unit ofj knows (did you mean \(meant)?); use g, oz, mL, cup, tbsp or a count word like \"bar\"", status: 2)
+            }
             args["serving_quantity"] = .number(typed.quantity)
             args["serving_unit"] = .string(typed.unitText.isEmpty ? "serving" : typed.unitText)
         }

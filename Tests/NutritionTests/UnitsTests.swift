@@ -133,3 +133,16 @@ private func close(_ a: Double, _ b: Double, _ tol: Double = 1e-9) -> Bool { abs
         }
     }
 }
+
+/// A unit one edit from a mass or volume name is a typo to ask about, not a new countable unit;
+/// real count words, units and other words read as typed.
+@Suite struct MeasureTypoTests {
+    @Test(arguments: [
+        ("gramz", "grams"), ("grms", "grams"), ("tablspoon", "tablespoon"), ("ounse", "ounce"), ("litr", "liter"),
+        ("cupz", "cups"), ("grams", nil), ("30 g", nil), ("bar", nil), ("bars", nil), ("slice", nil), ("bowl", nil),
+        ("wedge", nil), ("handful", nil), ("tranche", nil), ("", nil), ("fl oz", nil),
+    ] as [(String, String?)])
+    func typos(_ typed: String, _ meant: String?) {
+        #expect(ServingUnit.measureTypo(typed) == meant, "\(typed)")
+    }
+}

@@ -87,6 +87,9 @@ import TestSupport
         #expect(nothing.stderr.contains("give what to change"))
         let badMeal = try await ofj(["entry", "move", "7b11", "--meal", "brunch", "--yes"], status: 2)
         #expect(badMeal.stderr.contains("invalid meal 'brunch'"))
+        // A unit one letter from grams is asked about, not saved as a countable "gramz".
+        let typo = try await ofj(["foods", "add", "Rye", "--kcal", "80", "--serving", "40 gramz"], status: 2)
+        #expect(typo.stderr.contains("'gramz' is not a unit ofj knows (did you mean grams?)"))
         // The tool's own validation answers, in the command line's words.
         let emptyName = try await ofj(["entry", "edit", "7b11", "--name", " ", "--yes"], status: 2)
         #expect(emptyName.stderr.hasPrefix("ofj: NAME: "), "\(emptyName.stderr)")
