@@ -112,6 +112,11 @@ import TestSupport
         #expect(deleted.status == 0, "\(deleted.stderr)")
         let after = try await OfjBinary.run(["search", "oatm", "--threads"], environment: env)
         #expect(after.stdout.hasPrefix("Nothing matches"))
+        // A pasted page as the query (thousands of words, FTS syntax among them) is searched and
+        // named by its start only.
+        let pasted = String(repeating: "oats (OR \"near\" * ", count: 5_000)
+        let long = try await OfjBinary.run(["search", pasted], environment: env)
+        #expect(long.status == 0 && long.stdout.count < 200, "\(long.stdout.prefix(300))")
         let list = try await OfjBinary.run(["threads", "list", "--json"], environment: env)
         #expect(list.stdout.contains("\"threads\": []"))
     }

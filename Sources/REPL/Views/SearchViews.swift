@@ -43,7 +43,11 @@ public enum SearchViews {
     /// a colour terminal, nothing otherwise).
     public static func text(_ results: [SearchResult], query: String, timeZone: TimeZone,
                             highlight: (String) -> String = { $0 }) -> String {
-        guard !results.isEmpty else { return "Nothing matches '\(JournalViews.safeName(query))'." }
+        guard !results.isEmpty else {
+            // A pasted page as the query is named by its start, not echoed whole.
+            let shown = query.count > 60 ? String(query.prefix(60)) + "…" : query
+            return "Nothing matches '\(JournalViews.safeName(shown))'."
+        }
         var lines: [String] = []
         for (i, r) in results.enumerated() {
             let n = "\(i + 1).".padding(toLength: 4, withPad: " ", startingAt: 0)
