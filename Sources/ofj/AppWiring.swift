@@ -150,7 +150,10 @@ struct App {
     }
 
     func configuration(for model: any ChatModel) -> AgentConfiguration {
-        var configuration = AgentConfiguration(systemPrompt: Toolbox.systemPrompt(journal: journal), policy: policy(for: model),
+        // The label-scan guidance only for a model that can see attachments (every request carries it).
+        let sees = ModelCatalog.attachmentSupport(provider: model.provider, model: model.model, family: model.continuationFamily)
+        var configuration = AgentConfiguration(systemPrompt: Toolbox.systemPrompt(journal: journal, attachments: sees.images || sees.pdfs),
+                                               policy: policy(for: model),
                            costEstimator: { provider, model, usage in
                                // The offline assistant runs here and costs nothing.
                                provider == "offline" ? 0 : ModelCatalog.costEstimator(provider, model, usage)

@@ -72,9 +72,9 @@ enum Toolbox {
         Thread { try? ReferenceDatabase.shared.prepareSearch() }.start()
     }
 
-    static func systemPrompt(journal: JournalStore, packaged: Bool = true) -> String {
+    static func systemPrompt(journal: JournalStore, packaged: Bool = true, attachments: Bool = true) -> String {
         NutritionToolbox.systemPrompt(now: journal.now(), timeZone: journal.timeZone) + (packaged ? "\n" + PackagedTools.promptRule : "")
-            + "\n" + LabelScan.prompt
+            + (attachments ? "\n" + LabelScan.prompt : "")
     }
 
     static func offlineAssistant(now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .current) -> any ChatModel {

@@ -297,6 +297,23 @@ import Glibc
                      "OFJ_MODEL": "gpt-5-mini"]) { $1 }
     }
 
+    /// The label-scan guidance goes to a model that can see attachments, not to a text-only one
+    /// (every request carries the system prompt).
+    @Test func theAttachmentGuidanceGoesOnlyToModelsThatSeeAttachments() async throws {
+        let marker = "Attachments (images and PDFs the person attached)"
+        let server = try LoopbackHTTPServer()
+        server.enqueue(.eventStream(ResearchAskTests.answer))
+        server.enqueue(.eventStream(ResearchAskTests.answer))
+        let vision = try await OfjBinary.run(["ask", "hi"], environment: providerEnvironment(server))
+        #expect(vision.status == 0, "\(vision.stderr)")
+        let local = try await OfjBinary.run(["ask", "hi"], environment: env.merging(["OFJ_PROVIDER": "ollama", "OLLAMA_HOST": server.url]) { $1 })
+        #expect(local.status == 0, "\(local.stderr)")
+        let bodies = server.requests.map(\.bodyText)
+        #expect(bodies.count == 2)
+        #expect(bodies.first?.contains(marker) == true)
+        #expect(bodies.last?.contains(marker) == false)
+    }
+
     @Test func aFailedAskPrintsNothingOnStdout() async throws {
         let server = try LoopbackHTTPServer()
         for _ in 0..<4 { server.enqueue(.json(#"{"error": {"message": "bad key", "type": "invalid_request_error"}}"#, status: 401)) }
