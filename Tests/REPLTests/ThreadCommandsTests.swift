@@ -124,8 +124,11 @@ import TestSupport
     @Test func theMealScheduleDecidesTheDefaultMeal() async throws {
         try FileManager.default.createDirectory(atPath: home.file("config/ofj"), withIntermediateDirectories: true)
         try Data(#"{"provider": "offline", "policy": "patient"}"#.utf8).write(to: URL(fileURLWithPath: home.file("config/ofj/config.json")))
+        // One "now" for the whole test: a minute boundary crossed between setting a time and
+        // reading it back must not change what is expected.
+        let start = Int(Date().timeIntervalSince1970) / 60
         func hhmm(_ minutesFromNow: Int) -> String {
-            let m = ((Int(Date().timeIntervalSince1970) / 60 + minutesFromNow) % 1440 + 1440) % 1440
+            let m = ((start + minutesFromNow) % 1440 + 1440) % 1440
             return String(format: "%02d:%02d", m / 60, m % 60)
         }
         // Now falls in dinner (it started an hour ago; breakfast starts in an hour).
