@@ -565,3 +565,37 @@ final class LoopbackServerCore: Sendable {
         }
     }
 }
+
+/// A loopback port that refuses connections for as long as this value lives: bound (so no other
+/// test's server can be given it) but not listening. A stopped server's port is no such thing:
+/// with tests running in parallel, the next server may be given it at once.
+public final class RefusingLoopbackPort: @unchecked Sendable {
+    public let port: Int
+    private let fd: Int32
+
+    public init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw LoopbackServerError(description: "socket() failed: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        guard bound == 0, withUnsafeMutablePointer(to: &address, {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }) == 0 else {
+            let code = errno
+            close(fd)
+            throw LoopbackServerError(description: "bind on 127.0.0.1 failed: errno \(code)")
+        }
+        self.fd = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(fd) }
+
+    /// "http://127.0.0.1:PORT" + `path`.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+}

@@ -169,9 +169,10 @@ final class ClientTests: XCTestCase {
     }
 
     func testOfflineSaysSoInOneLine() async throws {
-        let url = server.url
-        server.stop()
-        var config = PackagedConfig(offBaseURL: url)
+        // A port that refuses (a stopped server's port may go to another test's server).
+        let refusing = try RefusingLoopbackPort()
+        defer { withExtendedLifetime(refusing) {} }
+        var config = PackagedConfig(offBaseURL: refusing.url(""))
         config.timeouts = HTTPTimeouts(connect: 2, firstByte: 2, idle: 2)
         let client = PackagedFoods(transport: CurlTransport(), config: config, store: try makeStore())
         do {

@@ -61,8 +61,12 @@ final class PackagedCLITests: XCTestCase {
         let missing = try await ofj("barcode", "3017620422003")
         XCTAssertEqual(missing.status, 1)
         XCTAssertTrue(missing.stderr.hasPrefix("ofj: no product with barcode 3017620422003 in Open Food Facts"), missing.stderr)
-        server.stop()
-        let offline = try await ofj("barcode", "7622210288257")
+        // Offline: a port that refuses (a stopped server's port may go to another test's server).
+        let refusing = try RefusingLoopbackPort()
+        var offlineEnv = env
+        offlineEnv["OPENFOODFACTS_BASE_URL"] = refusing.url("")
+        let offline = try await OfjBinary.run(["barcode", "7622210288257"], environment: offlineEnv)
+        withExtendedLifetime(refusing) {}
         XCTAssertEqual(offline.status, 1)
         XCTAssertTrue(offline.stderr.hasPrefix("ofj: cannot reach Open Food Facts (could not connect)"), offline.stderr)
         XCTAssertFalse(offline.stderr.contains("127.0.0.1"), "libcurl's text names the host: \(offline.stderr)")

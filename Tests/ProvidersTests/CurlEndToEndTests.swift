@@ -121,12 +121,12 @@ struct CurlEndToEndTests {
     }
 
     @Test func unreachableServerIsRetryable() async throws {
-        let server = try LoopbackHTTPServer()
-        let base = server.url("/v1")
-        server.stop()
+        let refusing = try RefusingLoopbackPort()
+        let base = refusing.url("/v1")
         let model = ChatCompletionsModel(config: AdapterConfig(provider: "ollama", baseURL: base, apiKey: nil, model: "m",
                                                                timeouts: HTTPTimeouts(connect: 2, firstByte: 2, idle: 2)), transport: transport)
         let turn = await runTurn(model, request)
         #expect(turn.error?.kind == .retryable || turn.error?.kind == .timeout)
+        withExtendedLifetime(refusing) {}
     }
 }

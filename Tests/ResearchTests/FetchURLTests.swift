@@ -226,12 +226,11 @@ struct FetchURLTests {
         server.enqueue(.text("gone", status: 404))
         let error = await refusal(fetcher(server.port), server.url("/secret-path?token=abcdef"))
         #expect(error == .failed("127.0.0.1 answered HTTP 404"))
-        let closed = try ConnectionWatcher()
-        let port = closed.port
-        closed.stop()
-        let refused = await refusal(fetcher(port), "http://127.0.0.1:\(port)/p?token=abcdef")
+        let closed = try RefusingLoopbackPort()
+        let refused = await refusal(fetcher(closed.port), closed.url("/p?token=abcdef"))
         #expect(refused?.description.hasPrefix("fetch failed: could not connect to 127.0.0.1") == true)
         #expect(refused?.description.contains("abcdef") == false)
+        withExtendedLifetime(closed) {}
     }
 
     @Test func hundredThousandNestedTagsAreBounded() async throws {
