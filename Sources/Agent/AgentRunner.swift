@@ -130,8 +130,13 @@ public final class AgentRunner: Sendable {
         } catch {
             throw AgentError.storage(error)
         }
+        // Files just read are hashed and stored while the request goes out; the run waits for
+        // that before it ends (AttachmentSaving.swift).
+        let faults = environment.faults
+        let reached: @Sendable () throws -> Void = { try faults?.reached(.attachmentSave, runID: runID) }
+        let saving = ConversationStore.savePending(attachments, queue: store.queue, now: now, reached: reached)
         environment.emit(AgentEvent(threadID: threadID, runID: runID, kind: .phase(.queued)))
-        start(RunHandle(threadID: threadID, runID: runID), model: model, turnsUsed: 0)
+        start(RunHandle(threadID: threadID, runID: runID), model: model, turnsUsed: 0, saving: saving)
         return RunHandle(threadID: threadID, runID: runID)
     }
 
@@ -267,12 +272,13 @@ public final class AgentRunner: Sendable {
         return RunHandle(threadID: threadID, runID: record.id)
     }
 
-    private func start(_ handle: RunHandle, model: any ChatModel, turnsUsed: Int) {
+    private func start(_ handle: RunHandle, model: any ChatModel, turnsUsed: Int, saving: AttachmentSaving? = nil) {
         let environment = self.environment
         let stop = StopBox()
         state.withLock { s in
             let task = Task { [weak self] () -> RunOutcome in
-                let execution = RunExecution(environment: environment, handle: handle, model: model, turnsUsed: turnsUsed, stop: stop)
+                let execution = RunExecution(environment: environment, handle: handle, model: model, turnsUsed: turnsUsed, stop: stop,
+                                             saving: saving)
                 let outcome = await execution.run()
                 self?.finished(handle.runID, outcome)
                 return outcome

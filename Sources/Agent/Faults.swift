@@ -24,6 +24,10 @@ public enum FaultPoint: String, Sendable, Hashable, CaseIterable {
     case afterWriteCommit = "after_write_commit"
     /// The run is about to be marked completed.
     case beforeFinalize = "before_finalize"
+    /// On the background thread that stores a message's attached files, before it hashes them;
+    /// the message and its placeholders are committed (AttachmentSaving.swift). Only runs whose
+    /// message carries a file just read reach it.
+    case attachmentSave = "attachment_save"
 }
 
 /// Thrown by a `FaultInjector` to simulate a crash: the run stops at once and writes nothing

@@ -13,13 +13,17 @@ final class RunExecution {
     var totalUsage = Usage.zero
     var phase: RunPhase = .queued
     let startedAt: Double
+    /// The background save of the message's attached files; the run ends only after it.
+    let saving: AttachmentSaving?
 
-    init(environment: RunnerEnvironment, handle: RunHandle, model: any ChatModel, turnsUsed: Int, stop: StopBox) {
+    init(environment: RunnerEnvironment, handle: RunHandle, model: any ChatModel, turnsUsed: Int, stop: StopBox,
+         saving: AttachmentSaving? = nil) {
         self.env = environment
         self.handle = handle
         self.model = model
         self.turnsUsed = turnsUsed
         self.stop = stop
+        self.saving = saving
         self.budget = RunBudget(limit: environment.configuration.policy.run, clock: environment.clock)
         self.startedAt = environment.clock.monotonic()
     }
@@ -46,6 +50,7 @@ final class RunExecution {
             try fault(.runStarted)
             try setPhase(.preparing)
             try await loop()
+            if let failed = await saving?.wait() { throw failed }
             try setPhase(.finalizing)
             try fault(.beforeFinalize)
             try setPhase(.completed)
@@ -54,6 +59,8 @@ final class RunExecution {
             // A crashed process writes nothing more; recovery finds the run where it stopped.
             return RunOutcome(phase: phase, text: lastText, error: AgentError(.internal, "simulated crash at \(crash.point.rawValue)"))
         } catch {
+            // However the run ends, its message's files are stored first (or known not to be).
+            _ = await saving?.wait()
             return end(after: error)
         }
     }

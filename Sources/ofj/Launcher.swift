@@ -99,6 +99,7 @@ struct Launcher {
                                   terminations: Signals.terminations, threadID: threadID)
         let status = await session.runInteractive()
         runner.interruptAll()
+        await AttachmentSaving.waitForAll() // a file attached just before the end is stored
         _ = await app.flusher?.shutdown(timeout: 2)
         await sync?.shutdown(timeout: 2)
         if let recorder { try await finishRecording(recorder) }
@@ -158,7 +159,7 @@ struct Launcher {
         _ = try? runner.recoverInterruptedRuns()
         let threadID = try p.value("--thread").map { try resolveThread($0, store: app.store) } ?? UUIDSource().next()
         let handle = try runner.submit(threadID: threadID, text: text, attachments: attachments, model: model)
-        attachments = [] // stored now: the file's bytes need not stay in memory while the answer streams
+        attachments = [] // the runner holds the bytes until they are stored, then lets them go
         var outcome: RunOutcome?
         var refusedWrites = 0
         // Whether stdout ends mid-line (streamed text), so a write's line starts on its own.

@@ -1,6 +1,7 @@
 // Attachments: sniffing, bad files, streaming base64 and SHA-256, storage by hash, what a
 // request carries (current message whole, earlier ones as placeholders, read_attachment).
 import Foundation
+import Synchronization
 import Testing
 import SQLiteKit
 import TestSupport
@@ -81,7 +82,9 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         #expect(loaded.format == .png)
         #expect(loaded.bytes == png)
         #expect(loaded.name == "label.png")
-        #expect(loaded.sha256 == SHA256Hasher.hex(png))
+        // Not hashed yet: a fresh random key until the message is saved (AttachmentSaving.swift).
+        #expect(loaded.ref.isPending)
+        #expect(loaded.key != (try AttachmentFile.load(path: dir.path + "/label.png")).key)
     }
 
     @Test func badFilesAreRefusedWithALineThatNeverNamesThem() throws {
@@ -143,6 +146,30 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
 }
 
 @Suite struct AttachmentStorageTests {
+    /// A file stored before `attach-2-bytes-last` (bytes in `data`, before `created_at` and
+    /// `remote`) is moved to the `bytes` column and reads the same.
+    @Test func filesStoredInTheEarlierLayoutMoveToTheLastColumn() throws {
+        var all = Migrator()
+        ConversationStore.registerMigrations(into: &all)
+        var before = Migrator()
+        for m in all.migrations where m.identifier != "attach-2-bytes-last" { before.register(m.identifier, m.migrate) }
+        let queue = try DatabaseQueue.inMemory()
+        try queue.read { try before.migrate($0) }
+        let png = tinyPNG(comment: "old layout")
+        let sha = SHA256Hasher.hex(png)
+        try queue.write { db in
+            try db.execute("INSERT INTO attachments (sha256, media_type, byte_count, data, created_at) VALUES (?, 'image/png', ?, ?, 0)",
+                           [sha, png.count, DatabaseValue.blob(png)])
+            try db.execute("INSERT INTO attachments (sha256, media_type, byte_count, data, created_at, remote) VALUES ('r', 'image/png', 9, X'', 0, 1)")
+        }
+        try queue.read { try all.migrate($0) }
+        #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE length(data) > 0") == 0)
+        #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE sha256 = 'r' AND bytes IS NULL AND remote = 1") == 1)
+        var read: [UInt8] = []
+        try StoredAttachmentSource(queue: queue, sha256: sha).read { read += $0 }
+        #expect(read == png)
+    }
+
     @Test func sameBytesStoredOnceAndDeletedWithTheLastThread() async throws {
         let h = try Harness()
         h.model.enqueue(.text("seen"), .text("seen again"))
@@ -216,6 +243,197 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         #expect(last.messages.allSatisfy { $0.attachments.isEmpty })
         #expect(last.messages.last?.role == .tool)
         #expect("\(String(describing: last.messages.last))".contains("not shown: this model cannot see images"), "\(String(describing: last.messages.last))")
+    }
+}
+
+/// A file just read is sent from memory while it is hashed and stored in the background
+/// (AttachmentSaving.swift); the run ends only once it is stored under its SHA-256.
+@Suite struct AttachmentSavingTests {
+    func loaded(_ bytes: [UInt8], name: String = "label.png") throws -> LoadedAttachment {
+        try LoadedAttachment.checked(name: name, bytes: bytes)
+    }
+
+    @Test func aFileJustReadIsSentAndStoredUnderItsHashByTheTimeTheRunEnds() async throws {
+        let h = try Harness()
+        h.model.enqueue(.text("seen"), .text("seen again"))
+        let png = tinyPNG(comment: "pending")
+        let first = try loaded(png)
+        #expect(first.ref.isPending)
+        let a = try h.runner.submit(threadID: "t1", text: "log this", attachments: [first.ref])
+        #expect(await h.runner.outcome(of: a.runID)?.phase == .completed)
+        // The request carried the bytes.
+        var sent: [UInt8] = []
+        try #require(h.model.requests.first?.messages.last?.attachments.first).source.read { sent += $0 }
+        #expect(sent == png)
+        // Stored once, under the real hash; no placeholder left.
+        let sha = SHA256Hasher.hex(png)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments") == 1)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments WHERE sha256 = ? AND remote = 0 AND length(bytes) = ?", [sha, png.count]) == 1)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM agent_message_attachments WHERE sha256 = ?", [sha]) == 1)
+        // The same bytes read again and attached in another thread: still one row.
+        let b = try h.runner.submit(threadID: "t2", text: "and this", attachments: [try loaded(png, name: "copy.png").ref])
+        _ = await h.runner.outcome(of: b.runID)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments") == 1)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM agent_message_attachments WHERE sha256 = ?", [sha]) == 2)
+        var read: [UInt8] = []
+        try h.store.attachments(threadID: "t2")[0].source.read { read += $0 }
+        #expect(read == png)
+        // A reference taken while the file was pending still reads (forwarded to the hash).
+        var forwarded: [UInt8] = []
+        try StoredAttachmentSource(queue: h.queue, sha256: first.key).read { forwarded += $0 }
+        #expect(forwarded == png)
+    }
+
+    /// Holds the background save at `.attachmentSave` until the model has received the request
+    /// (so the request provably did not wait for the save), then a little longer (so a run that
+    /// did not wait for the save would end first).
+    final class HoldSaveUntilRequest: FaultInjector {
+        let requestSeen = DispatchSemaphore(value: 0)
+        let sawRequestFirst = Mutex<Bool?>(nil)
+        func reached(_ point: FaultPoint, runID: String) throws {
+            guard point == .attachmentSave else { return }
+            let seen = requestSeen.wait(timeout: .now() + 30) == .success
+            sawRequestFirst.withLock { $0 = seen }
+            usleep(200_000)
+        }
+    }
+
+    @Test func theRequestGoesOutBeforeTheFileIsStoredAndTheRunEndsAfter() async throws {
+        let hold = HoldSaveUntilRequest()
+        let clock = VirtualClock()
+        let model = ScriptedChatModel(clock: clock) { request, _ in
+            hold.requestSeen.signal()
+            return .text("seen")
+        }
+        let h = try Harness(model: model, clock: clock, faults: hold)
+        let png = tinyPNG(comment: "held")
+        let a = try h.runner.submit(threadID: "t1", text: "log this", attachments: [try loaded(png).ref])
+        #expect(await h.runner.outcome(of: a.runID)?.phase == .completed)
+        #expect(hold.sawRequestFirst.withLock { $0 } == true)
+        var sent: [UInt8] = []
+        try #require(model.requests.first?.messages.last?.attachments.first).source.read { sent += $0 }
+        #expect(sent == png)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments WHERE sha256 = ? AND remote = 0", [SHA256Hasher.hex(png)]) == 1)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2") == 0)
+    }
+
+    /// A crash while the file is being stored (after the message committed) leaves the message
+    /// with a placeholder: a new process lists the file, says it was not saved, and the same file
+    /// attached again is stored normally.
+    @Test func aCrashWhileStoringLeavesAPlaceholderThatSaysAttachItAgain() async throws {
+        let dir = TempDirectory()
+        let path = dir.file("ofj.sqlite")
+        let png = tinyPNG(comment: "crash")
+        do {
+            let first = try Harness(queue: try openDatabase(path), faults: CrashAt(.attachmentSave))
+            first.model.enqueue(.text("seen"))
+            let a = try first.runner.submit(threadID: "t1", text: "log this", attachments: [try loaded(png).ref])
+            let outcome = try #require(await first.runner.outcome(of: a.runID))
+            #expect(outcome.phase.isActive, "a crashed run writes nothing more: \(outcome.phase)")
+        }
+        let second = try Harness(queue: try openDatabase(path), ids: CountingIDSource(prefix: "b-"))
+        _ = try second.runner.recoverInterruptedRuns()
+        let listed = try second.store.attachments(threadID: "t1")
+        #expect(listed.map(\.name) == ["label.png"])
+        var line = ""
+        do { try listed[0].source.read { _ in } } catch { line = "\(error)" }
+        #expect(line.contains("was not saved"), "\(line)")
+        second.model.enqueue(.text("seen now"))
+        let again = try second.runner.submit(threadID: "t1", text: "here it is again", attachments: [try loaded(png).ref])
+        #expect(await second.runner.outcome(of: again.runID)?.phase == .completed)
+        #expect(try count(second.queue, "SELECT COUNT(*) FROM attachments WHERE sha256 = ? AND remote = 0", [SHA256Hasher.hex(png)]) == 1)
+        // The earlier message keeps its placeholder (its file was never stored); deleting the
+        // thread takes both.
+        try second.store.deleteThread("t1")
+        #expect(try count(second.queue, "SELECT COUNT(*) FROM attachments") == 0)
+    }
+
+    @Test func whilePendingTheBytesComeFromMemoryAndAPlaceholderLeftByAStopReadsAsNotSaved() throws {
+        let queue = try openDatabase()
+        let store = ConversationStore(queue: queue)
+        let png = tinyPNG(comment: "kept in memory")
+        let file = try loaded(png)
+        try queue.write { db in
+            try ConversationStore.ensureThread(db, id: "t1", now: 0)
+            let message = try ConversationStore.insertMessage(db, threadID: "t1", runID: nil, role: .user, turn: nil, state: .complete,
+                                                              parts: [.text("log this")], now: 0)
+            try ConversationStore.insertAttachments(db, messageID: message, [file.ref], queue: queue, now: 0)
+        }
+        // Only the placeholder is in the database: no bytes.
+        #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2 AND bytes IS NULL") == 1)
+        let listed = try store.attachments(threadID: "t1")
+        #expect(listed.map(\.name) == ["label.png"])
+        #expect(listed.first?.byteCount == png.count)
+        // As after an ofj that stopped before saving it: one line, never the name.
+        var line = ""
+        do { try listed[0].source.read { _ in } } catch { line = "\(error)" }
+        #expect(line.contains("was not saved") && line.contains("attach the file again"), "\(line)")
+        #expect(!line.contains("label.png"))
+        // Not in backups and not counted as stored.
+        #expect(try queue.read { try ConversationStore.attachmentCopies($0) }.isEmpty)
+        #expect(try store.attachmentTotals().count == 0)
+        // Once saving starts, the bytes are read from memory until they are stored.
+        let saving = try #require(ConversationStore.savePending([file.ref], queue: queue, now: 0))
+        var read: [UInt8] = []
+        try listed[0].source.read { read += $0 }
+        #expect(read == png)
+        _ = saving
+    }
+
+    @Test func aThreadDeletedBeforeItsFileIsStoredLeavesNothingBehind() throws {
+        let queue = try openDatabase()
+        let store = ConversationStore(queue: queue)
+        let png = tinyPNG(comment: "deleted")
+        let file = try loaded(png)
+        try queue.write { db in
+            try ConversationStore.ensureThread(db, id: "t1", now: 0)
+            let message = try ConversationStore.insertMessage(db, threadID: "t1", runID: nil, role: .user, turn: nil, state: .complete,
+                                                              parts: [.text("log this")], now: 0)
+            try ConversationStore.insertAttachments(db, messageID: message, [file.ref], queue: queue, now: 0)
+        }
+        try store.deleteThread("t1")
+        try queue.write { db in
+            try ConversationStore.resolvePending(db, key: file.key, sha256: SHA256Hasher.hex(png), format: .png, bytes: png, now: 0)
+        }
+        #expect(try count(queue, "SELECT COUNT(*) FROM attachments") == 0)
+    }
+
+    @Test func waitingReturnsWhenTheSaveEndsAndAfterwards() async throws {
+        let queue = try openDatabase()
+        let png = tinyPNG(comment: "waited")
+        let file = try loaded(png)
+        try queue.write { db in
+            try ConversationStore.ensureThread(db, id: "t1", now: 0)
+            let message = try ConversationStore.insertMessage(db, threadID: "t1", runID: nil, role: .user, turn: nil, state: .complete,
+                                                              parts: [.text("x")], now: 0)
+            try ConversationStore.insertAttachments(db, messageID: message, [file.ref], queue: queue, now: 0)
+        }
+        let saving = try #require(ConversationStore.savePending([file.ref, file.ref], queue: queue, now: 0))
+        #expect(await saving.wait() == nil)
+        #expect(await saving.wait() == nil)
+        #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE sha256 = ? AND remote = 0", [SHA256Hasher.hex(png)]) == 1)
+        #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2") == 0)
+        // Nothing pending: nothing to wait for.
+        #expect(ConversationStore.savePending([ref(png)], queue: queue, now: 0) == nil)
+    }
+
+    @Test func aSaveTheDatabaseRefusesEndsWithAStorageError() async throws {
+        let queue = try openDatabase()
+        let file = try loaded(tinyPNG(comment: "refused"))
+        try queue.write { db in
+            try ConversationStore.ensureThread(db, id: "t1", now: 0)
+            let message = try ConversationStore.insertMessage(db, threadID: "t1", runID: nil, role: .user, turn: nil, state: .complete,
+                                                              parts: [.text("x")], now: 0)
+            try ConversationStore.insertAttachments(db, messageID: message, [file.ref], queue: queue, now: 0)
+        }
+        try queue.refuseWrites(DatabaseError(code: 11, message: "database disk image is malformed"))
+        let saving = try #require(ConversationStore.savePending([file.ref], queue: queue, now: 0))
+        let error = await saving.wait()
+        #expect((error as? AgentError)?.kind == .storage)
+        // The bytes stay readable in this process.
+        var read: [UInt8] = []
+        try StoredAttachmentSource(queue: queue, sha256: file.key).read { read += $0 }
+        #expect(read == file.bytes)
     }
 }
 

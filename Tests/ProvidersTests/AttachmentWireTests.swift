@@ -129,6 +129,34 @@ import TestSupport
         #expect(parts[1] == ["inlineData": ["data": .string(Base64Appender.encode(pdf)), "mimeType": "application/pdf"]])
     }
 
+    /// A file just read (not hashed yet: a pending key) is spliced like a stored one on every wire.
+    @Test func aFileJustReadIsSplicedOnEveryWire() async throws {
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
+        let pending = LoadedAttachment(name: "plate.png", format: .png, bytes: png).ref
+        #expect(pending.isPending)
+        let request = ChatRequest(system: "s", messages: [Message(role: .user, parts: [.text("what is this")], attachments: [pending])], tools: [])
+        let models: [(FakeHTTPTransport) -> any ChatModel] = [
+            { AnthropicModel(config: config("anthropic", base: "https://api.anthropic.com/v1", model: "claude-sonnet-4"), transport: $0) },
+            { ChatCompletionsModel(config: config("openai", base: "https://api.openai.com/v1", model: "gpt-4.1"), transport: $0) },
+            { ResponsesModel(config: config("openai", base: "https://api.openai.com/v1", model: "gpt-4.1"), transport: $0) },
+            { GeminiModel(config: config("gemini", base: "https://generativelanguage.googleapis.com/v1beta", model: "gemini-2.5-flash"), transport: $0) },
+        ]
+        for make in models {
+            let t = transport("")
+            _ = await runTurn(make(t), request)
+            let sent = String(decoding: try #require(t.requests.first).body, as: UTF8.self)
+            #expect(sent.contains(Base64Appender.encode(png)))
+            #expect(!sent.contains("@@ofj-attachment"))
+        }
+    }
+
+    /// An attachment whose place the body lacks stops the request before anything is sent.
+    @Test func anAttachmentWithoutItsPlaceIsNotSent() throws {
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
+        let ref = AttachmentRef(name: "p.png", format: .png, byteCount: png.count, sha256: SHA256Hasher.hex(png), source: MemoryAttachmentSource(png))
+        #expect(throws: AgentError.self) { try AttachmentSplicer.splice(Array("{\"x\":1}".utf8), [ref]) }
+    }
+
     /// A user's text that looks like a marker of another process is sent as written.
     @Test func textThatLooksLikeAMarkerIsNotReplaced() async throws {
         let (request, _) = pdfRequest()

@@ -56,7 +56,7 @@ func pngAttachment(_ name: String, size: Int = 120_000) -> AttachmentRef {
         #expect(got.name == "label.jpg" && got.format == .png && got.byteCount == 120_000 && got.sha256 == file.sha256 && got.isRemote)
         #expect(try a.threads.transcript(threadID: "t1").first?.message.attachments.first?.isRemote == false)
         // No bytes on B: an attachments row with remote = 1 and nothing in it; not counted as stored.
-        #expect(try b.queue.read { try $0.scalar("SELECT length(data) || '/' || remote FROM attachments").string } == "0/1")
+        #expect(try b.queue.read { try $0.scalar("SELECT COALESCE(length(bytes), 0) || '/' || remote FROM attachments").string } == "0/1")
         #expect(try b.threads.attachmentTotals().count == 0)
 
         // `ofj threads show` lists it with its type and size, and says where it is.

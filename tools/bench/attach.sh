@@ -51,7 +51,7 @@ t_none, t_att = med("none", 1), med("attach", 1)
 r_none, r_att = med("none", 5), med("attach", 5)
 print(f"file {size/1e6:.1f} MB, {len(rows)//2} runs each")
 print(f"median ms to send: none {t_none:.1f}, attach {t_att:.1f}, added {t_att - t_none:.1f} ms (target < 50)")
-for col, name in ((10, "read+hash"), (12, "store"), (14, "assemble+encode")):
+for col, name in ((10, "read"), (12, "submit"), (14, "assemble+encode")):
     print(f"  attach phase {name}: median {statistics.median(float(r[col]) for r in rows if r[0] == 'attach'):.1f} ms")
 print(f"median peak RSS: none {r_none/1024:.1f} MB, attach {r_att/1024:.1f} MB, growth {(r_att - r_none)/1024:.1f} MB "
       f"= {(r_att - r_none)*1024/size:.2f}x the file (target < 3x)")

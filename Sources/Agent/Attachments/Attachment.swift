@@ -103,7 +103,8 @@ public struct AttachmentRef: Sendable, Hashable, CustomStringConvertible {
     public var name: String
     public var format: AttachmentFormat
     public var byteCount: Int
-    /// Lower-case hex SHA-256 of the bytes: the storage key.
+    /// Lower-case hex SHA-256 of the bytes: the storage key. A file just read has a random
+    /// "pending-…" key instead until it is hashed in the background (AttachmentSaving.swift).
     public var sha256: String
     public var source: any AttachmentSource
     /// True when only the metadata is here: the message synced from another machine and the

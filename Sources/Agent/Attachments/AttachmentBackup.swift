@@ -41,13 +41,14 @@ public struct AttachmentCopy: Sendable, Hashable {
 }
 
 extension ConversationStore {
-    /// Every stored attachment, oldest first, with its bytes and uses.
+    /// Every attachment whose bytes are here, oldest first, with its bytes and uses (metadata
+    /// synced from another machine and placeholders of files being saved have no bytes to copy).
     public static func attachmentCopies(_ db: Database) throws -> [AttachmentCopy] {
         var out: [AttachmentCopy] = []
-        for row in try db.rows("SELECT rowid, sha256, media_type FROM attachments ORDER BY created_at, sha256") {
+        for row in try db.rows("SELECT rowid, sha256, media_type FROM attachments WHERE remote = 0 ORDER BY created_at, sha256") {
             guard let rowid = row[0].int64, let sha = row[1].string, let format = AttachmentFormat(mediaType: row[2].string ?? "") else { continue }
             var bytes: [UInt8] = []
-            try db.readBlob(table: "attachments", column: "data", rowid: rowid) { bytes.append(contentsOf: $0) }
+            try db.readBlob(table: "attachments", column: "bytes", rowid: rowid) { bytes.append(contentsOf: $0) }
             let uses = try db.rows("""
                 SELECT l.name, m.created_at FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id
                 WHERE l.sha256 = ? ORDER BY m.created_at, l.id
@@ -57,21 +58,19 @@ extension ConversationStore {
         return out
     }
 
-    /// Stores copies whose SHA-256 is not here yet (one row per hash, as attaching does). They are
+    /// Stores copies whose bytes are not here yet (no row for the SHA-256, or only metadata synced
+    /// from another machine; one row per hash, as attaching does). They are
     /// not linked to any message: no conversation shows them until a thread links the same hash
     /// (attaching the same file again, or a later thread import). Returns how many were stored and
     /// how many were already here.
     public static func restoreAttachments(_ db: Database, _ copies: [AttachmentCopy], now: Double) throws -> (restored: Int, present: Int) {
         var restored = 0, present = 0
         for c in copies {
-            if try db.row("SELECT 1 FROM attachments WHERE sha256 = ?", [c.sha256]) != nil {
+            if try db.row("SELECT 1 FROM attachments WHERE sha256 = ? AND remote = 0", [c.sha256]) != nil {
                 present += 1
                 continue
             }
-            try db.execute("INSERT INTO attachments (sha256, media_type, byte_count, data, created_at) VALUES (?, ?, ?, zeroblob(?), ?)",
-                           [c.sha256, c.format.mediaType, c.bytes.count, c.bytes.count, now])
-            let rowid = db.lastInsertRowID
-            try c.bytes.withUnsafeBytes { try db.writeBlob(table: "attachments", column: "data", rowid: rowid, $0) }
+            try storeBytes(db, sha256: c.sha256, format: c.format, bytes: c.bytes, now: now)
             restored += 1
         }
         return (restored, present)

@@ -281,8 +281,15 @@ public enum AttachmentSplicer {
             (out.baseAddress! + position).copyMemory(from: from.baseAddress!, byteCount: from.count)
             position += from.count
         }
+        let found = markers(json, attachments)
+        // Every attachment has its place in the body; a request that would go out without one
+        // (or with a marker left in it) is not sent at all.
+        let placed = Set(found.map(\.1.sha256))
+        guard attachments.allSatisfy({ placed.contains($0.sha256) }) else {
+            throw AgentError(.internal, "An attachment could not be placed in the request; nothing was sent. Attach the file again.")
+        }
         try json.withUnsafeBytes { raw in
-            for (range, ref) in markers(json, attachments) {
+            for (range, ref) in found {
                 if range.lowerBound > copied { put(UnsafeRawBufferPointer(rebasing: raw[copied..<range.lowerBound])) }
                 var encoder = Base64Appender()
                 var written = 0

@@ -2,29 +2,31 @@
 // for change while reading, sniffed and checked for truncation. Errors never name the file.
 import Glibc
 
-/// A file read for attaching, not yet stored.
+/// A file read for attaching, not yet stored (nor hashed: that happens in the background once
+/// the message is saved, AttachmentSaving.swift).
 public struct LoadedAttachment: Sendable {
     public var name: String
     public var format: AttachmentFormat
     public var bytes: [UInt8]
-    public var sha256: String
+    /// The key the message stores it under until its SHA-256 is known ("pending-…").
+    public let key: String
 
-    public init(name: String, format: AttachmentFormat, bytes: [UInt8], sha256: String) {
+    public init(name: String, format: AttachmentFormat, bytes: [UInt8]) {
         self.name = name
         self.format = format
         self.bytes = bytes
-        self.sha256 = sha256
+        self.key = AttachmentRef.newPendingKey()
     }
 
     /// Checks `bytes` as a file called `name` would be checked (replay's seeded files).
     public static func checked(name: String, bytes: [UInt8]) throws(AttachmentError) -> LoadedAttachment {
         if bytes.isEmpty { throw AttachmentError("That file is empty; attach the image or PDF again once it is saved.") }
         let format = try AttachmentFile.check(bytes)
-        return LoadedAttachment(name: name, format: format, bytes: bytes, sha256: SHA256Hasher.hex(bytes))
+        return LoadedAttachment(name: name, format: format, bytes: bytes)
     }
 
     public var ref: AttachmentRef {
-        AttachmentRef(name: name, format: format, byteCount: bytes.count, sha256: sha256, source: MemoryAttachmentSource(bytes))
+        AttachmentRef(name: name, format: format, byteCount: bytes.count, sha256: key, source: MemoryAttachmentSource(bytes))
     }
 }
 
@@ -90,7 +92,7 @@ public enum AttachmentFile {
         bytes.removeLast()
         let format = try check(bytes)
         let base = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? "attachment"
-        return LoadedAttachment(name: base, format: format, bytes: bytes, sha256: SHA256Hasher.hex(bytes))
+        return LoadedAttachment(name: base, format: format, bytes: bytes)
     }
 
     /// The format of `bytes`, after checking that a known format is complete.
