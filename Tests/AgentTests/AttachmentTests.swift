@@ -335,12 +335,21 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         _ = try second.runner.recoverInterruptedRuns()
         let listed = try second.store.attachments(threadID: "t1")
         #expect(listed.map(\.name) == ["label.png"])
+        #expect(listed[0].absence == .notSaved)
+        #expect(listed[0].listLine == "label.png (image/png, \(png.count) bytes) — not saved (ofj stopped while saving it)")
         var line = ""
         do { try listed[0].source.read { _ in } } catch { line = "\(error)" }
         #expect(line.contains("was not saved"), "\(line)")
+        // The model is told it cannot be shown (not offered read_attachment), and the tool says so too.
+        let shown = try await ReadAttachmentTool(store: second.store).execute(arguments: ["id": .string(listed[0].id)],
+                                                                              context: ToolContext(threadID: "t1", runID: "r", callID: "c", now: WallTime(secondsSince1970: 0)))
+        #expect(shown.isError && shown.content.contains("not saved"), "\(shown.content)")
         second.model.enqueue(.text("seen now"))
         let again = try second.runner.submit(threadID: "t1", text: "here it is again", attachments: [try loaded(png).ref])
         #expect(await second.runner.outcome(of: again.runID)?.phase == .completed)
+        let earlier = try #require(second.model.requests.last?.messages.first)
+        #expect(earlier.attachments.isEmpty)
+        #expect(earlier.text.contains("not saved (ofj stopped while saving it): it cannot be shown here"), "\(earlier.text)")
         #expect(try count(second.queue, "SELECT COUNT(*) FROM attachments WHERE sha256 = ? AND remote = 0", [SHA256Hasher.hex(png)]) == 1)
         // The earlier message keeps its placeholder (its file was never stored); deleting the
         // thread takes both.
@@ -372,8 +381,10 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         // Not in backups and not counted as stored.
         #expect(try queue.read { try ConversationStore.attachmentCopies($0) }.isEmpty)
         #expect(try store.attachmentTotals().count == 0)
+        #expect(listed[0].absence == .notSaved)
         // Once saving starts, the bytes are read from memory until they are stored.
         let saving = try #require(ConversationStore.savePending([file.ref], queue: queue, now: 0))
+        #expect(try store.attachments(threadID: "t1").first?.absence == nil)
         var read: [UInt8] = []
         try listed[0].source.read { read += $0 }
         #expect(read == png)

@@ -94,6 +94,22 @@ public struct MemoryAttachmentSource: AttachmentSource {
     }
 }
 
+/// Why an attachment's bytes are not in this database.
+public enum AttachmentAbsence: Sendable, Hashable {
+    /// Only its metadata synced: the file stays on the machine it was attached on.
+    case onAnotherMachine
+    /// ofj stopped (was killed) while saving it, after the message was saved (AttachmentSaving.swift).
+    case notSaved
+
+    /// How lines naming such an attachment say it.
+    public var note: String {
+        switch self {
+        case .onAnotherMachine: return "on another machine"
+        case .notSaved: return "not saved (ofj stopped while saving it)"
+        }
+    }
+}
+
 /// One attachment of a message, as the transcript carries it. Equality and hashing use the
 /// identity fields, not the byte source.
 public struct AttachmentRef: Sendable, Hashable, CustomStringConvertible {
@@ -107,23 +123,26 @@ public struct AttachmentRef: Sendable, Hashable, CustomStringConvertible {
     /// "pending-…" key instead until it is hashed in the background (AttachmentSaving.swift).
     public var sha256: String
     public var source: any AttachmentSource
-    /// True when only the metadata is here: the message synced from another machine and the
-    /// bytes stay where the file was attached (docs/SYNC.md). Never sent; shown as a line.
-    public var isRemote: Bool
+    /// Why the bytes are not here, when only the metadata is: never sent; shown as a line.
+    public var absence: AttachmentAbsence?
 
     public init(id: String = "", name: String, format: AttachmentFormat, byteCount: Int, sha256: String, source: any AttachmentSource,
-                isRemote: Bool = false) {
+                absence: AttachmentAbsence? = nil) {
         self.id = id
         self.name = name
         self.format = format
         self.byteCount = byteCount
         self.sha256 = sha256
         self.source = source
-        self.isRemote = isRemote
+        self.absence = absence
     }
 
+    /// True when the message synced from another machine and the bytes stay where the file was
+    /// attached (docs/SYNC.md).
+    public var isRemote: Bool { absence == .onAnotherMachine }
+
     public static func == (a: AttachmentRef, b: AttachmentRef) -> Bool {
-        a.id == b.id && a.name == b.name && a.format == b.format && a.byteCount == b.byteCount && a.sha256 == b.sha256 && a.isRemote == b.isRemote
+        a.id == b.id && a.name == b.name && a.format == b.format && a.byteCount == b.byteCount && a.sha256 == b.sha256 && a.absence == b.absence
     }
     public func hash(into h: inout Hasher) {
         h.combine(id); h.combine(sha256); h.combine(name)
@@ -137,19 +156,20 @@ public struct AttachmentRef: Sendable, Hashable, CustomStringConvertible {
     /// The line the model sees instead of an attachment that an earlier message carried (or
     /// one whose bytes are on another machine: it cannot be shown here at all).
     public var placeholder: String {
-        if isRemote {
-            return "[attachment \(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount)); \(Self.remoteNote): it cannot be shown here]"
+        if let absence {
+            return "[attachment \(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount)); \(absence.note): it cannot be shown here]"
         }
         return "[attachment \(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount)); not shown again: call read_attachment with id \"\(id)\" to look at it]"
     }
 
-    /// What every line naming an attachment whose bytes are not here says.
-    public static let remoteNote = "on another machine"
+    /// What every line naming an attachment whose bytes are on another machine says.
+    public static let remoteNote = AttachmentAbsence.onAnotherMachine.note
 
-    /// "label.jpg (image/png, 120 KB)", plus " — on another machine" when the bytes are not
-    /// here: how `ofj threads show/export` lists a message's files (name not yet made safe).
+    /// "label.jpg (image/png, 120 KB)", plus " — on another machine" (or why else) when the
+    /// bytes are not here: how `ofj threads show/export` lists a message's files (name not yet
+    /// made safe).
     public var listLine: String {
-        "\(name) (\(format.mediaType), \(AttachmentRef.sizeText(byteCount)))" + (isRemote ? " — \(Self.remoteNote)" : "")
+        "\(name) (\(format.mediaType), \(AttachmentRef.sizeText(byteCount)))" + (absence.map { " — \($0.note)" } ?? "")
     }
 
     /// "2.1 MB", "340 KB", "12 bytes".

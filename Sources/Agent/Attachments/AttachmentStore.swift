@@ -26,7 +26,7 @@ public struct StoredAttachmentSource: AttachmentSource {
                 throw AgentError(.storage, "An attachment of this thread is \(AttachmentRef.remoteNote) (only its name, type and size synced); attach the file again here.")
             }
             if row[1].int == 2 {
-                throw AgentError(.storage, "An attachment of this thread was not saved (ofj stopped while saving it); attach the file again.")
+                throw AgentError(.storage, "An attachment of this thread was \(AttachmentAbsence.notSaved.note); attach the file again.")
             }
             try db.readBlob(table: "attachments", column: "bytes", rowid: rowid, chunkSize: Self.chunkSize, chunk)
         }
@@ -164,7 +164,17 @@ extension ConversationStore {
         guard let format = AttachmentFormat(mediaType: s.value(at: o + 2).string ?? ""), let sha = s.value(at: o + 4).string else { return nil }
         return AttachmentRef(id: "a\(s.value(at: o).int64 ?? 0)", name: s.value(at: o + 1).string ?? "", format: format,
                              byteCount: s.value(at: o + 3).int ?? 0, sha256: sha, source: StoredAttachmentSource(queue: queue, sha256: sha),
-                             isRemote: s.value(at: o + 5).int == 1)
+                             absence: absence(remote: s.value(at: o + 5).int ?? 0, key: sha))
+    }
+
+    /// Why the bytes of a row with this `remote` value are not here, if they are not. A
+    /// placeholder (2) whose bytes this process still holds is being saved: they are here.
+    private static func absence(remote: Int, key: String) -> AttachmentAbsence? {
+        switch remote {
+        case 1: return .onAnotherMachine
+        case 2: return PendingAttachments.entry(key) == nil ? .notSaved : nil
+        default: return nil
+        }
     }
 
     /// The attachment `id` ("a12") if a message of `threadID` carries it.

@@ -18,9 +18,10 @@ public enum AttachmentWindow {
             var m = message
             if m.role == .user && !m.attachments.isEmpty {
                 if i == current {
-                    // Bytes on another machine are never sent: their line says so instead.
-                    m.parts.append(.text("\n\n" + m.attachments.map { $0.isRemote ? $0.placeholder : $0.introduction }.joined(separator: "\n")))
-                    m.attachments.removeAll(where: \.isRemote)
+                    // Bytes that are not here (on another machine, never saved) are never sent:
+                    // their line says so instead.
+                    m.parts.append(.text("\n\n" + m.attachments.map { $0.absence != nil ? $0.placeholder : $0.introduction }.joined(separator: "\n")))
+                    m.attachments.removeAll { $0.absence != nil }
                 } else {
                     m.parts.append(.text("\n\n" + m.attachments.map(\.placeholder).joined(separator: "\n")))
                     m.attachments = []
@@ -32,7 +33,7 @@ public enum AttachmentWindow {
                 var shown: [AttachmentRef] = []
                 for r in m.toolResults where showingToolNames.contains(r.name) && !r.isError {
                     guard let id = (try? JSONValue.parse(r.content))?["attachment_id"]?.stringValue,
-                          let ref = lookup(id), !ref.isRemote, !shown.contains(ref) else { continue }
+                          let ref = lookup(id), ref.absence == nil, !shown.contains(ref) else { continue }
                     shown.append(ref)
                 }
                 if !shown.isEmpty {
@@ -47,7 +48,7 @@ public enum AttachmentWindow {
 extension AttachmentRef {
     /// "a3: JPEG image \"label.jpg\", 2.1 MB" (a checkpoint's list of earlier files).
     public var placeholderName: String {
-        "\(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount))" + (isRemote ? " — \(Self.remoteNote)" : "")
+        "\(id): \(format.label) \"\(name)\", \(AttachmentRef.sizeText(byteCount))" + (absence.map { " — \($0.note)" } ?? "")
     }
 
     /// The line sent with an attachment that is shown: its id and name, so the model can cite
@@ -83,10 +84,16 @@ public struct ReadAttachmentTool: Tool {
         guard let ref = try store.attachment(id: id, threadID: context.threadID) else {
             return .error("No attachment \(id) in this conversation; use an id from an \"[attachment …]\" line.")
         }
-        if ref.isRemote {
-            // No file name: an error's text is also the tool's summary.
+        // No file name: an error's text is also the tool's summary.
+        switch ref.absence {
+        case .onAnotherMachine?:
             return .error("Attachment \(ref.id) (\(ref.format.label), \(AttachmentRef.sizeText(ref.byteCount))) is \(AttachmentRef.remoteNote): "
                 + "only its name, type and size synced here, so it cannot be shown; ask the person to attach the file again if it is needed.")
+        case .notSaved?:
+            return .error("Attachment \(ref.id) (\(ref.format.label), \(AttachmentRef.sizeText(ref.byteCount))) was \(AttachmentAbsence.notSaved.note), "
+                + "so it cannot be shown; ask the person to attach the file again if it is needed.")
+        case nil:
+            break
         }
         if let model = context.model, let why = refusal(ref, model) {
             return .error("Attachment \(ref.id) is not shown: \(why)")

@@ -166,7 +166,7 @@ public enum ThreadExport {
                 // `here: false`: metadata synced from another machine; the bytes are not on this one.
                 o["attachments"] = .array(m.message.attachments.map { a in
                     ["id": .string(a.id), "name": .string(clean(a.name)), "type": .string(a.format.mediaType),
-                     "bytes": .number(Double(a.byteCount)), "here": .bool(!a.isRemote)]
+                     "bytes": .number(Double(a.byteCount)), "here": .bool(a.absence == nil)]
                 })
             }
             if !results.isEmpty { o["tool_results"] = .array(results) }
