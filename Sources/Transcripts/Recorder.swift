@@ -1,7 +1,8 @@
 // `ofj --record FILE`: saves a live session as a transcript whose model turns are the ones
 // actually received, so it replays offline. Only model events are recorded (never request
 // headers, so never keys); the journal is embedded as a backup so the replay starts from the
-// same data — which is why the person is warned that journal content is in the file.
+// same data, and attached files as `@seed attachment` — which is why the person is warned that
+// journal content and their files are in the file.
 import Agent
 import Foundation
 import OutputSafety
@@ -14,6 +15,8 @@ public final class SessionRecorder: Sendable {
         var lines: [String] = []
         var screen = ""
         var sawInput = false
+        /// Files attached during the session, by the name `/attach` was given (`@seed attachment`).
+        var files: [(name: String, bytes: [UInt8])] = []
     }
     private let state = Mutex(State())
     public let path: String
@@ -30,7 +33,7 @@ public final class SessionRecorder: Sendable {
         f.timeZone = timeZone
         f.dateFormat = "yyyy-MM-dd HH:mm"
         var header = [
-            "# Recorded by ofj --record. It contains your journal and what you typed (but no keys);",
+            "# Recorded by ofj --record. It contains your journal, what you typed and the files you attached (but no keys);",
             "# review it before sharing. Replay it with: ofj replay FILE",
             "@clock \(f.string(from: startedAt)) \(timeZone.identifier)",
             "@provider scripted \(model.split(separator: " ").first.map(String.init) ?? "recorded")",
@@ -57,6 +60,15 @@ public final class SessionRecorder: Sendable {
             flushScreen(&s)
             s.sawInput = true
             s.lines.append("> " + line.replacingOccurrences(of: "\n", with: "\\n"))
+        }
+    }
+
+    /// A file read for `/attach NAME` (or `ofj ask --attach NAME`): written as `@seed attachment
+    /// NAME`, so the replay attaches the same bytes. The first file read under a name is kept.
+    public func attachment(name: String, bytes: [UInt8]) {
+        state.withLock { s in
+            guard !s.files.contains(where: { $0.name == name }) else { return }
+            s.files.append((name, bytes))
         }
     }
 
@@ -94,7 +106,23 @@ public final class SessionRecorder: Sendable {
     public func write() throws {
         let text: String = state.withLock { s in
             flushScreen(&s)
-            return s.lines.joined(separator: "\n") + "\n"
+            // The files go with the other set-up lines, before the first step.
+            let firstStep = s.lines.firstIndex { $0.hasPrefix("> ") } ?? s.lines.count
+            var seeds: [String] = []
+            for f in s.files {
+                seeds.append("@seed attachment " + f.name)
+                let base64 = Base64Appender.encode(f.bytes)
+                var start = base64.startIndex
+                while start < base64.endIndex {
+                    let end = base64.index(start, offsetBy: 76, limitedBy: base64.endIndex) ?? base64.endIndex
+                    seeds.append("  " + base64[start..<end])
+                    start = end
+                }
+                seeds.append("")
+            }
+            var lines = s.lines
+            lines.insert(contentsOf: seeds, at: firstStep)
+            return lines.joined(separator: "\n") + "\n"
         }
         // Owner-only from the start (0600, whatever the umask): it holds the journal and what was typed.
         try PrivateFile.write(Array(text.utf8), to: path, overwrite: true)

@@ -26,7 +26,7 @@ enum OfjCommands {
         let thread = OptionSpec.value("--thread", "ID", .text, "continue the thread with this id (any unique prefix)")
         let provider = OptionSpec.value("--provider", "NAME", .suggestions(providers), "the AI provider for this run")
         let model = OptionSpec.value("--model", "NAME", .text, "the model (Azure: the deployment name)")
-        let record = OptionSpec.value("--record", "FILE", .file, "save the session as a transcript for a bug report (contains your journal, never keys)")
+        let record = OptionSpec.value("--record", "FILE", .file, "save the session as a transcript for a bug report (contains your journal and attached files, never keys)")
         let json = OptionSpec.flag("--json", "print JSON")
         let output = OptionSpec.value("--output", short: "-o", "FILE", .file, "write to FILE instead of stdout")
         let force = OptionSpec.flag("--force", "replace an existing file")
@@ -51,7 +51,7 @@ enum OfjCommands {
             json,
         ]
 
-        var root = CommandSpec("ofj", summary: "start the assistant (REPL); --resume reopens the last thread; --record FILE saves the session as a transcript for a bug report (contains your journal, never keys)",
+        var root = CommandSpec("ofj", summary: "start the assistant (REPL); --resume reopens the last thread; --record FILE saves the session as a transcript for a bug report (contains your journal and attached files, never keys)",
                                details: """
                                    ofj \(ctx.version) — OpenFoodJournal for the terminal.
                                    Data lives in $OFJ_HOME or ~/.local/share/ofj. NO_COLOR turns colour off.

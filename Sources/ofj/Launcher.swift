@@ -72,6 +72,15 @@ struct Launcher {
         services.searchUsage = { [sources = app.sources] threadID, now, offset in try sources.usageLines(threadID: threadID, now: now, secondsFromGMT: offset) }
         services.syncNow = { [queue = app.queue, environment] in await SyncCommand.slash(sync, queue: queue, environment: environment) }
         services.ruleBook = app.rules
+        if let recorder {
+            // Attached files go into the recording, so that its replay attaches the same bytes.
+            let load = services.loadAttachment
+            services.loadAttachment = { name in
+                let loaded = try load(name)
+                recorder.attachment(name: name, bytes: loaded.bytes)
+                return loaded
+            }
+        }
         // Said at the start too, not only at the first change: a rule file that does not load is not used at all.
         if case .failure(let e) = app.rules.load() {
             Console.err("ofj: approval rules not used: \(TerminalText.sanitize(e.description)); every change is asked about until it is fixed (ofj doctor lists every problem)\n")
@@ -115,7 +124,7 @@ struct Launcher {
         if FileManager.default.fileExists(atPath: path) {
             throw CLIError("\(path) already exists; choose another file for the recording", status: 2)
         }
-        Console.err("ofj: recording to \(path); it will contain your journal and what you type (never keys), so review it before sharing\n")
+        Console.err("ofj: recording to \(path); it will contain your journal, what you type and the files you attach (never keys), so review it before sharing\n")
         let backup = String(decoding: try app.journal.exportBackup(), as: UTF8.self)
         var rules: String?
         if case .success(let set) = app.rules.load(), !set.rules.isEmpty { rules = JSONValue.array(set.rules.map(\.json)).serialized }
@@ -152,6 +161,12 @@ struct Launcher {
         if let refusal = ModelCatalog.attachmentRefusal(attachments, model: model) { throw CLIError(refusal, status: 2) }
         if let recorder {
             model = RecordingChatModel(model, recorder: recorder)
+            // A replay is a REPL session: the files are attached with /attach, then the message.
+            for (path, a) in zip(p.values("--attach"), attachments) {
+                guard let memory = a.source as? MemoryAttachmentSource else { continue }
+                recorder.attachment(name: path, bytes: memory.bytes)
+                recorder.input("/attach " + Self.quotedForREPL(path))
+            }
             recorder.input(text)
         }
         Toolbox.warmUp()
@@ -352,6 +367,13 @@ extension Launcher {
             }
         }
         return out
+    }
+
+    /// `path` as one word of a REPL `/attach` line: as is, or in double quotes when it holds a
+    /// space, a quote or a backslash.
+    static func quotedForREPL(_ path: String) -> String {
+        guard path.contains(where: { " \t'\"\\".contains($0) }) else { return path }
+        return "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     static func askText(_ positionals: [String]) throws -> String {

@@ -44,4 +44,38 @@ import TestSupport
         #expect(!refused.stderr.contains("label.jpg"))
         #expect(server.requests.count == 1)
     }
+
+    /// A recorded session carries the files it attached (`@seed attachment`), so it replays
+    /// offline with the same bytes: from `ofj ask --attach` and from the REPL's `/attach`.
+    @Test func aRecordingCarriesItsFilesAndReplays() async throws {
+        let server = try LoopbackHTTPServer()
+        server.enqueue(.eventStream(Self.answer))
+        server.enqueue(.eventStream(Self.answer))
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0] + Array("recorded label".utf8) + [0xFF, 0xD9]
+        let path = home.file("my label.jpg")
+        _ = FileManager.default.createFile(atPath: path, contents: Data(jpeg))
+        let base64 = Data(jpeg).base64EncodedString()
+
+        let askFile = home.file("ask.ofjt")
+        let ask = try await OfjBinary.run(["ask", "what is this?", "--attach", path, "--record", askFile], environment: environment(server))
+        #expect(ask.status == 0, "\(ask.stderr)")
+        #expect(ask.stderr.contains("the files you attach"))
+        let askText = try String(contentsOfFile: askFile, encoding: .utf8)
+        #expect(askText.contains("@seed attachment \(path)\n  \(base64)\n"), "\(askText)")
+        #expect(askText.contains("> /attach \"\(path)\"\n"))
+        // Settled by a replay at the end of recording: the replay attached the seeded bytes.
+        #expect(askText.contains("| 📎 my label.jpg — JPEG image"), "\(askText)")
+        let askReplay = try await OfjBinary.run(["replay", askFile], environment: ["HOME": home.path])
+        #expect(askReplay.status == 0, "\(askReplay.stdout)")
+
+        let replFile = home.file("repl.ofjt")
+        let repl = try await OfjBinary.run(["--record", replFile], input: "/attach \"\(path)\"\nwhat is this?\n", environment: environment(server))
+        #expect(repl.status == 0, "\(repl.stderr)")
+        let replText = try String(contentsOfFile: replFile, encoding: .utf8)
+        #expect(replText.contains("@seed attachment \(path)\n  \(base64)\n"), "\(replText)")
+        #expect(replText.contains("| 📎 my label.jpg — JPEG image"), "\(replText)")
+        let replReplay = try await OfjBinary.run(["replay", replFile], environment: ["HOME": home.path])
+        #expect(replReplay.status == 0, "\(replReplay.stdout)")
+        #expect(server.requests.count == 2) // replays send nothing
+    }
 }
