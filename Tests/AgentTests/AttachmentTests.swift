@@ -253,6 +253,16 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         try LoadedAttachment.checked(name: name, bytes: bytes)
     }
 
+    /// Step 1 alone, as `submit` does it: a message of thread "t1" carrying `file` (a placeholder).
+    func saveMessage(with file: LoadedAttachment, in queue: DatabaseQueue) throws {
+        try queue.write { db in
+            try ConversationStore.ensureThread(db, id: "t1", now: 0)
+            let message = try ConversationStore.insertMessage(db, threadID: "t1", runID: nil, role: .user, turn: nil, state: .complete,
+                                                              parts: [.text("log this")], now: 0)
+            try ConversationStore.insertAttachments(db, messageID: message, [file.ref], queue: queue, now: 0)
+        }
+    }
+
     @Test func aFileJustReadIsSentAndStoredUnderItsHashByTheTimeTheRunEnds() async throws {
         let h = try Harness()
         h.model.enqueue(.text("seen"), .text("seen again"))
@@ -362,12 +372,7 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         let store = ConversationStore(queue: queue)
         let png = tinyPNG(comment: "kept in memory")
         let file = try loaded(png)
-        try queue.write { db in
-            try ConversationStore.ensureThread(db, id: "t1", now: 0)
-            let message = try ConversationStore.insertMessage(db, threadID: "t1", runID: nil, role: .user, turn: nil, state: .complete,
-                                                              parts: [.text("log this")], now: 0)
-            try ConversationStore.insertAttachments(db, messageID: message, [file.ref], queue: queue, now: 0)
-        }
+        try saveMessage(with: file, in: queue)
         // Only the placeholder is in the database: no bytes.
         #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2 AND bytes IS NULL") == 1)
         let listed = try store.attachments(threadID: "t1")
@@ -396,12 +401,7 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         let store = ConversationStore(queue: queue)
         let png = tinyPNG(comment: "deleted")
         let file = try loaded(png)
-        try queue.write { db in
-            try ConversationStore.ensureThread(db, id: "t1", now: 0)
-            let message = try ConversationStore.insertMessage(db, threadID: "t1", runID: nil, role: .user, turn: nil, state: .complete,
-                                                              parts: [.text("log this")], now: 0)
-            try ConversationStore.insertAttachments(db, messageID: message, [file.ref], queue: queue, now: 0)
-        }
+        try saveMessage(with: file, in: queue)
         try store.deleteThread("t1")
         try queue.write { db in
             try ConversationStore.resolvePending(db, key: file.key, sha256: SHA256Hasher.hex(png), format: .png, bytes: png, now: 0)
@@ -413,12 +413,7 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         let queue = try openDatabase()
         let png = tinyPNG(comment: "waited")
         let file = try loaded(png)
-        try queue.write { db in
-            try ConversationStore.ensureThread(db, id: "t1", now: 0)
-            let message = try ConversationStore.insertMessage(db, threadID: "t1", runID: nil, role: .user, turn: nil, state: .complete,
-                                                              parts: [.text("x")], now: 0)
-            try ConversationStore.insertAttachments(db, messageID: message, [file.ref], queue: queue, now: 0)
-        }
+        try saveMessage(with: file, in: queue)
         let saving = try #require(ConversationStore.savePending([file.ref, file.ref], queue: queue, now: 0))
         #expect(await saving.wait() == nil)
         #expect(await saving.wait() == nil)
@@ -431,12 +426,7 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
     @Test func aSaveTheDatabaseRefusesEndsWithAStorageError() async throws {
         let queue = try openDatabase()
         let file = try loaded(tinyPNG(comment: "refused"))
-        try queue.write { db in
-            try ConversationStore.ensureThread(db, id: "t1", now: 0)
-            let message = try ConversationStore.insertMessage(db, threadID: "t1", runID: nil, role: .user, turn: nil, state: .complete,
-                                                              parts: [.text("x")], now: 0)
-            try ConversationStore.insertAttachments(db, messageID: message, [file.ref], queue: queue, now: 0)
-        }
+        try saveMessage(with: file, in: queue)
         try queue.refuseWrites(DatabaseError(code: 11, message: "database disk image is malformed"))
         let saving = try #require(ConversationStore.savePending([file.ref], queue: queue, now: 0))
         let error = await saving.wait()
