@@ -50,7 +50,13 @@ final class RunExecution {
             try fault(.runStarted)
             try setPhase(.preparing)
             try await loop()
-            if let failed = await saving?.wait() { throw failed }
+            if let failed = await saving?.wait() {
+                if failed is SimulatedCrash { throw failed }
+                // The answer has arrived and is kept; the file is tried again later.
+                let line = (failed as? AgentError)?.line ?? "\(failed)"
+                emit(.error(AgentError(.storage, "The attached file was sent but not saved: \(line) "
+                                       + "ofj tries again with your next message and when you quit.")))
+            }
             try setPhase(.finalizing)
             try fault(.beforeFinalize)
             try setPhase(.completed)

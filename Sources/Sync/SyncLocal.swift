@@ -418,7 +418,8 @@ public struct SyncLocal: Sendable {
 
     /// An attachment link: which message, its place, the file's name, SHA-256, type and size.
     /// Only metadata travels: when the bytes are not here the `attachments` row is created with
-    /// an empty `data` and `remote = 1` (every view then says the file is on another machine);
+    /// no bytes and `remote = 1` (every view then says the file is on another machine; `remote =
+    /// 2`, "not saved", for a link pushed before its file was stored there);
     /// bytes already here (the same file attached on this machine) are kept. A link whose
     /// message has not arrived waits in `sync_attachments_waiting`; one whose message was
     /// deleted here is dropped.
@@ -431,7 +432,7 @@ public struct SyncLocal: Sendable {
         let (object, _) = try columnValues(.attachment, id: id, payload: payload)
         guard let messageSyncID = object["message"]?.stringValue, let mediaType = object["media_type"]?.stringValue,
               AttachmentFormat(mediaType: mediaType) != nil, let sha = object["sha256"]?.stringValue,
-              sha.count == 64, sha.allSatisfy(\.isHexDigit), let bytes = object["byte_count"]?.doubleValue,
+              sha.count == 64, sha.allSatisfy(\.isHexDigit) || AttachmentRef.isPendingKey(sha), let bytes = object["byte_count"]?.doubleValue,
               bytes.rounded() == bytes, bytes > 0, bytes < 1e15,
               let ordinal = object["ordinal"]?.doubleValue, let name = object["name"]?.stringValue
         else { throw Malformed(why: "bad attachment") }
@@ -443,10 +444,12 @@ public struct SyncLocal: Sendable {
             }
             return // its message is deleted here, or not here yet (the link waits for it)
         }
+        // A pending key: the other machine pushed the link before it had stored the file (a later
+        // change brings the hash), or it stopped first: here too the file reads as not saved.
         try db.execute("""
             INSERT INTO attachments (sha256, media_type, byte_count, data, created_at, remote)
-            VALUES (?, ?, ?, X'', (julianday('now') - 2440587.5) * 86400.0, 1) ON CONFLICT (sha256) DO NOTHING
-            """, [sha, mediaType, Int64(bytes)])
+            VALUES (?, ?, ?, X'', (julianday('now') - 2440587.5) * 86400.0, ?) ON CONFLICT (sha256) DO NOTHING
+            """, [sha, mediaType, Int64(bytes), AttachmentRef.isPendingKey(sha) ? 2 : 1])
         if let existing = try db.scalar("SELECT id FROM agent_message_attachments WHERE sync_id = ?", [id]).int64 {
             let oldSHA = try db.scalar("SELECT sha256 FROM agent_message_attachments WHERE id = ?", [existing]).string
             try db.execute("UPDATE agent_message_attachments SET message_id = ?, ordinal = ?, name = ?, sha256 = ? WHERE id = ?",

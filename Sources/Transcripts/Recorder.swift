@@ -64,12 +64,10 @@ public final class SessionRecorder: Sendable {
     }
 
     /// A file read for `/attach NAME` (or `ofj ask --attach NAME`): written as `@seed attachment
-    /// NAME`, so the replay attaches the same bytes. The first file read under a name is kept.
+    /// NAME`, so the replay attaches the same bytes. Each read is kept in order (a replay gives a
+    /// name's seeds one per read); a name whose reads all gave the same bytes is written once.
     public func attachment(name: String, bytes: [UInt8]) {
-        state.withLock { s in
-            guard !s.files.contains(where: { $0.name == name }) else { return }
-            s.files.append((name, bytes))
-        }
+        state.withLock { $0.files.append((name, bytes)) }
     }
 
     public func answer(_ answer: String) {
@@ -109,7 +107,10 @@ public final class SessionRecorder: Sendable {
             // The files go with the other set-up lines, before the first step.
             let firstStep = s.lines.firstIndex { $0.hasPrefix("> ") } ?? s.lines.count
             var seeds: [String] = []
-            for f in s.files {
+            for (i, f) in s.files.enumerated() {
+                let reads = s.files.filter { $0.name == f.name }
+                // One seed when every read of the name gave the same bytes (the first read writes it).
+                if reads.allSatisfy({ $0.bytes == reads[0].bytes }) && s.files.firstIndex(where: { $0.name == f.name }) != i { continue }
                 seeds.append("@seed attachment " + f.name)
                 let base64 = Base64Appender.encode(f.bytes)
                 var start = base64.startIndex

@@ -71,8 +71,10 @@ public final class Replayer {
     var webSeeds: [String] = []
     /// Approval rules (`@config rules=[…]`), as config.json's `approvals.rules`.
     var rulesJSON: String?
-    /// `@seed attachment NAME`: the only files `/attach` can read in a replay, by name.
-    var attachmentFiles: [String: [UInt8]] = [:]
+    /// `@seed attachment NAME`: the only files `/attach` can read in a replay, by name. A name
+    /// seeded more than once (a file changed between two reads while recording) gives its
+    /// versions in order, one per read; the last one to any further read.
+    var attachmentFiles: [String: [[UInt8]]] = [:]
     var process: ReplayProcess?
     var transcriptModel: TranscriptModel?
     let crashes = InterruptFlag()
@@ -154,7 +156,7 @@ public final class Replayer {
                     guard !name.isEmpty, let data = Data(base64Encoded: block.joined().filter { !$0.isWhitespace }) else {
                         throw fail("@seed attachment NAME takes the file's bytes as base64 on the indented lines below it")
                     }
-                    attachmentFiles[name] = [UInt8](data)
+                    attachmentFiles[name, default: []].append([UInt8](data))
                 default: throw fail("@seed takes sql, backup, packaged, web or attachment NAME, followed by indented lines (SQL, an ofj backup's JSON, an Open Food Facts product's JSON, a Tavily search response, or a file's base64)")
                 }
             default:
@@ -479,11 +481,13 @@ final class ReplayProcess {
         }
         // /attach reads only the files the transcript seeded (a transcript names no real file).
         let files = replayer.attachmentFiles
+        let reads = Mutex<[String: Int]>([:])
         services.loadAttachment = { name in
-            guard let bytes = files[name] else {
+            guard let versions = files[name], !versions.isEmpty else {
                 throw AttachmentError("No such file; a replay attaches only files its transcript seeds with @seed attachment NAME.")
             }
-            return try LoadedAttachment.checked(name: (name as NSString).lastPathComponent, bytes: bytes)
+            let n = reads.withLock { r in defer { r[name, default: 0] += 1 }; return r[name, default: 0] }
+            return try LoadedAttachment.checked(name: (name as NSString).lastPathComponent, bytes: versions[min(n, versions.count - 1)])
         }
         services.attachablePath = { line in files[line.trimmingCharacters(in: .whitespaces)] != nil && line.contains("/") ? line.trimmingCharacters(in: .whitespaces) : nil }
         // Resume the most recently updated thread, as `ofj --resume` would.

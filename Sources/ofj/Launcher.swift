@@ -245,6 +245,8 @@ struct Launcher {
                 break
             }
         }
+        // A file the database refused to store during the run gets one more try.
+        if !terminated { await AttachmentSaving.waitForAll() }
         // End the streamed answer's line; a failure that printed nothing leaves stdout empty.
         if midLine && !p.has("--json") { Console.out("\n") }
         // The web sources the answer used, as numbered links under it.

@@ -271,7 +271,8 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         #expect(first.ref.isPending)
         let a = try h.runner.submit(threadID: "t1", text: "log this", attachments: [first.ref])
         #expect(await h.runner.outcome(of: a.runID)?.phase == .completed)
-        // The request carried the bytes.
+        // The request carried the file (that it was written from memory, before the file was
+        // stored: theRequestGoesOutBeforeTheFileIsStoredAndTheRunEndsAfter).
         var sent: [UInt8] = []
         try #require(h.model.requests.first?.messages.last?.attachments.first).source.read { sent += $0 }
         #expect(sent == png)
@@ -367,7 +368,7 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         #expect(try count(second.queue, "SELECT COUNT(*) FROM attachments") == 0)
     }
 
-    @Test func whilePendingTheBytesComeFromMemoryAndAPlaceholderLeftByAStopReadsAsNotSaved() throws {
+    @Test func whilePendingTheBytesComeFromMemoryAndAPlaceholderLeftByAStopReadsAsNotSaved() async throws {
         let queue = try openDatabase()
         let store = ConversationStore(queue: queue)
         let png = tinyPNG(comment: "kept in memory")
@@ -387,13 +388,44 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         #expect(try queue.read { try ConversationStore.attachmentCopies($0) }.isEmpty)
         #expect(try store.attachmentTotals().count == 0)
         #expect(listed[0].absence == .notSaved)
-        // Once saving starts, the bytes are read from memory until they are stored.
-        let saving = try #require(ConversationStore.savePending([file.ref], queue: queue, now: 0))
+        // Once saving starts, the bytes are read from memory until they are stored (the save is
+        // held here, so only the placeholder is in the database while they are read).
+        let release = DispatchSemaphore(value: 0)
+        let hold: @Sendable () throws -> Void = { release.wait() }
+        let started = ConversationStore.savePending([file.ref], queue: queue, now: 0, reached: hold)
+        let saving = try #require(started)
         #expect(try store.attachments(threadID: "t1").first?.absence == nil)
         var read: [UInt8] = []
         try listed[0].source.read { read += $0 }
         #expect(read == png)
-        _ = saving
+        #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2 AND bytes IS NULL") == 1)
+        release.signal()
+        #expect(await saving.wait() == nil)
+        #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2") == 0)
+    }
+
+    /// Another live ofj's placeholder (its run still active) is "still being saved"; once that
+    /// run is no longer active, "not saved".
+    @Test func aFileAnotherOfjIsSavingSaysSo() throws {
+        let queue = try openDatabase()
+        let store = ConversationStore(queue: queue)
+        let file = try loaded(tinyPNG(comment: "elsewhere"))
+        let other = try #require(RunOwner.identity(pid: getppid()))
+        try queue.write { db in
+            try ConversationStore.ensureThread(db, id: "t1", now: 0)
+            try db.execute("""
+                INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at, owner)
+                VALUES ('r1', 't1', 'waiting_for_provider', 'p', 'm', 0, 0, ?)
+                """, [other])
+            let message = try ConversationStore.insertMessage(db, threadID: "t1", runID: "r1", role: .user, turn: nil, state: .complete,
+                                                              parts: [.text("log this")], now: 0)
+            try ConversationStore.insertAttachments(db, messageID: message, [file.ref], queue: queue, now: 0)
+        }
+        let listed = try store.attachments(threadID: "t1")
+        #expect(listed.first?.absence == .beingSaved)
+        #expect(listed.first?.listLine.hasSuffix("— still being saved by the ofj that sent it") == true)
+        try queue.write { try $0.execute("UPDATE agent_runs SET phase = 'suspended' WHERE id = 'r1'") }
+        #expect(try store.attachments(threadID: "t1").first?.absence == .notSaved)
     }
 
     @Test func aThreadDeletedBeforeItsFileIsStoredLeavesNothingBehind() throws {
@@ -423,18 +455,32 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         #expect(ConversationStore.savePending([ref(png)], queue: queue, now: 0) == nil)
     }
 
-    @Test func aSaveTheDatabaseRefusesEndsWithAStorageError() async throws {
-        let queue = try openDatabase()
-        let file = try loaded(tinyPNG(comment: "refused"))
-        try saveMessage(with: file, in: queue)
-        try queue.refuseWrites(DatabaseError(code: 11, message: "database disk image is malformed"))
-        let saving = try #require(ConversationStore.savePending([file.ref], queue: queue, now: 0))
-        let error = await saving.wait()
-        #expect((error as? AgentError)?.kind == .storage)
-        // The bytes stay readable in this process.
+    /// The database refuses to store the file (as on a full disk): the answer, which has arrived,
+    /// is kept and the run says the file was not saved; the bytes stay readable, and the save is
+    /// tried again (here by the session's end) once the database takes it.
+    @Test func aSaveTheDatabaseRefusesKeepsTheAnswerAndIsTriedAgain() async throws {
+        let h = try Harness()
+        // Refuses storing bytes only (placeholders have remote = 2), not the run's own writes.
+        try h.queue.write { try $0.execute("CREATE TRIGGER refuse_bytes BEFORE INSERT ON attachments WHEN NEW.remote = 0 BEGIN SELECT RAISE(ABORT, 'no space'); END") }
+        h.model.enqueue(.text("a label"), .text("noted"))
+        let png = tinyPNG(comment: "refused")
+        let file = try loaded(png)
+        let a = try h.runner.submit(threadID: "t1", text: "log this", attachments: [file.ref])
+        let outcome = try #require(await h.runner.outcome(of: a.runID))
+        #expect(outcome.phase == .completed && outcome.text == "a label", "\(outcome)")
+        let errors = h.events.compactMap { e -> String? in if case .error(let x) = e.kind { return x.line }; return nil }
+        #expect(errors.count == 1 && errors[0].contains("sent but not saved") && errors[0].contains("tries again"), "\(errors)")
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2") == 1)
         var read: [UInt8] = []
-        try StoredAttachmentSource(queue: queue, sha256: file.key).read { read += $0 }
-        #expect(read == file.bytes)
+        try StoredAttachmentSource(queue: h.queue, sha256: file.key).read { read += $0 }
+        #expect(read == png)
+        // Once the database takes it again, the next save stores it.
+        try h.queue.write { try $0.execute("DROP TRIGGER refuse_bytes") }
+        _ = try await h.ask("thanks")
+        await AttachmentSaving.waitForAll()
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments WHERE sha256 = ? AND remote = 0", [SHA256Hasher.hex(png)]) == 1)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2") == 0)
+        #expect(try count(h.queue, "SELECT COUNT(*) FROM agent_message_attachments WHERE sha256 = ?", [SHA256Hasher.hex(png)]) == 1)
     }
 }
 

@@ -37,6 +37,30 @@ func pngAttachment(_ name: String, size: Int = 120_000) -> AttachmentRef {
         #expect(text == expected, "\(name) differs from its golden file; run with OFJ_UPDATE_GOLDEN=1 and review the diff")
     }
 
+    /// A sync between the message's commit and the file's (the file is stored in the
+    /// background, AttachmentSaving.swift) pushes the link with its pending key: the other machine
+    /// takes it as "not saved" (not malformed), and the stored file's hash follows with the next sync.
+    @Test func aLinkPushedBeforeItsFileWasStoredArrivesAndIsCorrectedLater() async throws {
+        let server = try await Remote.start()
+        let a = try Machine(url: server.url), b = try Machine(url: server.url)
+        let bytes = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 9, count: 5_000)
+        let file = LoadedAttachment(name: "label.png", format: .png, bytes: bytes)
+        try a.sayWithFiles("t1", "What is in this?", [file.ref], at: 100)
+        try await a.sync()
+        let first = try await b.sync()
+        #expect(first.skipped == 0)
+        let early = try #require(try b.threads.transcript(threadID: "t1").first?.message.attachments.first)
+        #expect(early.absence == .notSaved && early.name == "label.png")
+        // A stores the file (step 2), and the corrected link follows.
+        try a.queue.write { try ConversationStore.resolvePending($0, key: file.key, sha256: SHA256Hasher.hex(bytes), format: .png, bytes: bytes, now: 101) }
+        try await a.sync()
+        let second = try await b.sync()
+        #expect(second.skipped == 0)
+        let late = try #require(try b.threads.transcript(threadID: "t1").first?.message.attachments.first)
+        #expect(late.sha256 == SHA256Hasher.hex(bytes) && late.absence == .onAnotherMachine)
+        #expect(try b.queue.read { try $0.scalar("SELECT group_concat(remote) FROM attachments").string } == "1")
+    }
+
     @Test func aMessagesAttachmentArrivesAsMetadataThatSaysWhereTheFileIs() async throws {
         let server = try await Remote.start()
         let a = try Machine(url: server.url), b = try Machine(url: server.url)

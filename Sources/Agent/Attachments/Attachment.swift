@@ -100,12 +100,15 @@ public enum AttachmentAbsence: Sendable, Hashable {
     case onAnotherMachine
     /// ofj stopped (was killed) while saving it, after the message was saved (AttachmentSaving.swift).
     case notSaved
+    /// Another ofj (the one that sent the message) is saving it right now.
+    case beingSaved
 
     /// How lines naming such an attachment say it.
     public var note: String {
         switch self {
         case .onAnotherMachine: return "on another machine"
         case .notSaved: return "not saved (ofj stopped while saving it)"
+        case .beingSaved: return "still being saved by the ofj that sent it"
         }
     }
 }

@@ -9,8 +9,10 @@
 //      placeholder.
 // Until step 2 ends, the bytes are read from memory (`PendingAttachments`); afterwards a key that
 // an earlier request assembly still holds is forwarded to the hash. The run waits for step 2
-// before it ends, so a finished run's attachments are stored. A placeholder left by an ofj that
-// stopped in between reads as "not saved; attach it again".
+// before it ends, so a finished run's attachments are stored. A save the database refuses (disk
+// full, locked too long) does not fail the answer, which has arrived: the run says so, and the
+// bytes are kept and saved again with the next message and when the session ends. A placeholder
+// left by an ofj that stopped in between reads as "not saved; attach it again".
 import Dispatch
 import SQLiteKit
 import Synchronization
@@ -24,6 +26,41 @@ enum PendingAttachments {
     static let entries = Mutex<[String: Entry]>([:])
 
     static func entry(_ key: String) -> Entry? { entries.withLock { $0[key] } }
+
+    /// A file to hash and store under its placeholder's key.
+    struct File: Sendable {
+        var key: String
+        var format: AttachmentFormat
+        var bytes: [UInt8]
+        var queue: DatabaseQueue
+        var now: Double
+    }
+    /// Files whose save the database refused: saved again with the next message on the same
+    /// database and when the session ends (`AttachmentSaving.waitForAll`).
+    static let refused = Mutex<[File]>([])
+
+    /// Hashes and stores `file`; on success its key forwards to the hash from now on.
+    static func save(_ file: File) throws {
+        let sha = SHA256Hasher.hex(file.bytes)
+        try file.queue.write { db in
+            try ConversationStore.resolvePending(db, key: file.key, sha256: sha, format: file.format, bytes: file.bytes, now: file.now)
+        }
+        entries.withLock { $0[file.key] = .stored(sha256: sha) }
+    }
+
+    /// Saves `files` in order; the refused ones are kept for another try. Returns the first error.
+    static func save(_ files: [File]) -> AgentError? {
+        var failure: AgentError?
+        for f in files {
+            do {
+                try save(f)
+            } catch {
+                refused.withLock { $0.append(f) }
+                failure = failure ?? AgentError.storage(error)
+            }
+        }
+        return failure
+    }
 }
 
 /// The background save of one message's attachments. `wait()` returns nil once they are stored,
@@ -41,10 +78,12 @@ public final class AttachmentSaving: Sendable {
 
     init() { Self.unfinished.withLock { $0.append(self) } }
 
-    /// Waits for every save started in this process (an ending session: the bytes of a file
-    /// still being saved live only in memory).
+    /// Waits for every save started in this process, then tries once more those the database
+    /// refused (an ending session: the bytes of a file not saved yet live only in memory).
     public static func waitForAll() async {
         for saving in unfinished.withLock({ $0 }) { _ = await saving.wait() }
+        let again = PendingAttachments.refused.withLock { r in defer { r = [] }; return r }
+        _ = PendingAttachments.save(again)
     }
 
     public func wait() async -> (any Error)? {
@@ -89,6 +128,13 @@ extension AttachmentRef {
 
     /// True for a file not yet hashed: `sha256` holds a pending key.
     public var isPending: Bool { sha256.hasPrefix(Self.pendingPrefix) }
+
+    /// Whether `key` is a well-formed pending key ("pending-" and 56 lower-case hex digits), as a
+    /// link synced from a machine that had not stored its file yet may carry.
+    public static func isPendingKey(_ key: String) -> Bool {
+        key.utf8.count == 64 && key.hasPrefix(pendingPrefix)
+            && key.utf8.dropFirst(pendingPrefix.utf8.count).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
 }
 
 extension ConversationStore {
@@ -104,7 +150,7 @@ extension ConversationStore {
     /// there first (fault injection: a crash there leaves the placeholders, as a killed ofj would).
     static func savePending(_ attachments: [AttachmentRef], queue: DatabaseQueue, now: Double,
                             reached: (@Sendable () throws -> Void)? = nil) -> AttachmentSaving? {
-        var files: [(key: String, format: AttachmentFormat, bytes: [UInt8])] = []
+        var files: [PendingAttachments.File] = []
         for a in attachments where a.isPending && !files.contains(where: { $0.key == a.sha256 }) {
             let bytes: [UInt8]
             if let memory = a.source as? MemoryAttachmentSource {
@@ -116,9 +162,15 @@ extension ConversationStore {
                 guard (try? a.source.read { collected.append(contentsOf: $0) }) != nil else { continue }
                 bytes = collected
             }
-            files.append((a.sha256, a.format, bytes))
+            files.append(.init(key: a.sha256, format: a.format, bytes: bytes, queue: queue, now: now))
         }
-        guard !files.isEmpty else { return nil }
+        // Files an earlier save on this database could not store go again, after this message's.
+        let again = PendingAttachments.refused.withLock { r in
+            let mine = r.filter { $0.queue === queue }
+            r.removeAll { $0.queue === queue }
+            return mine
+        }
+        guard !files.isEmpty || !again.isEmpty else { return nil }
         PendingAttachments.entries.withLock { e in for f in files { e[f.key] = .bytes(f.bytes) } }
         let saving = AttachmentSaving()
         DispatchQueue.global(qos: .userInitiated).async { [files] in
@@ -126,22 +178,15 @@ extension ConversationStore {
                 try reached?()
             } catch {
                 // A simulated crash: the bytes are gone with the "process", as they would be.
-                PendingAttachments.entries.withLock { e in for f in files { e[f.key] = nil } }
+                PendingAttachments.entries.withLock { e in for f in files + again { e[f.key] = nil } }
                 return saving.finish(error)
             }
-            var failure: AgentError?
-            for f in files {
-                let sha = SHA256Hasher.hex(f.bytes)
-                do {
-                    try queue.write { db in try resolvePending(db, key: f.key, sha256: sha, format: f.format, bytes: f.bytes, now: now) }
-                    PendingAttachments.entries.withLock { $0[f.key] = .stored(sha256: sha) }
-                } catch {
-                    failure = failure ?? AgentError.storage(error)
-                }
-            }
+            let failure = PendingAttachments.save(files)
+            _ = PendingAttachments.save(again) // reported when they first failed
             saving.finish(failure)
         }
-        return saving
+        // Only earlier files: this message's run need not wait (the session's end does).
+        return files.isEmpty ? nil : saving
     }
 
     /// Stores `bytes` under their hash unless they are here, moves the placeholder's links there

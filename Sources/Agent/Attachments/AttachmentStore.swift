@@ -150,7 +150,7 @@ extension ConversationStore {
                                      queue: DatabaseQueue) throws -> [Int64: [AttachmentRef]] {
         var out: [Int64: [AttachmentRef]] = [:]
         try db.forEachRow("""
-            SELECT l.message_id, l.id, l.name, a.media_type, a.byte_count, a.sha256, a.remote
+            SELECT l.message_id, l.id, l.name, a.media_type, a.byte_count, a.sha256, a.remote, \(savingColumn)
             FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id JOIN attachments a ON a.sha256 = l.sha256
             WHERE m.thread_id = ? AND m.seq > ? AND m.seq <= ? ORDER BY m.seq, l.ordinal
             """, [threadID, afterSeq, throughSeq]) { s in
@@ -164,15 +164,22 @@ extension ConversationStore {
         guard let format = AttachmentFormat(mediaType: s.value(at: o + 2).string ?? ""), let sha = s.value(at: o + 4).string else { return nil }
         return AttachmentRef(id: "a\(s.value(at: o).int64 ?? 0)", name: s.value(at: o + 1).string ?? "", format: format,
                              byteCount: s.value(at: o + 3).int ?? 0, sha256: sha, source: StoredAttachmentSource(queue: queue, sha256: sha),
-                             absence: absence(remote: s.value(at: o + 5).int ?? 0, key: sha))
+                             absence: absence(remote: s.value(at: o + 5).int ?? 0, key: sha, savingOwner: s.value(at: o + 6).string))
     }
 
+    /// The owner of the message's run while that run is active (the ofj saving its files), or NULL.
+    private static let savingColumn = "(SELECT r.owner FROM agent_runs r WHERE r.id = m.run_id AND r.phase IN (\(activePhaseList)))"
+
     /// Why the bytes of a row with this `remote` value are not here, if they are not. A
-    /// placeholder (2) whose bytes this process still holds is being saved: they are here.
-    private static func absence(remote: Int, key: String) -> AttachmentAbsence? {
+    /// placeholder (2) whose bytes this process holds is being saved here: they are here. One
+    /// whose run's ofj is still alive is being saved there; otherwise that ofj stopped.
+    private static func absence(remote: Int, key: String, savingOwner: String?) -> AttachmentAbsence? {
         switch remote {
         case 1: return .onAnotherMachine
-        case 2: return PendingAttachments.entry(key) == nil ? .notSaved : nil
+        case 2:
+            if PendingAttachments.entry(key) != nil { return nil }
+            if let owner = savingOwner, owner != RunOwner.current, RunOwner.isAlive(owner) { return .beingSaved }
+            return .notSaved
         default: return nil
         }
     }
@@ -183,7 +190,7 @@ extension ConversationStore {
         return try queue.read { db in
             var found: AttachmentRef?
             try db.forEachRow("""
-                SELECT l.id, l.name, a.media_type, a.byte_count, a.sha256, a.remote
+                SELECT l.id, l.name, a.media_type, a.byte_count, a.sha256, a.remote, \(Self.savingColumn)
                 FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id JOIN attachments a ON a.sha256 = l.sha256
                 WHERE l.id = ? AND m.thread_id = ?
                 """, [row, threadID]) { s in found = Self.attachmentRef(s, offset: 0, queue: queue) }

@@ -89,8 +89,9 @@ public struct ReadAttachmentTool: Tool {
         case .onAnotherMachine?:
             return .error("Attachment \(ref.id) (\(ref.format.label), \(AttachmentRef.sizeText(ref.byteCount))) is \(AttachmentRef.remoteNote): "
                 + "only its name, type and size synced here, so it cannot be shown; ask the person to attach the file again if it is needed.")
-        case .notSaved?:
-            return .error("Attachment \(ref.id) (\(ref.format.label), \(AttachmentRef.sizeText(ref.byteCount))) was \(AttachmentAbsence.notSaved.note), "
+        case .notSaved?, .beingSaved?:
+            let state = ref.absence == .notSaved ? "was \(AttachmentAbsence.notSaved.note)" : "is \(AttachmentAbsence.beingSaved.note)"
+            return .error("Attachment \(ref.id) (\(ref.format.label), \(AttachmentRef.sizeText(ref.byteCount))) \(state), "
                 + "so it cannot be shown; ask the person to attach the file again if it is needed.")
         case nil:
             break
