@@ -65,7 +65,8 @@ extension ConversationStore {
         // The bytes move to a column at the end of the row (`data` stays, always empty). A
         // zeroblob that is not the row's last value is built in memory in full by SQLite (twice
         // the file, measured: +20 MB for 10 MB), and reading `remote` or `created_at` walked the
-        // whole overflow chain of the file before them.
+        // whole overflow chain of the file before them. Keep `bytes` last: ADD COLUMN appends, so
+        // a later column for this table belongs in a table of its own.
         migrator.register("attach-2-bytes-last", sql: """
             ALTER TABLE attachments ADD COLUMN bytes BLOB;
             UPDATE attachments SET bytes = data, data = X'' WHERE length(data) > 0;
