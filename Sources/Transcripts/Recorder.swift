@@ -65,7 +65,8 @@ public final class SessionRecorder: Sendable {
 
     /// A file read for `/attach NAME` (or `ofj ask --attach NAME`): written as `@seed attachment
     /// NAME`, so the replay attaches the same bytes. Each read is kept in order (a replay gives a
-    /// name's seeds one per read); a name whose reads all gave the same bytes is written once.
+    /// name's seeds one per read); a name whose reads all gave the same bytes is written once. A
+    /// read that failed is recorded with no bytes (its replay fails too).
     public func attachment(name: String, bytes: [UInt8]) {
         state.withLock { $0.files.append((name, bytes)) }
     }

@@ -75,6 +75,8 @@ public final class Replayer {
     /// seeded more than once (a file changed between two reads while recording) gives its
     /// versions in order, one per read; the last one to any further read.
     var attachmentFiles: [String: [[UInt8]]] = [:]
+    /// Reads of each seeded name so far, across restarts (a restart does not start the versions over).
+    let attachmentReads = AttachmentReads()
     var process: ReplayProcess?
     var transcriptModel: TranscriptModel?
     let crashes = InterruptFlag()
@@ -481,13 +483,16 @@ final class ReplayProcess {
         }
         // /attach reads only the files the transcript seeded (a transcript names no real file).
         let files = replayer.attachmentFiles
-        let reads = Mutex<[String: Int]>([:])
+        let reads = replayer.attachmentReads
         services.loadAttachment = { name in
             guard let versions = files[name], !versions.isEmpty else {
                 throw AttachmentError("No such file; a replay attaches only files its transcript seeds with @seed attachment NAME.")
             }
-            let n = reads.withLock { r in defer { r[name, default: 0] += 1 }; return r[name, default: 0] }
-            return try LoadedAttachment.checked(name: (name as NSString).lastPathComponent, bytes: versions[min(n, versions.count - 1)])
+            let n = reads.counts.withLock { r in defer { r[name, default: 0] += 1 }; return r[name, default: 0] }
+            let bytes = versions[min(n, versions.count - 1)]
+            // An empty version: a read that failed while the session was recorded.
+            if bytes.isEmpty { throw AttachmentError("That file could not be read when this session was recorded.") }
+            return try LoadedAttachment.checked(name: (name as NSString).lastPathComponent, bytes: bytes)
         }
         services.attachablePath = { line in files[line.trimmingCharacters(in: .whitespaces)] != nil && line.contains("/") ? line.trimmingCharacters(in: .whitespaces) : nil }
         // Resume the most recently updated thread, as `ofj --resume` would.
@@ -499,4 +504,9 @@ final class ReplayProcess {
             startupLines.append("(\(recovered.count) interrupted run\(recovered.count == 1 ? "" : "s") found after the restart)")
         }
     }
+}
+
+/// How many times each seeded attachment name was read in a replay.
+final class AttachmentReads: Sendable {
+    let counts = Mutex<[String: Int]>([:])
 }

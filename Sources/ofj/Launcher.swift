@@ -76,9 +76,15 @@ struct Launcher {
             // Attached files go into the recording, so that its replay attaches the same bytes.
             let load = services.loadAttachment
             services.loadAttachment = { name in
-                let loaded = try load(name)
-                recorder.attachment(name: name, bytes: loaded.bytes)
-                return loaded
+                do {
+                    let loaded = try load(name)
+                    recorder.attachment(name: name, bytes: loaded.bytes)
+                    return loaded
+                } catch {
+                    // A failed read is a version too (no bytes), so later reads keep their place.
+                    recorder.attachment(name: name, bytes: [])
+                    throw error
+                }
             }
         }
         // Said at the start too, not only at the first change: a rule file that does not load is not used at all.
@@ -108,7 +114,8 @@ struct Launcher {
                                   terminations: Signals.terminations, threadID: threadID)
         let status = await session.runInteractive()
         runner.interruptAll()
-        await AttachmentSaving.waitForAll() // a file attached just before the end is stored
+        // A file attached just before the end is stored (or the person is told it was not).
+        if let lost = await AttachmentSaving.waitForAll() { Console.err("ofj: \(lost)\n") }
         _ = await app.flusher?.shutdown(timeout: 2)
         await sync?.shutdown(timeout: 2)
         if let recorder { try await finishRecording(recorder) }
@@ -246,7 +253,8 @@ struct Launcher {
             }
         }
         // A file the database refused to store during the run gets one more try.
-        if !terminated { await AttachmentSaving.waitForAll() }
+        let lostFiles = terminated ? nil : await AttachmentSaving.waitForAll()
+        if let lostFiles { Console.err("ofj: \(lostFiles)\n") }
         // End the streamed answer's line; a failure that printed nothing leaves stdout empty.
         if midLine && !p.has("--json") { Console.out("\n") }
         // The web sources the answer used, as numbered links under it.
@@ -261,8 +269,9 @@ struct Launcher {
         guard let outcome else { return terminated ? Signals.terminationStatus : 1 }
         if terminated && outcome.phase != .completed { return Signals.terminationStatus }
         switch outcome.phase {
-        case .completed where refusedWrites > 0:
-            // The answer finished, but what was asked for was not done: scripts must be able to tell.
+        case .completed where refusedWrites > 0 || lostFiles != nil:
+            // The answer finished, but what was asked for was not done (or an attached file could
+            // not be kept): scripts must be able to tell.
             return 1
         case .completed: return 0
         case .suspended, .cancelled:

@@ -247,8 +247,9 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
 }
 
 /// A file just read is sent from memory while it is hashed and stored in the background
-/// (AttachmentSaving.swift); the run ends only once it is stored under its SHA-256.
-@Suite struct AttachmentSavingTests {
+/// (AttachmentSaving.swift); the run ends only once it is stored under its SHA-256. Serialized:
+/// `AttachmentSaving.waitForAll` is process-wide.
+@Suite(.serialized) struct AttachmentSavingTests {
     func loaded(_ bytes: [UInt8], name: String = "label.png") throws -> LoadedAttachment {
         try LoadedAttachment.checked(name: name, bytes: bytes)
     }
@@ -393,6 +394,8 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         let release = DispatchSemaphore(value: 0)
         let hold: @Sendable () throws -> Void = { release.wait() }
         let started = ConversationStore.savePending([file.ref], queue: queue, now: 0, reached: hold)
+        var released = false
+        defer { if !released { release.signal() } }
         let saving = try #require(started)
         #expect(try store.attachments(threadID: "t1").first?.absence == nil)
         var read: [UInt8] = []
@@ -400,32 +403,30 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         #expect(read == png)
         #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2 AND bytes IS NULL") == 1)
         release.signal()
+        released = true
         #expect(await saving.wait() == nil)
         #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2") == 0)
     }
 
-    /// Another live ofj's placeholder (its run still active) is "still being saved"; once that
-    /// run is no longer active, "not saved".
+    /// A placeholder another live ofj is saving is "still being saved"; one whose ofj is gone,
+    /// or this process's without its bytes (a simulated restart), is "not saved".
     @Test func aFileAnotherOfjIsSavingSaysSo() throws {
         let queue = try openDatabase()
         let store = ConversationStore(queue: queue)
         let file = try loaded(tinyPNG(comment: "elsewhere"))
+        try saveMessage(with: file, in: queue)
+        #expect(try count(queue, "SELECT COUNT(*) FROM attachment_saving WHERE key = ? AND owner = ?", [file.key, RunOwner.current]) == 1)
+        #expect(try store.attachments(threadID: "t1").first?.absence == .notSaved) // this process, bytes not held
         let other = try #require(RunOwner.identity(pid: getppid()))
-        try queue.write { db in
-            try ConversationStore.ensureThread(db, id: "t1", now: 0)
-            try db.execute("""
-                INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at, owner)
-                VALUES ('r1', 't1', 'waiting_for_provider', 'p', 'm', 0, 0, ?)
-                """, [other])
-            let message = try ConversationStore.insertMessage(db, threadID: "t1", runID: "r1", role: .user, turn: nil, state: .complete,
-                                                              parts: [.text("log this")], now: 0)
-            try ConversationStore.insertAttachments(db, messageID: message, [file.ref], queue: queue, now: 0)
-        }
+        try queue.write { try $0.execute("UPDATE attachment_saving SET owner = ?", [other]) }
         let listed = try store.attachments(threadID: "t1")
         #expect(listed.first?.absence == .beingSaved)
         #expect(listed.first?.listLine.hasSuffix("— still being saved by the ofj that sent it") == true)
-        try queue.write { try $0.execute("UPDATE agent_runs SET phase = 'suspended' WHERE id = 'r1'") }
+        try queue.write { try $0.execute("UPDATE attachment_saving SET owner = '999999999:1'") }
         #expect(try store.attachments(threadID: "t1").first?.absence == .notSaved)
+        // Deleting the thread takes the placeholder and who saves it.
+        try store.deleteThread("t1")
+        #expect(try count(queue, "SELECT COUNT(*) FROM attachment_saving") == 0)
     }
 
     @Test func aThreadDeletedBeforeItsFileIsStoredLeavesNothingBehind() throws {
@@ -455,32 +456,56 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         #expect(ConversationStore.savePending([ref(png)], queue: queue, now: 0) == nil)
     }
 
-    /// The database refuses to store the file (as on a full disk): the answer, which has arrived,
-    /// is kept and the run says the file was not saved; the bytes stay readable, and the save is
-    /// tried again (here by the session's end) once the database takes it.
-    @Test func aSaveTheDatabaseRefusesKeepsTheAnswerAndIsTriedAgain() async throws {
+    /// Refuses storing bytes only (placeholders have remote = 2), not the run's own writes: as a
+    /// full disk refuses a 10 MB file but not a small row.
+    func refuseBytes(_ queue: DatabaseQueue) throws {
+        try queue.write { try $0.execute("CREATE TRIGGER refuse_bytes BEFORE INSERT ON attachments WHEN NEW.remote = 0 BEGIN SELECT RAISE(ABORT, 'no space'); END") }
+    }
+
+    /// The database refuses to store the file: the answer, which has arrived, is kept and the run
+    /// says the file was not saved; the bytes stay readable, and the next message's save stores
+    /// it once the database takes it again.
+    @Test func aSaveTheDatabaseRefusesKeepsTheAnswerAndTheNextMessageStoresIt() async throws {
         let h = try Harness()
-        // Refuses storing bytes only (placeholders have remote = 2), not the run's own writes.
-        try h.queue.write { try $0.execute("CREATE TRIGGER refuse_bytes BEFORE INSERT ON attachments WHEN NEW.remote = 0 BEGIN SELECT RAISE(ABORT, 'no space'); END") }
-        h.model.enqueue(.text("a label"), .text("noted"))
+        try refuseBytes(h.queue)
+        h.model.enqueue(.text("a label"), .text("and a plate"))
         let png = tinyPNG(comment: "refused")
         let file = try loaded(png)
         let a = try h.runner.submit(threadID: "t1", text: "log this", attachments: [file.ref])
         let outcome = try #require(await h.runner.outcome(of: a.runID))
         #expect(outcome.phase == .completed && outcome.text == "a label", "\(outcome)")
-        let errors = h.events.compactMap { e -> String? in if case .error(let x) = e.kind { return x.line }; return nil }
+        let errors = try await h.events(of: a.runID).compactMap { e -> String? in if case .error(let x) = e.kind { return x.line }; return nil }
         #expect(errors.count == 1 && errors[0].contains("sent but not saved") && errors[0].contains("tries again"), "\(errors)")
         #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2") == 1)
         var read: [UInt8] = []
         try StoredAttachmentSource(queue: h.queue, sha256: file.key).read { read += $0 }
         #expect(read == png)
-        // Once the database takes it again, the next save stores it.
+        // The database takes files again: the next message's save stores both (its run waits).
         try h.queue.write { try $0.execute("DROP TRIGGER refuse_bytes") }
-        _ = try await h.ask("thanks")
-        await AttachmentSaving.waitForAll()
-        #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments WHERE sha256 = ? AND remote = 0", [SHA256Hasher.hex(png)]) == 1)
+        let plate = tinyPNG(comment: "plate")
+        let b = try h.runner.submit(threadID: "t1", text: "and this", attachments: [try loaded(plate).ref])
+        #expect(await h.runner.outcome(of: b.runID)?.phase == .completed)
+        for bytes in [png, plate] {
+            #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments WHERE sha256 = ? AND remote = 0", [SHA256Hasher.hex(bytes)]) == 1)
+        }
         #expect(try count(h.queue, "SELECT COUNT(*) FROM attachments WHERE remote = 2") == 0)
-        #expect(try count(h.queue, "SELECT COUNT(*) FROM agent_message_attachments WHERE sha256 = ?", [SHA256Hasher.hex(png)]) == 1)
+        #expect(await AttachmentSaving.waitForAll() == nil)
+    }
+
+    /// Still refused when the session ends: the last try fails, the line says so (never the
+    /// file's name), and the file reads as not saved.
+    @Test func aFileStillRefusedAtTheEndIsReported() async throws {
+        let h = try Harness()
+        try refuseBytes(h.queue)
+        h.model.enqueue(.text("a label"))
+        let file = try loaded(tinyPNG(comment: "lost"), name: "SECRET-NAME.png")
+        let a = try h.runner.submit(threadID: "t1", text: "log this", attachments: [file.ref])
+        #expect(await h.runner.outcome(of: a.runID)?.phase == .completed)
+        let line = try #require(await AttachmentSaving.waitForAll())
+        #expect(line.hasPrefix("An attached file could not be saved before ofj ended:") && line.contains("Attach it again"), "\(line)")
+        #expect(!line.contains("SECRET-NAME"))
+        #expect(try h.store.attachments(threadID: "t1").first?.absence == .notSaved)
+        #expect(await AttachmentSaving.waitForAll() == nil) // nothing left to try
     }
 }
 

@@ -34,28 +34,33 @@ enum PendingAttachments {
         var bytes: [UInt8]
         var queue: DatabaseQueue
         var now: Double
+        /// Known once hashed (a retry does not hash again).
+        var sha256: String? = nil
     }
     /// Files whose save the database refused: saved again with the next message on the same
     /// database and when the session ends (`AttachmentSaving.waitForAll`).
     static let refused = Mutex<[File]>([])
 
-    /// Hashes and stores `file`; on success its key forwards to the hash from now on.
-    static func save(_ file: File) throws {
-        let sha = SHA256Hasher.hex(file.bytes)
-        try file.queue.write { db in
-            try ConversationStore.resolvePending(db, key: file.key, sha256: sha, format: file.format, bytes: file.bytes, now: file.now)
-        }
-        entries.withLock { $0[file.key] = .stored(sha256: sha) }
-    }
-
-    /// Saves `files` in order; the refused ones are kept for another try. Returns the first error.
-    static func save(_ files: [File]) -> AgentError? {
+    /// Saves `files` in order; the refused ones are kept for another try unless `keepRefused` is
+    /// false (the last try: their bytes are let go). Returns the first error.
+    static func save(_ files: [File], keepRefused: Bool = true) -> AgentError? {
         var failure: AgentError?
-        for f in files {
+        for var f in files {
             do {
-                try save(f)
+                // A database that refuses all writes (found damaged) is not tried again.
+                if let refusal = f.queue.writesRefused { throw refusal }
+                let sha = f.sha256 ?? SHA256Hasher.hex(f.bytes)
+                f.sha256 = sha
+                try f.queue.write { db in
+                    try ConversationStore.resolvePending(db, key: f.key, sha256: sha, format: f.format, bytes: f.bytes, now: f.now)
+                }
+                entries.withLock { $0[f.key] = .stored(sha256: sha) }
             } catch {
-                refused.withLock { $0.append(f) }
+                if keepRefused && f.queue.writesRefused == nil {
+                    refused.withLock { $0.append(f) }
+                } else {
+                    entries.withLock { $0[f.key] = nil }
+                }
                 failure = failure ?? AgentError.storage(error)
             }
         }
@@ -80,10 +85,16 @@ public final class AttachmentSaving: Sendable {
 
     /// Waits for every save started in this process, then tries once more those the database
     /// refused (an ending session: the bytes of a file not saved yet live only in memory).
-    public static func waitForAll() async {
+    /// Returns the line to show when some file still could not be saved (it is then lost: its
+    /// message says "not saved"); nil when everything is stored.
+    @discardableResult
+    public static func waitForAll() async -> String? {
         for saving in unfinished.withLock({ $0 }) { _ = await saving.wait() }
         let again = PendingAttachments.refused.withLock { r in defer { r = [] }; return r }
-        _ = PendingAttachments.save(again)
+        guard let failure = PendingAttachments.save(again, keepRefused: false) else { return nil }
+        let n = again.count
+        return "\(n == 1 ? "An attached file" : "\(n) attached files") could not be saved before ofj ended: \(failure.line) "
+            + "Attach \(n == 1 ? "it" : "them") again to keep \(n == 1 ? "it" : "them") with the conversation."
     }
 
     public func wait() async -> (any Error)? {
@@ -143,6 +154,8 @@ extension ConversationStore {
         try db.execute("""
             INSERT OR IGNORE INTO attachments (sha256, media_type, byte_count, data, created_at, remote) VALUES (?, ?, ?, X'', ?, 2)
             """, [a.sha256, a.format.mediaType, a.byteCount, now])
+        // This process saves it; the row goes with the placeholder (ON DELETE CASCADE).
+        try db.execute("INSERT OR IGNORE INTO attachment_saving (key, owner) VALUES (?, ?)", [a.sha256, RunOwner.current])
     }
 
     /// Step 2, started after the message's transaction committed: keeps the pending attachments'
@@ -164,15 +177,19 @@ extension ConversationStore {
             }
             files.append(.init(key: a.sha256, format: a.format, bytes: bytes, queue: queue, now: now))
         }
+        // Registered before the refused files are taken, so that `waitForAll` cannot miss them.
+        let saving = AttachmentSaving()
         // Files an earlier save on this database could not store go again, after this message's.
         let again = PendingAttachments.refused.withLock { r in
             let mine = r.filter { $0.queue === queue }
             r.removeAll { $0.queue === queue }
             return mine
         }
-        guard !files.isEmpty || !again.isEmpty else { return nil }
+        guard !files.isEmpty || !again.isEmpty else {
+            saving.finish(nil)
+            return nil
+        }
         PendingAttachments.entries.withLock { e in for f in files { e[f.key] = .bytes(f.bytes) } }
-        let saving = AttachmentSaving()
         DispatchQueue.global(qos: .userInitiated).async { [files] in
             do {
                 try reached?()

@@ -71,6 +71,14 @@ extension ConversationStore {
             ALTER TABLE attachments ADD COLUMN bytes BLOB;
             UPDATE attachments SET bytes = data, data = X'' WHERE length(data) > 0;
             """)
+        // Which ofj is saving a placeholder's file (AttachmentSaving.swift), so another process
+        // can tell "still being saved" from "not saved (that ofj stopped)".
+        migrator.register("attach-3-saving", sql: """
+            CREATE TABLE attachment_saving (
+                key TEXT PRIMARY KEY NOT NULL REFERENCES attachments(sha256) ON DELETE CASCADE,
+                owner TEXT NOT NULL
+            );
+            """)
     }
 
     /// Stores `attachments` (bytes once per SHA-256) and links them to the message; returns them
@@ -168,12 +176,13 @@ extension ConversationStore {
                              absence: absence(remote: s.value(at: o + 5).int ?? 0, key: sha, savingOwner: s.value(at: o + 6).string))
     }
 
-    /// The owner of the message's run while that run is active (the ofj saving its files), or NULL.
-    private static let savingColumn = "(SELECT r.owner FROM agent_runs r WHERE r.id = m.run_id AND r.phase IN (\(activePhaseList)))"
+    /// The ofj saving a placeholder's file (`attachment_saving`), or NULL.
+    private static let savingColumn = "(SELECT s.owner FROM attachment_saving s WHERE s.key = a.sha256)"
 
     /// Why the bytes of a row with this `remote` value are not here, if they are not. A
     /// placeholder (2) whose bytes this process holds is being saved here: they are here. One
-    /// whose run's ofj is still alive is being saved there; otherwise that ofj stopped.
+    /// whose saving ofj is another live process is being saved there; otherwise that ofj stopped
+    /// (or the link synced from a machine that had not stored the file).
     private static func absence(remote: Int, key: String, savingOwner: String?) -> AttachmentAbsence? {
         switch remote {
         case 1: return .onAnotherMachine
