@@ -319,33 +319,8 @@ public enum RuleDates {
         return dayNumber(t).map(format)
     }
 
-    static func dayNumber(_ s: String) -> Int? {
-        let parts = s.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]), (1...12).contains(m), (1...31).contains(d) else { return nil }
-        // Days from civil (Howard Hinnant's algorithm).
-        let yy = m <= 2 ? y - 1 : y
-        let era = (yy >= 0 ? yy : yy - 399) / 400
-        let yoe = yy - era * 400
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let n = era * 146_097 + doe - 719_468
-        return format(n) == s ? n : nil
-    }
-
-    static func format(_ n: Int) -> String {
-        let z = n + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func pad(_ v: Int, _ w: Int) -> String { let t = String(v); return String(repeating: "0", count: max(0, w - t.count)) + t }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
-    }
+    static func dayNumber(_ s: String) -> Int? { CivilDays.dayNumber(s) }
+    static func format(_ n: Int) -> String { CivilDays.format(n) }
 }
 
 /// Where the runner (and `ofj mcp`) get the rules in force now.

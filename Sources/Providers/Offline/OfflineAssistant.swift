@@ -119,7 +119,7 @@ struct OfflineState {
 
 // MARK: - Dates
 
-/// The local calendar for the offline assistant (no Nutrition dependency: plain civil dates).
+/// The local calendar for the offline assistant (no Nutrition dependency: plain civil dates, `CivilDays`).
 struct OfflineCalendar {
     let today: Int // days since 1970-01-01, local
 
@@ -129,13 +129,12 @@ struct OfflineCalendar {
     }
 
     func string(_ dayNumber: Int) -> String {
-        let (y, m, d) = OfflineCalendar.civil(dayNumber)
-        return String(format: "%04d-%02d-%02d", y, m, d)
+        CivilDays.format(dayNumber)
     }
 
     /// First day of the current month.
     var monthStart: Int {
-        let (_, _, d) = OfflineCalendar.civil(today)
+        let (_, _, d) = CivilDays.civil(today)
         return today - (d - 1)
     }
 
@@ -147,7 +146,7 @@ struct OfflineCalendar {
         case .lastDays(let n): return (today - max(1, n) + 1, today)
         case .thisMonth: return (monthStart, today)
         case .date(let s):
-            let n = OfflineCalendar.dayNumber(s) ?? today
+            let n = CivilDays.dayNumber(s) ?? today
             return (n, n)
         case .tomorrow: return (today + 1, today + 1)
         case .weekday(let w):
@@ -159,12 +158,12 @@ struct OfflineCalendar {
         case .dayOfMonth(let d):
             // The latest day numbered `d` on or before today: this month's if it has passed,
             // else the newest earlier month that has one ("the 31st" on 1 December is 31 October).
-            let (y, m, day) = OfflineCalendar.civil(today)
+            let (y, m, day) = CivilDays.civil(today)
             var (year, month) = (y, m)
             if d > day { (year, month) = m == 1 ? (y - 1, 12) : (y, m - 1) }
             for _ in 0..<3 {
                 let date = String(format: "%04d-%02d-%02d", year, month, d)
-                if OfflineGrammar.dayNumberIfValid(date) != nil, let n = OfflineCalendar.dayNumber(date) { return (n, n) }
+                if let n = CivilDays.dayNumber(date) { return (n, n) }
                 (year, month) = month == 1 ? (year - 1, 12) : (year, month - 1)
             }
             return (today, today)
@@ -181,31 +180,5 @@ struct OfflineCalendar {
         case .date, .weekday, .dayOfMonth: return "on \(string(from))"
         case .tomorrow: return "tomorrow (\(string(from)))"
         }
-    }
-
-    /// Howard Hinnant's civil-from-days.
-    static func civil(_ z0: Int) -> (Int, Int, Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
-
-    static func dayNumber(_ s: String) -> Int? {
-        let parts = s.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return nil }
-        var y = parts[0]
-        let m = parts[1], d = parts[2]
-        y -= m <= 2 ? 1 : 0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }

@@ -1,5 +1,6 @@
 // The offline assistant's grammar: turns a few common requests into structured intents.
 // Deterministic and small on purpose; anything else gets help, never a made-up number.
+import Agent
 import Foundation
 
 public enum Period: Hashable, Sendable {
@@ -276,8 +277,7 @@ public enum OfflineGrammar {
         if let m = p.firstMatch(#"^the (\d{1,2})(?:st|nd|rd|th)?$"#), let d = Int(m[0]), (1...31).contains(d) { return .dayOfMonth(d) }
         if p.firstMatch(#"^\d{4}-\d{2}-\d{2}$"#) != nil {
             // An impossible date ("2026-02-30") is not read as another day.
-            guard let day = dayNumberIfValid(p) else { return nil }
-            _ = day
+            guard CivilDays.dayNumber(p) != nil else { return nil }
             return .date(p)
         }
         switch phrase {
@@ -290,15 +290,6 @@ public enum OfflineGrammar {
         default:
             return nil
         }
-    }
-
-    /// The day number of a real YYYY-MM-DD date, nil for "2026-02-30".
-    static func dayNumberIfValid(_ s: String) -> Int? {
-        let parts = s.split(separator: "-").compactMap { Int($0) }
-        guard parts.count == 3, (1...12).contains(parts[1]), parts[2] >= 1 else { return nil }
-        let leap = parts[0] % 4 == 0 && (parts[0] % 100 != 0 || parts[0] % 400 == 0)
-        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        return parts[2] <= lengths[parts[1] - 1] ? parts[2] : nil
     }
 
     // MARK: - Typos
