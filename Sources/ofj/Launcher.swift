@@ -371,7 +371,9 @@ extension Launcher {
             let which = paths.count > 1 ? "--attach #\(i + 1)" : "--attach"
             do {
                 let loaded = try AttachmentFile.load(path: path)
-                if let refusal = AttachmentRules.refusal(adding: loaded.format, to: out) { throw AttachmentError(refusal) }
+                if let refusal = AttachmentRules.refusal(adding: loaded.format, to: out, remedy: "ask about the others in another ofj ask") {
+                    throw AttachmentError(refusal)
+                }
                 out.append(loaded.ref)
             } catch let error as AttachmentError {
                 throw CLIError("\(which): \(error.line)", status: 2)

@@ -43,6 +43,14 @@ import TestSupport
         #expect(refused.stderr.contains("offline assistant cannot see images"))
         #expect(!refused.stderr.contains("label.jpg"))
         #expect(server.requests.count == 1)
+
+        // Two PDFs: refused with what to do in `ofj ask` (not the REPL's /detach), by position.
+        let pdf = home.file("menu.pdf")
+        _ = FileManager.default.createFile(atPath: pdf, contents: Data("%PDF-1.4\n%%EOF\n".utf8))
+        let two = try await OfjBinary.run(["ask", "x", "--attach", pdf, "--attach", pdf], environment: environment(server))
+        #expect(two.status == 2)
+        #expect(two.stderr == "ofj: --attach #2: A message carries at most 1 PDF; ask about the others in another ofj ask.\n", "\(two.stderr)")
+        #expect(server.requests.count == 1)
     }
 
     /// A recorded session carries the files it attached (`@seed attachment`), so it replays

@@ -170,14 +170,16 @@ public enum AttachmentRules {
     public static let maxImages = 4
     public static let maxPDFs = 1
 
-    /// Why `format` cannot be added to a message already carrying `current`, or nil.
-    public static func refusal(adding format: AttachmentFormat, to current: [AttachmentRef]) -> String? {
+    /// Why `format` cannot be added to a message already carrying `current`, or nil. `remedy`
+    /// ends the line: what to do instead where the file was given (the REPL or `ofj ask`).
+    public static func refusal(adding format: AttachmentFormat, to current: [AttachmentRef],
+                               remedy: String = "send this one with the next message (/detach removes one)") -> String? {
         let images = current.filter(\.format.isImage).count
         if format.isImage && images >= maxImages {
-            return "A message carries at most \(maxImages) images; send this one with the next message (/detach removes one)."
+            return "A message carries at most \(maxImages) images; \(remedy)."
         }
         if !format.isImage && current.count - images >= maxPDFs {
-            return "A message carries at most \(maxPDFs) PDF; send the other with the next message (/detach removes one)."
+            return "A message carries at most \(maxPDFs) PDF; \(remedy)."
         }
         return nil
     }
