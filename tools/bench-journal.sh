@@ -12,16 +12,12 @@ repo=$(pwd)
 db=${1:-/tmp/ofj-journal-bench.sqlite}
 # The package normally generates Bundle.module; the benchmark never loads reference resources.
 printf 'import Foundation\nextension Foundation.Bundle { static let module = Bundle.main }\n' > "$work/bundle.swift"
-module() { # name, sources...
-  local name=$1; shift
-  (cd "$work" && swiftc -O -wmo -parse-as-library -module-name "$name" -emit-module -emit-library -static \
-    -I "$work" -I "$repo/Sources/CSQLite" -o "$work/lib$name.a" "$@")
-}
-module SQLiteKit "$repo"/Sources/SQLiteKit/*.swift
-module OutputSafety "$repo"/Sources/OutputSafety/*.swift
-module Nutrition "$repo"/Sources/Nutrition/*.swift
-module ReferenceFoods "$repo"/Sources/ReferenceFoods/*.swift "$work/bundle.swift"
-module Journal "$repo"/Sources/Journal/*.swift
+. tools/bench/modules.sh
+bench_module SQLiteKit "$repo"/Sources/SQLiteKit/*.swift
+bench_module OutputSafety "$repo"/Sources/OutputSafety/*.swift
+bench_module Nutrition "$repo"/Sources/Nutrition/*.swift
+bench_module ReferenceFoods "$repo"/Sources/ReferenceFoods/*.swift "$work/bundle.swift"
+bench_module Journal "$repo"/Sources/Journal/*.swift
 (cd "$work" && swiftc -O -I "$work" -I "$repo/Sources/CSQLite" -L "$work" \
   -lJournal -lReferenceFoods -lNutrition -lOutputSafety -lSQLiteKit -lsqlite3 -o "$work/journal-bench" "$repo/tools/bench/journal-main.swift")
 "$work/journal-bench" "$db"

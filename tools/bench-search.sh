@@ -9,13 +9,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 repo=$(pwd)
 db=${1:-/tmp/ofj-search-bench.sqlite}
-module() { # name, sources...
-  local name=$1; shift
-  (cd "$work" && swiftc -O -wmo -parse-as-library -module-name "$name" -emit-module -emit-library -static \
-    -I "$work" -I "$repo/Sources/CSQLite" -o "$work/lib$name.a" "$@")
-}
-module SQLiteKit "$repo"/Sources/SQLiteKit/*.swift
-module Agent $(find "$repo/Sources/Agent" -name '*.swift')
+. tools/bench/modules.sh
+bench_module SQLiteKit "$repo"/Sources/SQLiteKit/*.swift
+bench_module Agent $(find "$repo/Sources/Agent" -name '*.swift')
 (cd "$work" && swiftc -O -I "$work" -I "$repo/Sources/CSQLite" -L "$work" \
   -lAgent -lSQLiteKit -lsqlite3 -o "$work/search-bench" "$repo/tools/bench/search-main.swift")
 "$work/search-bench" "$db"

@@ -8,15 +8,8 @@ export PATH="/opt/swift/usr/bin:$PATH"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 repo=$(pwd)
-module() { # name, sources...
-  local name=$1; shift
-  (cd "$work" && swiftc -O -wmo -parse-as-library -module-name "$name" -emit-module -emit-library -static \
-    -I "$work" -I "$repo/Sources/CSQLite" -I "$repo/Sources/CCurl" -o "$work/lib$name.a" "$@")
-}
-module SQLiteKit "$repo"/Sources/SQLiteKit/*.swift
-module Agent $(find "$repo/Sources/Agent" -name "*.swift")
-module HTTP "$repo"/Sources/HTTP/*.swift
-module Providers "$repo"/Sources/Providers/*.swift
+. tools/bench/modules.sh
+bench_modules
 (cd "$work" && swiftc -O -I "$work" -I "$repo/Sources/CSQLite" -I "$repo/Sources/CCurl" -L "$work" \
   -lProviders -lHTTP -lAgent -lSQLiteKit -lsqlite3 -lcurl -o "$work/assembly-bench" "$repo/tools/bench/assembly-main.swift")
 "$work/assembly-bench" "$@"

@@ -14,15 +14,8 @@ work=$(mktemp -d)
 server=""
 trap '[ -n "$server" ] && kill $server 2>/dev/null; rm -rf "$work"' EXIT
 repo=$(pwd)
-module() { # name, sources...
-  local name=$1; shift
-  (cd "$work" && swiftc -O -wmo -parse-as-library -module-name "$name" -emit-module -emit-library -static \
-    -I "$work" -I "$repo/Sources/CSQLite" -I "$repo/Sources/CCurl" -o "$work/lib$name.a" "$@")
-}
-module SQLiteKit "$repo"/Sources/SQLiteKit/*.swift
-module Agent $(find "$repo/Sources/Agent" -name "*.swift")
-module HTTP "$repo"/Sources/HTTP/*.swift
-module Providers $(find "$repo/Sources/Providers" -name "*.swift")
+. tools/bench/modules.sh
+bench_modules
 (cd "$work" && swiftc -O -parse-as-library -I "$work" -I "$repo/Sources/CSQLite" -I "$repo/Sources/CCurl" -L "$work" \
   -lProviders -lHTTP -lAgent -lSQLiteKit -lsqlite3 -ldl -o "$work/attach-bench" "$repo/tools/bench/attach-main.swift")
 # A "JPEG" of random bytes between the start and end markers (only the markers are checked).
