@@ -490,9 +490,8 @@ public final class ApprovalRuleBook: ApprovalRuleSource, @unchecked Sendable {
 
     /// Writes the whole file at once (a temporary file renamed over it), 0600.
     private func write(_ doc: JSONValue) throws(ApprovalRulesError) {
-        var text = ""
-        Self.pretty(doc, indent: "", to: &text)
-        text += "\n"
+        // Rules stay one line each, as they are written by hand.
+        let text = PrettyJSON.format(doc, oneLineObjectsInArrays: true)
         let dir = (path as NSString).deletingLastPathComponent
         let tmp = path + ".tmp-\(getpid())"
         do {
@@ -508,33 +507,6 @@ public final class ApprovalRuleBook: ApprovalRuleSource, @unchecked Sendable {
             throw e
         } catch {
             throw ApprovalRulesError(["cannot write config.json (\(error)); check the folder's permissions"])
-        }
-    }
-
-    static func pretty(_ v: JSONValue, indent: String, to out: inout String) {
-        let inner = indent + "  "
-        switch v {
-        case .object(let o) where !o.isEmpty:
-            out += "{\n"
-            for (i, key) in o.keys.sorted().enumerated() {
-                out += inner
-                JSONValue.writeString(key, to: &out)
-                out += ": "
-                pretty(o[key] ?? .null, indent: inner, to: &out)
-                out += i == o.count - 1 ? "\n" : ",\n"
-            }
-            out += indent + "}"
-        case .array(let a) where !a.isEmpty:
-            out += "[\n"
-            for (i, item) in a.enumerated() {
-                out += inner
-                // Rules stay one line each, as they are written by hand.
-                if item.objectValue != nil { out += item.serialized } else { pretty(item, indent: inner, to: &out) }
-                out += i == a.count - 1 ? "\n" : ",\n"
-            }
-            out += indent + "]"
-        default:
-            out += v.serialized
         }
     }
 }

@@ -256,4 +256,31 @@ struct RuledWriteTool: WriteTool {
         #expect(notices.count == 1)
         #expect(notices.first?.hasPrefix("approval rules not used: config.json approvals rule 2: unknown tool \"log_itme\"") == true)
     }
+
+    /// Saving a rule rewrites config.json indented, with every other key kept and each rule on
+    /// one line (as people write them by hand).
+    @Test func savedRulesStayOneLineEachAndOtherKeysAreKept() throws {
+        let dir = TempDirectory()
+        let path = dir.file("config.json")
+        try #"{"policy":"patient","meals":{"breakfast":"05:00"},"approvals":{"rules":[{"tool":"log_item","decision":"allow"}]}}"#
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let book = ApprovalRuleBook(path: path, vocabulary: Self.vocabulary, today: { Self.today })
+        _ = try book.add(["tool": "log_item", "decision": "deny", "when": ["item": ["eq": "cake"]]])
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text == """
+            {
+              "approvals": {
+                "rules": [
+                  {"decision":"allow","tool":"log_item"},
+                  {"decision":"deny","tool":"log_item","when":{"item":{"eq":"cake"}}}
+                ]
+              },
+              "meals": {
+                "breakfast": "05:00"
+              },
+              "policy": "patient"
+            }
+
+            """, "\(text)")
+    }
 }

@@ -1,5 +1,4 @@
-// Indented JSON for a person to read and edit (tool arguments at an approval card).
-import Agent
+// Indented JSON for a person to read and edit (tool arguments at an approval card, config.json).
 
 public enum PrettyJSON {
     /// `text` indented two spaces per level with keys sorted; text that is not JSON is returned as is.
@@ -10,14 +9,16 @@ public enum PrettyJSON {
         return out + "\n"
     }
 
-    /// `value` indented two spaces per level with keys sorted, ending in a newline.
-    public static func format(_ value: JSONValue) -> String {
+    /// `value` indented two spaces per level with keys sorted, ending in a newline. With
+    /// `oneLineObjectsInArrays`, an object inside an array stays on one line (approval rules,
+    /// which people write by hand one per line).
+    public static func format(_ value: JSONValue, oneLineObjectsInArrays: Bool = false) -> String {
         var out = ""
-        write(value, indent: 0, to: &out)
+        write(value, indent: 0, oneLineObjectsInArrays: oneLineObjectsInArrays, to: &out)
         return out + "\n"
     }
 
-    static func write(_ value: JSONValue, indent: Int, to out: inout String) {
+    static func write(_ value: JSONValue, indent: Int, oneLineObjectsInArrays: Bool = false, to out: inout String) {
         let pad = String(repeating: "  ", count: indent + 1)
         switch value {
         case .object(let object) where !object.isEmpty:
@@ -26,7 +27,7 @@ public enum PrettyJSON {
                 out += pad
                 JSONValue.writeString(key, to: &out)
                 out += ": "
-                write(object[key] ?? .null, indent: indent + 1, to: &out)
+                write(object[key] ?? .null, indent: indent + 1, oneLineObjectsInArrays: oneLineObjectsInArrays, to: &out)
                 out += i == object.count - 1 ? "\n" : ",\n"
             }
             out += String(repeating: "  ", count: indent) + "}"
@@ -34,7 +35,11 @@ public enum PrettyJSON {
             out += "[\n"
             for (i, element) in array.enumerated() {
                 out += pad
-                write(element, indent: indent + 1, to: &out)
+                if oneLineObjectsInArrays && element.objectValue != nil {
+                    out += element.serialized
+                } else {
+                    write(element, indent: indent + 1, oneLineObjectsInArrays: oneLineObjectsInArrays, to: &out)
+                }
                 out += i == array.count - 1 ? "\n" : ",\n"
             }
             out += String(repeating: "  ", count: indent) + "]"
