@@ -304,12 +304,17 @@ public final class REPLSession {
                     say("Please answer t or s.")
                 }
             case .interrupt, .eof:
-                say(style.yellow("Stopped; nothing was written. /continue shows this card again."))
-                services.runner.interrupt(threadID: request.threadID)
-                services.approvals.resolve(request, .deny)
-                return
+                return stopAtCard(request)
             }
         }
+    }
+
+    /// Ctrl-C (or end of input) at a card stops the answer; nothing is recorded for this card,
+    /// and /continue asks again with a new card (an answer only ever answers its own card).
+    func stopAtCard(_ request: ApprovalRequest) {
+        say(style.yellow("Stopped; nothing was written. /continue shows this card again."))
+        services.runner.interrupt(threadID: request.threadID)
+        services.approvals.resolve(request, .deny)
     }
 
     func approve(_ request: ApprovalRequest) async {
@@ -367,12 +372,7 @@ public final class REPLSession {
                     say("Please answer \(keys).")
                 }
             case .interrupt, .eof:
-                // Ctrl-C at the card stops the answer; nothing is recorded for this card, and
-                // /continue asks again with a new card (an answer only ever answers its own card).
-                say(style.yellow("Stopped; nothing was written. /continue shows this card again."))
-                services.runner.interrupt(threadID: request.threadID)
-                services.approvals.resolve(request, .deny)
-                return
+                return stopAtCard(request)
             }
         }
     }
