@@ -185,7 +185,7 @@ public struct ApprovalRuleSet: Sendable, Hashable {
         }
         guard let fieldKind = vocabulary.tools[tool] else {
             let names = vocabulary.tools.keys.sorted()
-            let close = names.min { distance($0, tool) < distance($1, tool) }.flatMap { distance($0, tool) <= 3 ? " (did you mean \($0)?)" : nil } ?? ""
+            let close = names.min { editDistance($0, tool) < editDistance($1, tool) }.flatMap { editDistance($0, tool) <= 3 ? " (did you mean \($0)?)" : nil } ?? ""
             throw ApprovalRulesError(["\(at): unknown tool \"\(tool.prefix(60))\"\(close); tools that change the journal: \(names.joined(separator: ", "))"])
         }
         var conditions: [RuleCondition] = []
@@ -279,18 +279,6 @@ public struct ApprovalRuleSet: Sendable, Hashable {
                   let b = c.value.stringValue.flatMap({ RuleDates.resolve($0, today: today) }) else { return false }
             return c.op == .before ? a < b : a > b
         }
-    }
-
-    static func distance(_ a: String, _ b: String) -> Int {
-        let x = Array(a), y = Array(b)
-        if x.isEmpty || y.isEmpty { return max(x.count, y.count) }
-        var prev = Array(0...y.count)
-        for i in 1...x.count {
-            var cur = [i] + Array(repeating: 0, count: y.count)
-            for j in 1...y.count { cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1)) }
-            prev = cur
-        }
-        return prev[y.count]
     }
 }
 

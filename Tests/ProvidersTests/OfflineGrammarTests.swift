@@ -98,7 +98,6 @@ import Foundation
         #expect(OfflineGrammar.corrected("tday") == "today")
         #expect(OfflineGrammar.corrected("dinr") == "dinr")     // two edits on a short word is too far
         #expect(OfflineGrammar.corrected("oats") == "oats")
-        #expect(OfflineGrammar.editDistance("kitten", "sitting", limit: 5) == 3)
     }
 
     /// A word that is one edit from a meal or day word is part of the food unless the grammar

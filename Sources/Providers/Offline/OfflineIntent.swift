@@ -334,23 +334,6 @@ public enum OfflineGrammar {
         }
         return best?.word ?? word
     }
-
-    /// Levenshtein distance, stopping early past `limit`.
-    static func editDistance(_ a: String, _ b: String, limit: Int) -> Int {
-        let x = Array(a), y = Array(b)
-        var previous = Array(0...y.count)
-        for i in 1...max(1, x.count) where !x.isEmpty {
-            var current = [i] + Array(repeating: 0, count: y.count)
-            var rowMin = i
-            for j in stride(from: 1, through: y.count, by: 1) {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
-                rowMin = min(rowMin, current[j])
-            }
-            if rowMin > limit { return limit + 1 }
-            previous = current
-        }
-        return x.isEmpty ? y.count : previous[y.count]
-    }
 }
 
 extension String {

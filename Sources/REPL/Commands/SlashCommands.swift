@@ -1,4 +1,6 @@
 // The REPL's slash commands: names, help text, parsing, and "did you mean" suggestions.
+import Agent
+import Foundation
 
 public struct SlashCommand: Sendable, Hashable {
     public let name: String
@@ -83,22 +85,3 @@ public enum SlashCommands {
         }.joined(separator: "\n")
     }
 }
-
-/// Levenshtein distance over characters.
-public func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var prev = Array(0...b.count)
-    var cur = prev
-    for i in 1...a.count {
-        cur[0] = i
-        for j in 1...b.count {
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        swap(&prev, &cur)
-    }
-    return prev[b.count]
-}
-
-import Foundation
