@@ -107,19 +107,15 @@ public enum SearchViews {
         return out
     }
 
-    public static func dateLabel(_ seconds: Double, _ zone: TimeZone) -> String {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = zone
-        f.dateFormat = "yyyy-MM-dd HH:mm"
-        return f.string(from: Date(timeIntervalSince1970: seconds))
-    }
+    public static func dateLabel(_ seconds: Double, _ zone: TimeZone) -> String { format(seconds, zone, "yyyy-MM-dd HH:mm") }
 
-    public static func isoTime(_ seconds: Double, _ zone: TimeZone) -> String {
+    public static func isoTime(_ seconds: Double, _ zone: TimeZone) -> String { format(seconds, zone, "yyyy-MM-dd'T'HH:mm:ssXXXXX") }
+
+    static func format(_ seconds: Double, _ zone: TimeZone, _ pattern: String) -> String {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.timeZone = zone
-        f.dateFormat = "yyyy-MM-dd'T'HH:mm:ssXXXXX"
+        f.dateFormat = pattern
         return f.string(from: Date(timeIntervalSince1970: seconds))
     }
 }
