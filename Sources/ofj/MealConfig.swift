@@ -91,6 +91,7 @@ enum MealConfig {
     static func save(_ root: [String: JSONValue], _ path: String) throws {
         let dir = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        try PrivateFile.write(Array(PrettyJSON.format(JSONValue.object(root)).utf8), to: path, overwrite: true)
+        // Approval rules stay one line each, as saving a rule writes them.
+        try PrivateFile.write(Array(PrettyJSON.format(JSONValue.object(root), oneLineObjectsInArrays: true).utf8), to: path, overwrite: true)
     }
 }
