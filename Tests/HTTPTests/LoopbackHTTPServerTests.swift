@@ -64,11 +64,20 @@ struct LoopbackHTTPServerTests {
         server.stop()  // idempotent
     }
 
+    /// After stop() the port is free: it can be bound again at once (and is then held, not
+    /// listened on, so that connecting is refused and no other test's server can be given it:
+    /// with tests in parallel, connecting to a freed port could reach that server instead).
     @Test func stoppedServerRefusesConnections() async throws {
-        let server = try LoopbackHTTPServer()
-        server.stop()
+        var held: RefusingLoopbackPort?
+        for _ in 0..<5 where held == nil {
+            let server = try LoopbackHTTPServer()
+            server.stop()
+            // Another test's server may take the freed port in between: try with a new one.
+            held = try? RefusingLoopbackPort(port: server.port)
+        }
+        let port = try #require(held, "a stopped server's port could not be bound again: its listener is still open")
         do {
-            _ = try await transport.send(request(server))
+            _ = try await transport.send(HTTPRequest(method: "GET", url: port.url("/x"), headers: [], body: []))
             Issue.record("expected a connect failure")
         } catch let error as HTTPError {
             guard case .connectFailed = error else {
