@@ -17,6 +17,10 @@ public struct AgentConfiguration: Sendable {
     public var limits: AnswerLimits = .standard
     /// Standing approval rules (config.json `approvals.rules`); nil = none, every write is asked about.
     public var approvalRules: (any ApprovalRuleSource)?
+    /// What changes from one request to the next (the date and local time), asked for each model
+    /// turn and sent after the stable prefix (`ChatRequest.contextNote`); the system prompt stays
+    /// the same bytes for the whole thread, so providers' prompt caches keep matching.
+    public var contextNote: @Sendable () -> String = { "" }
 
     public init(systemPrompt: String, policy: DeadlinePolicy = .fast, maxTurnsPerMessage: Int = 8, maxParallelReads: Int = 3,
                 maxOutputTokens: Int = 4_000, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },

@@ -13,17 +13,38 @@ public struct ToolSpec: Sendable, Hashable {
     }
 }
 
+/// What a request is for.
+public enum RequestPurpose: Sendable, Hashable {
+    /// A model turn of a run: the tools, and the provider's own tools (web search) when configured.
+    case answer
+    /// A compaction summary: no tools of any kind (a summariser must not run billed searches),
+    /// no context note and no cache markers.
+    case summary
+}
+
 /// One model turn's request.
+///
+/// Layout for prompt caching (docs/PROVIDERS.md, "Stable prefix and cache"): `tools`, `system`
+/// and `messages` are the stable prefix, the same bytes from one request of a thread to the
+/// next; everything that changes per request (the date and time, later standing notes) is in
+/// `contextNote`, which every adapter sends after the stable prefix, at the end of the last user
+/// turn.
 public struct ChatRequest: Sendable {
     public var system: String
     public var messages: [Message]
     public var tools: [ToolSpec]
     public var maxOutputTokens: Int
-    public init(system: String, messages: [Message], tools: [ToolSpec], maxOutputTokens: Int = 4_000) {
+    /// The volatile tail ("" for none): ofj's note about the moment of this request.
+    public var contextNote: String
+    public var purpose: RequestPurpose
+    public init(system: String, messages: [Message], tools: [ToolSpec], maxOutputTokens: Int = 4_000, contextNote: String = "",
+                purpose: RequestPurpose = .answer) {
         self.system = system
         self.messages = messages
         self.tools = tools
         self.maxOutputTokens = maxOutputTokens
+        self.contextNote = contextNote
+        self.purpose = purpose
     }
 }
 
@@ -33,16 +54,21 @@ public struct Usage: Sendable, Hashable {
     public var cachedInputTokens: Int
     public var outputTokens: Int
     public var reasoningTokens: Int
-    public init(inputTokens: Int = 0, cachedInputTokens: Int = 0, outputTokens: Int = 0, reasoningTokens: Int = 0) {
+    /// Input tokens written to the provider's prompt cache (Anthropic `cache_creation_input_tokens`,
+    /// billed above the input price); part of `inputTokens`. Priced, not stored.
+    public var cacheWriteTokens: Int
+    public init(inputTokens: Int = 0, cachedInputTokens: Int = 0, outputTokens: Int = 0, reasoningTokens: Int = 0, cacheWriteTokens: Int = 0) {
         self.inputTokens = inputTokens
         self.cachedInputTokens = cachedInputTokens
         self.outputTokens = outputTokens
         self.reasoningTokens = reasoningTokens
+        self.cacheWriteTokens = cacheWriteTokens
     }
     public static let zero = Usage()
     public static func + (a: Usage, b: Usage) -> Usage {
         Usage(inputTokens: a.inputTokens + b.inputTokens, cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
-              outputTokens: a.outputTokens + b.outputTokens, reasoningTokens: a.reasoningTokens + b.reasoningTokens)
+              outputTokens: a.outputTokens + b.outputTokens, reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+              cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens)
     }
 }
 
@@ -59,6 +85,9 @@ public enum ChatEvent: Sendable, Hashable {
     case usage(Usage)
     /// The provider's own identifier of this response, for diagnostics.
     case responseID(String)
+    /// One line for the person about how the request was sent (e.g. that it was sent again
+    /// without the provider's web search after the provider refused the combination).
+    case notice(String)
     case finish(FinishReason)
 }
 

@@ -6,6 +6,8 @@ public struct RequestContext: Sendable {
     public var runID: String
     public var turn: Int
     public var systemPrompt: String
+    /// The volatile tail of this turn's request (`ChatRequest.contextNote`).
+    public var contextNote: String = ""
     public var tools: [ToolSpec]
     public var maxOutputTokens: Int
     public var store: ConversationStore
@@ -14,12 +16,13 @@ public struct RequestContext: Sendable {
     /// out to fit the context); shown as an `AgentEvent` error line.
     public var notice: @Sendable (AgentError) -> Void = { _ in }
 
-    public init(threadID: String, runID: String, turn: Int, systemPrompt: String, tools: [ToolSpec], maxOutputTokens: Int,
+    public init(threadID: String, runID: String, turn: Int, systemPrompt: String, contextNote: String = "", tools: [ToolSpec], maxOutputTokens: Int,
                 store: ConversationStore, model: any ChatModel, notice: @escaping @Sendable (AgentError) -> Void = { _ in }) {
         self.threadID = threadID
         self.runID = runID
         self.turn = turn
         self.systemPrompt = systemPrompt
+        self.contextNote = contextNote
         self.tools = tools
         self.maxOutputTokens = maxOutputTokens
         self.store = store
@@ -47,7 +50,8 @@ public struct FullTranscriptAssembler: RequestAssembler {
     public init() {}
     public func assemble(_ context: RequestContext) async throws -> ChatRequest {
         let messages = try context.store.transcript(threadID: context.threadID).map(\.message)
-        return ChatRequest(system: context.systemPrompt, messages: messages, tools: context.tools, maxOutputTokens: context.maxOutputTokens)
+        return ChatRequest(system: context.systemPrompt, messages: messages, tools: context.tools, maxOutputTokens: context.maxOutputTokens,
+                           contextNote: context.contextNote)
     }
 }
 

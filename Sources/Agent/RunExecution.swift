@@ -218,7 +218,7 @@ final class RunExecution {
         var attempt = 0
         var overflowRetried = false
         let context = RequestContext(threadID: handle.threadID, runID: handle.runID, turn: turn, systemPrompt: env.configuration.systemPrompt,
-                                     tools: env.tools.specs, maxOutputTokens: env.configuration.maxOutputTokens, store: env.store, model: model,
+                                     contextNote: env.configuration.contextNote(), tools: env.tools.specs, maxOutputTokens: env.configuration.maxOutputTokens, store: env.store, model: model,
                                      notice: { [env, handle] in env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .error($0))) })
         while true {
             try Task.checkCancellation()

@@ -83,6 +83,7 @@ final class TurnRecorder: Sendable {
         var delta: String?
         var crashCheck = false
         var stop: AgentError?
+        var notice: String?
         // Autocommit per statement: most deltas write nothing, so no transaction is opened for them.
         try environment.store.queue.read { db in
             try state.withLock { s in
@@ -139,15 +140,20 @@ final class TurnRecorder: Sendable {
                     // Some providers report input and output in separate events; keep the largest of each.
                     let old = s.usage ?? .zero
                     s.usage = Usage(inputTokens: max(old.inputTokens, u.inputTokens), cachedInputTokens: max(old.cachedInputTokens, u.cachedInputTokens),
-                                    outputTokens: max(old.outputTokens, u.outputTokens), reasoningTokens: max(old.reasoningTokens, u.reasoningTokens))
+                                    outputTokens: max(old.outputTokens, u.outputTokens), reasoningTokens: max(old.reasoningTokens, u.reasoningTokens),
+                                    cacheWriteTokens: max(old.cacheWriteTokens, u.cacheWriteTokens))
                 case .responseID(let id):
                     s.responseID = id
+                case .notice(let line):
+                    notice = line
                 case .finish(let reason):
                     s.finish = reason
                 }
             }
         }
         if let delta { environment.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .textDelta(delta))) }
+        // Not an error of the run: the answer goes on; the person reads why it was sent differently.
+        if let notice { environment.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .error(AgentError(.providerRejected, notice)))) }
         if crashCheck { try environment.faults?.reached(.afterFirstTextDelta, runID: handle.runID) }
         if let stop { throw stop }
     }

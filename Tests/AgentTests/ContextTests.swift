@@ -214,6 +214,10 @@ struct ContextFixture {
         let prompt = try #require(f.summaryRequests.first?.system)
         #expect(prompt.contains("re-read with tools"))
         #expect(prompt.contains("goals"))
+        // A summariser gets no tools of any kind (adapters leave the provider's search out for
+        // `.summary`), and no context note; the answers' requests are `.answer`.
+        #expect(f.summaryRequests.allSatisfy { $0.tools.isEmpty && $0.purpose == .summary && $0.contextNote.isEmpty })
+        #expect(f.ordinaryRequests.allSatisfy { $0.purpose == .answer && !$0.tools.isEmpty })
         // Compaction rounds are accounted (turn 0) with the answers.
         let totals = try f.harness.store.usageTotals(threadID: "t1")
         #expect(totals.rounds == checkpoints.count)

@@ -199,13 +199,14 @@ final class Harness: Sendable {
     init(queue: DatabaseQueue? = nil, model: ScriptedChatModel? = nil, clock: VirtualClock = VirtualClock(), tools: [any Tool] = [LookupTool(), AddEntryTool()],
          gate: any ApprovalGate = ScriptedApprovalGate(fallback: .allowOnce), policy: DeadlinePolicy = .fast, maxTurns: Int = 8,
          faults: (any FaultInjector)? = nil, ids: any IDSource = CountingIDSource(prefix: "run-"), assembler: any RequestAssembler = FullTranscriptAssembler(),
-         rules: (any ApprovalRuleSource)? = nil) throws {
+         rules: (any ApprovalRuleSource)? = nil, contextNote: (@Sendable () -> String)? = nil) throws {
         self.queue = try queue ?? openDatabase()
         self.store = ConversationStore(queue: self.queue)
         self.clock = clock
         self.model = model ?? ScriptedChatModel(clock: clock)
         var configuration = AgentConfiguration(systemPrompt: "You are a test assistant.", policy: policy, maxTurnsPerMessage: maxTurns, jitter: { 0.5 })
         configuration.approvalRules = rules
+        if let contextNote { configuration.contextNote = contextNote }
         self.runner = AgentRunner(store: store, model: self.model, tools: ToolRegistry(tools), approvals: gate, clock: clock, ids: ids,
                                   diagnostics: diagnostics,
                                   configuration: configuration,

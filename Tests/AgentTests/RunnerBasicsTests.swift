@@ -159,4 +159,41 @@ import TestSupport
             #expect(!String(describing: d).contains(secret))
         }
     }
+
+    /// The volatile tail is asked for at every model turn and rides beside the request, never in
+    /// the system prompt or the stored messages (which stay the same bytes for the next request).
+    @Test func eachModelTurnCarriesTheContextNoteOfItsMoment() async throws {
+        let clock = VirtualClock()
+        let h = try Harness(clock: clock, contextNote: { "Now: \(Int(clock.now()))" })
+        h.model.enqueue(.calls(("c1", "lookup", #"{"query":"oats"}"#)), .text("done"), .text("again"))
+        _ = try await h.ask("log oats")
+        clock.advance(by: 90)
+        _ = try await h.ask("and now?")
+        let requests = h.model.requests
+        try #require(requests.count == 3)
+        let start = Int(clock.now()) - 90
+        #expect(requests.map(\.contextNote) == ["Now: \(start)", "Now: \(start)", "Now: \(start + 90)"])
+        #expect(Set(requests.map(\.system)).count == 1)
+        #expect(!requests.contains { r in r.system.contains("Now:") || r.messages.contains { $0.text.contains("Now:") } })
+    }
+
+    /// A notice from the adapter (sent again differently) is one line for the person; the answer goes on.
+    @Test func anAdapterNoticeIsShownAndTheRunCompletes() async throws {
+        struct NoticeModel: ChatModel {
+            var provider: String { "scripted" }
+            var model: String { "n" }
+            var continuationFamily: String { "scripted" }
+            func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
+                AsyncThrowingStream { c in
+                    for e in [ChatEvent.textDelta("answer"), .finish(.stop), .notice("sent again without web search")] { c.yield(e) }
+                    c.finish()
+                }
+            }
+        }
+        let h = try Harness()
+        let handle = try h.runner.submit(threadID: "t1", text: "hi", model: NoticeModel())
+        let outcome = try #require(await h.runner.outcome(of: handle.runID))
+        #expect(outcome.phase == .completed && outcome.text == "answer")
+        try await h.waitFor { if case .error(let e) = $0.kind { return e.line == "sent again without web search" } else { return false } }
+    }
 }

@@ -93,6 +93,8 @@ public final class CompactingAssembler: RequestAssembler {
         var maxOutputTokens: Int
         var model: any ChatModel
         var runID: String?
+        /// The request's volatile tail; counted with the system prompt.
+        var contextNote = ""
     }
 
     /// The messages a request would carry, grouped into turns, with their estimates.
@@ -105,6 +107,7 @@ public final class CompactingAssembler: RequestAssembler {
         var budget: ContextBudget
         var choice: ContextBudgetChoice
         var ratio: Double
+        /// The system prompt and the context note.
         var systemTokens: Int
         var checkpointTokens: Int
         var toolTokens: Int
@@ -123,7 +126,7 @@ public final class CompactingAssembler: RequestAssembler {
 
     public func assemble(_ context: RequestContext) async throws -> ChatRequest {
         let shape = Shape(threadID: context.threadID, systemPrompt: context.systemPrompt, tools: context.tools,
-                          maxOutputTokens: context.maxOutputTokens, model: context.model, runID: context.runID)
+                          maxOutputTokens: context.maxOutputTokens, model: context.model, runID: context.runID, contextNote: context.contextNote)
         if context.model.provider == "offline" {
             // The offline assistant reads only the newest message and the exchange before it (for
             // "2" after a list of choices): it needs no history, so it never compacts or prunes.
@@ -174,7 +177,7 @@ public final class CompactingAssembler: RequestAssembler {
 
     public func handleContextOverflow(_ context: RequestContext) async -> Bool {
         let shape = Shape(threadID: context.threadID, systemPrompt: context.systemPrompt, tools: context.tools,
-                          maxOutputTokens: context.maxOutputTokens, model: context.model, runID: context.runID)
+                          maxOutputTokens: context.maxOutputTokens, model: context.model, runID: context.runID, contextNote: context.contextNote)
         do {
             // The provider counted more than we estimated: trust our estimate less from now on.
             try store.queue.write { db in
@@ -192,9 +195,10 @@ public final class CompactingAssembler: RequestAssembler {
 
     /// `/compact [focus]`: summarises all but the most recent turns now. Never prunes: when the
     /// summary fails or is invalid nothing changes and the error says so.
-    public func compact(threadID: String, focus: String, model: any ChatModel, systemPrompt: String, tools: [ToolSpec],
+    public func compact(threadID: String, focus: String, model: any ChatModel, systemPrompt: String, contextNote: String = "", tools: [ToolSpec],
                         maxOutputTokens: Int) async throws -> String {
-        let shape = Shape(threadID: threadID, systemPrompt: systemPrompt, tools: tools, maxOutputTokens: maxOutputTokens, model: model, runID: nil)
+        let shape = Shape(threadID: threadID, systemPrompt: systemPrompt, tools: tools, maxOutputTokens: maxOutputTokens, model: model, runID: nil,
+                          contextNote: contextNote)
         try calibrate(threadID: threadID)
         let before = try makePlan(shape)
         let split = splitPoint(before, openLast: false, keepRecent: max(1, settings.keepRecentTurns), target: nil)
@@ -219,16 +223,18 @@ public final class CompactingAssembler: RequestAssembler {
     }
 
     /// For a context meter: the next request's estimated tokens and the thread's usable budget.
-    public func meter(threadID: String, model: any ChatModel, systemPrompt: String, tools: [ToolSpec],
+    public func meter(threadID: String, model: any ChatModel, systemPrompt: String, contextNote: String = "", tools: [ToolSpec],
                       maxOutputTokens: Int) throws -> (estimate: Int, usable: Int) {
         let plan = try makePlan(Shape(threadID: threadID, systemPrompt: systemPrompt, tools: tools, maxOutputTokens: maxOutputTokens,
-                                      model: model, runID: nil))
+                                      model: model, runID: nil, contextNote: contextNote))
         return (plan.estimate, plan.budget.usable)
     }
 
     /// `/context`: used/budget, what the next request would carry, and the checkpoints in effect.
-    public func report(threadID: String, model: any ChatModel, systemPrompt: String, tools: [ToolSpec], maxOutputTokens: Int) throws -> String {
-        let shape = Shape(threadID: threadID, systemPrompt: systemPrompt, tools: tools, maxOutputTokens: maxOutputTokens, model: model, runID: nil)
+    public func report(threadID: String, model: any ChatModel, systemPrompt: String, contextNote: String = "", tools: [ToolSpec],
+                       maxOutputTokens: Int) throws -> String {
+        let shape = Shape(threadID: threadID, systemPrompt: systemPrompt, tools: tools, maxOutputTokens: maxOutputTokens, model: model, runID: nil,
+                          contextNote: contextNote)
         let plan = try makePlan(shape)
         let b = plan.budget
         let n = Self.number
@@ -286,13 +292,14 @@ public final class CompactingAssembler: RequestAssembler {
         let addendum = checkpoint.map { Self.addendum($0) + Self.attachmentNote(earlier) } ?? ""
         return Plan(checkpoint: checkpoint, messages: messages, messageTokens: tokens, turnStarts: starts,
                     budget: ContextBudget(choice: choice, limits: limits(for: shape.model), requestedOutput: shape.maxOutputTokens),
-                    choice: choice, ratio: ratio, systemTokens: TokenEstimator.tokens(shape.systemPrompt),
+                    choice: choice, ratio: ratio, systemTokens: TokenEstimator.tokens(shape.systemPrompt) + TokenEstimator.tokens(shape.contextNote),
                     checkpointTokens: TokenEstimator.tokens(addendum), toolTokens: TokenEstimator.tokens(shape.tools), addendum: addendum)
     }
 
     func request(_ shape: Shape, _ plan: Plan) -> ChatRequest {
         let system = shape.systemPrompt + plan.addendum
-        return ChatRequest(system: system, messages: plan.messages.map(\.message), tools: shape.tools, maxOutputTokens: shape.maxOutputTokens)
+        return ChatRequest(system: system, messages: plan.messages.map(\.message), tools: shape.tools, maxOutputTokens: shape.maxOutputTokens,
+                           contextNote: shape.contextNote)
     }
 
     /// How a checkpoint is carried: appended to the system prompt.
@@ -492,7 +499,9 @@ public final class CompactingAssembler: RequestAssembler {
         if !previous.isEmpty { input += "Summary of what came before (an earlier checkpoint; keep what still matters):\n\(previous)\n\n" }
         input += "Messages to summarise:\n\(rendered)"
         if !focus.isEmpty { input += "\n\nThe person asked the summary to keep in particular: \(focus)" }
-        let request = ChatRequest(system: Self.compactionPrompt, messages: [.user(input)], tools: [], maxOutputTokens: settings.summaryMaxOutputTokens)
+        // No tools of any kind: the adapters leave out the provider's own (web search) too.
+        let request = ChatRequest(system: Self.compactionPrompt, messages: [.user(input)], tools: [], maxOutputTokens: settings.summaryMaxOutputTokens,
+                                  purpose: .summary)
         let model = shape.model
         let timeout = settings.compactionTimeout
         let consumer = Task { () throws -> (String, Usage?) in

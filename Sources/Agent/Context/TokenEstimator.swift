@@ -46,7 +46,7 @@ public enum TokenEstimator {
     }
 
     public static func tokens(_ request: ChatRequest) -> Int {
-        tokens(request.system) + tokens(request.tools) + tokens(request.messages)
+        tokens(request.system) + tokens(request.tools) + tokens(request.messages) + tokens(request.contextNote)
     }
 }
 
