@@ -15,6 +15,11 @@ import Agent
 /// is sent back only to the base URL and model that produced it. Call ids over 40 characters
 /// (OpenAI's limit; ids made up here for servers that send none are longer) are sent as
 /// stand-ins (`WireCallIDs`).
+///
+/// The context note (`ChatRequest.contextNote`) ends the request: appended to the last user
+/// message's text (a separate `system` or second `user` message breaks strict chat templates of
+/// local servers), or a user message of its own after tool results. OpenRouter always reports
+/// usage in the stream's last chunk; its spec no longer declares the old `usage` request field.
 public struct ChatCompletionsModel: ChatModel {
     public let config: AdapterConfig
     let transport: any HTTPTransport
@@ -54,7 +59,8 @@ public struct ChatCompletionsModel: ChatModel {
             "model": .string(config.model),
             "stream": true,
             "stream_options": ["include_usage": true],
-            "messages": .array(Self.messages(system: request.system, request.messages, origin: continuationOrigin)),
+            "messages": .array(Self.messages(system: request.system, request.messages, origin: continuationOrigin,
+                                             contextNote: request.contextNote)),
             maxTokensField: .number(Double(request.maxOutputTokens)),
         ]
         if !request.tools.isEmpty {
@@ -65,16 +71,16 @@ public struct ChatCompletionsModel: ChatModel {
             })
             body["tool_choice"] = "auto"
         }
-        if config.provider == "openrouter" {
-            body["usage"] = ["include": true]
-            // OpenRouter's web plugin searches for any model; its results come back as url_citation annotations.
-            if config.nativeWebSearch { body["plugins"] = [["id": "web", "max_results": 5]] }
+        // OpenRouter's web plugin searches for any model; its results come back as url_citation annotations.
+        if config.provider == "openrouter" && config.nativeWebSearch && request.purpose == .answer {
+            body["plugins"] = [["id": "web", "max_results": 5]]
         }
         return WireJSON.merge(body, config.extraBody)
     }
 
-    /// `origin`: the items of this origin are replayed (`continuationOrigin`).
-    static func messages(system: String, _ messages: [Message], origin: String) -> [JSONValue] {
+    /// `origin`: the items of this origin are replayed (`continuationOrigin`). `contextNote`: the
+    /// volatile tail, sent last.
+    static func messages(system: String, _ messages: [Message], origin: String, contextNote: String = "") -> [JSONValue] {
         let ids = WireCallIDs(messages, rule: .chatCompletions)
         var out: [JSONValue] = []
         if !system.isEmpty { out.append(["role": "system", "content": .string(system)]) }
@@ -127,7 +133,22 @@ public struct ChatCompletionsModel: ChatModel {
                 out.append(.object(m))
             }
         }
+        if !contextNote.isEmpty { appendNote(contextNote, to: &out) }
         return out
+    }
+
+    /// The note after the last user message's text, or as a user message of its own.
+    static func appendNote(_ note: String, to out: inout [JSONValue]) {
+        guard let last = out.last, last["role"] == "user" else {
+            out.append(["role": "user", "content": .string(note)])
+            return
+        }
+        if let text = last["content"]?.stringValue {
+            out[out.count - 1] = ["role": "user", "content": .string(text.isEmpty ? note : text + "\n\n" + note)]
+        } else {
+            let parts = last["content"]?.arrayValue ?? []
+            out[out.count - 1] = ["role": "user", "content": .array(parts + [["type": "text", "text": .string(note)]])]
+        }
     }
 
     static func toolMessage(_ r: ToolResult, id: String) -> JSONValue {

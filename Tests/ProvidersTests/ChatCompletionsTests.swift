@@ -96,7 +96,9 @@ import TestSupport
         #expect(sent["tool_choice"] == recorded2["tool_choice"])
         #expect(sent["stream_options"] == recorded2["stream_options"])
         #expect(sent["model"] == recorded2["model"])
-        #expect(sent["usage"] == recorded2["usage"])
+        // OpenRouter's current spec no longer declares the `usage` field the recordings sent; usage
+        // still comes in the stream (turn2.usage below).
+        #expect(sent["usage"] == nil)
         #expect(turn2.error == nil)
         #expect(turn2.text == expected.text2)
         #expect(turn2.usage == expected.usage2)
