@@ -20,6 +20,12 @@ import Agent
 /// History from other providers is made acceptable: text blocks that are empty or only
 /// whitespace are left out (the API refuses them), and call ids outside `^[a-zA-Z0-9_-]+$`
 /// (e.g. `functions.add:0`) are sent as stand-ins (`WireCallIDs`).
+///
+/// Prompt caching (`cache_control: ephemeral`, at most 4 breakpoints, none on a summary request):
+/// after the tools, after the system prompt, on the last block before the context note (what the
+/// next request reads from the cache) and on the last block of the user turn before (where the
+/// previous request wrote it). The context note (`ChatRequest.contextNote`) is the last block of
+/// the last user turn, after every breakpoint.
 public struct AnthropicModel: ChatModel {
     public let config: AdapterConfig
     let transport: any HTTPTransport
@@ -70,24 +76,34 @@ public struct AnthropicModel: ChatModel {
         var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "text/event-stream"),
                        HTTPHeader("anthropic-version", Self.apiVersion)]
         if let key = config.apiKey, !key.isEmpty { headers.append(HTTPHeader("x-api-key", key)) }
-        if config.nativeWebSearch { headers.append(HTTPHeader("anthropic-beta", Self.webFetchBeta)) }
+        if config.nativeWebSearch && request.purpose == .answer { headers.append(HTTPHeader("anthropic-beta", Self.webFetchBeta)) }
         headers += config.extraHeaders
         return HTTPRequest(url: "\(config.baseURL)/messages", headers: headers, body: WireJSON.body(requestBody(request)),
                            timeouts: config.timeouts)
     }
 
     public func requestBody(_ request: ChatRequest) -> JSONValue {
+        let caches = request.purpose == .answer
         var body: [String: JSONValue] = [
             "model": .string(config.model),
             "max_tokens": .number(Double(request.maxOutputTokens)),
             "stream": true,
-            "messages": .array(Self.messages(request.messages, origin: continuationOrigin)),
+            "messages": .array(Self.messages(request.messages, origin: continuationOrigin, contextNote: request.contextNote, cacheBreakpoints: caches)),
         ]
-        if !request.system.isEmpty { body["system"] = [["type": "text", "text": .string(request.system)]] }
+        if !request.system.isEmpty {
+            var block: [String: JSONValue] = ["type": "text", "text": .string(request.system)]
+            if caches { block["cache_control"] = Self.cacheControl }
+            body["system"] = [.object(block)]
+        }
         var tools: [JSONValue] = request.tools.map { tool in
             ["name": .string(tool.name), "description": .string(tool.description), "input_schema": tool.parameters]
         }
-        if config.nativeWebSearch { tools += Self.serverTools }
+        if config.nativeWebSearch && request.purpose == .answer { tools += Self.serverTools }
+        if caches, let last = tools.last?.objectValue {
+            var marked = last
+            marked["cache_control"] = Self.cacheControl
+            tools[tools.count - 1] = .object(marked)
+        }
         if !tools.isEmpty {
             body["tools"] = .array(tools)
             body["tool_choice"] = ["type": "auto"]
@@ -95,8 +111,13 @@ public struct AnthropicModel: ChatModel {
         return WireJSON.merge(body, config.extraBody)
     }
 
-    /// `origin`: the items of this origin are replayed (`continuationOrigin`).
-    static func messages(_ messages: [Message], origin: String) -> [JSONValue] {
+    /// A prompt-cache breakpoint (5-minute cache, the default).
+    static let cacheControl: JSONValue = ["type": "ephemeral"]
+
+    /// `origin`: the items of this origin are replayed (`continuationOrigin`). `contextNote`: the
+    /// volatile tail, the last block of the last user turn. `cacheBreakpoints`: mark the end of
+    /// that turn's stable blocks and of the user turn before it.
+    static func messages(_ messages: [Message], origin: String, contextNote: String = "", cacheBreakpoints: Bool = false) -> [JSONValue] {
         let ids = WireCallIDs(messages, rule: .anthropic)
         var out: [(role: String, content: [JSONValue])] = []
         func append(_ role: String, _ blocks: [JSONValue]) {
@@ -149,7 +170,25 @@ public struct AnthropicModel: ChatModel {
                 append("assistant", blocks)
             }
         }
+        let users = out.indices.filter { out[$0].role == "user" }
+        if cacheBreakpoints {
+            for i in users.suffix(2) { out[i].content = markLastCacheable(out[i].content) }
+        }
+        if !isBlank(contextNote) {
+            let note: JSONValue = ["type": "text", "text": .string(contextNote)]
+            if let last = users.last { out[last].content.append(note) } else { out.append(("user", [note])) }
+        }
         return out.map { ["role": .string($0.role), "content": .array($0.content)] }
+    }
+
+    /// `blocks` with a cache breakpoint on the last block that may carry one (not thinking).
+    static func markLastCacheable(_ blocks: [JSONValue]) -> [JSONValue] {
+        guard let k = blocks.lastIndex(where: { !["thinking", "redacted_thinking"].contains($0["type"]?.stringValue ?? "") }),
+              var block = blocks[k].objectValue else { return blocks }
+        var out = blocks
+        block["cache_control"] = cacheControl
+        out[k] = .object(block)
+        return out
     }
 
     static func toolResult(_ r: ToolResult, id: String) -> JSONValue {
@@ -401,6 +440,7 @@ struct AnthropicDecoder: WireDecoder {
             usage.inputTokens = input + (cacheRead ?? 0) + (cacheWrite ?? 0)
         }
         if let cacheRead { usage.cachedInputTokens = cacheRead }
+        if let cacheWrite { usage.cacheWriteTokens = cacheWrite }
         if let output = u["output_tokens"]?.intValue { usage.outputTokens = output }
     }
 

@@ -138,15 +138,19 @@ public enum ModelCatalog {
         return cost(usage: usage, model: model, provider: provider)
     }
 
-    /// Estimated cost in US dollars. `usage.inputTokens` includes cached tokens and
-    /// `usage.outputTokens` includes reasoning tokens (the port's convention).
+    /// Estimated cost in US dollars. `usage.inputTokens` includes cached tokens and cache writes,
+    /// and `usage.outputTokens` includes reasoning tokens (the port's convention).
     public static func cost(usage: Usage, model: String, provider: String) -> Double {
         let info = info(model: model, provider: provider)
         let cached = min(max(0, usage.cachedInputTokens), max(0, usage.inputTokens))
         let uncached = max(0, usage.inputTokens - cached)
         let reasoning = min(max(0, usage.reasoningTokens), max(0, usage.outputTokens))
         let visible = max(0, usage.outputTokens - reasoning)
+        // Tokens written to a prompt cache (Anthropic, 5-minute cache) cost 1.25 times the input
+        // price; they are part of the uncached input already.
+        let written = min(max(0, usage.cacheWriteTokens), uncached)
         let total = Double(uncached) * info.inputPrice + Double(cached) * info.cachedInputPrice
+            + Double(written) * info.inputPrice * 0.25
             + Double(visible) * info.outputPrice + Double(reasoning) * info.reasoningPrice
         return total / 1_000_000
     }

@@ -35,9 +35,11 @@ import TestSupport
         request2.messages += [turn1.assistantMessage, toolResults(recorded2, calls: turn1.toolCalls)]
         let turn2 = await runTurn(claude(t2), request2)
         let sent = try requestJSON(t2)
-        #expect(sent["messages"] == recorded2["messages"])
-        #expect(sent["system"] == recorded2["system"])
-        #expect(sent["tools"] == recorded2["tools"])
+        // The recordings have no cache breakpoints; what the model reads is the same.
+        #expect(withoutCacheMarkers(sent["messages"]) == recorded2["messages"])
+        #expect(withoutCacheMarkers(sent["system"]) == recorded2["system"])
+        #expect(withoutCacheMarkers(sent["tools"]) == recorded2["tools"])
+        #expect(cacheMarkerPaths(sent).count <= 4)
         #expect(sent["model"] == recorded2["model"])
         return (turn1, turn2, sent, recorded2, String(decoding: t2.requests[0].body, as: UTF8.self))
     }
@@ -104,7 +106,7 @@ import TestSupport
         let body = events.map { "event: x\ndata: \($0)\n\n" }.joined()
         let turn = await runTurn(claude(transport(body)), ChatRequest(system: "", messages: [.user("x")], tools: []))
         #expect(turn.continuations.map(\.payload) == [#"{"data":"EmwKAhgBEgy3va3pzix/LafPsn4a","type":"redacted_thinking"}"#])
-        #expect(turn.usage == Usage(inputTokens: 105, cachedInputTokens: 90, outputTokens: 7, reasoningTokens: 0))
+        #expect(turn.usage == Usage(inputTokens: 105, cachedInputTokens: 90, outputTokens: 7, reasoningTokens: 0, cacheWriteTokens: 5))
         let sent = claude(transport("")).requestBody(ChatRequest(system: "", messages: [.user("x"), turn.assistantMessage, .user("y")], tools: []))
         #expect(sent["messages"]?[1]?["content"] == [["type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"], ["type": "text", "text": "ok"]])
     }
@@ -144,7 +146,7 @@ import TestSupport
         #expect(body["messages"]?.arrayValue?.count == 3)
         #expect(last?["content"]?[0]?["type"] == "tool_result")
         #expect(last?["content"]?[0]?["is_error"] == true)
-        #expect(last?["content"]?[1] == ["type": "text", "text": "and then?"])
+        #expect(withoutCacheMarkers(last?["content"]?[1]) == ["type": "text", "text": "and then?"])
     }
 
     @Test func wholeInputAtBlockStartIsUsedWhenNoDeltasCome() async throws {

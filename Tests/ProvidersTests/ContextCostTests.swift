@@ -65,4 +65,12 @@ import SQLiteKit
         #expect(totals.roundsWithoutCost == 1)
         #expect(totals.costUSD == 0)
     }
+
+    /// Anthropic bills tokens written to its prompt cache at 1.25 times the input price.
+    @Test func cacheWritesCostAQuarterMoreThanInput() {
+        let usage = Usage(inputTokens: 10_000, cachedInputTokens: 6_000, outputTokens: 100, cacheWriteTokens: 3_000)
+        // claude-sonnet-4-5: $3 input, $0.30 cache read, $15 output per million.
+        let expected = (4_000 * 3.0 + 3_000 * 3.0 * 0.25 + 6_000 * 0.30 + 100 * 15.0) / 1_000_000
+        #expect(abs(ModelCatalog.cost(usage: usage, model: "claude-sonnet-4-5", provider: "anthropic") - expected) < 1e-12)
+    }
 }

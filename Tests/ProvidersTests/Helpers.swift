@@ -106,3 +106,27 @@ func expectSplitInvariant(_ make: (FakeHTTPTransport) -> any ChatModel, body: St
     }
     return reference
 }
+
+/// `value` without Anthropic's `cache_control` markers: they say where the provider may cache,
+/// not what the model reads, so a request compares with a recording made without them.
+func withoutCacheMarkers(_ value: JSONValue?) -> JSONValue? {
+    guard let value else { return nil }
+    if let o = value.objectValue {
+        var out: [String: JSONValue] = [:]
+        for (k, v) in o where k != "cache_control" { out[k] = withoutCacheMarkers(v) }
+        return .object(out)
+    }
+    if let a = value.arrayValue { return .array(a.compactMap { withoutCacheMarkers($0) }) }
+    return value
+}
+
+/// The paths (e.g. `tools[2]`, `messages[0].content[1]`) of every `cache_control` in `value`.
+func cacheMarkerPaths(_ value: JSONValue, _ path: String = "") -> [String] {
+    if let o = value.objectValue {
+        return o.keys.sorted().flatMap { k -> [String] in
+            k == "cache_control" ? [path] : cacheMarkerPaths(o[k] ?? .null, path.isEmpty ? k : path + "." + k)
+        }
+    }
+    if let a = value.arrayValue { return a.enumerated().flatMap { cacheMarkerPaths($0.element, path + "[\($0.offset)]") } }
+    return []
+}

@@ -32,7 +32,8 @@ import TestSupport
         let tools = try #require(body["tools"]?.arrayValue)
         #expect(tools.map { $0["name"]?.stringValue } == ["search_foods", "web_search", "web_fetch"])
         #expect(tools[1] == ["type": "web_search_20250305", "name": "web_search", "max_uses": 5])
-        #expect(tools[2] == ["type": "web_fetch_20250910", "name": "web_fetch", "max_uses": 5])
+        // The last tool carries the cache breakpoint after the tools.
+        #expect(tools[2] == ["type": "web_fetch_20250910", "name": "web_fetch", "max_uses": 5, "cache_control": ["type": "ephemeral"]])
         #expect(on.httpRequest(request).headers.contains { $0.name == "anthropic-beta" && $0.value == "web-fetch-2025-09-10" })
 
         let off = AnthropicModel(config: config("anthropic", base: "https://api.anthropic.com/v1", model: "claude-sonnet-4-5"), transport: FakeHTTPTransport(replies: []))
