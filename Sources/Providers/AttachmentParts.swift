@@ -22,9 +22,10 @@ enum AttachmentParts {
         return ["type": "file", "file": ["filename": wireName(a), "file_data": dataURL(a)]]
     }
 
-    /// Responses: `input_image` with a data URL; PDFs as `input_file` with `file_data`.
-    static func responses(_ a: AttachmentRef) -> JSONValue {
-        if a.format.isImage { return ["type": "input_image", "image_url": dataURL(a)] }
+    /// Responses: `input_image` with a data URL and a `detail`; PDFs as `input_file` with `file_data`.
+    /// `detail` is required by the Responses spec (`InputImageContent`): "auto" unless chosen.
+    static func responses(_ a: AttachmentRef, detail: String = "auto") -> JSONValue {
+        if a.format.isImage { return ["type": "input_image", "image_url": dataURL(a), "detail": .string(detail)] }
         return ["type": "input_file", "filename": wireName(a), "file_data": dataURL(a)]
     }
 

@@ -23,6 +23,14 @@ import Agent
 ///   asks for `web_search_call.action.sources`); replayed at its position, after the reasoning item
 ///   that preceded it. What it found and the answer's `url_citation`s also come as a `WebSources` item.
 ///
+/// A `web_search_call` goes back only with the reasoning item it followed (or, when no reasoning
+/// preceded it, alone): one whose reasoning item was not kept (no encrypted content) is not kept
+/// either, and one whose reasoning item is not replayed is left out with it.
+///
+/// Images carry `detail` ("auto"), which the spec requires. The context note
+/// (`ChatRequest.contextNote`) ends the input: an `input_text` after the last user message's
+/// parts, or a user message of its own after tool outputs.
+///
 /// Call ids over 64 characters (the API's limit) are sent as stand-ins (`WireCallIDs`).
 public struct ResponsesModel: ChatModel {
     public enum Flavor: String, Sendable {
@@ -102,7 +110,7 @@ public struct ResponsesModel: ChatModel {
             ["type": "function", "name": .string(tool.name), "description": .string(tool.description),
              "parameters": tool.parameters, "strict": false]
         }
-        if config.nativeWebSearch {
+        if config.nativeWebSearch && request.purpose == .answer {
             tools.append(["type": "web_search"])
             body["include"] = .array((body["include"]?.arrayValue ?? []) + ["web_search_call.action.sources"])
         }
@@ -138,10 +146,18 @@ public struct ResponsesModel: ChatModel {
                     }
                 }
                 var content: [JSONValue] = text.isEmpty ? [] : [["type": "input_text", "text": .string(text)]]
-                content += message.attachments.map(AttachmentParts.responses)
+                content += message.attachments.map { AttachmentParts.responses($0) }
                 if !content.isEmpty { out.append(["role": "user", "content": .array(content)]) }
             case .assistant:
                 out += assistantItems(message, ids: ids, includeReasoning: includeReasoning)
+            }
+        }
+        if !request.contextNote.isEmpty {
+            let note: JSONValue = ["type": "input_text", "text": .string(request.contextNote)]
+            if let last = out.last, last["role"] == "user", let content = last["content"]?.arrayValue {
+                out[out.count - 1] = ["role": "user", "content": .array(content + [note])]
+            } else {
+                out.append(["role": "user", "content": [note]])
             }
         }
         return out
@@ -153,8 +169,9 @@ public struct ResponsesModel: ChatModel {
             case reasoning(JSONValue)
             case text(String, messageID: String?)
             case call(JSONValue)
-            /// A server tool's output item (web_search_call), sent back as received.
-            case server(JSONValue)
+            /// A server tool's output item (web_search_call), sent back as received; `withReasoning`:
+            /// it followed a reasoning item (directly, or after other server items that did).
+            case server(JSONValue, withReasoning: Bool)
         }
         var items: [Item] = []
         var text = ""
@@ -181,7 +198,13 @@ public struct ResponsesModel: ChatModel {
                     flush(messageID: (try? JSONValue.parse(item.payload))?["id"]?.stringValue)
                 case "server_item" where includeReasoning:
                     flush()
-                    if let value = try? JSONValue.parse(item.payload) { items.append(.server(value)) }
+                    let chained: Bool
+                    switch items.last {
+                    case .reasoning?: chained = true
+                    case .server(_, let withReasoning)?: chained = withReasoning
+                    default: chained = false
+                    }
+                    if let value = try? JSONValue.parse(item.payload) { items.append(.server(value, withReasoning: chained)) }
                 default:
                     break
                 }
@@ -194,6 +217,8 @@ public struct ResponsesModel: ChatModel {
         // is known. A message id goes only right after its reasoning item.
         var out: [JSONValue] = []
         var afterReasoning = false
+        // Whether the reasoning item the current run of server items follows went out.
+        var reasoningSent = false
         for (k, item) in items.enumerated() {
             switch item {
             case .reasoning(let value):
@@ -202,9 +227,10 @@ public struct ResponsesModel: ChatModel {
                 case .call?, .server?, .text(_, messageID: _?)?:
                     out.append(value)
                     afterReasoning = true
+                    reasoningSent = true
                     continue
                 default:
-                    break
+                    reasoningSent = false
                 }
             case .text(let t, let messageID):
                 if afterReasoning, let messageID {
@@ -213,10 +239,17 @@ public struct ResponsesModel: ChatModel {
                 } else {
                     out.append(["role": "assistant", "content": .string(t)])
                 }
-            case .call(let value), .server(let value):
+            case .call(let value):
                 out.append(value)
+            case .server(let value, let withReasoning):
+                // Never without the reasoning item it came with: the API refuses that pair split.
+                if withReasoning && !reasoningSent { continue }
+                out.append(value)
+                afterReasoning = false
+                continue
             }
             afterReasoning = false
+            reasoningSent = false
         }
         return out
     }
@@ -238,6 +271,9 @@ struct ResponsesDecoder: WireDecoder {
     var emittedCalls = Set<String>()
     /// The latest output item was a reasoning item kept as a continuation item.
     var lastItemWasKeptReasoning = false
+    /// The latest output items are a reasoning item that was not kept (no encrypted content),
+    /// maybe followed by web_search_calls: those cannot be replayed without it either.
+    var afterDroppedReasoning = false
     var responseID: String?
     /// Text already streamed per item, to fill in from `output_text.done` if deltas were missing.
     var streamedText: [String: String] = [:]
@@ -290,9 +326,13 @@ struct ResponsesDecoder: WireDecoder {
             guard let item = e["item"] else { break }
             let afterKeptReasoning = lastItemWasKeptReasoning
             lastItemWasKeptReasoning = false
+            let droppedBefore = afterDroppedReasoning
+            afterDroppedReasoning = false
             switch item["type"]?.stringValue {
             case "reasoning":
+                afterDroppedReasoning = true
                 if let blob = item["encrypted_content"]?.stringValue, !blob.isEmpty, let id = item["id"]?.stringValue {
+                    afterDroppedReasoning = false
                     var kept: [String: JSONValue] = ["type": "reasoning", "id": .string(id), "encrypted_content": .string(blob)]
                     kept["summary"] = item["summary"]?.value ?? .array([])
                     out.append(.continuation(ContinuationItem(provider: family, kind: "reasoning", payload: JSONValue.object(kept).serialized)))
@@ -306,7 +346,12 @@ struct ResponsesDecoder: WireDecoder {
                 }
             case "web_search_call":
                 if let value = item.value.objectValue {
-                    out.append(.continuation(ContinuationItem(provider: family, kind: "server_item", payload: JSONValue.object(value).serialized)))
+                    // Replayable only with the reasoning item it followed; that one was not kept.
+                    if droppedBefore {
+                        afterDroppedReasoning = true
+                    } else {
+                        out.append(.continuation(ContinuationItem(provider: family, kind: "server_item", payload: JSONValue.object(value).serialized)))
+                    }
                     noteSearch(JSONValue.object(value))
                 }
             case "function_call":

@@ -101,7 +101,8 @@ import TestSupport
         let content = try #require(sent["input"]?[1]?["content"])
         #expect(content[0] == ["type": "input_text", "text": "read these"])
         #expect(content[1] == ["type": "input_file", "filename": "a1.pdf", "file_data": .string("data:application/pdf;base64," + Base64Appender.encode(pdf))])
-        #expect(content[2] == ["type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgoBAgM="])
+        // `detail` is required by the spec (vLLM answers 400 without it).
+        #expect(content[2] == ["type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgoBAgM=", "detail": "auto"])
     }
 
     @Test func anthropicSendsADocumentBlock() async throws {

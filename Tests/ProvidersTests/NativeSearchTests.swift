@@ -239,29 +239,62 @@ import TestSupport
         #expect(!input.contains { $0.serialized.contains("web_sources") })
     }
 
-    @Test func responsesReasoningBeforeEachSearchIsReplayedWithIt() async throws {
+    /// Each web_search_call in this recording follows a reasoning item without encrypted content,
+    /// which cannot be kept: the calls are not kept for replay either (the API refuses a
+    /// web_search_call without its reasoning item), while what they found still becomes sources.
+    @Test func searchesWhoseReasoningWasNotKeptAreNotReplayed() async throws {
         let body = try ProviderFixtures.chunksAsSSE("openai-responses/vercel__openai-web-search-tool.1.chunks.txt", named: true)
         let make = { (t: FakeHTTPTransport) -> any ChatModel in
             ResponsesModel(config: self.native(config("openai", base: "https://api.openai.com/v1", model: "gpt-5-mini")), transport: t)
         }
         let turn = await expectSplitInvariant(make, body: body, request: ChatRequest(system: "", messages: [.user("x")], tools: []))
         #expect(turn.error == nil)
-        let items = turn.continuations.filter { $0.kind == "server_item" }.compactMap { try? JSONValue.parse($0.payload) }
-        #expect(items.count == 6)
-        #expect(Set(items.compactMap { $0["action"]?["type"]?.stringValue }) == ["search", "open_page", "find_in_page"])
+        #expect(!turn.continuations.contains { $0.kind == "reasoning" })
+        #expect(!turn.continuations.contains { $0.kind == "server_item" })
         let web = try #require(webSources(turn).first)
         #expect(web.citations.count >= 5)
+        #expect(web.searches.count == 6)
         #expect(web.searches.contains { !$0.query.isEmpty && !$0.results.isEmpty }, "a search action lists its sources")
 
-        // This recording's reasoning items carry no encrypted content, so none is kept: the six
-        // calls go back on their own, in order, before the answer's text.
-        #expect(!turn.continuations.contains { $0.kind == "reasoning" })
         let t = transport("data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\"}}\n\n")
         let model = ResponsesModel(config: native(config("openai", base: "https://api.openai.com/v1", model: "gpt-5-mini")), transport: t)
         _ = await runTurn(model, ChatRequest(system: "", messages: [.user("q"), turn.assistantMessage, .user("more")], tools: []))
         let input = try #require(try requestJSON(t)["input"]?.arrayValue)
-        #expect(Array(input[1...6]) == items)
-        #expect(input[7]["role"]?.stringValue == "assistant")
+        #expect(!input.contains { $0["type"] == "web_search_call" || $0["type"] == "reasoning" })
+        #expect(input.map { $0["role"]?.stringValue } == ["user", "assistant", "user"])
+    }
+
+    /// The same recording with encrypted reasoning: each search goes back right after its own
+    /// reasoning item, in order, as received.
+    @Test func searchesGoBackEachAfterItsReasoningItem() async throws {
+        var lines: [String] = []
+        for line in String(decoding: try ProviderFixtures.bytes("openai-responses/vercel__openai-web-search-tool.1.chunks.txt"), as: UTF8.self)
+            .split(separator: "\n") {
+            var event = try JSONValue.parse(String(line))
+            if event["type"] == "response.output_item.done", event["item"]?["type"] == "reasoning", var item = event["item"]?.objectValue,
+               let id = item["id"]?.stringValue {
+                item["encrypted_content"] = .string("blob-" + id)
+                var o = event.objectValue ?? [:]
+                o["item"] = .object(item)
+                event = .object(o)
+            }
+            lines.append("event: \(event["type"]?.stringValue ?? "")\ndata: \(event.serialized)\n\n")
+        }
+        let model = { (t: FakeHTTPTransport) in
+            ResponsesModel(config: self.native(config("openai", base: "https://api.openai.com/v1", model: "gpt-5-mini")), transport: t)
+        }
+        let turn = await runTurn(model(transport(lines.joined())), ChatRequest(system: "", messages: [.user("x")], tools: []))
+        #expect(turn.error == nil)
+        #expect(turn.continuations.filter { $0.kind == "server_item" }.count == 6)
+        let t = transport("data: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\"}}\n\n")
+        _ = await runTurn(model(t), ChatRequest(system: "", messages: [.user("q"), turn.assistantMessage, .user("more")], tools: []))
+        let input = try #require(try requestJSON(t)["input"]?.arrayValue)
+        let types = input.map { $0["type"]?.stringValue ?? $0["role"]?.stringValue ?? "" }
+        // The last reasoning item goes with the answer's message item (its id kept).
+        let pairs: [String] = (0..<6).flatMap { _ in ["reasoning", "web_search_call"] }
+        let expected: [String] = ["user"] + pairs + ["reasoning", "message", "user"]
+        #expect(types == expected)
+        for k in 0..<6 { #expect(input[1 + 2 * k]["encrypted_content"]?.stringValue?.hasPrefix("blob-rs_") == true) }
     }
 
     /// A kept reasoning item goes with the web_search_call that followed it (its "required
