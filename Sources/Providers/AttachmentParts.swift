@@ -3,9 +3,24 @@
 import Agent
 
 enum AttachmentParts {
-    /// Gemini: `{"inlineData":{"data","mimeType"}}` for images and PDFs alike.
+    /// Gemini: `{"inlineData":{"data","mimeType"}}` for images and PDFs alike. A type Gemini does
+    /// not take (GIF) is never sent: a line says it was left out (refused before sending anyway,
+    /// `ModelCatalog.attachmentRefusal`; this keeps a request valid whatever reached it).
     static func gemini(_ a: AttachmentRef) -> JSONValue {
-        ["inlineData": ["data": .string(AttachmentSplicer.marker(a)), "mimeType": .string(a.format.mediaType)]]
+        guard geminiTakes(a.format) else {
+            return ["text": .string("[attachment \(a.id): \(a.format.label) not sent: Gemini does not take \(a.format.label)s]")]
+        }
+        return ["inlineData": ["data": .string(AttachmentSplicer.marker(a)), "mimeType": .string(a.format.mediaType)]]
+    }
+
+    /// What Gemini takes inline: PNG, JPEG, WebP (and HEIC/HEIF, which ofj does not attach) and PDF.
+    static func geminiTakes(_ format: AttachmentFormat) -> Bool { format != .gif }
+
+    /// Gemini 3: an attachment inside a `functionResponse.parts`, named by its id (never the
+    /// person's file name).
+    static func geminiFunctionResponsePart(_ a: AttachmentRef) -> JSONValue {
+        ["inlineData": ["data": .string(AttachmentSplicer.marker(a)), "mimeType": .string(a.format.mediaType),
+                        "displayName": .string("\(a.id).\(a.format.rawValue)")]]
     }
 
     /// The file name sent in `file`/`input_file` parts: the attachment's id, not the person's

@@ -15,9 +15,26 @@ import Agent
 ///   Its text is also streamed as a text delta just before the item, and removed again from the
 ///   preceding text on replay so it is not sent twice.
 ///
-/// With `nativeWebSearch` the request also declares `{"google_search":{}}` and `{"url_context":{}}`.
-/// Grounding is response-only: `groundingMetadata` (queries, chunks, supports) and
-/// `urlContextMetadata` become a `WebSources` item; nothing of it is sent back.
+/// - kind "server_part", payload = the exact part: a `toolCall` or `toolResponse` of Google's own
+///   tools (search, URL context), which a request with `includeServerSideToolInvocations` gets
+///   back. Never run here. Replayed at its position only as a whole pair (same `id`) with both
+///   signatures; otherwise both are left out (one without its signature is refused with 400).
+///
+/// With `nativeWebSearch` the request also declares `{"google_search":{}}` and `{"url_context":{}}`;
+/// beside function declarations (Gemini 3 only: older models refuse the combination, so they
+/// get the function tools alone) with `toolConfig.includeServerSideToolInvocations: true` and
+/// `functionCallingConfig.mode: VALIDATED` (AUTO is not supported with the flag). A 400 that
+/// still refuses the combination is retried once without Google's tools, said in one notice,
+/// and later requests of this model leave them out. Grounding: `groundingMetadata` (queries,
+/// chunks, supports) and `urlContextMetadata` become a `WebSources` item.
+///
+/// Contents follow Google's rules for function responses: a content with `functionResponse`
+/// parts holds nothing else. An attachment shown for a tool result (read_attachment, a fetched
+/// PDF) goes inside that `functionResponse.parts` on Gemini 3, else in the next user content.
+/// Images Gemini does not take (GIF) are never sent as inline data.
+///
+/// The context note (`ChatRequest.contextNote`) ends the request: a text part after the last
+/// user content's parts, or a user content of its own after function responses.
 ///
 /// Signatures go back only to the base URL and model that produced them; a synthesized-id marker
 /// is honoured from any Gemini origin (it says the id is ofj's, not the model's). Tools are
@@ -32,33 +49,76 @@ public struct GeminiModel: ChatModel {
     /// Stamped on the continuation items this model receives; only items with this origin are replayed.
     public var continuationOrigin: String { config.continuationOrigin(family: continuationFamily, model: Self.bareModel(config.model)) }
 
+    /// Set once Google refused its own tools beside function declarations for this model: later
+    /// requests leave them out (and the person was told once).
+    let combinationRefused = Flag()
+
     public init(config: AdapterConfig, transport: any HTTPTransport) {
         self.config = config
         self.transport = transport
     }
 
+    /// The line the person sees when a request went again without Google Search.
+    public static let combinationNotice = "Gemini refused Google Search beside ofj's tools, so this answer and the rest of the session go without web search."
+
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
         let http = httpRequest(request)
+        let combined = combinesTools(request)
+        let plain = combined ? httpRequest(request, nativeSearch: false) : nil
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
                                   origin: continuationOrigin, attachments: request.attachments)
+        let refused = combinationRefused
         return makeEventStream { out in
-            try await driver.run(http, decoder: GeminiDecoder(), out: out)
+            do {
+                try await driver.run(http, decoder: GeminiDecoder(), out: out)
+            } catch let error as ChatError {
+                // Only a refusal before any output (httpStatus set) that names the combination.
+                guard let plain, error.httpStatus == 400, Self.refusesCombination(error.message) else { throw error }
+                refused.set()
+                try await driver.run(plain, decoder: GeminiDecoder(), out: out)
+                out.yield(.notice(Self.combinationNotice))
+            }
         }
     }
 
+    /// Google's 400s for built-in tools beside function declarations (the flag missing, or a
+    /// model that cannot combine them).
+    static func refusesCombination(_ message: String) -> Bool {
+        let m = message.lowercased()
+        return m.contains("include_server_side_tool_invocations") || m.contains("includeserversidetoolinvocations")
+            || m.contains("built-in tools") || m.contains("tool use with function calling is unsupported")
+    }
+
+    /// Whether Google's own tools may go beside function declarations: Gemini 3 models only.
+    static func canCombineTools(_ model: String) -> Bool { bareModel(model).lowercased().contains("gemini-3") }
+
+    /// Whether `request` declares Google's tools beside function declarations.
+    func combinesTools(_ request: ChatRequest) -> Bool {
+        nativeSearch(request) && !request.tools.isEmpty
+    }
+
+    /// Whether `request` declares Google Search and URL context.
+    func nativeSearch(_ request: ChatRequest) -> Bool {
+        guard config.nativeWebSearch, request.purpose == .answer, !combinationRefused.value else { return false }
+        return request.tools.isEmpty || Self.canCombineTools(config.model)
+    }
+
     /// The HTTP request for `request` (public for tests and diagnostics; carries the key header).
-    public func httpRequest(_ request: ChatRequest) -> HTTPRequest {
+    public func httpRequest(_ request: ChatRequest, nativeSearch: Bool? = nil) -> HTTPRequest {
         let model = Self.bareModel(config.model)
         let escaped = model.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: ":/?#"))) ?? model
         var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "text/event-stream")]
         if let key = config.apiKey { headers.append(HTTPHeader("x-goog-api-key", key)) }
         headers += config.extraHeaders
         return HTTPRequest(url: "\(config.baseURL)/models/\(escaped):streamGenerateContent?alt=sse", headers: headers,
-                           body: WireJSON.body(requestBody(request)), timeouts: config.timeouts)
+                           body: WireJSON.body(requestBody(request, nativeSearch: nativeSearch)), timeouts: config.timeouts)
     }
 
-    public func requestBody(_ request: ChatRequest) -> JSONValue {
-        var body: [String: JSONValue] = ["contents": .array(Self.contents(request.messages, model: config.model, origin: continuationOrigin))]
+    /// `nativeSearch`: declare Google's tools (nil: as configured for this request).
+    public func requestBody(_ request: ChatRequest, nativeSearch: Bool? = nil) -> JSONValue {
+        let native = nativeSearch ?? self.nativeSearch(request)
+        var body: [String: JSONValue] = ["contents": .array(Self.contents(request.messages, model: config.model, origin: continuationOrigin,
+                                                                          contextNote: request.contextNote))]
         if !request.system.isEmpty {
             body["systemInstruction"] = ["parts": [["text": .string(request.system)]], "role": "user"]
         }
@@ -69,9 +129,12 @@ public struct GeminiModel: ChatModel {
                 if Self.takesArguments(tool.parameters) { declaration["parametersJsonSchema"] = tool.parameters }
                 return .object(declaration)
             })])
-            body["toolConfig"] = ["functionCallingConfig": ["mode": "AUTO"]]
+            // Beside Google's tools the flag is required, and with it AUTO is not supported.
+            body["toolConfig"] = native
+                ? ["functionCallingConfig": ["mode": "VALIDATED"], "includeServerSideToolInvocations": true]
+                : ["functionCallingConfig": ["mode": "AUTO"]]
         }
-        if config.nativeWebSearch { tools += [["google_search": .object([:])], ["url_context": .object([:])]] }
+        if native { tools += [["google_search": .object([:])], ["url_context": .object([:])]] }
         if !tools.isEmpty { body["tools"] = .array(tools) }
         var generation: [String: JSONValue] = ["maxOutputTokens": .number(Double(request.maxOutputTokens))]
         var extra = config.extraBody
@@ -106,7 +169,8 @@ public struct GeminiModel: ChatModel {
     public static let foreignHistorySignature = "skip_thought_signature_validator"
 
     /// `origin`: the continuation items of this origin are replayed (`continuationOrigin`).
-    static func contents(_ messages: [Message], model: String = "", origin: String) -> [JSONValue] {
+    /// `contextNote`: the volatile tail, sent last.
+    static func contents(_ messages: [Message], model: String = "", origin: String, contextNote: String = "") -> [JSONValue] {
         // Ids made up locally (the model sent none) are not sent back, on calls or responses,
         // whichever Gemini model or server made the history.
         var synthesized = Set<String>()
@@ -117,35 +181,72 @@ public struct GeminiModel: ChatModel {
                 }
             }
         }
-        var out: [(role: String, parts: [JSONValue])] = []
-        func append(_ role: String, _ parts: [JSONValue]) {
+        let nestsMedia = canCombineTools(model) // multimodal function responses: Gemini 3 only
+        var out: [(role: String, parts: [JSONValue], responses: Bool)] = []
+        func append(_ role: String, _ parts: [JSONValue], responses: Bool = false) {
             guard !parts.isEmpty else { return }
-            if let last = out.last, last.role == role {
-                out[out.count - 1].parts += parts // roles must alternate; merge neighbours
+            // Roles must alternate, so neighbours merge; but function responses never share a
+            // content with other parts (Google refuses it), so those stay apart.
+            if let last = out.last, last.role == role, last.responses == responses {
+                out[out.count - 1].parts += parts
             } else {
-                out.append((role, parts))
+                out.append((role, parts, responses))
             }
         }
         for message in messages {
             switch message.role {
             case .user:
                 var parts: [JSONValue] = []
+                var responses: [JSONValue] = []
                 for part in message.parts {
                     switch part {
                     case .text(let t) where !t.isEmpty: parts.append(["text": .string(t)])
-                    case .toolResult(let r): parts.append(functionResponse(r, synthesized: synthesized))
+                    case .toolResult(let r): responses.append(functionResponse(r, synthesized: synthesized))
                     default: break
                     }
                 }
-                parts += message.attachments.map(AttachmentParts.gemini)
-                append("user", parts)
+                append("user", responses, responses: true)
+                var attachments = message.attachments
+                if nestsMedia, let last = out.last, last.responses, !attachments.isEmpty {
+                    // Shown for a tool result just before: inside that functionResponse.
+                    let (nested, rest) = nest(attachments, into: last.parts)
+                    if rest.count < attachments.count {
+                        out[out.count - 1].parts = nested
+                        attachments = rest
+                        // The line introducing them is the result's own `attachment_id` now.
+                        if attachments.isEmpty { parts = [] }
+                    }
+                }
+                append("user", parts + attachments.map(AttachmentParts.gemini))
             case .tool:
-                append("user", message.toolResults.map { functionResponse($0, synthesized: synthesized) })
+                append("user", message.toolResults.map { functionResponse($0, synthesized: synthesized) }, responses: true)
             case .assistant:
                 append("model", modelParts(message, model: model, origin: origin))
             }
         }
+        if !contextNote.isEmpty {
+            let note: JSONValue = ["text": .string(contextNote)]
+            if let last = out.last, last.role == "user", !last.responses { out[out.count - 1].parts.append(note) } else { out.append(("user", [note], false)) }
+        }
         return out.map { ["role": .string($0.role), "parts": .array($0.parts)] }
+    }
+
+    /// `parts` (function responses) with each attachment a response names (`attachment_id`) put
+    /// in that response's `parts`, and the attachments no response names (or of a type function
+    /// responses do not take: images PNG, JPEG and WebP, and PDFs).
+    static func nest(_ attachments: [AttachmentRef], into parts: [JSONValue]) -> ([JSONValue], [AttachmentRef]) {
+        var out = parts
+        var rest: [AttachmentRef] = []
+        for a in attachments {
+            let index = out.firstIndex { $0["functionResponse"]?["response"]?["attachment_id"]?.stringValue == a.id }
+            guard !a.id.isEmpty, AttachmentParts.geminiTakes(a.format), let index, var fr = out[index]["functionResponse"]?.objectValue else {
+                rest.append(a)
+                continue
+            }
+            fr["parts"] = .array((fr["parts"]?.arrayValue ?? []) + [AttachmentParts.geminiFunctionResponsePart(a)])
+            out[index] = ["functionResponse": .object(fr)]
+        }
+        return (out, rest)
     }
 
     static func modelParts(_ message: Message, model: String = "", origin: String) -> [JSONValue] {
@@ -159,6 +260,7 @@ public struct GeminiModel: ChatModel {
             // Another origin's signature is not sent; its synthesized-id marker still holds.
             callInfo[id] = item.origin == origin ? p : (p["synthesizedID"]?.boolValue == true ? ["synthesizedID": true] : nil)
         }
+        let replayable = replayableServerParts(message, origin: origin)
         var parts: [JSONValue] = []
         var text = ""
         func flushText() {
@@ -190,12 +292,34 @@ public struct GeminiModel: ChatModel {
                 }
                 flushText()
                 parts.append(signed)
+            case .continuation(let item) where item.provider == "gemini" && item.kind == "server_part" && item.origin == origin:
+                guard let server = try? JSONValue.parse(item.payload), let id = Self.serverPartID(server), replayable.contains(id) else { continue }
+                flushText()
+                parts.append(server)
             case .continuation, .toolResult:
                 break
             }
         }
         flushText()
         return parts
+    }
+
+    /// The `id` pairing a `toolCall` part with its `toolResponse` part.
+    static func serverPartID(_ part: JSONValue) -> String? {
+        (part["toolCall"] ?? part["toolResponse"])?["id"]?.stringValue
+    }
+
+    /// Ids of the server tool calls in `message` that can go back: both the call and its response
+    /// are there, each with its signature.
+    static func replayableServerParts(_ message: Message, origin: String) -> Set<String> {
+        var calls = Set<String>()
+        var responses = Set<String>()
+        for case .continuation(let item) in message.parts where item.provider == "gemini" && item.kind == "server_part" && item.origin == origin {
+            guard let part = try? JSONValue.parse(item.payload), let id = serverPartID(part),
+                  part["thoughtSignature"]?.stringValue?.isEmpty == false else { continue }
+            if part["toolCall"] != nil { calls.insert(id) } else { responses.insert(id) }
+        }
+        return calls.intersection(responses)
     }
 
     static func functionResponse(_ result: ToolResult, synthesized: Set<String>) -> JSONValue {
@@ -314,6 +438,10 @@ struct GeminiDecoder: WireDecoder {
             }
             events += emitCall(name: name, id: fc["id"]?.stringValue, signature: signature, args: args)
             return events
+        }
+        if part["toolCall"] != nil || part["toolResponse"] != nil {
+            // Google ran its own tool (search, URL context): kept whole for replay, never run here.
+            return [.continuation(ContinuationItem(provider: "gemini", kind: "server_part", payload: part.serialized))]
         }
         if let text = part["text"]?.stringValue {
             let thought = part["thought"]?.boolValue == true

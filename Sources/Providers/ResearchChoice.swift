@@ -42,6 +42,7 @@ public struct ResearchChoice: Sendable, Hashable {
             return ResearchChoice(mode: .off, hint: nil)
         case .native?:
             if native { return ResearchChoice(mode: .native, hint: nil) }
+            if wire == .gemini { return ResearchChoice(mode: .off, hint: geminiHint(model) + "; \(keyHint)") }
             return ResearchChoice(mode: .off, hint: "\(provider == "offline" ? "the offline assistant" : "\(provider) \(model)") has no web search of its own; \(keyHint)")
         case .tavily?:
             return has("TAVILY_API_KEY") ? ResearchChoice(mode: .tavily, hint: nil)
@@ -56,8 +57,14 @@ public struct ResearchChoice: Sendable, Hashable {
             if has("TAVILY_API_KEY") { return ResearchChoice(mode: .tavily, hint: nil) }
             if has("PARALLEL_API_KEY") { return ResearchChoice(mode: .parallel, hint: nil) }
             if provider == "offline" { return ResearchChoice(mode: .off, hint: nil) }
+            if wire == .gemini { return ResearchChoice(mode: .off, hint: geminiHint(model) + "; \(keyHint)") }
             return ResearchChoice(mode: .off, hint: "\(provider) \(model) has no web search of its own; \(keyHint)")
         }
+    }
+
+    /// Why a Gemini model before 3 gets no Google Search: Google refuses it beside function tools.
+    static func geminiHint(_ model: String) -> String {
+        "\(model) cannot use Google Search beside ofj's tools (only Gemini 3 models can), so it answers without web search"
     }
 
     /// `ofj doctor`'s line.

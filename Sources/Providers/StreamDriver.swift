@@ -360,6 +360,13 @@ enum WireJSON {
     }
 }
 
+/// A flag shared by copies of an adapter (adapters are values), set at most once.
+final class Flag: Sendable {
+    private let state = Mutex(false)
+    var value: Bool { state.withLock { $0 } }
+    func set() { state.withLock { $0 = true } }
+}
+
 extension Usage {
     /// True when no count was reported.
     var isEmpty: Bool { self == .zero }
