@@ -45,18 +45,11 @@ public enum NutritionToolbox {
         ]
     }
 
-    /// The system prompt for real models. `now` and `timeZone` give the local date and time it states.
-    public static func systemPrompt(now: Date, timeZone: TimeZone) -> String {
-        let local = now.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: now))
-        let dayNumber = Int((local / 86_400).rounded(.down))
-        let minutes = Int((local - Double(dayNumber) * 86_400) / 60)
-        let today = (try? CalendarDay(dayNumber: dayNumber)).map { Text.day($0) } ?? "unknown"
-        let time = String(format: "%02d:%02d", minutes / 60, minutes % 60)
-        return """
+    /// The system prompt for real models. The same bytes for every request of every thread (the
+    /// start of the stable prefix providers cache); what changes per request is `contextNote`.
+    public static let systemPrompt = """
             You are the assistant inside ofj (OpenFoodJournal for the terminal): a personal nutrition journal and Food Bank kept in a local database. \
             You help one person log what they eat, review their days and trends, manage their saved foods and goals, and decide what to eat.
-
-            Now: \(today), \(time) local time (\(timeZone.identifier)).
 
             Rules:
             - Use the tools for every number. Never guess or invent nutrient values, totals or ids; if a tool has no answer, say so.
@@ -69,6 +62,21 @@ public enum NutritionToolbox {
             If they decline, do not repeat it unless they ask. Find ids with a read tool before changing anything.
             - If a tool returns an error, fix the argument it names or ask the person; do not retry the same call.
             - Keep answers short: a sentence or a compact list, with units. No tables unless asked.
+            - "\(contextLabel) Now: …" ending a message is ofj's note of the local date and time, not the person's words.
             """
+
+    /// How the context note starts (the system prompt names it).
+    public static let contextLabel = "[ofj]"
+
+    /// The volatile tail of each request: the local date and time at `now` in `timeZone` (for
+    /// "today" and the default meal). Sent after the stable prefix, so a new minute or day does
+    /// not change the bytes providers cache.
+    public static func contextNote(now: Date, timeZone: TimeZone) -> String {
+        let local = now.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: now))
+        let dayNumber = Int((local / 86_400).rounded(.down))
+        let minutes = Int((local - Double(dayNumber) * 86_400) / 60)
+        let today = (try? CalendarDay(dayNumber: dayNumber)).map { Text.day($0) } ?? "unknown"
+        let time = String(format: "%02d:%02d", minutes / 60, minutes % 60)
+        return "\(contextLabel) Now: \(today), \(time) local time (\(timeZone.identifier))."
     }
 }

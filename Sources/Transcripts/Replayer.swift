@@ -23,6 +23,8 @@ public struct ReplayResult: Sendable {
 public struct ReplayEnvironment: Sendable {
     public var makeTools: @Sendable (JournalStore) -> ToolRegistry
     public var systemPrompt: @Sendable (JournalStore) -> String
+    /// The volatile tail of each request (the journal clock's date and time), as the product sends it.
+    public var contextNote: @Sendable (JournalStore) -> String
     public var registerMigrations: @Sendable (inout Migrator) -> Void
     /// Models other than "scripted" (e.g. the offline assistant), by provider name.
     public var makeModel: @Sendable (_ provider: String, _ journalClock: @escaping @Sendable () -> Date, _ timeZone: TimeZone) -> (any ChatModel)?
@@ -35,6 +37,7 @@ public struct ReplayEnvironment: Sendable {
     /// Web research (`@config research=on`): the tools over a seeded search transport.
     public var research: (@Sendable (_ journal: JournalStore, _ search: any HTTPTransport, _ diagnostics: any DiagnosticsRecorder) -> ReplayResearch)? = nil
     public init(makeTools: @escaping @Sendable (JournalStore) -> ToolRegistry, systemPrompt: @escaping @Sendable (JournalStore) -> String,
+                contextNote: @escaping @Sendable (JournalStore) -> String = { _ in "" },
                 registerMigrations: @escaping @Sendable (inout Migrator) -> Void,
                 makeModel: @escaping @Sendable (String, @escaping @Sendable () -> Date, TimeZone) -> (any ChatModel)?, version: String,
                 makeAssembler: @escaping @Sendable (ConversationStore, JournalStore, any AgentClock, any DiagnosticsRecorder, Int?) -> any RequestAssembler,
@@ -45,6 +48,7 @@ public struct ReplayEnvironment: Sendable {
         self.packaged = packaged
         self.makeTools = makeTools
         self.systemPrompt = systemPrompt
+        self.contextNote = contextNote
         self.registerMigrations = registerMigrations
         self.makeModel = makeModel
         self.version = version
@@ -434,6 +438,8 @@ final class ReplayProcess {
         }
         var ruled = AgentConfiguration(systemPrompt: packaged?.systemPrompt(journal) ?? replayer.environment.systemPrompt(journal), policy: replayer.policy, jitter: { 0.5 },
                                                costEstimator: { _, _, _ in 0 })
+        let noteOf = replayer.environment.contextNote
+        ruled.contextNote = { noteOf(journal) }
         if let text = replayer.rulesJSON {
             do {
                 let set = try ApprovalRuleSet.parse(try JSONValue.parse(text), vocabulary: RuleVocabulary(registry: tools))
@@ -462,12 +468,14 @@ final class ReplayProcess {
             knownModels: { [] }, diagnosticsStatus: { "Diagnostics: not configured." },
             contextReport: { threadID in
                 guard let a = assembler as? CompactingAssembler else { return "Context details are not available." }
-                return try a.report(threadID: threadID, model: model, systemPrompt: configuration.systemPrompt, tools: tools.specs,
+                return try a.report(threadID: threadID, model: model, systemPrompt: configuration.systemPrompt, contextNote: configuration.contextNote(),
+                                    tools: tools.specs,
                                     maxOutputTokens: configuration.maxOutputTokens)
             },
             compact: { threadID, focus in
                 guard let a = assembler as? CompactingAssembler else { return "Compaction is not available." }
                 return try await a.compact(threadID: threadID, focus: focus, model: model, systemPrompt: configuration.systemPrompt,
+                                           contextNote: configuration.contextNote(),
                                            tools: tools.specs, maxOutputTokens: configuration.maxOutputTokens)
             },
             version: replayer.environment.version,

@@ -152,13 +152,14 @@ struct App {
     func configuration(for model: any ChatModel) -> AgentConfiguration {
         // The label-scan guidance only for a model that can see attachments (every request carries it).
         let sees = ModelCatalog.attachmentSupport(provider: model.provider, model: model.model, family: model.continuationFamily)
-        var configuration = AgentConfiguration(systemPrompt: Toolbox.systemPrompt(journal: journal, attachments: sees.images || sees.pdfs),
+        var configuration = AgentConfiguration(systemPrompt: Toolbox.systemPrompt(attachments: sees.images || sees.pdfs),
                                                policy: policy(for: model),
                            costEstimator: { provider, model, usage in
                                // The offline assistant runs here and costs nothing.
                                provider == "offline" ? 0 : ModelCatalog.costEstimator(provider, model, usage)
                            })
         configuration.approvalRules = rules
+        configuration.contextNote = { [journal] in Toolbox.contextNote(journal: journal) }
         // For benchmarks (tools/stream-growth.sh): a larger cap on one answer's text, 1–1024 MB.
         if let mb = environment["OFJ_MAX_ANSWER_MB"].flatMap(Int.init), (1...1024).contains(mb) {
             configuration.limits.maxTextBytes = mb << 20

@@ -58,7 +58,8 @@ struct ReplayCommand {
     static func environment(version: String) -> ReplayEnvironment {
         ReplayEnvironment(
             makeTools: { Toolbox.registry(journal: $0, packaged: false) },
-            systemPrompt: { Toolbox.systemPrompt(journal: $0, packaged: false) },
+            systemPrompt: { _ in Toolbox.systemPrompt(packaged: false) },
+            contextNote: { Toolbox.contextNote(journal: $0) },
             registerMigrations: { m in
                 JournalStore.registerMigrations(into: &m)
                 ConversationStore.registerMigrations(into: &m)
@@ -84,7 +85,7 @@ struct ReplayCommand {
             // only: the client's transport refuses every request (a transcript never reaches the network).
             packaged: ReplayPackagedHooks(
                 makeTools: { Toolbox.registry(journal: $0, foods: Replayer.packagedFoods(journal: $0, version: version)) },
-                systemPrompt: { Toolbox.systemPrompt(journal: $0) },
+                systemPrompt: { _ in Toolbox.systemPrompt() },
                 makeScanner: { PackagedCommands.scanner(journal: $0, foods: Replayer.packagedFoods(journal: $0, version: version)) }),
             research: { journal, transport, diagnostics in
                 // Tavily's shape over the seeded transport; the base URL is never dialled.

@@ -72,9 +72,15 @@ enum Toolbox {
         Thread { try? ReferenceDatabase.shared.prepareSearch() }.start()
     }
 
-    static func systemPrompt(journal: JournalStore, packaged: Bool = true, attachments: Bool = true) -> String {
-        NutritionToolbox.systemPrompt(now: journal.now(), timeZone: journal.timeZone) + (packaged ? "\n" + PackagedTools.promptRule : "")
+    /// The same bytes for every request (no clock in it): the stable prefix providers cache.
+    static func systemPrompt(packaged: Bool = true, attachments: Bool = true) -> String {
+        NutritionToolbox.systemPrompt + (packaged ? "\n" + PackagedTools.promptRule : "")
             + (attachments ? "\n" + LabelScan.prompt : "")
+    }
+
+    /// What each request says after the stable prefix: the journal clock's date and time.
+    static func contextNote(journal: JournalStore) -> String {
+        NutritionToolbox.contextNote(now: journal.now(), timeZone: journal.timeZone)
     }
 
     static func offlineAssistant(now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .current) -> any ChatModel {

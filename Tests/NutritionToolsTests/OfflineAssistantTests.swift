@@ -339,12 +339,29 @@ final class OfflineHarness: Sendable {
 }
 
 @Suite struct ToolboxTests {
-    @Test func systemPromptStatesTheLocalDateAndTheRules() throws {
-        let prompt = NutritionToolbox.systemPrompt(now: Date(timeIntervalSince1970: fixtureEpoch), timeZone: try #require(TimeZone(identifier: "America/New_York")))
-        #expect(prompt.contains("Now: Sunday 2026-11-29, 03:30 local time (America/New_York)."))
-        for rule in ["ofj", "search_food_bank first", "search_reference_foods", "Never guess", "approval", "YYYY-MM-DD", "breakfast 02:00-12:00", "Keep answers short"] {
+    @Test func systemPromptStatesTheRulesAndTheContextNoteTheLocalDate() throws {
+        let prompt = NutritionToolbox.systemPrompt
+        for rule in ["ofj", "search_food_bank first", "search_reference_foods", "Never guess", "approval", "YYYY-MM-DD", "breakfast 02:00-12:00",
+                     "Keep answers short", NutritionToolbox.contextLabel] {
             #expect(prompt.contains(rule), "missing: \(rule)")
         }
+        let zone = try #require(TimeZone(identifier: "America/New_York"))
+        let note = NutritionToolbox.contextNote(now: Date(timeIntervalSince1970: fixtureEpoch), timeZone: zone)
+        #expect(note == NutritionToolbox.contextLabel + " Now: Sunday 2026-11-29, 03:30 local time (America/New_York).")
+    }
+
+    /// The prompt is the start of every request's cached prefix: nothing in it may depend on the
+    /// clock. The note moves with every minute and day instead.
+    @Test func onlyTheContextNoteChangesWithTheClock() throws {
+        let zone = try #require(TimeZone(identifier: "America/New_York"))
+        let late = Date(timeIntervalSince1970: fixtureEpoch + 20.5 * 3_600 - 30) // 23:59:30 local
+        let notes = [late, late.addingTimeInterval(40), late.addingTimeInterval(24 * 3_600)].map {
+            NutritionToolbox.contextNote(now: $0, timeZone: zone)
+        }
+        #expect(notes[0].hasSuffix("Now: Sunday 2026-11-29, 23:59 local time (America/New_York)."))
+        #expect(notes[1].hasSuffix("Now: Monday 2026-11-30, 00:00 local time (America/New_York)."))
+        #expect(notes[2].hasSuffix("Now: Monday 2026-11-30, 23:59 local time (America/New_York)."))
+        for digits in ["23:59", "00:00", "2026-11-29", "2026-11-30", "03:30"] { #expect(!NutritionToolbox.systemPrompt.contains(digits)) }
     }
 
     @Test func aMissingReferenceDatabaseIsAnErrorNotAnEmptyAnswer() async throws {
