@@ -34,12 +34,15 @@ let package = Package(
         .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition", "PackagedFoods"], swiftSettings: swiftSettings),
         // ofj as an MCP server: JSON-RPC over stdio, the same tools, approvals through elicitation, the same ledger.
         .target(name: "MCP", dependencies: ["Agent", "SQLiteKit"], swiftSettings: swiftSettings),
-        .target(name: "REPL", dependencies: ["CEditLine", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics", "OutputSafety"],
+        // The declarative command line: specs, the parser, help, shell completion, README.md's command table.
+        // Product-free: ofj's own commands are declared in the executable.
+        .target(name: "CommandLineKit", dependencies: ["Agent", "OutputSafety"], swiftSettings: swiftSettings),
+        .target(name: "REPL", dependencies: ["CEditLine", "CommandLineKit", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics", "OutputSafety"],
                 swiftSettings: swiftSettings),
-        .target(name: "Transcripts", dependencies: ["REPL", "Agent", "Providers", "Journal", "NutritionTools", "Diagnostics", "SQLiteKit", "OutputSafety",
+        .target(name: "Transcripts", dependencies: ["REPL", "CommandLineKit", "Agent", "Providers", "Journal", "NutritionTools", "Diagnostics", "SQLiteKit", "OutputSafety",
                                                     "PackagedFoods", "HTTP"],
                 swiftSettings: swiftSettings),
-        .executableTarget(name: "ofj", dependencies: ["REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP",
+        .executableTarget(name: "ofj", dependencies: ["CommandLineKit", "REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP",
                                                        "PackagedFoods", "HTTP", "Research", "Sync"],
                           swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["SQLiteKit", "Agent", "HTTP", "CEditLine"], path: "Sources/TestSupport",
@@ -57,6 +60,7 @@ let package = Package(
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Research", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionToolsTests", dependencies: ["NutritionTools", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: swiftSettings),
         .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ResearchTests", dependencies: ["Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),

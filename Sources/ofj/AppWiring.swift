@@ -1,5 +1,6 @@
 // The composition root: one database, the stores, tools, model, runner and diagnostics.
 import Agent
+import CommandLineKit
 import Diagnostics
 import Foundation
 import HTTP

@@ -2,6 +2,7 @@
 // Parsing, `--help`, "did you mean", shell completion and README.md's command table all come
 // from this table (README.md is checked against `ofj __readme-commands` by the tests).
 import Agent
+import CommandLineKit
 import Foundation
 import Journal
 import Nutrition

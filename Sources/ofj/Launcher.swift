@@ -1,5 +1,6 @@
 // Starts the interactive assistant, `ask`, `replay`, `diag` and `doctor`.
 import Agent
+import CommandLineKit
 import Diagnostics
 import Foundation
 import HTTP

@@ -1,5 +1,6 @@
 // `ofj mcp [--allow-writes]`: the journal's tools and resources for MCP clients, over stdin/stdout.
 import Agent
+import CommandLineKit
 import Diagnostics
 import Foundation
 import Journal

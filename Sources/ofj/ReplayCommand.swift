@@ -1,5 +1,6 @@
 // `ofj replay FILE… [--update]`: runs transcripts and reports differences.
 import Agent
+import CommandLineKit
 import Diagnostics
 import Foundation
 import PackagedFoods

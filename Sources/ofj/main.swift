@@ -1,4 +1,5 @@
 // ofj entry point: the command table (CommandTable.swift) parses; this file runs the handler.
+import CommandLineKit
 import Foundation
 import Journal
 import Nutrition

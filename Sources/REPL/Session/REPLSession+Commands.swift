@@ -1,5 +1,6 @@
 // The REPL's slash commands.
 import Agent
+import CommandLineKit
 import Foundation
 import Journal
 import Nutrition

@@ -1,6 +1,6 @@
 // An option given twice is refused instead of the second value silently winning; a repeatable one keeps every value.
 import Testing
-import REPL
+import CommandLineKit
 
 @Suite struct ArgumentRepeatTests {
     @Test func twiceIsAUsageErrorUnlessRepeatable() throws {

@@ -1,5 +1,5 @@
 import Testing
-@testable import REPL
+@testable import CommandLineKit
 
 /// The command table's parser on a small table (ofj's own table is checked end to end in CLITests).
 @Suite struct ArgumentsTests {

@@ -1,5 +1,6 @@
 // What a parsed command line holds, and the usage error the parser throws. The parser itself is
-// the command table's (CommandLine/CommandTable.swift).
+// the command table's (CommandTable.swift).
+import OutputSafety
 
 public struct UsageError: Error, CustomStringConvertible, Sendable {
     public let message: String
@@ -13,7 +14,7 @@ public struct UsageError: Error, CustomStringConvertible, Sendable {
 
     /// A value the person typed, safe and short enough to echo in one error line.
     public static func quote(_ value: String, limit: Int = 40) -> String {
-        let clean = Terminal.sanitize(value, keepNewlines: false)
+        let clean = TerminalText.sanitize(value, keepNewlines: false)
         return clean.count > limit ? String(clean.prefix(limit)) + "…" : clean
     }
 }
