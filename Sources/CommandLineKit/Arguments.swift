@@ -34,24 +34,3 @@ public struct ParsedArguments: Sendable {
     /// Every flag and option given.
     public var given: Set<String> { flags.union(values.keys) }
 }
-
-/// Ad-hoc parsing with the command table's parser, for tools and tests that parse a few words
-/// outside ofj's command line. ofj's commands declare their options in the command table instead.
-public struct ArgumentSpec: Sendable {
-    public var flags: Set<String>
-    public var options: Set<String>
-    /// Options that may be given more than once; any other given twice is a usage error.
-    public var repeatable: Set<String>
-    public init(flags: Set<String> = [], options: Set<String> = [], repeatable: Set<String> = []) {
-        self.flags = flags
-        self.options = options.union(repeatable)
-        self.repeatable = repeatable
-    }
-
-    public func parse(_ args: [String]) throws -> ParsedArguments {
-        let specs = flags.sorted().map { OptionSpec.flag($0, "") }
-            + options.sorted().map { OptionSpec.value($0, "VALUE", .text, "", repeatable: repeatable.contains($0)) }
-        let command = CommandSpec("", summary: "", arguments: [PositionalSpec("ARG", optional: true, variadic: true)], options: specs)
-        return try CommandTable(root: command).parseArguments(args, of: command, line: "")
-    }
-}

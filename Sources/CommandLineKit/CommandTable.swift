@@ -79,32 +79,43 @@ public struct PositionalSpec: Sendable {
 /// One way of using a command whose options depend on what it is asked to do (`ofj log NAME
 /// --kcal N`, `ofj log --food X`, `ofj log --ref ID`): the option that selects it (nil for the
 /// default mode), the options only it takes, and a hint naming them for the usage error when
-/// another mode's option is given. Options in no mode apply to every mode.
+/// another mode's option is given. Options in no mode apply to every mode. A mode may run its own
+/// handler with its own database access (`ofj log --barcode` asks the network, `ofj diag export
+/// --local` only reads); nil keeps the command's.
 public struct ModeSpec: Sendable {
     public var name: String
     public var selector: String?
     public var options: [String]
     public var takesArguments: Bool
     public var hint: String
-    public init(_ name: String, selector: String?, options: [String], takesArguments: Bool = false, hint: String) {
+    public var access: DataAccess?
+    public var action: CommandAction?
+    public init(_ name: String, selector: String?, options: [String], takesArguments: Bool = false, hint: String,
+                access: DataAccess? = nil, action: CommandAction? = nil) {
         self.name = name
         self.selector = selector
         self.options = options
         self.takesArguments = takesArguments
         self.hint = hint
+        self.access = access
+        self.action = action
     }
 }
 
 /// Whether a command reads or changes the database (read-only commands open it read-only).
 public enum DataAccess: Sendable { case none, read, write }
 
-/// What the parser found: the command's path ("backup export") and its arguments.
+/// What the parser found: the command's path ("backup export"), its arguments, and the database
+/// access its spec (or the mode the arguments select) declares: handlers open the database with
+/// exactly this, so what a command may do to the database is read off its spec.
 public struct CommandInvocation: Sendable {
     public var path: [String]
     public var arguments: ParsedArguments
-    public init(path: [String], arguments: ParsedArguments) {
+    public var access: DataAccess
+    public init(path: [String], arguments: ParsedArguments, access: DataAccess = .none) {
         self.path = path
         self.arguments = arguments
+        self.access = access
     }
     /// "ofj backup export".
     public var commandLine: String { (["ofj"] + path).joined(separator: " ") }
@@ -150,6 +161,22 @@ public struct CommandSpec: Sendable {
     }
 
     var visibleSubcommands: [CommandSpec] { subcommands.filter { !$0.hidden } }
+
+    /// The mode `arguments` select: the one whose selector was given, else the default mode (nil
+    /// when the command has no modes). The parser has already refused two selectors at once.
+    public func mode(for arguments: ParsedArguments) -> ModeSpec? {
+        modes.first { $0.selector.map(arguments.given) ?? false } ?? modes.first { $0.selector == nil }
+    }
+
+    /// What runs for `arguments`: the selected mode's handler, else the command's.
+    public func action(for arguments: ParsedArguments) -> CommandAction? {
+        mode(for: arguments)?.action ?? action
+    }
+
+    /// The database access for `arguments`: the selected mode's, else the command's.
+    public func access(for arguments: ParsedArguments) -> DataAccess {
+        mode(for: arguments)?.access ?? access
+    }
 
     func option(named name: String) -> OptionSpec? {
         options.first { $0.name == name || $0.short == name }
@@ -224,7 +251,7 @@ public struct CommandTable: Sendable {
             let names = command.visibleSubcommands.map(\.name).joined(separator: ", ")
             throw UsageError("\(line) needs a command: \(names)", command: line)
         }
-        return .run(command, CommandInvocation(path: path, arguments: parsed))
+        return .run(command, CommandInvocation(path: path, arguments: parsed, access: command.access(for: parsed)))
     }
 
     func parseArguments(_ args: [String], of command: CommandSpec, line: String) throws -> ParsedArguments {

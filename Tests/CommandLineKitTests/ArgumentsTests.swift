@@ -89,14 +89,23 @@ import Testing
         #expect(error(["log", "X", "--kcal", "5", "--json"]) == "(no error)")
     }
 
-    @Test func adHocArgumentSpecUsesTheSameParser() throws {
-        let spec = ArgumentSpec(flags: ["--json"], options: ["--meal"], repeatable: ["--nutrient"])
-        let p = try spec.parse(["2", "eggs", "--meal", "lunch", "--nutrient", "a=1", "--nutrient=b=2", "--json", "-1.5"])
-        #expect(p.positionals == ["2", "eggs", "-1.5"])
-        #expect(p.value("--meal") == "lunch" && p.values("--nutrient") == ["a=1", "b=2"] && p.has("--json"))
-        #expect(p.given == ["--meal", "--nutrient", "--json"])
-        do { _ = try spec.parse(["--jsno"]) } catch { #expect("\(error)" == "unknown option --jsno (did you mean --json?)") }
-        do { _ = try spec.parse(["--meal", "a", "--meal", "b"]) } catch { #expect("\(error)" == "--meal is given twice; give it once") }
+    @Test func aModeRunsItsOwnHandlerWithItsOwnAccess() throws {
+        let sync = CommandSpec("sync", summary: "sync", options: [.flag("--local", "local"), .flag("--json", "json")],
+                               modes: [ModeSpec("local", selector: "--local", options: [], takesArguments: true, hint: "local only",
+                                                access: .read, action: .sync { _ in 7 })],
+                               access: .write, action: .sync { _ in 0 })
+        let t = CommandTable(root: CommandSpec("ofj", summary: "root", subcommands: [sync]))
+        func outcome(_ args: [String]) throws -> (Int32, DataAccess) {
+            guard case .run(let command, let inv) = try t.parse(args), case .sync(let run)? = command.action(for: inv.arguments) else {
+                throw UsageError("no sync action")
+            }
+            return (try run(inv), inv.access)
+        }
+        #expect(try outcome(["sync", "--json"]) == (0, .write))
+        #expect(try outcome(["sync", "--local", "--json"]) == (7, .read))
+        // A command without modes keeps its own access.
+        guard case .run(_, let inv) = try table.parse(["log", "x"]) else { Issue.record("no log"); return }
+        #expect(inv.access == .none)
     }
 
     @Test func aHugeArgumentIsNotEchoedWhole() {

@@ -217,6 +217,8 @@ import Glibc
     @Test func readOnlyCommandsWorkOnAReadOnlyDatabaseAndWritesSaySo() async throws {
         let logged = try await OfjBinary.run(["log", "Toast", "--kcal", "120"], environment: env)
         #expect(logged.status == 0, "\(logged.stderr)")
+        // "Logged to dinner on 2026-12-01: Toast — 1 serving — 120 kcal (id 33e087f3)"
+        let id = try #require(logged.stdout.components(separatedBy: "(id ").last?.prefix { $0.isHexDigit })
         // The file and its folder readable by everyone, writable by their owner only (not nobody);
         // the -wal and -shm are gone once the writer closed, so a read-only open cannot make them.
         for (path, mode) in [(home.path, 0o755), (home.file("data"), 0o755), (home.file("data/ofj.sqlite"), 0o644)] {
@@ -228,7 +230,10 @@ import Glibc
         let day = try runAsNobody(["day"])
         #expect(day.status == 0, "\(day.stderr)")
         #expect(day.stdout.contains("Toast"))
-        for args in [["foods"], ["goals", "--json"], ["export", "csv"], ["backup", "export"], ["diag", "status"], ["diag", "export", "--local"]] {
+        // Every kind of command its spec declares `.read` (the spec alone says how the database is opened).
+        for args in [["foods"], ["goals", "--json"], ["export", "csv"], ["backup", "export"], ["diag", "status"], ["diag", "export", "--local"],
+                     ["trend"], ["month"], ["gaps"], ["report", "-o", "-"], ["ref", "egg"], ["entry", "show", String(id)], ["search", "toast"],
+                     ["threads"], ["threads", "list"], ["sync", "status"], ["sync", "conflicts"]] {
             let r = try runAsNobody(args)
             #expect(r.status == 0, "\(args): \(r.stderr)")
         }

@@ -1,4 +1,5 @@
-// `ofj day|log|foods|ref|goals|backup|export`: the journal without the assistant, for scripts.
+// `ofj day|log|foods|ref|goals|backup|export`: the journal without the assistant, for scripts;
+// each command's spec, then the handlers.
 import Agent
 import CommandLineKit
 import Foundation
@@ -8,24 +9,134 @@ import OutputSafety
 import REPL
 import ReferenceFoods
 
+extension OfjCommands {
+    static func day(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("day", summary: "a day by meal with totals against goals (DATE: today, yesterday, -N, YYYY-MM-DD)",
+                    details: "Shows a day of the journal by meal, with totals against your goals.\nDATE is today (default), yesterday, -N (N days ago) or YYYY-MM-DD.",
+                    arguments: [PositionalSpec("DATE", .date, optional: true)],
+                    options: [.json],
+                    access: .read,
+                    action: journal(ctx) { c, inv in try c.day(inv.arguments) })
+    }
+
+    static func log(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("log", summary: "log an entry: manual nutrients, a Food Bank food (--food), a USDA reference food (--ref) or a packaged food by barcode (--barcode)",
+                    synopsis: ["NAME --kcal N|--kj N [--protein G] [--carbs G] [--fat G] [--nutrient ID=VALUE]… [options]",
+                               "--food NAME_OR_ID [--amount \"QTY [UNIT]\" | --grams G] [options]",
+                               "--ref REF_ID [--portion TEXT | --grams G] [options]",
+                               "--barcode CODE [--amount \"1 bar\" | --grams G] [--refresh] [options]"],
+                    details: "Common options: --date, --meal, --servings, --force, --json.",
+                    arguments: [PositionalSpec("NAME", optional: true)],
+                    options: [
+                        .value("--kcal", "N", .number, "energy in kcal (manual entry)", excludes: ["--kj"]),
+                        .value("--kj", "N", .number, "energy in kilojoules, stored as kcal (manual entry)"),
+                        .value("--protein", "G", .number, "protein in grams (manual entry)"),
+                        .value("--carbs", "G", .number, "carbohydrate in grams (manual entry)"),
+                        .value("--fat", "G", .number, "fat in grams (manual entry)"),
+                        .value("--nutrient", "ID=VALUE", .text, "another nutrient, e.g. sodium_mg=120 (manual entry)", repeatable: true),
+                        .value("--brand", "TEXT", .text, "the brand (manual entry)"),
+                        .value("--food", "NAME_OR_ID", .text, "log a Food Bank food"),
+                        .value("--amount", "\"QTY [UNIT]\"", .text, "how much of the Food Bank food (servings without a unit)", excludes: ["--grams"]),
+                        .value("--unit", "UNIT", .text, "the unit of --amount", requires: ["--amount"]),
+                        .value("--ref", "REF_ID", .text, "log a USDA reference food (ids from ofj ref)"),
+                        .value("--portion", "TEXT", .text, "a portion of the reference food, e.g. \"2 large\", \"1 cup\"", excludes: ["--grams"]),
+                        .value("--barcode", "CODE", .text, "log a packaged food by its barcode (Food Bank, cache, then Open Food Facts)"),
+                        .flag("--refresh", "with --barcode: ask Open Food Facts again instead of the cache"),
+                        .value("--grams", "G", .number, "grams of the food (--ref without --portion: 100)"),
+                        .value("--servings", "N", .number, "how many servings (multiplies the amount)", default: "1"),
+                        .value("--date", "DATE", .date, "the day (today, yesterday, -N, YYYY-MM-DD)", default: "today"),
+                        .value("--meal", "MEAL", .suggestions(mealNames), "breakfast, lunch, dinner or snack"),
+                        .flag("--force", "log an entry over 5,000 kcal or 5 kg"),
+                        .json,
+                    ],
+                    modes: [
+                        ModeSpec("manual entry", selector: nil, options: ["--brand", "--kcal", "--kj", "--protein", "--carbs", "--fat", "--nutrient"],
+                                 takesArguments: true,
+                                 hint: "a manual entry takes NAME with --kcal/--kj, --protein, --carbs, --fat, --nutrient, --brand"),
+                        ModeSpec("food", selector: "--food", options: ["--food", "--amount", "--unit", "--grams"],
+                                 hint: "with --food give the amount as --amount QTY [UNIT], --grams G or --servings N"),
+                        ModeSpec("reference food", selector: "--ref", options: ["--ref", "--portion", "--grams"],
+                                 hint: "with --ref give the amount as --portion TEXT (\"2 large\", \"1 cup\", \"8 fl oz\") or --grams G"),
+                        // Asks the Food Bank, the cache, then Open Food Facts (PackagedCommands.swift).
+                        logBarcode(ctx),
+                    ],
+                    access: .write,
+                    action: journal(ctx) { c, inv in try c.log(inv.arguments) })
+    }
+
+    static func foods(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("foods", summary: "search the Food Bank (active foods when QUERY is empty, archived ones too otherwise)",
+                    details: "Ids are shown first; commands below take any unique prefix of one (or the food's exact name).",
+                    arguments: [PositionalSpec("QUERY", optional: true, variadic: true)],
+                    options: [.value("--brand", "BRAND", .text, "only this brand"),
+                              .value("--sort", "ORDER", .choice(FoodSort.allCases.map(\.rawValue)), "the order", default: "name"),
+                              .value("--limit", "N", .integer(1...10_000), "at most N foods", default: "100"),
+                              .json],
+                    subcommands: foodBankCommands(ctx),
+                    access: .read,
+                    action: journal(ctx) { c, inv in try c.foods(inv.arguments) })
+    }
+
+    static func ref(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("ref", summary: "search the bundled USDA SR28 reference foods (per 100 g, with household portions)",
+                    arguments: [PositionalSpec("QUERY", variadic: true)],
+                    options: [.value("--limit", "N", .integer(1...500), "at most N foods", default: "10"), .json],
+                    access: .read,
+                    action: journal(ctx, reference: true) { c, inv in try c.ref(inv.arguments) })
+    }
+
+    static func goals(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("goals", summary: "show the daily goals",
+                    options: [.json],
+                    subcommands: [
+                        CommandSpec("set", summary: "set daily goals, e.g. energy_kcal=2200 protein_g=140 (VALUE none removes a goal)",
+                                    arguments: [PositionalSpec("NUTRIENT=VALUE", variadic: true)],
+                                    access: .write,
+                                    action: journal(ctx) { c, inv in try c.goals("set", inv.arguments) }),
+                        CommandSpec("reset", summary: "remove every goal", access: .write,
+                                    action: journal(ctx) { c, inv in try c.goals("reset", inv.arguments) }),
+                    ],
+                    access: .read,
+                    action: journal(ctx) { c, inv in try c.goals(nil, inv.arguments) })
+    }
+
+    static func backup(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("backup", summary: "a versioned JSON backup of goals, Food Bank and journal (no secrets)",
+                    details: "Import upserts by id: importing the same file twice changes nothing.",
+                    subcommands: [
+                        CommandSpec("export", summary: "write a JSON backup (stdout unless -o); --salvage saves what a damaged database still holds",
+                                    options: [.output, .force,
+                                              .flag("--salvage", "read a damaged database row by row, save every row that can still be read, say how many could not"),
+                                              .flag("--with-attachments", "also save attached images and PDFs (bytes, names, dates); left out otherwise")],
+                                    access: .read,
+                                    action: journal(ctx) { c, inv in try c.backup("export", inv.arguments) }),
+                        CommandSpec("import", summary: "import a backup; importing twice changes nothing",
+                                    arguments: [PositionalSpec("FILE", .file)], access: .write,
+                                    action: journal(ctx) { c, inv in try c.backup("import", inv.arguments) }),
+                    ])
+    }
+
+    static func export(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("export", summary: "journal entries for spreadsheets",
+                    subcommands: [
+                        CommandSpec("csv", summary: "journal entries as CSV for spreadsheets",
+                                    options: [.output, .value("--from", "DATE", .date, "first day"), .value("--to", "DATE", .date, "last day"), .force],
+                                    access: .read,
+                                    action: journal(ctx) { c, inv in try c.export(inv.arguments) }),
+                    ])
+    }
+}
+
 struct JournalCommands {
     let journal: JournalStore
     /// The reference foods, for `ref` and `log --ref` only.
     let reference: ReferenceDatabase?
     let out: (String) -> Void
 
-    /// A command's usage lines, from the command table, for usage errors that show them.
-    static func help(_ path: String...) -> String {
-        let table = OfjCommands.table(CLIContext(paths: AppPaths(environment: [:]), environment: [:], version: version))
-        guard let command = table.command(at: path) else { return "" }
-        return "usage: " + table.synopses(command, path: path).joined(separator: "\n       ")
-    }
-    static var dayHelp: String { help("day") }
-    static var logHelp: String { help("log") }
-    static var refHelp: String { help("ref") }
-    static var goalsHelp: String { help("goals") }
-    static var backupHelp: String { help("backup") }
-    static var exportHelp: String { help("export") }
+    static var dayHelp: String { OfjCommands.usage("day") }
+    static var logHelp: String { OfjCommands.usage("log") }
+    static var goalsHelp: String { OfjCommands.usage("goals") }
+    static var backupHelp: String { OfjCommands.usage("backup") }
 
     func parseDay(_ text: String?) throws -> CalendarDay {
         let today = journal.today()

@@ -1,10 +1,27 @@
 // `ofj undo [N] [--yes]`: shows what the last journal write(s) did and what undoing restores,
 // asks y/n on a terminal (`--yes` for scripts), then undoes them through the journal store as one
 // new recorded write, so `ofj undo` again redoes them.
+import CommandLineKit
 import Foundation
 import Journal
 import OutputSafety
 import REPL
+
+extension OfjCommands {
+    static func undo(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("undo", summary: "undo the last change to the journal (or the last N), after showing what it did and what undoing restores; asks y/n on a terminal (--yes for scripts); undo again redoes it",
+                    details: "Every change to the journal, Food Bank and goals is recorded with what it replaced, whoever made it (the assistant, ofj mcp, a command).\nUndo refuses, changing nothing, when what the change wrote was changed since.",
+                    arguments: [PositionalSpec("N", .integer(1...1000), optional: true)],
+                    options: [.flag("--yes", "undo without asking (for scripts)")],
+                    access: .write,
+                    action: .sync { inv in
+                        let journal = try openJournal(ctx, inv)
+                        let count = inv.arguments.positionals.first.flatMap { Int($0) } ?? 1
+                        return try UndoCommand.run(journal: journal, count: count, yes: inv.arguments.has("--yes"), ask: UndoCommand.terminalAsk,
+                                                   killInside: ctx.environment["OFJ_FAULT"] == "inside_undo_transaction", out: { writeOut($0) })
+                    })
+    }
+}
 
 enum UndoCommand {
     /// - Parameters:

@@ -1,4 +1,4 @@
-// `ofj entry show|edit|move|delete`, `ofj foods add|edit|archive|unarchive|shelf` (issue 23 §3):
+// `ofj entry show|edit|move|delete`, `ofj foods add|edit|archive|unarchive|shelf`, `ofj import` (issue 23 §3):
 // every journal operation without a model. Each change is the assistant's own write tool
 // (update_journal_entry, save_food, …) run here: the same validation, the same card, the same
 // journal store functions, so nothing the CLI writes bypasses what the tools check. Changes that
@@ -15,6 +15,132 @@ import REPL
 #if canImport(Glibc)
 import Glibc
 #endif
+
+extension OfjCommands {
+    static func entry(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("entry", summary: "one journal entry by id (any unique prefix; `ofj day` shows them)",
+                    subcommands: [
+                        CommandSpec("show", summary: "show an entry with its nutrients",
+                                    arguments: [PositionalSpec("ID")], options: [.json], access: .read,
+                                    action: ops(ctx) { o, inv in try o.entryShow(inv.arguments) }),
+                        CommandSpec("edit", summary: "change an entry's name, brand, amount, nutrients (for the whole entry), date or meal; asks first on a terminal",
+                                    arguments: [PositionalSpec("ID")],
+                                    options: [.value("--name", "TEXT", .text, "the new name"),
+                                              .value("--brand", "TEXT", .text, "the new brand (\"\" removes it)"),
+                                              .value("--servings", "N", .number, "how many servings", excludes: ["--amount"]),
+                                              .value("--amount", "\"QTY [UNIT]\"", .text, "how much, converted through the food's measures (e.g. \"150 g\")"),
+                                              .value("--kcal", "N", .number, "energy of the whole entry in kcal", excludes: ["--kj"]),
+                                              .value("--kj", "N", .number, "energy of the whole entry in kJ (stored as kcal)"),
+                                              .value("--protein", "G", .number, "protein of the whole entry"),
+                                              .value("--carbs", "G", .number, "carbohydrate of the whole entry"),
+                                              .value("--fat", "G", .number, "fat of the whole entry"),
+                                              .value("--nutrient", "ID=VALUE", .text, "another nutrient of the whole entry, e.g. sodium_mg=120", repeatable: true),
+                                              .value("--date", "DATE", .date, "move it to this day"),
+                                              .value("--meal", "MEAL", .suggestions(mealNames), "move it to this meal"),
+                                              .yes, .json],
+                                    access: .write,
+                                    action: ops(ctx) { o, inv in try o.entryEdit(inv.arguments) }),
+                        CommandSpec("move", summary: "move an entry to another day and/or meal; asks first on a terminal",
+                                    arguments: [PositionalSpec("ID")],
+                                    options: [.value("--date", "DATE", .date, "the day (today, yesterday, -N, YYYY-MM-DD)"),
+                                              .value("--meal", "MEAL", .suggestions(mealNames), "breakfast, lunch, dinner or snack"), .yes, .json],
+                                    access: .write,
+                                    action: ops(ctx) { o, inv in try o.entryMove(inv.arguments) }),
+                        CommandSpec("delete", summary: "delete an entry; asks first on a terminal",
+                                    arguments: [PositionalSpec("ID")], options: [.yes, .json], access: .write,
+                                    action: ops(ctx) { o, inv in try o.entryDelete(inv.arguments) }),
+                    ])
+    }
+
+    /// `ofj foods add|edit|archive|unarchive|shelf` (`ofj foods` itself searches: JournalCommands.swift).
+    static func foodBankCommands(_ ctx: CLIContext) -> [CommandSpec] {
+        [
+            CommandSpec("add", summary: "save a food: manual nutrients per serving, a serving size and brand, or a composite of Food Bank foods (--ingredient); --barcode saves a packaged product",
+                        synopsis: ["NAME --kcal N|--kj N [--protein G] [--carbs G] [--fat G] [--nutrient ID=VALUE]… [--serving \"QTY UNIT\"] [--grams G] [--brand TEXT] [--shelf] [--json]",
+                                   "NAME --ingredient FOOD=AMOUNT… [--recipe-servings N] [--brand TEXT] [--shelf] [--json]",
+                                   "--barcode CODE [--refresh] [--json]"],
+                        arguments: [PositionalSpec("NAME", optional: true)],
+                        options: foodOptions + [.value("--barcode", "CODE", .text, "save a packaged product by barcode (Open Food Facts)"),
+                                                .flag("--refresh", "with --barcode: ask Open Food Facts again instead of the cache"), .json],
+                        modes: [
+                            ModeSpec("manual food", selector: nil, options: foodOptions.map(\.name), takesArguments: true,
+                                     hint: "a food takes NAME with --kcal/--kj, --protein, --carbs, --fat, --nutrient, --serving, --ingredient"),
+                            // Asks the Food Bank, the cache, then Open Food Facts (PackagedCommands.swift).
+                            foodsAddBarcode(ctx),
+                        ],
+                        access: .write,
+                        action: ops(ctx) { o, inv in try o.foodsAdd(inv.arguments) }),
+            CommandSpec("edit", summary: "change a food (what is given changes; nutrients per serving); entries already logged keep theirs; asks first on a terminal",
+                        arguments: [PositionalSpec("ID")],
+                        options: [.value("--name", "TEXT", .text, "the new name")] + foodOptions + [.yes, .json],
+                        access: .write,
+                        action: ops(ctx) { o, inv in try o.foodsEdit(inv.arguments) }),
+            CommandSpec("archive", summary: "archive a food by hand (hidden from the active list, still searchable); asks first on a terminal",
+                        arguments: [PositionalSpec("ID")], options: [.yes, .json], access: .write,
+                        action: ops(ctx) { o, inv in try o.foodsArchive(inv.arguments, archived: true) }),
+            CommandSpec("unarchive", summary: "bring an archived food back; asks first on a terminal",
+                        arguments: [PositionalSpec("ID")], options: [.yes, .json], access: .write,
+                        action: ops(ctx) { o, inv in try o.foodsArchive(inv.arguments, archived: false) }),
+            CommandSpec("shelf", summary: "list the Shelf (foods at home), or put a food on it (--off takes it off); asks first on a terminal",
+                        arguments: [PositionalSpec("ID", optional: true)],
+                        options: [.flag("--off", "take the food off the Shelf"), .yes, .json], access: .write,
+                        action: ops(ctx) { o, inv in try o.foodsShelf(inv.arguments) }),
+        ]
+    }
+
+    static func importDiary(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("import", summary: "import a diary from another app; importing a file twice adds nothing",
+                    details: """
+                        Supported: Cronometer's "Servings" export (Food & Recipe Entries) and MyFitnessPal's "Nutrition
+                        Summary" export (one entry per meal); any other CSV with --map. Separators , ; or tab, decimal
+                        commas, a UTF-8 BOM, CRLF and dates as YYYY-MM-DD, MM/DD/YYYY (--day-first: DD/MM/YYYY) or
+                        DD.MM.YYYY are read. Each row is imported once (a stable hash of the row is kept).
+                        """,
+                    subcommands: [
+                        CommandSpec("cronometer", summary: "import Cronometer's servings export (Food & Recipe Entries CSV)",
+                                    arguments: [PositionalSpec("FILE", .file)], options: importOptions, access: .write,
+                                    action: ops(ctx) { o, inv in try o.importFile("cronometer", inv.arguments) }),
+                        CommandSpec("myfitnesspal", summary: "import MyFitnessPal's Nutrition Summary export (one entry per meal)",
+                                    arguments: [PositionalSpec("FILE", .file)], options: importOptions, access: .write,
+                                    action: ops(ctx) { o, inv in try o.importFile("myfitnesspal", inv.arguments) }),
+                        CommandSpec("csv", summary: "import any CSV: --map FIELD=COLUMN,… (FIELD: date, meal, name, amount, time, brand or a nutrient id such as energy_kcal, protein_g)",
+                                    arguments: [PositionalSpec("FILE", .file)],
+                                    options: [.value("--map", "FIELD=COLUMN,…", .text, "which column holds what, e.g. date=Date,name=Food,energy_kcal=Calories")] + importOptions,
+                                    access: .write,
+                                    action: ops(ctx) { o, inv in try o.importFile("csv", inv.arguments) }),
+                    ])
+    }
+
+    /// What a food is made of, for `foods add` and `foods edit`.
+    static let foodOptions: [OptionSpec] = [
+        .value("--brand", "TEXT", .text, "the brand"),
+        .value("--serving", "\"QTY UNIT\"", .text, "the serving the nutrients are for, e.g. \"1 cup\", \"30 g\" (default 1 serving)"),
+        .value("--grams", "G", .number, "what one serving weighs"),
+        .value("--kcal", "N", .number, "energy per serving in kcal", excludes: ["--kj"]),
+        .value("--kj", "N", .number, "energy per serving in kJ (stored as kcal)"),
+        .value("--protein", "G", .number, "protein per serving"),
+        .value("--carbs", "G", .number, "carbohydrate per serving"),
+        .value("--fat", "G", .number, "fat per serving"),
+        .value("--nutrient", "ID=VALUE", .text, "another nutrient per serving, e.g. sodium_mg=120", repeatable: true),
+        .value("--ingredient", "FOOD=AMOUNT", .text, "a Food Bank food (name or id) in a composite, e.g. \"oats=40 g\"", repeatable: true),
+        .value("--recipe-servings", "N", .number, "how many servings the composite makes"),
+        .flag("--shelf", "put it on the Shelf"),
+    ]
+
+    static let importOptions: [OptionSpec] = [
+        .flag("--dry-run", "show what would be added and skipped, write nothing"),
+        .flag("--day-first", "read dates like 03/04/2026 as day/month"),
+        .json,
+    ]
+
+    /// A journal operation (issue 23): entry and food changes through the tools, imports.
+    static func ops(_ ctx: CLIContext, _ body: @escaping @Sendable (JournalOps, CommandInvocation) throws -> Void) -> CommandAction {
+        .sync { inv in
+            try body(JournalOps(journal: try openJournal(ctx, inv), out: { writeOut($0) }, ask: JournalOps.terminalAsk), inv)
+            return 0
+        }
+    }
+}
 
 struct JournalOps {
     let journal: JournalStore

@@ -1,5 +1,6 @@
 // `ofj barcode`, `ofj packaged`, `ofj log --barcode`, `ofj foods add --barcode`: packaged foods
-// from Open Food Facts / FoodData Central, answered from the Food Bank and the cache first.
+// from Open Food Facts / FoodData Central, answered from the Food Bank and the cache first. The
+// last two are modes of `log` and `foods add`, declared here beside their handlers.
 import CommandLineKit
 import Foundation
 import HTTP
@@ -9,78 +10,67 @@ import OutputSafety
 import PackagedFoods
 import REPL
 
+extension OfjCommands {
+    static func barcode(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("barcode", summary: "look up a packaged food by barcode (EAN-8, EAN-13, UPC-A, UPC-E): your Food Bank, the local cache, then Open Food Facts",
+                    arguments: [PositionalSpec("CODE")],
+                    options: [.json, .flag("--refresh", "ask Open Food Facts again instead of answering from the cache")],
+                    // Answers are cached in the database.
+                    access: .write,
+                    action: packaged(ctx) { c, p in try await c.barcode(p) })
+    }
+
+    static func packaged(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("packaged", summary: "search packaged and branded foods: Open Food Facts (default) or USDA FoodData Central (--source fdc; FDC_API_KEY, DEMO_KEY by default)",
+                    arguments: [PositionalSpec("QUERY", variadic: true)],
+                    options: [.value("--source", "SOURCE", .choice(["off", "fdc"]), "where to search", default: "off"),
+                              .value("--limit", "N", .integer(1...50), "at most N products", default: "10"),
+                              .json, .flag("--refresh", "search again instead of answering from the cache")],
+                    access: .write,
+                    action: packaged(ctx) { c, p in try await c.packaged(p) })
+    }
+
+    /// `ofj log --barcode CODE`: a mode of `ofj log` (JournalCommands.swift) with its own handler.
+    static func logBarcode(_ ctx: CLIContext) -> ModeSpec {
+        ModeSpec("packaged food", selector: "--barcode", options: ["--barcode", "--amount", "--grams", "--refresh"],
+                 hint: "with --barcode give the amount as --amount \"1 bar\", --grams G or --servings N",
+                 access: .write, action: packaged(ctx) { c, p in try await c.logBarcode(p) })
+    }
+
+    /// `ofj foods add --barcode CODE`: a mode of `ofj foods add` (JournalOpsCommands.swift).
+    static func foodsAddBarcode(_ ctx: CLIContext) -> ModeSpec {
+        ModeSpec("packaged food", selector: "--barcode", options: ["--barcode", "--refresh"],
+                 hint: "with --barcode give only the CODE (and --refresh, --json)",
+                 access: .write, action: packaged(ctx) { c, p in try await c.addBarcode(p) })
+    }
+
+    /// A packaged-food command: the journal, the cache and the clients over one database, opened as
+    /// the spec declares. Packaged-food errors are one line (2 for a barcode that cannot be one).
+    static func packaged(_ ctx: CLIContext, _ body: @escaping @Sendable (PackagedCommands, ParsedArguments) async throws -> Void) -> CommandAction {
+        .async { inv in
+            do {
+                let queue = try openDatabase(ctx, inv)
+                let journal = JournalStore(queue: queue, timeZone: .current, mealSchedule: MealConfig.load(configPath: ctx.paths.configPath).schedule)
+                let foods = PackagedFoods(transport: CurlTransport(), config: PackagedConfig.fromEnvironment(ctx.environment, version: ctx.version),
+                                          store: PackagedStore(queue: queue))
+                try await body(PackagedCommands(journal: journal, foods: foods, out: { writeOut($0) }), inv.arguments)
+                return 0
+            } catch let e as PackagedError {
+                writeErr(e.description)
+                if case .invalidBarcode = e { return 2 }
+                return 1
+            } catch let e as PackagedPortion.Problem {
+                writeErr(e.description)
+                return 2
+            }
+        }
+    }
+}
+
 struct PackagedCommands {
     let journal: JournalStore
     let foods: PackagedFoods
     let out: (String) -> Void
-
-    static let barcodeHelp = """
-        usage: ofj barcode CODE [--json] [--refresh]
-          Looks up a barcode (EAN-8, EAN-13, UPC-A, UPC-E) in your Food Bank, then the local cache,
-          then Open Food Facts. --refresh asks Open Food Facts again.
-        """
-    static let packagedHelp = """
-        usage: ofj packaged QUERY [--source off|fdc] [--limit N] [--json] [--refresh]
-          Searches packaged and branded foods: Open Food Facts (default) or USDA FoodData Central
-          (Branded, Foundation, SR Legacy; FDC_API_KEY, DEMO_KEY by default).
-        """
-    static let logBarcodeHelp = """
-        usage: ofj log --barcode CODE [--amount "1 bar" | --grams G | --servings N] [--date DATE] [--meal MEAL] [--json]
-        """
-    static let foodsAddBarcodeHelp = """
-        usage: ofj foods add --barcode CODE [--json]
-          Saves a packaged product to the Food Bank with its brand and barcode.
-        """
-
-    /// Whether `arguments` (without the program name) is one of these commands.
-    static func handles(_ arguments: [String]) -> Bool {
-        switch arguments.first {
-        case "log": return arguments.contains { $0 == "--barcode" || $0.hasPrefix("--barcode=") }
-        case "foods": return arguments.dropFirst().first == "add" && arguments.contains { $0 == "--barcode" || $0.hasPrefix("--barcode=") }
-        default: return false
-        }
-    }
-
-    /// The words of a table invocation again (`ofj barcode` and `ofj packaged` are declared in the
-    /// command table, which has already checked them).
-    static func words(_ name: String, _ p: ParsedArguments) -> [String] {
-        [name] + p.positionals + p.flags.sorted() + p.values.keys.sorted().flatMap { k in p.values(k).map { "\(k)=\($0)" } }
-    }
-
-    /// Runs one of the commands; returns the exit status.
-    static func main(_ arguments: [String], environment: [String: String], paths: AppPaths, version: String) async -> Int32 {
-        let name = arguments.first ?? ""
-        var args = Array(arguments.dropFirst())
-        if name == "foods" { args = Array(args.dropFirst()) }
-        if args.contains("--help") || args.contains("-h") {
-            writeOut(name == "barcode" ? barcodeHelp : name == "packaged" ? packagedHelp : name == "log" ? logBarcodeHelp : foodsAddBarcodeHelp)
-            return 0
-        }
-        do {
-            try paths.ensureDataDirectory()
-            let queue = try OfjDatabase.open(path: paths.databasePath)
-            let journal = JournalStore(queue: queue, timeZone: .current, mealSchedule: MealConfig.load(configPath: paths.configPath).schedule)
-            let foods = PackagedFoods(transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version),
-                                      store: PackagedStore(queue: queue))
-            let commands = PackagedCommands(journal: journal, foods: foods, out: { writeOut($0) })
-            switch name {
-            case "barcode": try await commands.barcode(args)
-            case "packaged": try await commands.packaged(args)
-            case "log": try await commands.logBarcode(args)
-            default: try await commands.addBarcode(args)
-            }
-            return 0
-        } catch let e as PackagedError {
-            writeErr(e.description)
-            if case .invalidBarcode = e { return 2 }
-            return 1
-        } catch let e as PackagedPortion.Problem {
-            writeErr(e.description)
-            return 2
-        } catch {
-            return report(error)
-        }
-    }
 
     // MARK: - Shared
 
@@ -144,9 +134,7 @@ struct PackagedCommands {
 
     // MARK: - ofj barcode
 
-    func barcode(_ args: [String]) async throws {
-        let p = try ArgumentSpec(flags: ["--json", "--refresh"]).parse(args)
-        guard p.positionals.count == 1 else { throw CLIError("give one barcode\n" + Self.barcodeHelp, status: 2) }
+    func barcode(_ p: ParsedArguments) async throws {
         let found = try await find(try Self.barcode(p.positionals[0]), refresh: p.has("--refresh"))
         if p.has("--json") { return try json(ProductJSON(found)) }
         out(TerminalText.sanitize(PackagedText.card(found.product, origin: found.origin)))
@@ -155,17 +143,15 @@ struct PackagedCommands {
 
     // MARK: - ofj packaged
 
-    func packaged(_ args: [String]) async throws {
-        let p = try ArgumentSpec(flags: ["--json", "--refresh"], options: ["--source", "--limit"]).parse(args)
+    func packaged(_ p: ParsedArguments) async throws {
         let query = p.positionals.joined(separator: " ").trimmingCharacters(in: .whitespaces)
-        guard !query.isEmpty, query.count <= 200 else { throw CLIError("give what to search for\n" + Self.packagedHelp, status: 2) }
+        guard !query.isEmpty, query.count <= 200 else {
+            throw CLIError("give what to search for\n" + OfjCommands.usage("packaged"), status: 2)
+        }
         guard let source = PackagedSource(rawValue: p.value("--source") ?? "off") else {
             throw CLIError("--source takes off or fdc", status: 2)
         }
-        let limit = try p.value("--limit").map { t -> Int in
-            guard let n = Int(t), (1...50).contains(n) else { throw CLIError("--limit takes 1 to 50", status: 2) }
-            return n
-        } ?? 10
+        let limit = p.value("--limit").flatMap { Int($0) } ?? 10 // 1 to 50, checked by the table
         let result = try await foods.search(query, source: source, limit: limit, refresh: p.has("--refresh"))
         if let stale = result.staleBecause { writeErr(stale) }
         if p.has("--json") {
@@ -183,9 +169,9 @@ struct PackagedCommands {
 
     // MARK: - ofj log --barcode
 
-    func logBarcode(_ args: [String]) async throws {
-        let p = try ArgumentSpec(flags: ["--json", "--refresh"], options: ["--barcode", "--amount", "--grams", "--servings", "--date", "--meal"]).parse(args)
-        guard let code = p.value("--barcode"), p.positionals.isEmpty else { throw CLIError(Self.logBarcodeHelp, status: 2) }
+    func logBarcode(_ p: ParsedArguments) async throws {
+        // The mode is selected by --barcode and takes no NAME (the table has checked both).
+        let code = p.value("--barcode") ?? ""
         let found = try await find(try Self.barcode(code), refresh: p.has("--refresh"))
         let legacy = JournalCommands(journal: journal, reference: nil, out: out)
         let day = try p.value("--date").map { try legacy.parseDay($0) }
@@ -212,10 +198,8 @@ struct PackagedCommands {
 
     // MARK: - ofj foods add --barcode
 
-    func addBarcode(_ args: [String]) async throws {
-        let p = try ArgumentSpec(flags: ["--json", "--refresh"], options: ["--barcode"]).parse(args)
-        guard let text = p.value("--barcode"), p.positionals.isEmpty else { throw CLIError(Self.foodsAddBarcodeHelp, status: 2) }
-        let code = try Self.barcode(text)
+    func addBarcode(_ p: ParsedArguments) async throws {
+        let code = try Self.barcode(p.value("--barcode") ?? "")
         if let saved = try journal.food(barcode: code.code) {
             throw CLIError("barcode \(code.code) is already in the Food Bank as \"\(JournalViews.safeName(saved.name))\"")
         }

@@ -11,6 +11,15 @@ import Research
 import SQLiteKit
 import Transcripts
 
+extension OfjCommands {
+    static func replay(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("replay", summary: "replay transcripts (see docs/TRANSCRIPTS.md)",
+                    arguments: [PositionalSpec("FILE", .file, variadic: true)],
+                    options: [.flag("--update", "rewrite each file with what the replay shows"), .flag("--quiet", "print only failures and the total")],
+                    action: .async { inv in await ReplayCommand(version: ctx.version).run(inv.arguments) })
+    }
+}
+
 struct ReplayCommand {
     let version: String
 

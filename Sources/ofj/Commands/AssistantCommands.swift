@@ -1,4 +1,5 @@
-// Starts the interactive assistant, `ask`, `replay`, `diag` and `doctor`.
+// `ofj` (the interactive assistant) and `ofj ask` (one turn without the REPL): their specs, and the
+// launcher that starts them (session recording included).
 import Agent
 import CommandLineKit
 import Diagnostics
@@ -15,6 +16,47 @@ import Transcripts
 import Glibc
 #endif
 
+extension OfjCommands {
+    /// The root: `ofj` alone starts the REPL.
+    static func assistant(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("ofj", summary: "start the assistant (REPL); --resume reopens the last thread; --record FILE saves the session as a transcript for a bug report (contains your journal and attached files, never keys)",
+                    details: """
+                        ofj \(ctx.version) — OpenFoodJournal for the terminal.
+                        Data lives in $OFJ_HOME or ~/.local/share/ofj. NO_COLOR turns colour off.
+                        Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted, 143 terminated.
+                        """,
+                    options: [
+                        .flag("--resume", "reopen the last thread", excludes: ["--thread"]),
+                        .thread, .provider, .model, .record,
+                        .flag("--version", short: "-V", "print the version"),
+                    ],
+                    access: .write,
+                    action: .async { inv in try await Launcher(ctx).repl(inv) })
+    }
+
+    static func ask(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("ask", summary: "one turn without the REPL; writes are refused unless --yes or an allow rule in config.json (an \"always\" for a thread given in the REPL does not count; a deny rule refuses even with --yes), and each write made is shown as a ✓ line (also when the answer fails afterwards); --json prints the event stream as JSON lines; TEXT from stdin when piped or `-`",
+                    details: """
+                        Asks one question and prints the answer. Each write made is shown as it happens.
+                        Without TEXT (stdin not a terminal) or with `-`, the message is read from stdin:
+                          echo "what did I eat today" | ofj ask
+                        --attach sends an image or PDF with the message (the type is read from the file):
+                          ofj ask "save this to my food bank" --attach label.jpg
+                        Exit status 1 when a write was refused.
+                        """,
+                    arguments: [PositionalSpec("TEXT", optional: true, variadic: true)],
+                    options: [.flag("--yes", "allow the assistant's writes"), .flag("--json", "print the run's events as JSON lines"),
+                              .value("--attach", "FILE", .file, "attach an image (JPEG, PNG, WebP, GIF) or a PDF; up to 4 images and 1 PDF", repeatable: true),
+                              .thread, .provider, .model, .record],
+                    access: .write,
+                    action: .async { inv in try await Launcher(ctx).ask(inv) })
+    }
+}
+
+extension Launcher {
+    init(_ ctx: CLIContext) { self.init(environment: ctx.environment, paths: ctx.paths, version: ctx.version) }
+}
+
 struct Launcher {
     let environment: [String: String]
     let paths: AppPaths
@@ -23,8 +65,9 @@ struct Launcher {
     // MARK: - REPL
 
     @MainActor
-    func repl(_ p: ParsedArguments) async throws -> Int32 {
-        let app = try App(paths: paths, environment: environment, appVersion: version)
+    func repl(_ inv: CommandInvocation) async throws -> Int32 {
+        let p = inv.arguments
+        let app = try App(paths: paths, environment: environment, appVersion: version, access: inv.access)
         let recorder = try p.value("--record").map { try startRecording(to: $0, app: app, model: p.value("--model") ?? "recorded") }
         let record: @Sendable (any ChatModel) -> any ChatModel = { m in recorder.map { RecordingChatModel(m, recorder: $0) } ?? m }
         let model = record(try app.makeModel(provider: p.value("--provider"), model: p.value("--model")))
@@ -151,7 +194,8 @@ struct Launcher {
 
     // MARK: - ask
 
-    func ask(_ p: ParsedArguments) async throws -> Int32 {
+    func ask(_ inv: CommandInvocation) async throws -> Int32 {
+        let p = inv.arguments
         // Counts taken before the handlers go in: a SIGTERM that came while ofj was starting (held
         // by a parent's blocked mask until `install` unblocks it) is a termination too.
         let terminationsBefore = Signals.terminations.value
@@ -163,7 +207,7 @@ struct Launcher {
         }
         // Files are read and checked before anything is opened or sent.
         var attachments = try Self.loadAttachments(p.values("--attach"))
-        let app = try App(paths: paths, environment: environment, appVersion: version)
+        let app = try App(paths: paths, environment: environment, appVersion: version, access: inv.access)
         let recorder = try p.value("--record").map { try startRecording(to: $0, app: app, model: p.value("--model") ?? "recorded") }
         var model = try app.makeModel(provider: p.value("--provider"), model: p.value("--model"))
         if let refusal = ModelCatalog.attachmentRefusal(attachments, model: model) { throw CLIError(refusal, status: 2) }
@@ -281,84 +325,6 @@ struct Launcher {
         default: return 1
         }
     }
-
-    // MARK: - diag
-
-    enum DiagCommand {
-        case status, flush
-        case export(ParsedArguments)
-    }
-
-    func diag(_ command: DiagCommand) async throws -> Int32 {
-        let result: CommandOutput
-        switch command {
-        case .status:
-            result = try App(paths: paths, environment: environment, appVersion: version, access: .read).diagnosticsCommands.status()
-        case .flush:
-            result = try await App(paths: paths, environment: environment, appVersion: version).diagnosticsCommands.flush()
-        case .export(let p):
-            let local = p.has("--local")
-            var since = TursoSink.retention
-            if let text = p.value("--since") {
-                guard let seconds = DiagnosticsCommands.parseDuration(text) else {
-                    throw UsageError("--since takes a duration like 14d, 48h or 30m", command: "ofj diag export")
-                }
-                since = seconds
-            }
-            let app = try App(paths: paths, environment: environment, appVersion: version, access: local ? .read : .write)
-            let output = p.value("--output")
-            result = local ? app.diagnosticsCommands.exportLocal(to: output, overwrite: p.has("--force"))
-                : await app.diagnosticsCommands.export(since: since, to: output, overwrite: p.has("--force"))
-        }
-        if !result.stdout.isEmpty { Console.out(result.stdout) }
-        if !result.stderr.isEmpty { Console.err(result.stderr) }
-        return result.exitCode
-    }
-
-    // MARK: - doctor
-
-    func doctor() throws -> Int32 {
-        // The same loader as start-up; the doctor reports a broken file instead of stopping at it.
-        let files = ProviderFiles.load(environment: environment)
-        let lines = ProviderDoctor.report(environment: environment, file: files.file, credentials: files.credentials,
-                                          credentialsError: files.credentialsProblem)
-        // Doctor output ends up in bug reports: credentials inside URLs (user:pass@, ?key=…) are
-        // hidden and nothing from a file or the environment can send escape sequences.
-        func show(_ line: String) { Console.out(URLCredentials.redact(TerminalText.sanitize(line)) + "\n") }
-        show("ofj \(version)")
-        show("data: \(paths.databasePath)")
-        show("config: \(paths.configPath)\(FileManager.default.fileExists(atPath: paths.configPath) ? "" : " (none)")")
-        // A config.json naming an unknown provider or model, or with a malformed field, is a problem (exit 1).
-        let configProblems = ProviderFiles.configProblems(environment: environment)
-            + [MealConfig.load(configPath: paths.configPath).problem].compactMap { $0 }
-        for problem in files.problems where problem != files.credentialsProblem { show("-- \(problem)") }
-        for problem in configProblems { show("-- \(problem)") }
-        // Approval rules are checked against every tool's schema; a file that fails is not used at all.
-        let ruleProblems = Toolbox.ruleProblems(path: paths.configPath)
-        for problem in ruleProblems { show("-- \(problem) (no approval rule applies until this is fixed)") }
-        let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)
-        show(databaseLine)
-        show(ProviderDoctor.render(lines))
-        // Which web search the selected provider gets (config.json "research", OFJ_RESEARCH).
-        let setting = App.researchSetting(environment: environment, credentials: files.credentials, file: files.file)
-        let settings = files.credentials.merging(environment) { _, env in env }
-        let research = (try? ProviderResolver.resolve(environment: environment, file: files.file, credentials: files.credentials))
-            .map { $0.research(setting: setting, settings: settings) }
-            ?? ResearchChoice.resolve(setting: setting, provider: "offline", wire: .offline, model: "offline", settings: settings)
-        show(research.doctorLine)
-        if let sink = environment["TURSO_DATABASE_URL"], !sink.isEmpty { show("diagnostics: delivered to \(sink)") }
-        var syncProblem = false
-        do {
-            if let sync = try SyncCommand.configuration(environment: environment) { show("sync: \(sync) (ofj sync status)") }
-        } catch {
-            show("-- sync: \(error)")
-            syncProblem = true
-        }
-        // A warning, not a failure (the exit status stays 0): the journal works, but other users
-        // of this machine can read it.
-        for warning in Self.permissionWarnings(paths) { show("warning: " + warning) }
-        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || !ruleProblems.isEmpty || damaged || syncProblem ? 1 : 0
-    }
 }
 
 extension Launcher {
@@ -418,23 +384,6 @@ extension Launcher {
     }
 }
 
-extension Launcher {
-    /// The data folder and database when group or others can read them (files ofj creates are
-    /// 0600 and the folder 0700, but an existing OFJ_HOME may have been made by hand).
-    static func permissionWarnings(_ paths: AppPaths) -> [String] {
-        var warnings: [String] = []
-        if PrivateFile.isReadableByOthers(paths.dataDirectory) == true, let mode = PrivateFile.permissions(paths.dataDirectory) {
-            warnings.append("the data folder \(paths.dataDirectory) can be read by other users (mode \(String(mode, radix: 8))); "
-                + "to fix: chmod 700 '\(paths.dataDirectory)'")
-        }
-        for file in [paths.databasePath, paths.databasePath + "-wal", paths.databasePath + "-shm"] {
-            if PrivateFile.isReadableByOthers(file) == true, let mode = PrivateFile.permissions(file) {
-                warnings.append("\(file) can be read by other users (mode \(String(mode, radix: 8))); to fix: chmod 600 '\(file)'")
-            }
-        }
-        return warnings
-    }
-}
 
 /// The model the REPL uses now; `/model` and `/provider` replace it.
 final class ModelBox: @unchecked Sendable {

@@ -12,24 +12,23 @@ import Synchronization
 import Glibc
 #endif
 
-enum MCPCommand {
-    static let usage = """
-        usage: ofj mcp [--allow-writes]
-          Serves the journal to an MCP client (Claude Code, Codex, Claude Desktop, …) over stdin/stdout.
-          Reads are always allowed; changes only with --allow-writes, each shown for approval.
-        """
+extension OfjCommands {
+    static func mcp(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("mcp", summary: "serve the journal's tools and resources to an MCP client (Claude Code, Codex, Claude Desktop, …) over stdin/stdout; reads always, changes only with --allow-writes, each shown for approval",
+                    options: [.flag("--allow-writes", "let the client propose changes (each previewed and approved, written exactly once)")],
+                    // Even without --allow-writes a session records its runs and diagnostics.
+                    access: .write,
+                    action: .async { inv in try await MCPCommand.run(inv, ctx) })
+    }
+}
 
+enum MCPCommand {
     /// Runs the server until the client closes stdin. Never reads provider keys or the credentials
     /// file: it opens the database and nothing else. Logs go to stderr only; stdout is the protocol.
-    static func run(_ args: [String], paths: AppPaths, version: String) async throws -> Int32 {
-        if args.contains("--help") || args.contains("-h") {
-            Console.out(usage + "\n")
-            return 0
-        }
-        let p = try ArgumentSpec(flags: ["--allow-writes"], options: []).parse(args)
-        guard p.positionals.isEmpty else { throw CLIError("unexpected '\(p.positionals[0].prefix(30))'\n\(usage)", status: 2) }
-        try paths.ensureDataDirectory()
-        let queue = try OfjDatabase.open(path: paths.databasePath)
+    static func run(_ inv: CommandInvocation, _ ctx: CLIContext) async throws -> Int32 {
+        let p = inv.arguments
+        let paths = ctx.paths, version = ctx.version
+        let queue = try OfjCommands.openDatabase(ctx, inv)
         let journal = JournalStore(queue: queue, timeZone: .current, mealSchedule: MealConfig.load(configPath: paths.configPath).schedule)
         let store = ConversationStore(queue: queue)
         let tools = Toolbox.registry(journal: journal, attachments: false)

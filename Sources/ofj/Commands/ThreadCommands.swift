@@ -1,5 +1,5 @@
-// `ofj search`, `ofj threads …` and `ofj meals …`: threads and the journal's full-text index
-// from the command line, and the meal schedule in config.json.
+// `ofj search` and `ofj threads …`: threads and the journal's full-text index from the command
+// line.
 import Agent
 import CommandLineKit
 import Foundation
@@ -9,6 +9,50 @@ import Glibc
 import Journal
 import OutputSafety
 import REPL
+
+extension OfjCommands {
+    static func search(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("search", summary: "full-text search of threads (messages, titles, tool activity) and journal entries, newest first; each word matches the start of a word",
+                    details: "Thread results show the thread, the date and the words around the match; journal results the day, meal and entry.\nIn the REPL: /search TEXT, then /open N opens the thread of result N.",
+                    arguments: [PositionalSpec("TEXT", variadic: true)],
+                    options: [.flag("--threads", "only threads", excludes: ["--journal"]), .flag("--journal", "only journal entries"),
+                              .value("--limit", "N", .integer(1...500), "at most N results of each kind", default: "20"), .json],
+                    access: .read,
+                    action: threadCommand(ctx) { c, inv in try c.search(inv.arguments) })
+    }
+
+    static func threads(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("threads", summary: "list the assistant's threads, newest first",
+                    options: [.value("--limit", "N", .integer(1...10_000), "at most N threads", default: "50"), .json],
+                    subcommands: [
+                        CommandSpec("list", summary: "list the assistant's threads, newest first",
+                                    options: [.value("--limit", "N", .integer(1...10_000), "at most N threads", default: "50"), .json],
+                                    access: .read,
+                                    action: threadCommand(ctx) { c, inv in try c.list(inv.arguments) }),
+                        CommandSpec("show", summary: "a thread as Markdown (--json: as JSON), with tool activity and approvals",
+                                    arguments: [PositionalSpec("ID")], options: [.json], access: .read,
+                                    action: threadCommand(ctx) { c, inv in try c.show(inv.arguments) }),
+                        CommandSpec("delete", summary: "delete a thread with its messages; asks on a terminal (--yes does not ask)",
+                                    arguments: [PositionalSpec("ID")], options: [.flag("--yes", "delete without asking")], access: .write,
+                                    action: threadCommand(ctx) { c, inv in try c.delete(inv.arguments, confirm: ThreadCommands.askOnTerminal) }),
+                        CommandSpec("export", summary: "write a thread as Markdown or JSON (stdout unless -o; the file is private, 0600); never keys",
+                                    arguments: [PositionalSpec("ID")],
+                                    options: [.value("--format", "md|json", .choice(["md", "json"]), "the format", default: "md"), .output, .force],
+                                    access: .read,
+                                    action: threadCommand(ctx) { c, inv in try c.export(inv.arguments) }),
+                    ],
+                    access: .read,
+                    action: threadCommand(ctx) { c, inv in try c.list(inv.arguments) })
+    }
+
+    /// A threads or search command: opens the database as the spec declares and runs `body`.
+    static func threadCommand(_ ctx: CLIContext, _ body: @escaping @Sendable (ThreadCommands, CommandInvocation) throws -> Void) -> CommandAction {
+        .sync { inv in
+            try body(ThreadCommands(journal: try openJournal(ctx, inv)), inv)
+            return 0
+        }
+    }
+}
 
 struct ThreadCommands {
     let journal: JournalStore

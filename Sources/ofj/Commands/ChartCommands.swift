@@ -6,6 +6,50 @@ import Nutrition
 import OutputSafety
 import REPL
 
+extension OfjCommands {
+    static func trend(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("trend", summary: "bars of a nutrient per day, week or month against its goal (default: calories over 14 days); days without entries stay blank",
+                    details: """
+                        One bar per day (--days), ISO week (--weeks) or month (--months) ending today, with its value and
+                        % of the goal; the goal is a │ (| in ASCII). Week and month bars are averages a day over the days
+                        that report the nutrient. NUTRIENT: energy_kcal (default), protein, sodium_mg, "vitamin d", …
+                        Colour only on a terminal without NO_COLOR; ASCII when the locale is not UTF-8.
+                        """,
+                    arguments: [PositionalSpec("NUTRIENT", .suggestions(NutrientCatalog.all.map(\.id)), optional: true, variadic: true)],
+                    options: [.value("--days", "N", .integer(1...3_660), "one bar per day for the last N days", default: "14",
+                                     excludes: ["--weeks", "--months"]),
+                              .value("--weeks", "N", .integer(1...520), "one bar per week for the last N weeks", excludes: ["--months"]),
+                              .value("--months", "N", .integer(1...120), "one bar per month for the last N months"),
+                              .json],
+                    access: .read,
+                    action: journal(ctx) { c, inv in try c.trend(inv.arguments, environment: ctx.environment) })
+    }
+
+    static func month(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("month", summary: "a calendar of a month: each day's calories as % of the goal, with a glyph (default: this month)",
+                    arguments: [PositionalSpec("YYYY-MM", optional: true)],
+                    access: .read,
+                    action: journal(ctx) { c, inv in try c.month(inv.arguments, environment: ctx.environment) })
+    }
+
+    static func gaps(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("gaps", summary: "nutrients averaging below 80% of their Daily Value, with foods that bring the most per 100 kcal",
+                    options: [.value("--days", "N", .integer(1...366), "the last N days", default: "14"), .json],
+                    access: .read,
+                    action: journal(ctx, reference: true) { c, inv in try c.gaps(inv.arguments) })
+    }
+
+    static func report(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("report", summary: "a self-contained HTML report to share: energy and macros against goals, nutrients below their Daily Value (default: the last 30 days)",
+                    details: "One HTML file with inline CSS and SVG charts: no scripts, nothing fetched. Not medical advice.",
+                    options: [.value("--from", "DATE", .date, "first day (default: 29 days before --to)"),
+                              .value("--to", "DATE", .date, "last day", default: "today"),
+                              .value("--output", short: "-o", "FILE", .file, "the HTML file to write (- for stdout)"), .force],
+                    access: .read,
+                    action: journal(ctx) { c, inv in try c.report(inv.arguments) })
+    }
+}
+
 extension JournalCommands {
     // MARK: - trend
 

@@ -1,4 +1,5 @@
 // `ofj sync`, `ofj sync status`, `ofj sync conflicts`, and the REPL's background sync.
+import CommandLineKit
 import Foundation
 import HTTP
 import Providers
@@ -8,6 +9,20 @@ import Sync
 #if canImport(Glibc)
 import Glibc
 #endif
+
+extension OfjCommands {
+    static func sync(_ ctx: CLIContext) -> CommandSpec {
+        CommandSpec("sync", summary: "sync the journal with a Turso (libSQL) database: push local changes, then pull the other machines' (OFJ_SYNC_URL, OFJ_SYNC_TOKEN)",
+                    subcommands: [
+                        CommandSpec("status", summary: "last success, pending local changes, remote position, conflicts resolved", access: .read,
+                                    action: .sync { inv in try SyncCommand.status(ctx, inv) }),
+                        CommandSpec("conflicts", summary: "local edits a newer edit from another machine replaced", access: .read,
+                                    action: .sync { inv in try SyncCommand.conflicts(ctx, inv) }),
+                    ],
+                    access: .write,
+                    action: .async { inv in try await SyncCommand.run(ctx, inv) })
+    }
+}
 
 enum SyncCommand {
     /// The sync configuration from the environment, the credentials file and config.json.
@@ -34,13 +49,13 @@ enum SyncCommand {
     }
 
     /// `ofj sync`: push then pull, a progress line on a terminal, the counts at the end.
-    static func run(paths: AppPaths, environment: [String: String], version: String) async throws -> Int32 {
+    static func run(_ ctx: CLIContext, _ inv: CommandInvocation) async throws -> Int32 {
+        let environment = ctx.environment
         guard let configuration = try configuration(environment: environment) else {
             throw CLIError("sync is not set up: set OFJ_SYNC_URL (libsql://… or https://…) and OFJ_SYNC_TOKEN, or \"sync\": {\"url\": …} in config.json (README, \"One journal on several machines\")")
         }
-        try paths.ensureDataDirectory()
-        let queue = try OfjDatabase.open(path: paths.databasePath, access: .write)
-        var engine = engine(queue: queue, configuration: configuration, version: version)
+        let queue = try OfjCommands.openDatabase(ctx, inv)
+        var engine = engine(queue: queue, configuration: configuration, version: ctx.version)
         // OFJ_SYNC_FAULT=<phase>: SIGKILL at that phase, for the crash sweep (tests, tools/sync-crash-sweep.sh).
         if let fault = environment["OFJ_SYNC_FAULT"], !fault.isEmpty {
             guard SyncEngine.phases.contains(fault) else {
@@ -61,17 +76,17 @@ enum SyncCommand {
         return 0
     }
 
-    static func status(paths: AppPaths, environment: [String: String]) throws -> Int32 {
+    static func status(_ ctx: CLIContext, _ inv: CommandInvocation) throws -> Int32 {
         var problem: String?
         var configuration: SyncConfiguration?
-        do { configuration = try self.configuration(environment: environment) } catch { problem = "\(error)" }
-        let queue = try OfjDatabase.open(path: paths.databasePath, access: .read)
+        do { configuration = try self.configuration(environment: ctx.environment) } catch { problem = "\(error)" }
+        let queue = try OfjCommands.openDatabase(ctx, inv)
         Console.out(SyncText.status(try SyncLocal(queue: queue).status(threads: configuration?.threads ?? true), configuration: configuration, problem: problem))
         return 0
     }
 
-    static func conflicts(paths: AppPaths) throws -> Int32 {
-        let queue = try OfjDatabase.open(path: paths.databasePath, access: .read)
+    static func conflicts(_ ctx: CLIContext, _ inv: CommandInvocation) throws -> Int32 {
+        let queue = try OfjCommands.openDatabase(ctx, inv)
         Console.out(SyncText.conflicts(try SyncLocal(queue: queue).conflicts()))
         return 0
     }
