@@ -37,12 +37,16 @@ let package = Package(
         // The declarative command line: specs, the parser, help, shell completion, README.md's command table.
         // Product-free: ofj's own commands are declared in the executable.
         .target(name: "CommandLineKit", dependencies: ["Agent", "OutputSafety"], swiftSettings: swiftSettings),
-        .target(name: "REPL", dependencies: ["CEditLine", "CommandLineKit", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics", "OutputSafety"],
+        // Everything that formats journal data for people (day/week/month views, charts, gaps, the HTML report,
+        // search results, thread export), for the CLI and the REPL alike; with the terminal basics they need.
+        .target(name: "Views", dependencies: ["Journal", "Nutrition", "ReferenceFoods", "Agent", "SQLiteKit", "OutputSafety"],
                 swiftSettings: swiftSettings),
-        .target(name: "Transcripts", dependencies: ["REPL", "CommandLineKit", "Agent", "Providers", "Journal", "NutritionTools", "Diagnostics", "SQLiteKit", "OutputSafety",
+        .target(name: "REPL", dependencies: ["CEditLine", "CommandLineKit", "Views", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics", "OutputSafety"],
+                swiftSettings: swiftSettings),
+        .target(name: "Transcripts", dependencies: ["REPL", "CommandLineKit", "Views", "Agent", "Providers", "Journal", "NutritionTools", "Diagnostics", "SQLiteKit", "OutputSafety",
                                                     "PackagedFoods", "HTTP"],
                 swiftSettings: swiftSettings),
-        .executableTarget(name: "ofj", dependencies: ["CommandLineKit", "REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP",
+        .executableTarget(name: "ofj", dependencies: ["CommandLineKit", "Views", "REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP",
                                                        "PackagedFoods", "HTTP", "Research", "Sync"],
                           swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["SQLiteKit", "Agent", "HTTP", "CEditLine"], path: "Sources/TestSupport",
@@ -61,10 +65,11 @@ let package = Package(
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionToolsTests", dependencies: ["NutritionTools", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: swiftSettings),
-        .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ViewsTests", dependencies: ["Views", "Journal", "Nutrition", "ReferenceFoods", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "REPLTests", dependencies: ["REPL", "Views", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ResearchTests", dependencies: ["Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SyncTests", dependencies: ["Sync", "Journal", "Nutrition", "Agent", "Research", "Diagnostics", "HTTP", "SQLiteKit", "TestSupport", "REPL"], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "Journal", "Nutrition", "Agent", "Research", "Diagnostics", "HTTP", "SQLiteKit", "TestSupport", "Views"], swiftSettings: swiftSettings),
         .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

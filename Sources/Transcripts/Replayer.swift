@@ -9,6 +9,7 @@ import Journal
 import REPL
 import SQLiteKit
 import Synchronization
+import Views
 
 public struct ReplayResult: Sendable {
     public var path: String

@@ -5,6 +5,7 @@ import Journal
 import Nutrition
 import OutputSafety
 import REPL
+import Views
 #if canImport(Glibc)
 import Glibc
 #endif

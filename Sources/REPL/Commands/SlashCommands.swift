@@ -3,6 +3,7 @@
 // so adding a slash command is one entry (its longer handlers are REPLSession methods).
 import Agent
 import Foundation
+import Views
 
 /// What Tab offers after a slash command's name.
 public enum SlashArguments: Sendable {
@@ -139,9 +140,6 @@ public enum SlashCommands {
     public static func completions(prefix: String) -> [String] {
         all.map(\.name).filter { $0.hasPrefix(prefix) }
     }
-
-    /// The footer of the banner, `/help`, the report and the README.
-    public static let medicalNote = "Not medical advice: ofj's numbers are estimates; ask a doctor or dietitian about your health."
 
     public static var helpText: String {
         let width = all.map { ($0.name + " " + $0.arguments).count }.max() ?? 10

@@ -3,6 +3,7 @@
 import Agent
 import Foundation
 import Journal
+import Views
 
 enum Completion {
     /// Typed words a Food Bank name may replace at most ("greek yo" → "Greek yogurt, plain").

@@ -6,6 +6,7 @@ import Foundation
 import Journal
 import Nutrition
 import SQLiteKit
+import Views
 
 extension REPLSession {
     /// Runs a slash command from `SlashCommands.all`; an unknown name gets the closest one.
@@ -25,7 +26,7 @@ extension REPLSession {
     func showHelp() {
         say("Talk about what you eat (\"log 2 eggs for breakfast\", \"how much protein this week?\"), or use a command:")
         say(SlashCommands.helpText)
-        say(style.dim(SlashCommands.medicalNote))
+        say(style.dim(JournalViews.medicalNote))
     }
 
     /// `/title TEXT`: renames the current thread.

@@ -12,6 +12,7 @@ import Providers
 import REPL
 import Sync
 import Transcripts
+import Views
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -5,6 +5,7 @@ import Journal
 import Nutrition
 import OutputSafety
 import REPL
+import Views
 
 extension OfjCommands {
     static func trend(_ ctx: CLIContext) -> CommandSpec {

@@ -8,6 +8,7 @@ import Nutrition
 import OutputSafety
 import REPL
 import ReferenceFoods
+import Views
 
 extension OfjCommands {
     static func day(_ ctx: CLIContext) -> CommandSpec {
@@ -321,14 +322,8 @@ struct JournalCommands {
                          "portions": .array(f.portions.map { .object(["label": .string($0.label), "grams": .number($0.gramWeight)]) })])
             }
             out(TerminalText.escapingJSON(JSONValue.array(items).serialized))
-        } else if foods.isEmpty {
-            out("No reference foods match '\(JournalViews.safeName(query))'.")
         } else {
-            for f in foods {
-                let kcal = f.per100g("energy_kcal").map { JournalViews.amount("energy_kcal", $0) } ?? "kcal not reported"
-                let portion = f.portions.first.map { " · \($0.label) = \(JournalViews.number($0.gramWeight)) g" } ?? ""
-                out(TerminalText.sanitize("  \(f.id)  \(f.description) — \(kcal) per 100 g\(portion)", keepNewlines: false))
-            }
+            out(JournalViews.referenceFoods(foods, query: query))
         }
     }
 

@@ -12,6 +12,7 @@ import NutritionTools
 import OutputSafety
 import ReferenceFoods
 import REPL
+import Views
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -248,22 +249,7 @@ struct JournalOps {
     func entryShow(_ p: ParsedArguments) throws {
         let e = try entry(p.positionals[0])
         if p.has("--json") { try json(e); return }
-        out(TerminalText.sanitize(Self.describe(e)))
-    }
-
-    static func describe(_ e: Entry) -> String {
-        var lines = ["Entry \(e.id.uuidString.lowercased())",
-                     "  " + JournalViews.entryLine(e),
-                     "  \(e.day) · \(e.meal.rawValue) · from \(e.source.rawValue.replacingOccurrences(of: "_", with: " "))"]
-        let totals = e.totalNutrients
-        let ids = NutrientCatalog.sorted(totals.values.keys)
-        if !ids.isEmpty {
-            lines.append("  Nutrients: " + ids.compactMap { id in
-                totals[id].map { (id == "energy_kcal" ? "" : NutrientCatalog.displayName(id).lowercased() + " ") + JournalViews.amount(id, $0) }
-            }.joined(separator: ", "))
-        }
-        if let food = e.savedFoodID { lines.append("  Food Bank food: \(JournalStore.shortID(food))") }
-        return lines.joined(separator: "\n")
+        out(TerminalText.sanitize(JournalViews.entryDetail(e)))
     }
 
     func entryEdit(_ p: ParsedArguments) throws {
@@ -475,7 +461,7 @@ extension JournalOps {
             throw CLIError("the import stopped: \(OfjDatabase.explain("\(error)")); the rows written before it are kept, and running the same command again adds only the rest")
         }
         if p.has("--json") { try json(report); return }
-        out(TerminalText.sanitize(Self.describe(report, file: p.positionals[0])))
+        out(TerminalText.sanitize(ImportViews.report(report)))
     }
 
     /// "date=Date,name=Food Name,energy_kcal=Energy (kcal)": FIELD=COLUMN pairs split at commas
@@ -505,62 +491,5 @@ extension JournalOps {
         }
         guard !map.isEmpty else { throw UsageError("--map is empty", command: "ofj import csv") }
         return map
-    }
-
-    static func count(_ n: Int, _ one: String, _ many: String) -> String {
-        var digits = String(n)
-        var grouped = ""
-        while digits.count > 3 { grouped = "," + digits.suffix(3) + grouped; digits.removeLast(3) }
-        return "\(digits + grouped) \(n == 1 ? one : many)"
-    }
-
-    /// The human report: what was (or would be) added, skipped and why, and the columns not read.
-    static func describe(_ r: ImportReport, file: String) -> String {
-        let source = ImportFormatName.display(r.format)
-        var lines = ["\(r.dryRun ? "Dry run: nothing was written. " : "")Import from \(source): \(count(r.rowsRead, "row", "rows")) read"]
-        var added = "  \(r.dryRun ? "would add" : "added"): \(count(r.added, "entry", "entries"))"
-        if let a = r.firstDay, let b = r.lastDay { added += a == b ? " on \(a)" : " from \(a) to \(b)" }
-        lines.append(added)
-        if r.alreadyImported > 0 { lines.append("  already imported (skipped): \(count(r.alreadyImported, "row", "rows"))") }
-        if r.skipped > 0 {
-            let kinds = r.skippedByReason.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-                .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-            lines.append("  skipped: \(count(r.skipped, "row", "rows")) (\(kinds))")
-            for s in r.skippedRows { lines.append("    " + JournalViews.safeName(s.reason)) }
-            if r.skipped > r.skippedRows.count { lines.append("    … and \(r.skipped - r.skippedRows.count) more (--json lists the first \(r.skippedRows.count) too)") }
-        }
-        if r.amountsNotRead > 0 { lines.append("  amounts not read (logged as 1 serving): \(r.amountsNotRead)") }
-        if !r.otherMeals.isEmpty {
-            lines.append("  logged as snack: " + r.otherMeals.sorted { $0.key < $1.key }.map { "\(JournalViews.safeName($0.key)) (\($0.value))" }.joined(separator: ", "))
-        }
-        // Grouped by reason: "not a nutrient ofj tracks: Alcohol (g), Starch (g)".
-        var reasons: [String] = []
-        var columns: [String: [String]] = [:]
-        for u in r.unmappedNutrients {
-            if columns[u.reason] == nil { reasons.append(u.reason) }
-            columns[u.reason, default: []].append(JournalViews.safeName(u.column))
-        }
-        for reason in reasons {
-            lines.append("  nutrients not imported, \(reason): " + (columns[reason] ?? []).joined(separator: ", "))
-        }
-        if !r.unknownColumns.isEmpty {
-            lines.append("  unknown columns (not read): " + r.unknownColumns.map { JournalViews.safeName($0) }.joined(separator: ", "))
-        }
-        if r.dryRun && !r.preview.isEmpty {
-            lines.append("  first entries it would add:")
-            for e in r.preview { lines.append("    \(e.day) \(e.meal.rawValue)  " + JournalViews.entryLine(e)) }
-            if r.added > r.preview.count { lines.append("    … and \(count(r.added - r.preview.count, "more", "more"))") }
-        }
-        return lines.joined(separator: "\n")
-    }
-}
-
-enum ImportFormatName {
-    static func display(_ name: String) -> String {
-        switch name {
-        case "cronometer": return "Cronometer"
-        case "myfitnesspal": return "MyFitnessPal"
-        default: return "CSV"
-        }
     }
 }

@@ -9,6 +9,7 @@ import Nutrition
 import OutputSafety
 import PackagedFoods
 import REPL
+import Views
 
 extension OfjCommands {
     static func barcode(_ ctx: CLIContext) -> CommandSpec {

@@ -3,6 +3,7 @@
 import Agent
 import CommandLineKit
 import Foundation
+import Views
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,8 +77,8 @@ struct ThreadCommands {
         let scope: SearchScope = p.has("--threads") ? .threads : p.has("--journal") ? .journal : .all
         let limit = Int(p.value("--limit") ?? "") ?? SearchViews.defaultLimit
         let results: [SearchResult]
-        do { results = try SearchViews.search(text, scope: scope, store: store, journal: journal, limit: limit) } catch let e as UsageError {
-            throw UsageError(e.message, command: "ofj search")
+        do { results = try SearchViews.search(text, scope: scope, store: store, journal: journal, limit: limit) } catch let e as NothingToSearchFor {
+            throw UsageError(e.description, command: "ofj search")
         }
         if p.has("--json") {
             printJSON(SearchViews.json(results, query: text, timeZone: journal.timeZone))

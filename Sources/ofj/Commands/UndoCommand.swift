@@ -6,6 +6,7 @@ import Foundation
 import Journal
 import OutputSafety
 import REPL
+import Views
 
 extension OfjCommands {
     static func undo(_ ctx: CLIContext) -> CommandSpec {

@@ -5,7 +5,7 @@ import Journal
 import Nutrition
 import ReferenceFoods
 import SQLiteKit
-import REPL
+import Views
 
 @Suite struct GapsViewTests {
     @Test func gapsTextIsPinned() throws {

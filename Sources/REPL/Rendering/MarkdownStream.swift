@@ -2,6 +2,7 @@
 // tables, wrapped at word boundaries to the terminal width. Line-buffered: a visual line is written
 // once it is complete (no re-flow flicker), a table once its last row arrived (to align it), and
 // each delta costs O(delta + width).
+import Views
 
 /// Renders Markdown deltas (already sanitised by `TerminalText.StreamFilter`) to styled lines.
 struct MarkdownStream {

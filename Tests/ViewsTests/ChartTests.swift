@@ -7,7 +7,7 @@ import Journal
 import Nutrition
 import SQLiteKit
 import TestSupport
-import REPL
+import Views
 
 @Suite struct ChartTests {
     static let golden = OfjBinary.repositoryRoot + "/Tests/Golden/charts/"

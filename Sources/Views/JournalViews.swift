@@ -1,10 +1,15 @@
 // Plain-text views of the journal, shared by `ofj day`/`ofj foods`/`ofj goals` and the REPL's
-// /day, /week, /foods and /goals. Names are sanitized: they are user or model supplied.
+// /day, /week, /foods and /goals, and the CLI's entry and reference-food views. Names are
+// sanitized: they are user or model supplied.
 import Foundation
 import Journal
 import Nutrition
+import ReferenceFoods
 
 public enum JournalViews {
+    /// The footer of the banner, `/help`, thread exports and the README.
+    public static let medicalNote = "Not medical advice: ofj's numbers are estimates; ask a doctor or dietitian about your health."
+
     static let mainNutrients = ["energy_kcal", "protein_g", "carbohydrate_g", "fat_g"]
 
     /// "1,234" / "12.5" / "0.25": at most `places` decimals, trailing zeros dropped.
@@ -56,6 +61,32 @@ public enum JournalViews {
         let totals = e.totalNutrients
         let kcal = totals["energy_kcal"].map { amount("energy_kcal", $0) } ?? "kcal not reported"
         return "\(safe(e.name))\(brand) — \(serving) — \(kcal)"
+    }
+
+    /// `ofj entry show`: the entry's line, day, meal and source, and every nutrient it reports.
+    public static func entryDetail(_ e: Entry) -> String {
+        var lines = ["Entry \(e.id.uuidString.lowercased())",
+                     "  " + entryLine(e),
+                     "  \(e.day) · \(e.meal.rawValue) · from \(e.source.rawValue.replacingOccurrences(of: "_", with: " "))"]
+        let totals = e.totalNutrients
+        let ids = NutrientCatalog.sorted(totals.values.keys)
+        if !ids.isEmpty {
+            lines.append("  Nutrients: " + ids.compactMap { id in
+                totals[id].map { (id == "energy_kcal" ? "" : NutrientCatalog.displayName(id).lowercased() + " ") + amount(id, $0) }
+            }.joined(separator: ", "))
+        }
+        if let food = e.savedFoodID { lines.append("  Food Bank food: \(JournalStore.shortID(food))") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `ofj ref`: one line per USDA reference food (id, description, kcal per 100 g, a portion).
+    public static func referenceFoods(_ foods: [ReferenceFood], query: String) -> String {
+        guard !foods.isEmpty else { return "No reference foods match '\(safeName(query))'." }
+        return foods.map { f in
+            let kcal = f.per100g("energy_kcal").map { amount("energy_kcal", $0) } ?? "kcal not reported"
+            let portion = f.portions.first.map { " · \($0.label) = \(number($0.gramWeight)) g" } ?? ""
+            return safe("  \(f.id)  \(f.description) — \(kcal) per 100 g\(portion)")
+        }.joined(separator: "\n")
     }
 
     /// A day by meal with totals against goals.

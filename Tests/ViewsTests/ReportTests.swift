@@ -6,7 +6,7 @@ import Journal
 import Nutrition
 import SQLiteKit
 import TestSupport
-import REPL
+import Views
 
 @Suite struct ReportTests {
     static func data() throws -> ReportData {

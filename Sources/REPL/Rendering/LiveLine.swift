@@ -2,6 +2,7 @@
 // the model has not answered yet, and after a tool's activity line while the tool runs.
 import Agent
 import Synchronization
+import Views
 
 /// One line redrawn in place (`\r`, erase line) until it ends. Thread-safe: a ticker task redraws
 /// it; the session ends it before writing anything else, under the same lock, so the two never

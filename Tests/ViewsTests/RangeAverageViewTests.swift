@@ -4,7 +4,7 @@ import Testing
 import Journal
 import Nutrition
 import SQLiteKit
-import REPL
+import Views
 
 @Suite struct RangeAverageViewTests {
     @Test func weekNamesTheDaysThatReportEachAverage() throws {

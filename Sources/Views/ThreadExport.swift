@@ -103,7 +103,7 @@ public enum ThreadExport {
                 continue  // results are summarised on the tool lines above
             }
         }
-        out += "\n---\n\n_\(SlashCommands.medicalNote)_\n"
+        out += "\n---\n\n_\(JournalViews.medicalNote)_\n"
         return out
     }
 
@@ -178,7 +178,7 @@ public enum ThreadExport {
         if let p = t.provider { thread["provider"] = .string(p) }
         if let m = t.model { thread["model"] = .string(m) }
         let doc: JSONValue = ["format": "ofj-thread", "version": 1, "thread": .object(thread), "messages": .array(items),
-                              "note": .string(SlashCommands.medicalNote)]
+                              "note": .string(JournalViews.medicalNote)]
         return TerminalText.escapingJSON(PrettyJSON.format(doc))
     }
 }

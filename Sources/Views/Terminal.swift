@@ -1,4 +1,5 @@
-// Everything the REPL knows about the terminal: tty detection, width, colour, safe text.
+// What views need from the terminal, for the CLI and the REPL alike: tty detection, width,
+// colour that switches itself off (Style), safe text and word wrapping.
 import Foundation
 import OutputSafety
 #if canImport(Glibc)
@@ -61,27 +62,4 @@ public func wrapText(_ text: String, width: Int) -> String {
         lines.append(line)
     }
     return lines.joined(separator: "\n")
-}
-
-import Diagnostics
-
-/// Replaces key- and token-shaped parts of a line ("sk-…", "AIza…", JWTs) with "[key]" before it
-/// is shown: a provider error may quote a key, and screens end up in screenshots and scrollback.
-public func hidingSecrets(_ line: String) -> String {
-    var out = ""
-    var part = ""
-    func flush() {
-        out += Redactor.hasKeyShape(part) ? "[key]" : part
-        part = ""
-    }
-    for ch in line {
-        if ch.isWhitespace || "?&=\"'(),;:<>[]{}".contains(ch) {
-            flush()
-            out.append(ch)
-        } else {
-            part.append(ch)
-        }
-    }
-    flush()
-    return out
 }

@@ -1,6 +1,7 @@
 // "Where you were": the last few exchanges of a thread, shown by `--resume` and `/open`.
 import Agent
 import Foundation
+import Views
 
 extension REPLSession {
     /// How many exchanges (a message and its answer) the recap shows.

@@ -1,13 +1,17 @@
 // `ofj search` and `/search`: full-text search over threads and the journal, one result list
 // for both frontends (numbered, so `/open N` can open a thread result).
 import Agent
-import CommandLineKit
 import Foundation
 import Journal
 import OutputSafety
 import SQLiteKit
 
 public enum SearchScope: String, Sendable { case all, threads, journal }
+
+/// Search text holding no letter or digit: a mistake in what was typed (the CLI exits 2).
+public struct NothingToSearchFor: Error, CustomStringConvertible, Sendable {
+    public var description: String { "give a word to search for (letters or digits)" }
+}
 
 /// One numbered result: a place in a thread, or a journal entry.
 public enum SearchResult: Sendable, Hashable {
@@ -21,12 +25,12 @@ public enum SearchViews {
     /// At most this many results of each kind.
     public static let defaultLimit = 20
 
-    /// Thread results first (newest first), then journal entries (newest day first). Throws a
-    /// `UsageError` when the text holds nothing to search for.
+    /// Thread results first (newest first), then journal entries (newest day first). Throws
+    /// `NothingToSearchFor` when the text holds nothing to search for.
     public static func search(_ text: String, scope: SearchScope, store: ConversationStore, journal: JournalStore,
                               limit: Int = defaultLimit) throws -> [SearchResult] {
         guard let query = FullTextQuery(text) else {
-            throw UsageError("give a word to search for (letters or digits)")
+            throw NothingToSearchFor()
         }
         var results: [SearchResult] = []
         if scope != .journal {
