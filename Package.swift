@@ -66,7 +66,10 @@ let package = Package(
         .testTarget(name: "NutritionToolsTests", dependencies: ["NutritionTools", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: swiftSettings),
         .testTarget(name: "ViewsTests", dependencies: ["Views", "Journal", "Nutrition", "ReferenceFoods", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "REPLTests", dependencies: ["REPL", "Views", "TestSupport"], swiftSettings: swiftSettings),
+        // The REPL session: its parts in process, and the interactive ofj driven on a pseudo-terminal.
+        .testTarget(name: "REPLTests", dependencies: ["REPL", "Views", "Agent", "Journal", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
+        // The ofj command line as whole processes: commands, exit statuses, help, completion, files it writes.
+        .testTarget(name: "CLITests", dependencies: ["Agent", "Journal", "Nutrition", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ResearchTests", dependencies: ["Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncTests", dependencies: ["Sync", "Journal", "Nutrition", "Agent", "Research", "Diagnostics", "HTTP", "SQLiteKit", "TestSupport", "Views"], swiftSettings: swiftSettings),

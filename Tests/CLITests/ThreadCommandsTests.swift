@@ -188,22 +188,4 @@ import TestSupport
         let list = try await OfjBinary.run(["threads", "--json"], environment: env)
         #expect(list.stdout.contains("\"threads\": []"), "\(list.stdout)")
     }
-
-    @Test func tabCompletesBudgetsAndExportFormats() async throws {
-        let binary = try #require(OfjBinary.path, "build ofj first (swift build)")
-        let p = try PTYProcess(executable: binary, arguments: [], environment: env.merging(["TERM": "xterm", "LANG": "C.UTF-8"]) { $1 })
-        #expect(await p.read(until: "/help for commands") != nil)
-        _ = await p.read(timeout: 0.2)
-        p.send("/export j\t")
-        _ = await p.read(timeout: 0.3)
-        p.send("\r")
-        // Completed to "/export json": understood (an unfinished "j" would get the usage line).
-        #expect(await p.read(until: "nothing to export") != nil)
-        p.send("/budget m\t")
-        _ = await p.read(timeout: 0.3)
-        p.send("\r")
-        #expect(await p.read(until: "send one first, then /budget") != nil)
-        p.send("/exit\r")
-        #expect(await p.waitForExit() == 0)
-    }
 }

@@ -358,20 +358,6 @@ import Glibc
         #expect(p.terminationStatus == 143, "running at the signal: \(wasRunning), exit \(took) s after it, requests \(server.requests.count); stderr: \(stderr.replacingOccurrences(of: "\n", with: " | "))")
     }
 
-    @Test func ctrlDAtThePromptEndsTheLine() async throws {
-        let binary = try #require(OfjBinary.path)
-        let p = try PTYProcess(executable: binary, arguments: [],
-                               environment: env.merging(["XDG_STATE_HOME": home.file("state"), "TERM": "xterm", "LANG": "C.UTF-8"]) { $1 })
-        #expect(await p.read(until: "/help for commands") != nil)
-        // The line editor must be at its prompt before Ctrl-D (a busy machine can be slow to get there).
-        _ = await p.read(until: "› ", timeout: 20)
-        _ = await p.read(timeout: 0.3)
-        p.send("\u{04}")
-        let after = await p.read(until: "\n", timeout: 20)
-        if after == nil { Issue.record("no line end after Ctrl-D: \(await p.read(timeout: 0.2).debugDescription)") }
-        #expect(await p.waitForExit() == 0)
-    }
-
     // MARK: - issue #17 §9: diag export --local
 
     @Test func diagExportLocalExportsThePendingEventsWithoutASink() async throws {

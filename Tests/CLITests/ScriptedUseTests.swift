@@ -6,7 +6,7 @@ import SQLiteKit
 
 /// The journal CLI as scripts use it: clear one-line errors, conventional exit codes, nothing
 /// written or overwritten on bad input.
-@Suite struct CLITests {
+@Suite struct ScriptedUseTests {
     let home = TempDirectory(prefix: "ofj-cli")
     var env: [String: String] { ["OFJ_HOME": home.file("data"), "HOME": home.path, "XDG_CONFIG_HOME": home.file("config"), "OFJ_PROVIDER": "offline"] }
 
