@@ -1,5 +1,5 @@
-// `ofj entry show|edit|move|delete`, `ofj foods add|edit|archive|unarchive|shelf`, `ofj import` (issue 23 §3):
-// every journal operation without a model. Each change is the assistant's own write tool
+// `ofj entry show|edit|move|delete`, `ofj foods add|edit|archive|unarchive|shelf` and `ofj import`
+// (issue 23 §3): every journal operation without a model. Each change is the assistant's own write tool
 // (update_journal_entry, save_food, …) run here: the same validation, the same card, the same
 // journal store functions, so nothing the CLI writes bypasses what the tools check. Changes that
 // alter or remove what is there ask first on a terminal; scripts pass --yes.
