@@ -34,13 +34,22 @@ let package = Package(
         .target(name: "NutritionTools", dependencies: ["Agent", "Journal", "Nutrition", "PackagedFoods"], swiftSettings: swiftSettings),
         // ofj as an MCP server: JSON-RPC over stdio, the same tools, approvals through elicitation, the same ledger.
         .target(name: "MCP", dependencies: ["Agent", "SQLiteKit"], swiftSettings: swiftSettings),
-        .target(name: "REPL", dependencies: ["CEditLine", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics", "OutputSafety"],
+        // The declarative command line: specs, the parser, help, shell completion, README.md's command table.
+        // Product-free: ofj's own commands are declared in the executable.
+        .target(name: "CommandLineKit", dependencies: ["Agent", "OutputSafety"], swiftSettings: swiftSettings),
+        // Everything that formats journal data for people (day/week/month views, charts, gaps, the HTML report,
+        // search results, thread export), for the CLI and the REPL alike; with the terminal basics they need.
+        .target(name: "Views", dependencies: ["Journal", "Nutrition", "ReferenceFoods", "Agent", "SQLiteKit", "OutputSafety"],
                 swiftSettings: swiftSettings),
-        .target(name: "Transcripts", dependencies: ["REPL", "Agent", "Providers", "Journal", "NutritionTools", "Diagnostics", "SQLiteKit", "OutputSafety",
+        .target(name: "REPL", dependencies: ["CEditLine", "CommandLineKit", "Views", "Agent", "Journal", "Nutrition", "Providers", "Diagnostics", "SQLiteKit",
+                                             "OutputSafety"],
+                swiftSettings: swiftSettings),
+        .target(name: "Transcripts", dependencies: ["REPL", "CommandLineKit", "Views", "Agent", "Journal", "Diagnostics", "SQLiteKit", "OutputSafety",
                                                     "PackagedFoods", "HTTP"],
                 swiftSettings: swiftSettings),
-        .executableTarget(name: "ofj", dependencies: ["REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP",
-                                                       "PackagedFoods", "HTTP", "Research", "Sync"],
+        .executableTarget(name: "ofj", dependencies: ["CommandLineKit", "Views", "REPL", "Transcripts", "Agent", "Journal", "Nutrition", "ReferenceFoods",
+                                                       "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP", "PackagedFoods", "HTTP",
+                                                       "Research", "Sync", "SQLiteKit"],
                           swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["SQLiteKit", "Agent", "HTTP", "CEditLine"], path: "Sources/TestSupport",
                 swiftSettings: swiftSettings),
@@ -57,10 +66,15 @@ let package = Package(
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Research", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionToolsTests", dependencies: ["NutritionTools", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
-        .testTarget(name: "REPLTests", dependencies: ["REPL", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "ViewsTests", dependencies: ["Views", "Journal", "Nutrition", "ReferenceFoods", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
+        // The REPL session: its parts in process, and the interactive ofj driven on a pseudo-terminal.
+        .testTarget(name: "REPLTests", dependencies: ["REPL", "Views", "Agent", "Journal", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
+        // The ofj command line as whole processes: commands, exit statuses, help, completion, files it writes.
+        .testTarget(name: "CLITests", dependencies: ["Agent", "Journal", "Nutrition", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ResearchTests", dependencies: ["Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SyncTests", dependencies: ["Sync", "Journal", "Nutrition", "Agent", "Research", "Diagnostics", "HTTP", "SQLiteKit", "TestSupport", "REPL"], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncTests", dependencies: ["Sync", "Journal", "Nutrition", "Agent", "Research", "Diagnostics", "HTTP", "SQLiteKit", "TestSupport", "Views"], swiftSettings: swiftSettings),
         .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

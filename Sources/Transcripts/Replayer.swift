@@ -1,6 +1,7 @@
 // Runs a transcript through the real REPL session, agent runner, tools and database; only the
 // model is scripted. Compares what was seen with what the file expects.
 import Agent
+import CommandLineKit
 import Diagnostics
 import Foundation
 import HTTP
@@ -8,6 +9,7 @@ import Journal
 import REPL
 import SQLiteKit
 import Synchronization
+import Views
 
 public struct ReplayResult: Sendable {
     public var path: String

@@ -1,5 +1,6 @@
 // The composition root: one database, the stores, tools, model, runner and diagnostics.
 import Agent
+import CommandLineKit
 import Diagnostics
 import Foundation
 import HTTP
@@ -34,8 +35,8 @@ struct App {
     /// The approval rules of config.json (re-read when the file changes).
     let rules: ApprovalRuleBook
 
-    /// `access: .read` opens the database read-only (commands that only look).
-    init(paths: AppPaths, environment: [String: String], appVersion: String, access: DataAccess = .write) throws {
+    /// `access` is what the command's spec declares: `.read` opens the database read-only.
+    init(paths: AppPaths, environment: [String: String], appVersion: String, access: DataAccess) throws {
         self.paths = paths
         self.environment = environment
         try paths.ensureDataDirectory()

@@ -1,5 +1,6 @@
 // Opening the one ofj database file: every module's migrations, with clear errors.
 import Agent
+import CommandLineKit
 import Diagnostics
 import Foundation
 #if canImport(Glibc)

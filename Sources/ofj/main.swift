@@ -1,9 +1,11 @@
-// ofj entry point: the command table (CommandTable.swift) parses; this file runs the handler.
+// ofj entry point: the command table (Commands/OfjCommands.swift) parses; this file runs the handler.
+import CommandLineKit
 import Foundation
 import Journal
 import Nutrition
 import OutputSafety
 import REPL
+import Views
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,12 +53,6 @@ let context = CLIContext(paths: AppPaths(environment: environment), environment:
 
 // A closed pipe is an error return from write, not a signal that kills a half-done command.
 signal(SIGPIPE, SIG_IGN)
-// `ofj log --barcode` and `ofj foods add --barcode` (packaged foods) run before the table: see
-// PackagedCommands.swift. `ofj barcode` and `ofj packaged` are table commands.
-if PackagedCommands.handles(arguments) {
-    Task { exit(await PackagedCommands.main(arguments, environment: environment, paths: context.paths, version: version)) }
-    dispatchMain()
-}
 let outcome: ParseOutcome
 do { outcome = try OfjCommands.table(context).parse(arguments) } catch { exit(report(error)) }
 switch outcome {
@@ -67,7 +63,8 @@ case .run(_, let invocation) where invocation.path.isEmpty && invocation.argumen
     writeOut("ofj \(version)")
     exit(0)
 case .run(let command, let invocation):
-    switch command.action {
+    // A mode may run its own handler (`ofj log --barcode` asks the network).
+    switch command.action(for: invocation.arguments) {
     case .sync(let run)?:
         // Commands that need no concurrency run on the plain main thread: the async runtime is
         // started only for the assistant, replay and diagnostics (it shows in `ofj day`'s start-up time).
@@ -76,7 +73,7 @@ case .run(let command, let invocation):
         // A change made by a one-shot command reaches the other machines now, as after `ofj ask`
         // (at most 2 s; skipped while the sync database is backing off; what is not sent stays
         // pending for the next sync).
-        if status == 0, command.access == .write, invocation.path.first != "sync",
+        if status == 0, invocation.access == .write, invocation.path.first != "sync",
            let queue = SyncCommand.queueToSyncAtExit(paths: context.paths, environment: environment) {
             Task {
                 await SyncCommand.background(queue: queue, environment: environment, version: version)?.shutdown(timeout: 2)

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import REPL
+import Views
 
 @Suite struct MarkdownStreamTests {
     static let answer = """

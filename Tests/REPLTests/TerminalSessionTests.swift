@@ -1,3 +1,4 @@
+// The real `ofj` REPL on a pseudo-terminal, as a person would drive it: Tab, the line editor, keys.
 import Foundation
 import Testing
 import TestSupport
@@ -162,6 +163,35 @@ import TestSupport
         #expect(history.contains("/foods Greek yogurt, plain"), "\(history)")
         #expect(history.contains("/foods Oat milk barista"), "\(history)")
         #expect(history.contains("/open what did I eat today"), "\(history)")
+    }
+
+    /// `/export` and `/budget` complete their first argument from their entries' fixed words.
+    @Test func tabCompletesBudgetsAndExportFormats() async throws {
+        let p = try await start(["NO_COLOR": "1"])
+        p.send("/export j\t")
+        _ = await p.read(timeout: 0.3)
+        p.send("\r")
+        // Completed to "/export json": understood (an unfinished "j" would get the usage line).
+        #expect(await p.read(until: "nothing to export") != nil)
+        p.send("/budget m\t")
+        _ = await p.read(timeout: 0.3)
+        p.send("\r")
+        #expect(await p.read(until: "send one first, then /budget") != nil)
+        p.send("/exit\r")
+        #expect(await p.waitForExit() == 0)
+    }
+
+    @Test func ctrlDAtThePromptEndsTheLine() async throws {
+        let binary = try #require(OfjBinary.path)
+        let p = try PTYProcess(executable: binary, arguments: [], environment: environment)
+        #expect(await p.read(until: "/help for commands") != nil)
+        // The line editor must be at its prompt before Ctrl-D (a busy machine can be slow to get there).
+        _ = await p.read(until: "› ", timeout: 20)
+        _ = await p.read(timeout: 0.3)
+        p.send("\u{04}")
+        let after = await p.read(until: "\n", timeout: 20)
+        if after == nil { Issue.record("no line end after Ctrl-D: \(await p.read(timeout: 0.2).debugDescription)") }
+        #expect(await p.waitForExit() == 0)
     }
 }
 

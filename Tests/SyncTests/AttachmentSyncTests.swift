@@ -2,7 +2,7 @@
 // file and says it is on another machine; a deleted thread takes the metadata with it.
 @testable import Agent
 import Foundation
-import REPL
+import Views
 import SQLiteKit
 import TestSupport
 import Testing

@@ -1,9 +1,9 @@
-// Tab completion: slash commands, their arguments (thread ids and titles, model names, budgets,
-// export formats) and whole
-// Food Bank names.
+// Tab completion: slash commands, their arguments as each command declares them (thread ids and
+// titles, model names, budgets, export formats, paths) and whole Food Bank names.
 import Agent
 import Foundation
 import Journal
+import Views
 
 enum Completion {
     /// Typed words a Food Bank name may replace at most ("greek yo" → "Greek yogurt, plain").
@@ -21,23 +21,19 @@ enum Completion {
         }
         if let first = words.first, first.hasPrefix("/") {
             let argument = String(before.dropFirst(first.count + 1))
-            switch String(first.dropFirst()) {
-            case "open", "delete":
+            // What each command's arguments are is declared in its entry of SlashCommands.all.
+            switch SlashCommands.command(named: String(first.dropFirst()))?.completes ?? .freeText {
+            case .threads:
                 return threads(argument: argument, store: store)
-            case "model":
+            case .models:
                 return simple(models.filter { $0.hasPrefix(current) })
-            case "provider":
-                return simple(["offline", "gemini", "openai", "openrouter", "azure", "anthropic", "ollama", "llamacpp", "vllm", "lmstudio"]
-                    .filter { $0.hasPrefix(current) })
-            case "foods":
+            case .foodNames:
                 return foodNames(before: argument, journal: journal)
-            case "budget" where words.count == 2:
-                return simple(ContextBudgetChoice.allCases.map(\.rawValue).filter { $0.hasPrefix(current) })
-            case "export" where words.count == 2:
-                return simple(["md", "json"].filter { $0.hasPrefix(current) })
-            case "attach":
+            case .files:
                 return paths(current)
-            default:
+            case .words(let list, let firstOnly) where !firstOnly || words.count == 2:
+                return simple(list.filter { $0.hasPrefix(current) })
+            case .words, .freeText:
                 return .none
             }
         }

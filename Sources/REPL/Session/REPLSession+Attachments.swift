@@ -3,6 +3,7 @@ import Agent
 import Foundation
 import OutputSafety
 import Providers
+import Views
 
 extension REPLSession {
     /// `/attach FILE…`: reads and checks each file; one line per file.

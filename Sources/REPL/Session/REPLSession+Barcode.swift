@@ -2,6 +2,7 @@
 // a model round (issue 18).
 import Foundation
 import OutputSafety
+import Views
 
 /// What a scanned barcode found.
 public enum BarcodeScanOffer: Sendable {

@@ -1,11 +1,15 @@
-// The REPL's slash commands.
+// The REPL's slash commands: running one from the list (Commands/SlashCommands.swift), and the
+// handlers too long to sit in it.
 import Agent
+import CommandLineKit
 import Foundation
 import Journal
 import Nutrition
 import SQLiteKit
+import Views
 
 extension REPLSession {
+    /// Runs a slash command from `SlashCommands.all`; an unknown name gets the closest one.
     func command(_ name: String, _ argument: String) async {
         guard let command = SlashCommands.command(named: name) else {
             let hint = SlashCommands.suggestion(for: name).map { " Did you mean /\($0)?" } ?? ""
@@ -13,101 +17,60 @@ extension REPLSession {
             return
         }
         do {
-            switch command.name {
-            case "help":
-                say("Talk about what you eat (\"log 2 eggs for breakfast\", \"how much protein this week?\"), or use a command:")
-                say(SlashCommands.helpText)
-                say(style.dim(SlashCommands.medicalNote))
-            case "new":
-                threadIDChanged(to: services.ids.next())
-                say("New thread.")
-            case "threads":
-                try listThreads(query: argument)
-            case "search":
-                try search(argument)
-            case "open":
-                try open(argument)
-            case "export":
-                try export(argument)
-            case "budget":
-                try budget(argument)
-            case "title":
-                guard !argument.isEmpty else { say("Usage: /title TEXT"); return }
-                guard try services.store.thread(threadID) != nil else { say("This thread has no messages yet; send one first."); return }
-                try services.store.renameThread(threadID, title: argument)
-                say("Renamed to “\(Terminal.sanitize(argument, keepNewlines: false))”.")
-            case "delete":
-                try delete(argument)
-            case "continue":
-                let started = services.clock.monotonic()
-                let handle = try services.runner.continueRun(threadID: threadID, model: currentModel)
-                await follow(handle, started: started)
-            case "retry":
-                try await retry()
-            case "attach":
-                attach(argument)
-            case "attachments":
-                listAttachments()
-            case "detach":
-                detach(argument)
-            case "day":
-                try showDay(argument)
-            case "today":
-                try showDay("today")
-            case "week":
-                let today = services.journal.today()
-                sayView(JournalViews.range(try services.journal.rangeSummary(from: try today.adding(days: -6), to: today)))
-                if let bars = try Charts.week(of: services.journal, options: chartOptions) {
-                    say("")
-                    say(bars)
-                }
-            case "month":
-                try showMonth(argument)
-            case "foods":
-                sayView(JournalViews.foods(try services.journal.searchFoods(argument, limit: 50), query: argument))
-            case "goals":
-                sayView(JournalViews.goals(try services.journal.goals()))
-            case "undo":
-                try undo(argument)
-            case "permissions":
-                try permissions(argument)
-            case "usage":
-                try showUsage()
-            case "context":
-                guard let report = services.contextReport else { say("Context details are not available for this model."); return }
-                sayView(Terminal.sanitize(try report(threadID)))
-            case "sources":
-                guard let report = services.sourcesReport else { say("No web sources are kept in this session."); return }
-                say(Terminal.sanitize(try report(threadID)))
-            case "compact":
-                guard let compact = services.compact else { say("Compaction is not available for this model."); return }
-                say(Terminal.sanitize(try await compact(threadID, argument)))
-            case "model":
-                if argument.isEmpty {
-                    say("Model: \(currentModel.model) (provider \(currentModel.provider)). /model NAME switches.")
-                } else if currentModel.provider == "offline" {
-                    say("The offline assistant has no models to choose from; /provider NAME picks a provider first.")
-                } else {
-                    setModel(try services.switchModel(nil, argument))
-                }
-            case "provider":
-                if argument.isEmpty {
-                    say("Provider: \(currentModel.provider). /provider NAME switches (offline, gemini, openai, openrouter, azure, anthropic, ollama, …).")
-                } else {
-                    setModel(try services.switchModel(argument, nil))
-                }
-            case "diag":
-                say(services.diagnosticsStatus())
-            case "sync":
-                guard let syncNow = services.syncNow else { say("Sync is off: set OFJ_SYNC_URL and OFJ_SYNC_TOKEN (README, \"One journal on several machines\")."); return }
-                say(Terminal.sanitize(await syncNow()))
-            case "exit":
-                requestExit()
-            default:
-                say("/\(command.name) is not available.")
-            }
+            try await command.action(self, argument)
         } catch {
             say(style.red("✗ ") + Terminal.sanitize("\(error)", keepNewlines: false))
+        }
+    }
+
+    func showHelp() {
+        say("Talk about what you eat (\"log 2 eggs for breakfast\", \"how much protein this week?\"), or use a command:")
+        say(SlashCommands.helpText)
+        say(style.dim(JournalViews.medicalNote))
+    }
+
+    /// `/title TEXT`: renames the current thread.
+    func rename(_ argument: String) throws {
+        guard !argument.isEmpty else { say("Usage: /title TEXT"); return }
+        guard try services.store.thread(threadID) != nil else { say("This thread has no messages yet; send one first."); return }
+        try services.store.renameThread(threadID, title: argument)
+        say("Renamed to “\(Terminal.sanitize(argument, keepNewlines: false))”.")
+    }
+
+    /// `/continue`: resumes the thread's suspended run.
+    func continueRun() async throws {
+        let started = services.clock.monotonic()
+        let handle = try services.runner.continueRun(threadID: threadID, model: currentModel)
+        await follow(handle, started: started)
+    }
+
+    /// `/week`: the last 7 days, then their calorie bars.
+    func showWeek() throws {
+        let today = services.journal.today()
+        sayView(JournalViews.range(try services.journal.rangeSummary(from: try today.adding(days: -6), to: today)))
+        if let bars = try Charts.week(of: services.journal, options: chartOptions) {
+            say("")
+            say(bars)
+        }
+    }
+
+    /// `/model [NAME]`: shows the model, or switches to NAME.
+    func chooseModel(_ argument: String) throws {
+        if argument.isEmpty {
+            say("Model: \(currentModel.model) (provider \(currentModel.provider)). /model NAME switches.")
+        } else if currentModel.provider == "offline" {
+            say("The offline assistant has no models to choose from; /provider NAME picks a provider first.")
+        } else {
+            setModel(try services.switchModel(nil, argument))
+        }
+    }
+
+    /// `/provider [NAME]`: shows the provider, or switches to NAME.
+    func chooseProvider(_ argument: String) throws {
+        if argument.isEmpty {
+            say("Provider: \(currentModel.provider). /provider NAME switches (offline, gemini, openai, openrouter, azure, anthropic, ollama, …).")
+        } else {
+            setModel(try services.switchModel(argument, nil))
         }
     }
 

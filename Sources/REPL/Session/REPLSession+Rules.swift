@@ -2,6 +2,7 @@
 import Agent
 import Foundation
 import Journal
+import Views
 
 extension REPLSession {
     /// `/undo [N]`: shows what the last write(s) did and what undoing restores, asks, then undoes

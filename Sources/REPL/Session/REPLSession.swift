@@ -6,6 +6,7 @@ import Journal
 import Nutrition
 import OutputSafety
 import Providers
+import Views
 
 @MainActor
 public final class REPLSession {
@@ -74,7 +75,7 @@ public final class REPLSession {
         let who = model.provider == "offline" ? "offline assistant" : "\(model.provider) · \(model.model)"
         let title = (try? services.store.thread(threadID))?.map { "thread “\(Terminal.sanitize($0.title, keepNewlines: false))”" } ?? "new thread"
         lines.append("ofj \(services.version) · \(who) · \(title) · /help for commands")
-        lines.append(style.dim(SlashCommands.medicalNote))
+        lines.append(style.dim(JournalViews.medicalNote))
         if model.provider == "offline" {
             lines.append(style.dim("No AI provider is configured, so the built-in offline assistant answers; to use a real model, \(services.configureHint)."))
         }

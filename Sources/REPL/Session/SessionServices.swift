@@ -3,6 +3,7 @@
 import Agent
 import Foundation
 import Journal
+import Views
 
 public struct SessionServices: Sendable {
     public var runner: AgentRunner

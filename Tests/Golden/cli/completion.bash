@@ -114,7 +114,7 @@ _ofj() {
         /entry/move) options="--date --meal --yes --json -h --help"; words="" ;;
         /entry/delete) options="--yes --json -h --help"; words="" ;;
         /foods) options="--brand --sort --limit --json -h --help"; words="add edit archive unarchive shelf" ;;
-        /foods/add) options="--brand --serving --grams --kcal --kj --protein --carbs --fat --nutrient --ingredient --recipe-servings --shelf --barcode --json -h --help"; words="" ;;
+        /foods/add) options="--brand --serving --grams --kcal --kj --protein --carbs --fat --nutrient --ingredient --recipe-servings --shelf --barcode --refresh --json -h --help"; words="" ;;
         /foods/edit) options="--name --brand --serving --grams --kcal --kj --protein --carbs --fat --nutrient --ingredient --recipe-servings --shelf --yes --json -h --help"; words="" ;;
         /foods/archive) options="--yes --json -h --help"; words="" ;;
         /foods/unarchive) options="--yes --json -h --help"; words="" ;;

@@ -133,6 +133,7 @@ complete -c ofj -n '__fish_seen_subcommand_from foods; and __fish_seen_subcomman
 complete -c ofj -n '__fish_seen_subcommand_from foods; and __fish_seen_subcommand_from add' -l recipe-servings -x -d 'how many servings the composite makes'
 complete -c ofj -n '__fish_seen_subcommand_from foods; and __fish_seen_subcommand_from add' -l shelf -d 'put it on the Shelf'
 complete -c ofj -n '__fish_seen_subcommand_from foods; and __fish_seen_subcommand_from add' -l barcode -x -d 'save a packaged product by barcode (Open Food Facts)'
+complete -c ofj -n '__fish_seen_subcommand_from foods; and __fish_seen_subcommand_from add' -l refresh -d 'with --barcode: ask Open Food Facts again instead of the cache'
 complete -c ofj -n '__fish_seen_subcommand_from foods; and __fish_seen_subcommand_from add' -l json -d 'print JSON'
 complete -c ofj -n '__fish_seen_subcommand_from foods; and __fish_seen_subcommand_from add' -l help -s h -d 'show this help'
 complete -c ofj -n '__fish_seen_subcommand_from foods; and __fish_seen_subcommand_from edit' -l name -x -d 'the new name'

@@ -1,0 +1,168 @@
+// Plain-text views of the journal, shared by `ofj day`/`ofj foods`/`ofj goals` and the REPL's
+// /day, /week, /foods and /goals, and the CLI's entry and reference-food views. Names are
+// sanitized: they are user or model supplied.
+import Foundation
+import Journal
+import Nutrition
+import ReferenceFoods
+
+public enum JournalViews {
+    /// The footer of the banner, `/help`, thread exports and the README.
+    public static let medicalNote = "Not medical advice: ofj's numbers are estimates; ask a doctor or dietitian about your health."
+
+    static let mainNutrients = ["energy_kcal", "protein_g", "carbohydrate_g", "fat_g"]
+
+    /// "1,234" / "12.5" / "0.25": at most `places` decimals, trailing zeros dropped.
+    public static func number(_ value: Double, places: Int = 1) -> String {
+        guard value.isFinite else { return "–" }
+        let factor = pow(10.0, Double(places))
+        let rounded = (value * factor).rounded() / factor
+        let negative = rounded < 0
+        let absValue = abs(rounded)
+        let integer = Int(absValue)
+        var text = String(integer)
+        if integer >= 1000 {
+            var groups: [String] = []
+            var n = integer
+            while n >= 1000 { groups.insert(String(format: "%03d", n % 1000), at: 0); n /= 1000 }
+            text = ([String(n)] + groups).joined(separator: ",")
+        }
+        let fraction = absValue - Double(integer)
+        if fraction > 0 {
+            var digits = String(format: "%.\(places)f", fraction).dropFirst() // ".25"
+            while digits.hasSuffix("0") { digits = digits.dropLast() }
+            if digits != "." { text += digits }
+        }
+        return (negative ? "-" : "") + text
+    }
+
+    public static func amount(_ id: String, _ value: Double) -> String {
+        let unit = NutrientCatalog.nutrient(id)?.unit.rawValue ?? ""
+        let places = value >= 100 ? 0 : 1
+        return number(value, places: places) + (unit.isEmpty ? "" : (unit == "kcal" ? " kcal" : " " + unit))
+    }
+
+    static func macros(_ amounts: [String: Double], notReported: (String) -> Int = { _ in 0 }) -> String {
+        mainNutrients.map { id -> String in
+            let name = id == "energy_kcal" ? "" : NutrientCatalog.displayName(id).lowercased() + " "
+            guard let v = amounts[id] else { return name + "not reported" }
+            let missing = notReported(id)
+            return name + amount(id, v) + (missing > 0 ? "*" : "")
+        }.joined(separator: " · ")
+    }
+
+    static func safe(_ s: String) -> String { Terminal.sanitize(s, keepNewlines: false) }
+    /// A user- or model-supplied name made safe for one line of terminal output.
+    public static func safeName(_ s: String) -> String { safe(s) }
+
+    public static func entryLine(_ e: Entry) -> String {
+        let brand = e.brand.map { " (\(safe($0)))" } ?? ""
+        let serving = safe(e.servings == 1 ? e.serving.label : number(e.servings, places: 2) + " × " + e.serving.label)
+        let totals = e.totalNutrients
+        let kcal = totals["energy_kcal"].map { amount("energy_kcal", $0) } ?? "kcal not reported"
+        return "\(safe(e.name))\(brand) — \(serving) — \(kcal)"
+    }
+
+    /// `ofj entry show`: the entry's line, day, meal and source, and every nutrient it reports.
+    public static func entryDetail(_ e: Entry) -> String {
+        var lines = ["Entry \(e.id.uuidString.lowercased())",
+                     "  " + entryLine(e),
+                     "  \(e.day) · \(e.meal.rawValue) · from \(e.source.rawValue.replacingOccurrences(of: "_", with: " "))"]
+        let totals = e.totalNutrients
+        let ids = NutrientCatalog.sorted(totals.values.keys)
+        if !ids.isEmpty {
+            lines.append("  Nutrients: " + ids.compactMap { id in
+                totals[id].map { (id == "energy_kcal" ? "" : NutrientCatalog.displayName(id).lowercased() + " ") + amount(id, $0) }
+            }.joined(separator: ", "))
+        }
+        if let food = e.savedFoodID { lines.append("  Food Bank food: \(JournalStore.shortID(food))") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `ofj ref`: one line per USDA reference food (id, description, kcal per 100 g, a portion).
+    public static func referenceFoods(_ foods: [ReferenceFood], query: String) -> String {
+        guard !foods.isEmpty else { return "No reference foods match '\(safeName(query))'." }
+        return foods.map { f in
+            let kcal = f.per100g("energy_kcal").map { amount("energy_kcal", $0) } ?? "kcal not reported"
+            let portion = f.portions.first.map { " · \($0.label) = \(number($0.gramWeight)) g" } ?? ""
+            return safe("  \(f.id)  \(f.description) — \(kcal) per 100 g\(portion)")
+        }.joined(separator: "\n")
+    }
+
+    /// A day by meal with totals against goals.
+    /// `ids`: each entry starts with its short id (the command line, where ids are typed back).
+    public static func day(_ view: DayView, today: CalendarDay? = nil, ids: Bool = false) -> String {
+        var lines: [String] = []
+        let label = view.day == today ? "Today, \(view.day)" : "\(weekdayName(view.day)) \(view.day)"
+        lines.append(label)
+        if view.entries.isEmpty {
+            lines.append("  Nothing logged.")
+        }
+        for group in view.meals where !group.entries.isEmpty {
+            lines.append("  \(group.meal.displayName)")
+            for e in group.entries { lines.append("    " + (ids ? JournalStore.shortID(e.id) + "  " : "") + entryLine(e)) }
+        }
+        if !view.entries.isEmpty {
+            lines.append("  Total: " + macros(view.totals.amounts, notReported: view.totals.notReportedCount))
+            // The footnote explains the stars: nutrients with a total that some entries lack.
+            let starred = mainNutrients.filter { view.totals.amounts[$0] != nil && view.totals.notReportedCount($0) > 0 }
+            if !starred.isEmpty {
+                lines.append("  * not reported by " + starred.map { "\(view.totals.notReportedCount($0)) \(view.totals.notReportedCount($0) == 1 ? "entry" : "entries") for \(NutrientCatalog.displayName($0).lowercased())" }.joined(separator: ", "))
+            }
+        }
+        let shown = view.goals.filter { mainNutrients.contains($0.id) }
+        if !shown.isEmpty {
+            lines.append("  Goals: " + shown.map { g in
+                let name = g.id == "energy_kcal" ? "calories" : safe(g.name.lowercased())
+                // Nothing reported is not zero eaten.
+                let consumed = g.consumed.map { amount(g.id, $0) } ?? "–"
+                return "\(name) \(consumed)/\(amount(g.id, g.goal))"
+            }.joined(separator: " · "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Per-day totals of a range with daily averages.
+    public static func range(_ summary: RangeSummary) -> String {
+        var lines = ["\(summary.from) to \(summary.to)"]
+        for d in summary.days {
+            if d.entryCount == 0 {
+                lines.append("  \(d.day)  nothing logged")
+            } else {
+                lines.append("  \(d.day)  " + macros(d.totals.amounts, notReported: d.totals.notReportedCount))
+            }
+        }
+        if summary.loggedDayCount > 0 {
+            lines.append("  Daily average over \(summary.loggedDayCount) logged \(summary.loggedDayCount == 1 ? "day" : "days"): "
+                         + macros(summary.dailyAverages, notReported: { summary.reportingDays($0) < summary.loggedDayCount ? 1 : 0 }))
+            let notes = mainNutrients.compactMap { id in summary.partialAverageNote(id) { amount(id, $0) } }
+            if !notes.isEmpty { lines.append("  * " + notes.joined(separator: "; ")) }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    public static func foods(_ items: [FoodBankItem], query: String, ids: Bool = false) -> String {
+        guard !items.isEmpty else {
+            return query.isEmpty ? "Your Food Bank is empty. With an AI provider configured, ask the assistant to save a food (\"save my oatmeal as a food\"); `ofj backup import` restores saved foods." : "No foods match '\(safe(query))'."
+        }
+        return items.map { item in
+            let f = item.food
+            let brand = f.brand.map { " (\(safe($0)))" } ?? ""
+            let status = item.status.rawValue == "active" ? "" : " [\(item.status.rawValue)]"
+            let kcal = f.nutrients["energy_kcal"].map { amount("energy_kcal", $0) } ?? "kcal not reported"
+            return "  " + (ids ? JournalStore.shortID(f.id) + "  " : "") + "\(safe(f.name))\(brand) — \(safe(f.serving.label)) — \(kcal)\(status)"
+        }.joined(separator: "\n")
+    }
+
+    public static func goals(_ goals: Goals) -> String {
+        let ids = goals.ids
+        guard !ids.isEmpty else { return "No goals set." }
+        return "Daily goals\n" + ids.compactMap { id in
+            goals.values[id].map { "  \(safe(NutrientCatalog.displayName(id))): \(amount(id, $0))" }
+        }.joined(separator: "\n")
+    }
+
+    static func weekdayName(_ day: CalendarDay) -> String {
+        ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][(day.isoWeekday - 1) % 7]
+    }
+}
