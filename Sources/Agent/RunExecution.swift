@@ -1,4 +1,5 @@
 // One run of the agent loop: model turns, tool batches, deadlines, retries, and how it ends.
+import Base
 import SQLiteKit
 
 /// Lives inside the run's task only (not shared), so its plain stored state needs no locks.

@@ -1,4 +1,5 @@
 // Runs one model turn's tool calls: reads in parallel (bounded), writes as approved, ledgered barriers.
+import Base
 import SQLiteKit
 
 struct ToolExecutor: Sendable {

@@ -1,5 +1,5 @@
 // Hrana over HTTP (Turso's SQL-over-HTTP): value encoding, pipeline requests, batches, errors.
-import Agent
+import Base
 import Foundation
 import HTTP
 import Synchronization

@@ -3,6 +3,7 @@
 // each row becomes an EntryDraft checked by the store's own validation, and rows are written in
 // batched transactions through `logEntries` (the store's insert code). Every source row has a
 // stable hash kept in `journal_import_rows`, so importing a file twice adds nothing.
+import Base
 import Foundation
 import Nutrition
 import SQLiteKit

@@ -1,5 +1,6 @@
 // JournalStore: the one place that changes journal data. Entry writes live here; foods, goals,
 // queries and backup are in their own files.
+import Base
 import Foundation
 import Nutrition
 import SQLiteKit

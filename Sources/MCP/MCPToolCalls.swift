@@ -1,5 +1,6 @@
 // tools/call and resources/read: reads run at once, writes are previewed, approved and ledgered.
 import Agent
+import Base
 import SQLiteKit
 
 extension MCPServer {

@@ -1,5 +1,6 @@
 // The Food Bank and goal write tools: save a food, archive, Shelf, rename a brand, set goals.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition

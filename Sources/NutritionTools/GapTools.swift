@@ -1,5 +1,6 @@
 // get_nutrient_gaps: the same analysis as `ofj gaps` for the assistant.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition

@@ -1,5 +1,6 @@
 // The nutrition toolbox: every tool the assistant may call, and the system prompt for real models.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition

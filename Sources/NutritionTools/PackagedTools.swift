@@ -2,6 +2,7 @@
 // cached), log_packaged_food and save_packaged_food (writes, planned from the Food Bank or the
 // cache inside the ledger transaction, so the card is exactly what is written).
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition

@@ -1,5 +1,6 @@
 // The read tools: journal days and ranges, search, breakdowns, Food Bank, goals, reference foods, Shelf.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition

@@ -1,6 +1,7 @@
 // The journal write tools: log, update, move and delete entries. Each builds one plan that both the
 // approval preview and the write use, so the person approves exactly what is written.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition

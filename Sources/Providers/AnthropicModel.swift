@@ -1,4 +1,5 @@
 // Anthropic Messages adapter: tool_use with streamed JSON input, thinking blocks with signatures.
+import Base
 import Foundation
 import HTTP
 import Agent

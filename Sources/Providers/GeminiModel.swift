@@ -1,4 +1,5 @@
 // Google Gemini adapter: streamGenerateContent?alt=sse, function calls and thought signatures.
+import Base
 import Foundation
 import HTTP
 import Agent

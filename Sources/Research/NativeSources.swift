@@ -8,6 +8,7 @@
 // found by URL and text) and runs where the sources are needed: before a write card, `/sources`,
 // `read_conversation_source` and an answer's source links.
 import Agent
+import Base
 import Foundation
 import SQLiteKit
 

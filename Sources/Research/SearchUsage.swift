@@ -1,6 +1,7 @@
 // What web searches cost: Tavily's reported credits and an estimate for Parallel, per thread and
 // per day, for `/usage`. Never the query.
 import Agent
+import Base
 import Foundation
 import SQLiteKit
 

@@ -1,6 +1,7 @@
 // Durable research sources: every fetched page (and, later, search result set) kept in the
 // thread's database as a versioned source, so the model can read it again after compaction.
 import Agent
+import Base
 import SQLiteKit
 
 /// One stored source.
@@ -156,8 +157,7 @@ public final class SourceStore: Sendable {
         let total = Int(seconds.rounded(.down))
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondsOfDay = total - days * 86_400
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(CivilDays.format(days)) \(two(secondsOfDay / 3600)):\(two(secondsOfDay % 3600 / 60)) UTC"
+        return "\(CalendarDay.text(dayNumber: days)) \(zeroPadded(secondsOfDay / 3600, width: 2)):\(zeroPadded(secondsOfDay % 3600 / 60, width: 2)) UTC"
     }
 
     private static func source(_ row: Row) -> ResearchSource {

@@ -1,5 +1,5 @@
 // Where the journal syncs: OFJ_SYNC_URL / OFJ_SYNC_TOKEN, or `sync` in config.json.
-import Agent
+import Base
 import Diagnostics
 import Foundation
 

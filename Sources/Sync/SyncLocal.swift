@@ -1,6 +1,7 @@
 // The local side of sync: pending changes as payloads, acknowledging pushes, applying pulled
 // rows (newest stamp wins, losing local edits kept as conflicts), positions and status.
 import Agent
+import Base
 import Foundation
 import Journal
 import SQLiteKit

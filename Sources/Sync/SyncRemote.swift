@@ -1,6 +1,6 @@
 // The remote side: ordinary libSQL tables in the Turso database, created with IF NOT EXISTS and
 // additive migrations, written in guarded BEGIN IMMEDIATE … COMMIT batches, read by position.
-import Agent
+import Base
 import Diagnostics
 import Foundation
 

@@ -1,6 +1,7 @@
 // Runs a transcript through the real REPL session, agent runner, tools and database; only the
 // model is scripted. Compares what was seen with what the file expects.
 import Agent
+import Base
 import Diagnostics
 import Foundation
 import HTTP

@@ -1,7 +1,7 @@
 // ofj's command line: every command, its arguments, options and help, next to its handler.
 // Parsing, `--help`, "did you mean", shell completion and README.md's command table all come
 // from this table (README.md is checked against `ofj __readme-commands` by the tests).
-import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition

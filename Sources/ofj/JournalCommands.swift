@@ -1,5 +1,6 @@
 // `ofj day|log|foods|ref|goals|backup|export`: the journal without the assistant, for scripts.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition

@@ -1,5 +1,6 @@
 // Starts the interactive assistant, `ask`, `replay`, `diag` and `doctor`.
 import Agent
+import Base
 import Diagnostics
 import Foundation
 import HTTP

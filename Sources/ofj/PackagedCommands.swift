@@ -1,5 +1,6 @@
 // `ofj barcode`, `ofj packaged`, `ofj log --barcode`, `ofj foods add --barcode`: packaged foods
 // from Open Food Facts / FoodData Central, answered from the Food Bank and the cache first.
+import Base
 import Foundation
 import HTTP
 import Journal

@@ -1,6 +1,7 @@
 // `ofj search`, `ofj threads …` and `ofj meals …`: threads and the journal's full-text index
 // from the command line, and the meal schedule in config.json.
 import Agent
+import Base
 import Foundation
 #if canImport(Glibc)
 import Glibc

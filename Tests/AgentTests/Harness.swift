@@ -1,4 +1,5 @@
 // Test harness: a migrated database, virtual clock, scripted model and gate, test tools, a runner.
+import Base
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 // Cancellation at every phase, crashes at every fault point, recovery and exactly-once writes.
+import Base
 import Foundation
 import Testing
 import SQLiteKit

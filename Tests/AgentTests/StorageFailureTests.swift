@@ -1,5 +1,6 @@
 // An approved write the disk or a lock refuses: the run is suspended with the decision kept, and
 // /continue applies the change once, without asking again (issue 25 §6).
+import Base
 import Foundation
 import Synchronization
 import Testing

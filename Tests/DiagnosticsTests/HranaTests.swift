@@ -1,5 +1,5 @@
 // Hrana value encoding, pipeline shape, guarded transactions and error classification.
-import Agent
+import Base
 import Foundation
 import HTTP
 import Testing

@@ -1,5 +1,4 @@
 // The outbox keeps events across restarts, within 500 events / 2 MiB / 48 h, and counts drops.
-import Agent
 import Foundation
 import SQLiteKit
 import TestSupport

@@ -1,5 +1,4 @@
 // DiagnosticsSetup wires recorder → outbox → flusher → sink from configuration values.
-import Agent
 import Foundation
 import SQLiteKit
 import Testing

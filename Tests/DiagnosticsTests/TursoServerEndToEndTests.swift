@@ -1,5 +1,4 @@
 // End to end: the Swift Hrana client, sink, flusher and export over CurlTransport against tools/turso_server.py.
-import Agent
 import Foundation
 import HTTP
 import SQLiteKit

@@ -1,4 +1,5 @@
 // Tests for logging, updating, moving and deleting entries, and their bad-input cases.
+import Base
 import Testing
 import Foundation
 import Nutrition
@@ -78,7 +79,8 @@ import SQLiteKit
     }
 
     @Test func stringInputsParseWithClearErrors() {
-        #expect(throws: NutritionError.invalidDate("2024-02-30")) { try CalendarDay(parsing: "2024-02-30") }
+        // CalendarDay lives in Base; the journal still reports a bad date as its own nutrition error.
+        #expect(throws: JournalError.nutrition(.invalidDate("2024-02-30"))) { try domain { try CalendarDay(parsing: "2024-02-30") } }
         #expect(throws: NutritionError.unknownUnit("smidgen")) { try ServingUnit.parse("smidgen") }
         #expect(throws: NutritionError.unknownMeal("elevenses")) { try Meal(parsing: "elevenses") }
     }

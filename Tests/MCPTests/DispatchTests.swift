@@ -1,5 +1,6 @@
 // The MCP server's dispatch: lifecycle, errors, tools, writes through elicitation and the ledger.
 import Agent
+import Base
 import Foundation
 import Journal
 import MCP

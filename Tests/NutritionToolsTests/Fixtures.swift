@@ -1,5 +1,6 @@
 // Test fixtures: one in-memory database with agent and journal tables, a virtual clock at a fixed
 // local time, a seeded Food Bank and journal, and helpers that call tools the way the runner does.
+import Base
 import Foundation
 import Testing
 import Agent

@@ -1,5 +1,6 @@
 // The offline assistant through the real AgentRunner: every utterance of issue 4 against the
 // seeded journal, asserting the tool calls, the approvals and the journal rows they leave.
+import Base
 import Foundation
 import Testing
 import Agent

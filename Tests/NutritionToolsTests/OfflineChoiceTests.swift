@@ -2,7 +2,6 @@
 // no clear winner, the person's pick logged with the amount first asked for, and a long day read whole.
 import Foundation
 import Testing
-import Agent
 import Journal
 import Nutrition
 import Providers

@@ -1,5 +1,6 @@
 // The packaged-food tools: lookup over a fake Open Food Facts, then log and save through the same
 // preview + apply the ledger uses; the card shows source, name, brand, barcode, portion, nutrients.
+import Base
 import Foundation
 import Testing
 import Agent

@@ -1,4 +1,5 @@
 // End to end through the agent runner: a real adapter over recorded bytes drives a tool loop.
+import Base
 import Foundation
 import Testing
 import Agent

@@ -1,6 +1,7 @@
 // fetch_url's PDFs end to end (issue 20 §2): a PDF from the suite's own page server is kept as an
 // attachment of the thread and reaches the next Anthropic request as a base64 `document` block;
 // a model that cannot read PDFs gets one line saying so, and no document.
+import Base
 import Foundation
 import Testing
 import Agent

@@ -1,6 +1,7 @@
 // A provider's own search, stored in a turn as a WebSources item, becomes durable sources
 // (`/sources`, read_conversation_source, write cards) and the numbered links under the answer.
 @testable import Agent
+import Base
 import HTTP
 @testable import Research
 import SQLiteKit

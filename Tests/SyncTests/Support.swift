@@ -1,6 +1,7 @@
 // Machines for sync tests: each a database with every module's migrations, a JournalStore and a
 // SyncEngine pointed at one tools/turso_server.py.
 import Agent
+import Base
 import Diagnostics
 import Foundation
 import HTTP

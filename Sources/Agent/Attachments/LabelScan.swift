@@ -1,5 +1,6 @@
 // Reading a nutrition label from an attached image: what the model is told, and the approval card
 // naming the file the values were read from.
+import Base
 import Foundation
 import SQLiteKit
 

@@ -1,5 +1,6 @@
 // The context manager: budgets per thread, automatic compaction into validated checkpoints,
 // pruning when compaction fails, and the /context and /compact commands.
+import Base
 import SQLiteKit
 import Synchronization
 

@@ -1,6 +1,7 @@
 // The offline assistant: a deterministic ChatModel that answers a small grammar of requests
 // through the same nutrition tool calls, approvals and ledger as a real model, with no network.
 import Agent
+import Base
 import Foundation
 
 /// Reads the transcript, parses the newest user message with `OfflineGrammar`, and on each turn
@@ -119,7 +120,7 @@ struct OfflineState {
 
 // MARK: - Dates
 
-/// The local calendar for the offline assistant (no Nutrition dependency: plain civil dates, `CivilDays`).
+/// The local calendar for the offline assistant (day numbers through Base's `CalendarDay`).
 struct OfflineCalendar {
     let today: Int // days since 1970-01-01, local
 
@@ -129,12 +130,12 @@ struct OfflineCalendar {
     }
 
     func string(_ dayNumber: Int) -> String {
-        CivilDays.format(dayNumber)
+        CalendarDay.text(dayNumber: dayNumber)
     }
 
     /// First day of the current month.
     var monthStart: Int {
-        let (_, _, d) = CivilDays.civil(today)
+        let (_, _, d) = CalendarDay.civil(today)
         return today - (d - 1)
     }
 
@@ -146,7 +147,7 @@ struct OfflineCalendar {
         case .lastDays(let n): return (today - max(1, n) + 1, today)
         case .thisMonth: return (monthStart, today)
         case .date(let s):
-            let n = CivilDays.dayNumber(s) ?? today
+            let n = (try? CalendarDay(parsing: s))?.dayNumber ?? today
             return (n, n)
         case .tomorrow: return (today + 1, today + 1)
         case .weekday(let w):
@@ -158,12 +159,12 @@ struct OfflineCalendar {
         case .dayOfMonth(let d):
             // The latest day numbered `d` on or before today: this month's if it has passed,
             // else the newest earlier month that has one ("the 31st" on 1 December is 31 October).
-            let (y, m, day) = CivilDays.civil(today)
+            let (y, m, day) = CalendarDay.civil(today)
             var (year, month) = (y, m)
             if d > day { (year, month) = m == 1 ? (y - 1, 12) : (y, m - 1) }
             for _ in 0..<3 {
                 let date = String(format: "%04d-%02d-%02d", year, month, d)
-                if let n = CivilDays.dayNumber(date) { return (n, n) }
+                if let n = (try? CalendarDay(parsing: date))?.dayNumber { return (n, n) }
                 (year, month) = month == 1 ? (year - 1, 12) : (year, month - 1)
             }
             return (today, today)

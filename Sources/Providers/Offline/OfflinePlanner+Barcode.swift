@@ -1,6 +1,6 @@
 // The offline assistant and barcodes (issue 18): "scan 3017620422003" looks the product up;
 // "log 1 serving of 3017620422003" looks it up and logs it with log_packaged_food.
-import Agent
+import Base
 import Foundation
 
 extension OfflinePlanner {

@@ -1,6 +1,6 @@
 // The offline assistant's decisions: which tool calls an intent needs next, and the short answer
 // written only from the tool results once they are in.
-import Agent
+import Base
 import Foundation
 
 enum OfflineStep {

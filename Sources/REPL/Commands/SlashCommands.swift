@@ -1,5 +1,5 @@
 // The REPL's slash commands: names, help text, parsing, and "did you mean" suggestions.
-import Agent
+import Base
 import Foundation
 
 public struct SlashCommand: Sendable, Hashable {

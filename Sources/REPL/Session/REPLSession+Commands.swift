@@ -1,5 +1,6 @@
 // The REPL's slash commands.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition

@@ -1,5 +1,6 @@
 // Plain-text views of the journal, shared by `ofj day`/`ofj foods`/`ofj goals` and the REPL's
 // /day, /week, /foods and /goals. Names are sanitized: they are user or model supplied.
+import Base
 import Foundation
 import Journal
 import Nutrition

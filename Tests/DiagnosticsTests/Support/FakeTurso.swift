@@ -1,5 +1,6 @@
 // An in-memory Turso stand-in: an HTTPTransport that answers Hrana pipelines by running them on SQLite.
 import Agent
+import Base
 import Foundation
 import HTTP
 import SQLiteKit
