@@ -15,7 +15,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CEditLine", path: "Sources/CEditLine", pkgConfig: "libedit", providers: [.apt(["libedit-dev"])]),
 
-        // What reaches the terminal and the disk: the one text sanitiser, URL credential redaction, 0600 files.
+        // What reaches the terminal and the disk, or leaves the machine: the one text sanitiser, URL
+        // credential redaction, the secret and content redactor (Redactor), 0600 files.
         // Pure values and algorithms, no dependencies: no I/O, no SQLite, no product text (JSON values and
         // documents, calendar days and UTC timestamps, edit distance, small text helpers).
         .target(name: "Base", swiftSettings: swiftSettings),
@@ -26,26 +27,29 @@ let package = Package(
         .target(name: "Journal", dependencies: ["Base", "SQLiteKit", "Nutrition", "ReferenceFoods", "OutputSafety"], swiftSettings: swiftSettings),
         .target(name: "Agent", dependencies: ["Base", "SQLiteKit"], swiftSettings: swiftSettings),
         .target(name: "HTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        // The Turso (libSQL) Hrana-over-HTTP client: values, pipelines (v3, v2 fallback), cursor,
+        // configuration, errors. Diagnostics and Sync each name their own database in its errors.
+        .target(name: "Hrana", dependencies: ["Base", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
         .target(name: "Providers", dependencies: ["Base", "Agent", "HTTP"], swiftSettings: swiftSettings),
         // Packaged and branded foods: barcodes, Open Food Facts and FoodData Central, their cache.
         .target(name: "PackagedFoods", dependencies: ["Base", "HTTP", "SQLiteKit", "Nutrition"], swiftSettings: swiftSettings),
-        .target(name: "Diagnostics", dependencies: ["Base", "SQLiteKit", "Agent", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
+        .target(name: "Diagnostics", dependencies: ["Base", "SQLiteKit", "Agent", "HTTP", "Hrana", "OutputSafety"], swiftSettings: swiftSettings),
         // One journal on several machines through a Turso (libSQL) database: change capture, push, pull.
-        .target(name: "Sync", dependencies: ["Base", "SQLiteKit", "Agent", "Journal", "HTTP", "Diagnostics", "OutputSafety"], swiftSettings: swiftSettings),
+        .target(name: "Sync", dependencies: ["Base", "SQLiteKit", "Agent", "Journal", "HTTP", "Hrana", "OutputSafety"], swiftSettings: swiftSettings),
         // Web research: fetch_url (and its address policy), web search and durable sources.
         .target(name: "Research", dependencies: ["Base", "Agent", "HTTP", "SQLiteKit", "Providers"], swiftSettings: swiftSettings),
         .target(name: "NutritionTools", dependencies: ["Base", "Agent", "Journal", "Nutrition", "PackagedFoods"], swiftSettings: swiftSettings),
         // ofj as an MCP server: JSON-RPC over stdio, the same tools, approvals through elicitation, the same ledger.
         .target(name: "MCP", dependencies: ["Base", "Agent", "SQLiteKit"], swiftSettings: swiftSettings),
-        .target(name: "REPL", dependencies: ["Base", "CEditLine", "Agent", "Journal", "NutritionTools", "Providers", "Diagnostics", "OutputSafety"],
+        .target(name: "REPL", dependencies: ["Base", "CEditLine", "Agent", "Journal", "NutritionTools", "Providers", "OutputSafety"],
                 swiftSettings: swiftSettings),
         .target(name: "Transcripts", dependencies: ["Base", "REPL", "Agent", "Providers", "Journal", "NutritionTools", "Diagnostics", "SQLiteKit", "OutputSafety",
                                                     "PackagedFoods", "HTTP"],
                 swiftSettings: swiftSettings),
         .executableTarget(name: "ofj", dependencies: ["Base", "REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP",
-                                                       "PackagedFoods", "HTTP", "Research", "Sync"],
+                                                       "PackagedFoods", "HTTP", "Hrana", "Research", "Sync"],
                           swiftSettings: swiftSettings),
-        .target(name: "TestSupport", dependencies: ["SQLiteKit", "Agent", "HTTP", "CEditLine"], path: "Sources/TestSupport",
+        .target(name: "TestSupport", dependencies: ["Base", "SQLiteKit", "Agent", "HTTP", "Hrana", "CEditLine"], path: "Sources/TestSupport",
                 swiftSettings: swiftSettings),
 
         .testTarget(name: "BaseTests", dependencies: ["Base", "TestSupport"], swiftSettings: swiftSettings),
@@ -57,14 +61,15 @@ let package = Package(
         .testTarget(name: "AgentTests", dependencies: ["Base", "Agent", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PackagedFoodsTests", dependencies: ["PackagedFoods", "TestSupport", "HTTP", "SQLiteKit", "Nutrition"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "HranaTests", dependencies: ["Hrana", "Base", "HTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ProvidersTests", dependencies: ["Base", "Providers", "Research", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "DiagnosticsTests", dependencies: ["Base", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "Agent", "HTTP", "Hrana", "OutputSafety", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionToolsTests", dependencies: ["Base", "NutritionTools", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "REPLTests", dependencies: ["Base", "REPL", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["Base", "MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ResearchTests", dependencies: ["Base", "Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SyncTests", dependencies: ["Base", "Sync", "Journal", "Nutrition", "Agent", "Research", "Diagnostics", "HTTP", "SQLiteKit", "TestSupport", "REPL"], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncTests", dependencies: ["Base", "Sync", "Journal", "Nutrition", "Agent", "Research", "Hrana", "HTTP", "SQLiteKit", "TestSupport", "REPL"], swiftSettings: swiftSettings),
         .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -56,11 +56,11 @@ modules() { # the product modules each harness links
         json) echo Base ;;
         gemini|chat|responses|anthropic) echo Base SQLiteKit Agent HTTP Providers ;;
         schema) echo Base SQLiteKit Nutrition ReferenceFoods Journal Agent NutritionTools ;;
-        hrana) echo Base SQLiteKit Agent HTTP Diagnostics ;;
+        hrana) echo Base OutputSafety HTTP Hrana ;;
         mcp) echo Base SQLiteKit Agent MCP ;;
         packaged) echo Base SQLiteKit Nutrition HTTP PackagedFoods ;;
         urlpolicy|htmlreduce) echo Base SQLiteKit Agent HTTP Research ;;
-        transcript) echo Base SQLiteKit Nutrition ReferenceFoods Journal Agent HTTP Providers Diagnostics NutritionTools REPL Transcripts ;;
+        transcript) echo Base OutputSafety SQLiteKit Nutrition ReferenceFoods Journal Agent HTTP Providers Hrana Diagnostics NutritionTools REPL Transcripts ;;
     esac
 }
 

@@ -2,6 +2,7 @@
 import Agent
 import Base
 import Foundation
+import OutputSafety
 
 /// One diagnostic event. Every field is an id, a closed word, a number or redacted error text;
 /// there is no field that can carry prompts, answers, tool arguments, results or journal values.

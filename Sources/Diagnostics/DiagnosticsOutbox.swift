@@ -1,5 +1,6 @@
 // The bounded local outbox of diagnostic events, in the main SQLite database, with delivery counters.
 import Foundation
+import OutputSafety
 import SQLiteKit
 
 /// Events waiting for delivery. Bounded by count, bytes and age (oldest dropped first, drops

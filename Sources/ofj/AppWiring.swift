@@ -3,6 +3,7 @@ import Agent
 import Diagnostics
 import Foundation
 import HTTP
+import Hrana
 import Journal
 import Providers
 import Research

@@ -1,5 +1,6 @@
 // Background delivery: batches, acknowledgements, failures and recovery, drop reports, bounded shutdown.
 import Foundation
+import TestSupport
 import Testing
 @testable import Diagnostics
 

@@ -1,6 +1,8 @@
 // The remote table: creation, additive migration from older shapes, idempotent inserts, expiry.
 import Foundation
+import Hrana
 import SQLiteKit
+import TestSupport
 import Testing
 @testable import Diagnostics
 

@@ -1,7 +1,7 @@
 // Faults: a newer remote schema, refused tokens, rate limits, server errors, an HTML proxy, a
 // lost acknowledgement, a cut-off page, rows this ofj cannot apply, two machines at once.
-import Diagnostics
 import Foundation
+import Hrana
 import Journal
 import SQLiteKit
 import TestSupport

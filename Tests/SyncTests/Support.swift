@@ -2,9 +2,9 @@
 // SyncEngine pointed at one tools/turso_server.py.
 import Agent
 import Base
-import Diagnostics
 import Foundation
 import HTTP
+import Hrana
 import Journal
 import Nutrition
 import Research

@@ -63,8 +63,6 @@ public func wrapText(_ text: String, width: Int) -> String {
     return lines.joined(separator: "\n")
 }
 
-import Diagnostics
-
 /// Replaces key- and token-shaped parts of a line ("sk-…", "AIza…", JWTs) with "[key]" before it
 /// is shown: a provider error may quote a key, and screens end up in screenshots and scrollback.
 public func hidingSecrets(_ line: String) -> String {
