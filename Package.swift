@@ -30,6 +30,7 @@ let package = Package(
         // The Turso (libSQL) Hrana-over-HTTP client: values, pipelines (v3, v2 fallback), cursor,
         // configuration, errors. Diagnostics and Sync each name their own database in its errors.
         .target(name: "Hrana", dependencies: ["Base", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
+        // Wire adapters (Gemini, Chat Completions, Responses, Anthropic), the model catalog, provider resolution.
         .target(name: "Providers", dependencies: ["Base", "Agent", "HTTP"], swiftSettings: swiftSettings),
         // Packaged and branded foods: barcodes, Open Food Facts and FoodData Central, their cache.
         .target(name: "PackagedFoods", dependencies: ["Base", "HTTP", "SQLiteKit", "Nutrition"], swiftSettings: swiftSettings),
@@ -39,6 +40,8 @@ let package = Package(
         // Web research: fetch_url (and its address policy), web search and durable sources.
         .target(name: "Research", dependencies: ["Base", "Agent", "HTTP", "SQLiteKit", "Providers"], swiftSettings: swiftSettings),
         .target(name: "NutritionTools", dependencies: ["Base", "Agent", "Journal", "Nutrition", "PackagedFoods"], swiftSettings: swiftSettings),
+        // The offline assistant: a deterministic ChatModel over the nutrition tools' published names (no network).
+        .target(name: "Offline", dependencies: ["Base", "Agent", "NutritionTools"], swiftSettings: swiftSettings),
         // ofj as an MCP server: JSON-RPC over stdio, the same tools, approvals through elicitation, the same ledger.
         .target(name: "MCP", dependencies: ["Base", "Agent", "SQLiteKit"], swiftSettings: swiftSettings),
         .target(name: "REPL", dependencies: ["Base", "CEditLine", "Agent", "Journal", "NutritionTools", "Providers", "OutputSafety"],
@@ -47,7 +50,7 @@ let package = Package(
                                                     "PackagedFoods", "HTTP"],
                 swiftSettings: swiftSettings),
         .executableTarget(name: "ofj", dependencies: ["Base", "REPL", "Transcripts", "Journal", "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP",
-                                                       "PackagedFoods", "HTTP", "Hrana", "Research", "Sync"],
+                                                       "PackagedFoods", "HTTP", "Hrana", "Offline", "Research", "Sync"],
                           swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["Base", "SQLiteKit", "Agent", "HTTP", "Hrana", "CEditLine"], path: "Sources/TestSupport",
                 swiftSettings: swiftSettings),
@@ -63,9 +66,10 @@ let package = Package(
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "HranaTests", dependencies: ["Hrana", "Base", "HTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "ProvidersTests", dependencies: ["Base", "Providers", "Research", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ProvidersTests", dependencies: ["Base", "Providers", "Offline", "Research", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "Agent", "HTTP", "Hrana", "OutputSafety", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NutritionToolsTests", dependencies: ["Base", "NutritionTools", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
+        .testTarget(name: "NutritionToolsTests", dependencies: ["Base", "NutritionTools", "Offline", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
+        .testTarget(name: "OfflineTests", dependencies: ["Offline", "Agent", "NutritionTools"], swiftSettings: swiftSettings),
         .testTarget(name: "REPLTests", dependencies: ["Base", "REPL", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["Base", "MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "ResearchTests", dependencies: ["Base", "Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),

@@ -2,11 +2,11 @@
 // seeded journal, asserting the tool calls, the approvals and the journal rows they leave.
 import Base
 import Foundation
+import Offline
 import Testing
 import Agent
 import Journal
 import Nutrition
-import Providers
 import ReferenceFoods
 @testable import NutritionTools
 

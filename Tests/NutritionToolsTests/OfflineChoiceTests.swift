@@ -4,7 +4,6 @@ import Foundation
 import Testing
 import Journal
 import Nutrition
-import Providers
 import ReferenceFoods
 @testable import NutritionTools
 

@@ -2,6 +2,7 @@
 // fantasy image-upload cassettes), and the PDF and Responses shapes the providers document.
 import Base
 import Foundation
+import Offline
 import Testing
 import Agent
 import HTTP

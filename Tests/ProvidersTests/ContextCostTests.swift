@@ -1,5 +1,6 @@
 // Cost arithmetic against the model catalog, through the runner's usage rows and the per-thread totals.
 import Foundation
+import Offline
 import Testing
 import Agent
 import Providers

@@ -3,10 +3,12 @@
 import Agent
 import Base
 import Foundation
+import NutritionTools
 
 /// Reads the transcript, parses the newest user message with `OfflineGrammar`, and on each turn
 /// either asks for the next tool calls or writes a short answer from the tool results it got.
-/// It knows the nutrition tools only by name and JSON shape, like any other model. It never
+/// It knows the nutrition tools only by their published names (`NutritionToolName`) and JSON
+/// shapes, like any other model. It never
 /// states a number that did not come from a tool result.
 public struct OfflineAssistant: ChatModel {
     public let provider = "offline"
@@ -41,7 +43,7 @@ public struct OfflineAssistant: ChatModel {
         case .calls(let calls):
             for (i, call) in calls.enumerated() {
                 let id = "offline-\(state.userNumber)-\(state.calls.count + i + 1)"
-                events.append(.toolCall(ToolCall(id: id, name: call.name, arguments: call.arguments.serialized)))
+                events.append(.toolCall(ToolCall(id: id, name: call.name.rawValue, arguments: call.arguments.serialized)))
             }
             events.append(.usage(.zero))
             events.append(.finish(.toolCalls))
@@ -76,6 +78,8 @@ struct OfflineState {
         var isError: Bool
         var errorText: String?
         var denied: Bool
+
+        func `is`(_ tool: NutritionToolName) -> Bool { name == tool.rawValue }
     }
 
     let utterance: String
@@ -115,7 +119,7 @@ struct OfflineState {
         calls = done
     }
 
-    func last(_ name: String) -> Done? { calls.last { $0.name == name } }
+    func last(_ tool: NutritionToolName) -> Done? { calls.last { $0.is(tool) } }
 }
 
 // MARK: - Dates
