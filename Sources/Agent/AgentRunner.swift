@@ -144,16 +144,8 @@ public final class AgentRunner: Sendable {
     private func insertRun(threadID: String, runID: String, text: String, attachments: [AttachmentRef], model: any ChatModel, now: Double) throws {
         try store.queue.write { db in
                 try ConversationStore.ensureThread(db, id: threadID, now: now)
-                // A new message supersedes a run left suspended: it can no longer be continued.
-                try db.execute("""
-                    UPDATE agent_runs SET phase = 'cancelled', error_class = 'superseded',
-                        error_line = 'A newer message replaced this interrupted answer.', phase_changed_at = ?, finished_at = ?
-                    WHERE thread_id = ? AND phase = 'suspended'
-                    """, [now, now, threadID])
-                try db.execute("""
-                    INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at, owner)
-                    VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)
-                    """, [runID, threadID, model.provider, model.model, now, now, RunOwner.current])
+                try ConversationStore.insertQueuedRun(db, runID: runID, threadID: threadID, model: model, now: now,
+                                                      supersededLine: "A newer message replaced this interrupted answer.")
                 let messageID = try ConversationStore.insertMessage(db, threadID: threadID, runID: runID, role: .user, turn: nil,
                                                                     state: .complete, parts: [.text(text)], now: now)
                 if !attachments.isEmpty {
@@ -202,15 +194,8 @@ public final class AgentRunner: Sendable {
                       AND NOT EXISTS (SELECT 1 FROM agent_superseded_messages s WHERE s.message_id = m.id)
                     """, [threadID, lastKept, runID, now])
                 // A retry replaces a run left suspended, as a new message does.
-                try db.execute("""
-                    UPDATE agent_runs SET phase = 'cancelled', error_class = 'superseded',
-                        error_line = 'A newer answer replaced this interrupted one.', phase_changed_at = ?, finished_at = ?
-                    WHERE thread_id = ? AND phase = 'suspended'
-                    """, [now, now, threadID])
-                try db.execute("""
-                    INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at, owner)
-                    VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)
-                    """, [runID, threadID, model.provider, model.model, now, now, RunOwner.current])
+                try ConversationStore.insertQueuedRun(db, runID: runID, threadID: threadID, model: model, now: now,
+                                                      supersededLine: "A newer answer replaced this interrupted one.")
                 try db.execute("UPDATE agent_threads SET provider = ?, model = ? WHERE id = ?", [model.provider, model.model, threadID])
                 return try db.scalar("""
                     SELECT count(DISTINCT s.by_run_id) FROM agent_superseded_messages s JOIN agent_messages m ON m.id = s.message_id

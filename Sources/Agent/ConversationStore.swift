@@ -283,6 +283,22 @@ extension ConversationStore {
         try db.execute("INSERT OR IGNORE INTO agent_threads (id, created_at, updated_at) VALUES (?, ?, ?)", [id, now, now])
     }
 
+    /// A queued run owned by this process. A run left suspended in the thread is cancelled first
+    /// as superseded, with `supersededLine` as its error line: a new message or a retry replaces
+    /// it, so it can no longer be continued.
+    static func insertQueuedRun(_ db: Database, runID: String, threadID: String, model: any ChatModel, now: Double,
+                                supersededLine: String) throws {
+        try db.execute("""
+            UPDATE agent_runs SET phase = 'cancelled', error_class = 'superseded',
+                error_line = ?, phase_changed_at = ?, finished_at = ?
+            WHERE thread_id = ? AND phase = 'suspended'
+            """, [supersededLine, now, now, threadID])
+        try db.execute("""
+            INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at, owner)
+            VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)
+            """, [runID, threadID, model.provider, model.model, now, now, RunOwner.current])
+    }
+
     static func run(_ db: Database, id: String) throws -> RunRecord? {
         try db.row("SELECT \(runColumns) FROM agent_runs WHERE id = ?", [id]).map(runRecord)
     }

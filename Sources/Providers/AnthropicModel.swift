@@ -99,15 +99,7 @@ public struct AnthropicModel: ChatModel {
     /// `origin`: the items of this origin are replayed (`continuationOrigin`).
     static func messages(_ messages: [Message], origin: String) -> [JSONValue] {
         let ids = WireCallIDs(messages, rule: .anthropic)
-        var out: [(role: String, content: [JSONValue])] = []
-        func append(_ role: String, _ blocks: [JSONValue]) {
-            guard !blocks.isEmpty else { return }
-            if let last = out.last, last.role == role {
-                out[out.count - 1].content += blocks // roles must alternate; merge neighbours
-            } else {
-                out.append((role, blocks))
-            }
-        }
+        var out = AlternatingTurns()
         for message in messages {
             var blocks: [JSONValue] = []
             switch message.role {
@@ -121,7 +113,7 @@ public struct AnthropicModel: ChatModel {
                     }
                 }
                 blocks += message.attachments.map(AttachmentParts.anthropic)
-                append("user", results + blocks) // tool_result blocks must come first
+                out.append("user", results + blocks) // tool_result blocks must come first
             case .assistant:
                 var text = ""
                 func flush() {
@@ -147,10 +139,10 @@ public struct AnthropicModel: ChatModel {
                     }
                 }
                 flush()
-                append("assistant", blocks)
+                out.append("assistant", blocks)
             }
         }
-        return out.map { ["role": .string($0.role), "content": .array($0.content)] }
+        return out.json(blocksKey: "content")
     }
 
     static func toolResult(_ r: ToolResult, id: String) -> JSONValue {

@@ -118,15 +118,7 @@ public struct GeminiModel: ChatModel {
                 }
             }
         }
-        var out: [(role: String, parts: [JSONValue])] = []
-        func append(_ role: String, _ parts: [JSONValue]) {
-            guard !parts.isEmpty else { return }
-            if let last = out.last, last.role == role {
-                out[out.count - 1].parts += parts // roles must alternate; merge neighbours
-            } else {
-                out.append((role, parts))
-            }
-        }
+        var out = AlternatingTurns()
         for message in messages {
             switch message.role {
             case .user:
@@ -139,14 +131,14 @@ public struct GeminiModel: ChatModel {
                     }
                 }
                 parts += message.attachments.map(AttachmentParts.gemini)
-                append("user", parts)
+                out.append("user", parts)
             case .tool:
-                append("user", message.toolResults.map { functionResponse($0, synthesized: synthesized) })
+                out.append("user", message.toolResults.map { functionResponse($0, synthesized: synthesized) })
             case .assistant:
-                append("model", modelParts(message, model: model, origin: origin))
+                out.append("model", modelParts(message, model: model, origin: origin))
             }
         }
-        return out.map { ["role": .string($0.role), "parts": .array($0.parts)] }
+        return out.json(blocksKey: "parts")
     }
 
     static func modelParts(_ message: Message, model: String = "", origin: String) -> [JSONValue] {
