@@ -57,7 +57,7 @@ let package = Package(
 
         .testTarget(name: "BaseTests", dependencies: ["Base", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "OutputSafetyTests", dependencies: ["OutputSafety"], swiftSettings: swiftSettings),
-        .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "CSQLite", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionTests", dependencies: ["Nutrition"], swiftSettings: swiftSettings),
         .testTarget(name: "ReferenceFoodsTests", dependencies: ["ReferenceFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Base", "Journal", "TestSupport"], swiftSettings: swiftSettings),

@@ -333,7 +333,7 @@ struct ToolExecutor: Sendable {
         let decision: ApprovalDecision
         var askedByRule: RuleVerdict?
         if let rules = env.configuration.approvalRules {
-            let (verdict, problem) = env.store.queue.read { db in rules.verdict(tool: tool, arguments: arguments, planned: planned, database: db) }
+            let (verdict, problem) = try env.store.queue.read { db in rules.verdict(tool: tool, arguments: arguments, planned: planned, database: db) }
             if let problem {
                 emit(.ruleDecided(callID: call.id, name: call.name, decision: nil, line: "approval rules not used: \(problem)"))
             }

@@ -84,7 +84,7 @@ final class TurnRecorder: Sendable {
         var crashCheck = false
         var stop: AgentError?
         // Autocommit per statement: most deltas write nothing, so no transaction is opened for them.
-        try environment.store.queue.read { db in
+        try environment.store.queue.unrestricted { db in
             try state.withLock { s in
                 if s.firstEventAt == nil { s.firstEventAt = monotonic }
                 switch event {

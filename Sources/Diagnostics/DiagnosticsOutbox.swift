@@ -88,7 +88,7 @@ public final class DiagnosticsOutbox: Sendable {
     public static func migrate(_ queue: DatabaseQueue) throws {
         var migrator = Migrator()
         registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
     }
 
     // MARK: - Writing

@@ -50,7 +50,7 @@ public final class SourceStore: Sendable {
     public static func migrate(_ queue: DatabaseQueue) throws {
         var migrator = Migrator()
         registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
     }
 
     /// Stores a source, or returns the existing one when this thread already has the same URL

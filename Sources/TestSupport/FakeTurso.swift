@@ -85,7 +85,8 @@ public final class FakeTurso: HTTPTransport, @unchecked Sendable {
         do {
             let json = try JSONValue.parse(body)
             guard let requests = json["requests"]?.arrayValue else { return Self.response(400, "no requests") }
-            let results = try db.read { db in try requests.map { try self.handle($0, db) } }
+            // Each request runs as sqld runs it: statements commit on their own, batches open their own transaction.
+            let results = try db.unrestricted { db in try requests.map { try self.handle($0, db) } }
             if case .commitThenFail(let status) = mode { return Self.response(status, "Internal Server Error") }
             let answer: JSONValue = ["baton": nil, "base_url": nil, "results": .array(results)]
             return Self.response(200, answer.serialized)

@@ -170,7 +170,7 @@ public final class Replayer {
         // of the transcript's; they create FTS5 tables, which a confined connection refuses.
         var migrator = Migrator()
         environment.registerMigrations(&migrator)
-        try DatabaseQueue(path: databasePath).read { try migrator.migrate($0) }
+        try DatabaseQueue(path: databasePath).migrate(migrator)
         let queue = try Self.openConfined(databasePath)
         let journal = JournalStore(queue: queue, timeZone: timeZone, now: { [epoch] in Date(timeIntervalSince1970: epoch) })
         for (line, json) in backups {

@@ -252,7 +252,7 @@ struct JournalCommands {
         case "export" where p.has("--salvage") && p.has("--with-attachments"):
             throw CLIError("--salvage saves the journal only; leave out --with-attachments (or export attachments once the database is repaired)", status: 2)
         case "export" where p.has("--salvage"):
-            let (doc, report) = journal.queue.read { journal.salvageBackup(in: $0) }
+            let (doc, report) = try journal.queue.read { journal.salvageBackup(in: $0) }
             let data = try JournalJSON.encoder.encode(doc)
             let path = p.value("-o") ?? p.value("--output")
             try write(path == nil || path == "-" ? Data(TerminalText.escapingJSON(String(decoding: data, as: UTF8.self)).utf8) : data,

@@ -15,8 +15,8 @@ import TestSupport
         let owned = ["agent-", "fts-", "rules-", "attach-", "sync3-"]
         #expect(migrator.migrations.allSatisfy { m in owned.contains { m.identifier.hasPrefix($0) } })
         let queue = try DatabaseQueue.inMemory()
-        try queue.read { try migrator.migrate($0) }
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
+        try queue.migrate(migrator)
         #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%' OR identifier LIKE 'fts-%' OR identifier LIKE 'rules-%' OR identifier LIKE 'attach-%' OR identifier LIKE 'sync3-%'")
                 == migrator.migrations.count)
     }

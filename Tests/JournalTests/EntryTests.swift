@@ -131,7 +131,7 @@ import SQLiteKit
 
     @Test func writesJoinTheCallersTransaction() throws {
         let (store, _) = try makeStore()
-        try store.queue.read { db in try db.execute("CREATE TABLE ledger (k TEXT)") }
+        try store.queue.unrestricted { db in try db.execute("CREATE TABLE ledger (k TEXT)") }
         struct Crash: Error {}
         // The ledger row and the entry commit or roll back together.
         #expect(throws: Crash.self) {
@@ -164,7 +164,7 @@ import SQLiteKit
         _ = try store.dayView(e.day)
         _ = try store.searchFoods("")
         _ = try store.exportBackup()
-        store.queue.read { db in
+        try store.queue.read { db in
             db.clearStatementCache()
             #expect(db.unfinalizedStatementCount == 0)
         }

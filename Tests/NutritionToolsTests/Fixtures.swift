@@ -61,7 +61,7 @@ final class Fixture: Sendable {
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         JournalStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         let clock = VirtualClock(epoch: fixtureEpoch)
         self.clock = clock
         journal = JournalStore(queue: queue, timeZone: utc, now: { Date(timeIntervalSince1970: clock.now()) })

@@ -32,7 +32,7 @@ private struct ArithmeticTool: Tool {
         let queue = try existing ?? DatabaseQueue(path: ":memory:")
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         return AgentRunner(store: ConversationStore(queue: queue), model: model,
                            tools: ToolRegistry([ArithmeticTool(name: "add", description: "Add two numbers"),
                                                 ArithmeticTool(name: "multiply", description: "Multiply two numbers")]),

@@ -27,7 +27,7 @@ private struct PageServerOnly: AddressPolicy {
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         SourceStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         return queue
     }
 

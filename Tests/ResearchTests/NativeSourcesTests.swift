@@ -17,7 +17,7 @@ struct NativeSourcesTests {
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         SourceStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         _ = try ConversationStore(queue: queue).createThread(id: "t", now: 1)
         _ = try ConversationStore(queue: queue).createThread(id: "u", now: 1)
         return queue

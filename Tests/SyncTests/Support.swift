@@ -30,11 +30,11 @@ final class Machine: @unchecked Sendable {
         ConversationStore.registerMigrations(into: &m)
         SourceStore.registerMigrations(into: &m)
         if let beforeSync {
-            try queue.read { try m.migrate($0) }
+            try queue.migrate(m)
             try beforeSync(queue)
         }
         SyncSchema.registerMigrations(into: &m)
-        try queue.read { try m.migrate($0) }
+        try queue.migrate(m)
         journal = JournalStore(queue: queue, timeZone: utc)
         let configuration = SyncConfiguration(turso: try TursoConfiguration(databaseURL: url, authToken: token), mode: mode, threads: threads)
         var client = HranaClient(configuration: configuration.turso, transport: CurlTransport(),
