@@ -21,6 +21,27 @@ import TestSupport
                 == migrator.migrations.count)
     }
 
+    /// A value the schema rules out (edited by hand, damaged) is an error naming its column; it
+    /// used to read as 0, "" or `.failed`.
+    @Test func aBadStoredValueIsAnErrorNamingItsColumnNotADefault() async throws {
+        let h = try Harness()
+        h.model.enqueue(.text("hi", usage: Usage(inputTokens: 10, cachedInputTokens: 0, outputTokens: 2, reasoningTokens: 0)))
+        let runID = try await h.ask("hello").0.runID
+        #expect(try h.store.run(runID)?.phase == .completed)
+        try h.queue.write { db in try db.execute("UPDATE agent_runs SET turns_used = 'many' WHERE id = ?", [runID]) }
+        #expect(throws: RowDecodingError(column: "turns_used", expected: "an integer", found: "text")) { try h.store.run(runID) }
+        try h.queue.write { db in
+            try db.execute("UPDATE agent_runs SET turns_used = 1 WHERE id = ?", [runID])
+        }
+        #expect(try h.store.run(runID)?.turnsUsed == 1)
+        #expect(try h.store.usage(threadID: "t1").count == 1)
+        try h.queue.write { db in try db.execute("UPDATE agent_usage SET input_tokens = 'lots' WHERE run_id = ?", [runID]) }
+        #expect(throws: RowDecodingError(column: "input_tokens", expected: "an integer", found: "text")) { try h.store.usage(threadID: "t1") }
+        // A thread without a title yet is "New thread": there NULL means the default.
+        try h.queue.write { db in try db.execute("UPDATE agent_threads SET title = NULL WHERE id = 't1'") }
+        #expect(try h.store.thread("t1")?.title == "New thread")
+    }
+
     @Test func lastUserTextReadsOnlyTheEndOfTheThread() async throws {
         // /retry used to load the whole transcript to find this; now one indexed query.
         let h = try Harness()
