@@ -343,10 +343,9 @@ public final class AgentRunner: Sendable {
             let recovered = try store.queue.write { db -> [String] in
                 let sql = "SELECT id, owner FROM agent_runs WHERE phase IN (\(ConversationStore.activePhaseList))"
                     + (threadID == nil ? "" : " AND thread_id = ?") + " ORDER BY created_at"
-                let ids = try db.rows(sql, threadID.map { [$0] } ?? [])
-                    .filter { RunOwner.isOrphaned($0[1].string, includingThisProcess: threadID == nil)
-                        || environment.deferred.isStranded($0[0].string ?? "") }
-                    .compactMap { $0[0].string }.filter { !mine.contains($0) }
+                let runs = try db.rows(sql, threadID.map { [$0] } ?? []).map { (id: try $0.decode(0, as: String.self), owner: try $0.decodeIfPresent(1, as: String.self)) }
+                let ids = runs.filter { RunOwner.isOrphaned($0.owner, includingThisProcess: threadID == nil) || environment.deferred.isStranded($0.id) }
+                    .map(\.id).filter { !mine.contains($0) }
                 for id in ids {
                     try ConversationStore.setPhase(db, runID: id, .suspended, now: now,
                                                    error: AgentError(.interrupted, "This answer was interrupted before it finished; type /continue to resume it."))

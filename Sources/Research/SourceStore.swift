@@ -160,9 +160,9 @@ public final class SourceStore: Sendable {
         return "\(CalendarDay.text(dayNumber: days)) \(zeroPadded(secondsOfDay / 3600, width: 2)):\(zeroPadded(secondsOfDay % 3600 / 60, width: 2)) UTC"
     }
 
-    private static func source(_ row: Row) -> ResearchSource {
-        ResearchSource(id: row[0].int ?? 0, threadID: row[1].string ?? "", kind: row[2].string ?? "", url: row[3].string ?? "",
-                       title: row[4].string ?? "", fetchedAt: row[5].double ?? 0, contentHash: row[6].string ?? "",
-                       version: row[7].int ?? 1, text: row[8].string ?? "")
+    private static func source(_ row: Row) throws -> ResearchSource {
+        ResearchSource(id: try row.decode(0), threadID: try row.decode(1), kind: try row.decode(2), url: try row.decode(3),
+                       title: try row.decode(4), fetchedAt: try row.decode(5), contentHash: try row.decode(6),
+                       version: try row.decode(7), text: try row.decode(8))
     }
 }

@@ -42,6 +42,24 @@ import TestSupport
         #expect(try h.store.thread("t1")?.title == "New thread")
     }
 
+    /// What other modules read (replayed transcripts' `inspect:` steps), in the order written.
+    @Test func theReadersForOtherModulesListRowsInTheOrderWritten() async throws {
+        let h = try Harness()
+        h.model.enqueue(.text("one", usage: Usage(inputTokens: 3, cachedInputTokens: 1, outputTokens: 2, reasoningTokens: 0)),
+                        .text("two", usage: Usage(inputTokens: 5, cachedInputTokens: 0, outputTokens: 4, reasoningTokens: 1)))
+        let first = try await h.ask("hello").0.runID
+        let second = try await h.ask("again", thread: "t2").0.runID
+        try h.queue.write { db in try ConversationStore.ensureThread(db, id: "t3", now: 4e9) } // after the virtual clock
+        let threads = try h.queue.read { try ConversationStore.threadsInCreationOrder($0) }
+        #expect(threads.map(\.id) == ["t1", "t2", "t3"])
+        #expect(threads.last?.title == nil && threads.first?.title != nil) // an untitled thread stays nil here
+        let runs = try h.queue.read { try ConversationStore.runsInCreationOrder($0) }
+        #expect(runs.map(\.id) == [first, second] && runs.allSatisfy { $0.phase == .completed })
+        let usage = try h.queue.read { try ConversationStore.usageInWriteOrder($0) }
+        #expect(usage.map(\.usage.inputTokens) == [3, 5] && usage.map(\.runID) == [first, second])
+        #expect(try h.queue.read { try ConversationStore.ledgerInWriteOrder($0) }.isEmpty)
+    }
+
     @Test func lastUserTextReadsOnlyTheEndOfTheThread() async throws {
         // /retry used to load the whole transcript to find this; now one indexed query.
         let h = try Harness()

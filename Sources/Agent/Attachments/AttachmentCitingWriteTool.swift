@@ -52,12 +52,9 @@ public struct AttachmentCitingWriteTool: WriteTool {
         "Read from \(names.joined(separator: ", ")) — check every value against it."
     }
 
-    /// The names of the files attached to the user message that started `runID`.
+    /// The names of the files attached to the user message that started `runID`, for a card.
     static func attachmentNames(runID: String, database: Database) throws -> [String] {
-        try database.rows("""
-            SELECT l.name FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id
-            WHERE m.run_id = ? AND m.role = 'user' ORDER BY l.ordinal
-            """, [runID]).compactMap { $0[0].string }.map(Self.printable)
+        try ConversationStore.attachmentNames(runID: runID, in: database).map(Self.printable)
     }
 
     /// A file name as one short line for a card (controls and newlines removed).
