@@ -53,14 +53,14 @@ python3 "$root/tools/fuzz/seeds.py" "$root" "$fixtures" "$work/seeds" || exit 2
 modules() { # the product modules each harness links
     case $1 in
         sse) echo HTTP ;;
-        json) echo SQLiteKit Agent ;;
-        gemini|chat|responses|anthropic) echo SQLiteKit Agent HTTP Providers ;;
-        schema) echo SQLiteKit Nutrition ReferenceFoods Journal Agent NutritionTools ;;
-        hrana) echo SQLiteKit Agent HTTP Diagnostics ;;
-        mcp) echo SQLiteKit Agent MCP ;;
-        packaged) echo SQLiteKit Nutrition HTTP PackagedFoods ;;
-        urlpolicy|htmlreduce) echo SQLiteKit Agent HTTP Research ;;
-        transcript) echo SQLiteKit Nutrition ReferenceFoods Journal Agent HTTP Providers Diagnostics NutritionTools REPL Transcripts ;;
+        json) echo Base ;;
+        gemini|chat|responses|anthropic) echo Base SQLiteKit Agent HTTP Providers ;;
+        schema) echo Base SQLiteKit Nutrition ReferenceFoods Journal Agent NutritionTools ;;
+        hrana) echo Base OutputSafety HTTP Hrana ;;
+        mcp) echo Base SQLiteKit Agent MCP ;;
+        packaged) echo Base SQLiteKit Nutrition HTTP PackagedFoods ;;
+        urlpolicy|htmlreduce) echo Base SQLiteKit Agent HTTP Research ;;
+        transcript) echo Base OutputSafety SQLiteKit Nutrition ReferenceFoods Journal Agent HTTP Providers Hrana Diagnostics NutritionTools REPL Transcripts ;;
     esac
 }
 

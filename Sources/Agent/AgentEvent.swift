@@ -1,4 +1,5 @@
 // The one event stream every frontend (REPL, `ask --json`, replay) renders.
+import Base
 
 /// How a run ended.
 public struct RunOutcome: Sendable, Hashable {

@@ -148,16 +148,8 @@ public final class AgentRunner: Sendable {
     private func insertRun(threadID: String, runID: String, text: String, attachments: [AttachmentRef], model: any ChatModel, now: Double) throws {
         try store.queue.write { db in
                 try ConversationStore.ensureThread(db, id: threadID, now: now)
-                // A new message supersedes a run left suspended: it can no longer be continued.
-                try db.execute("""
-                    UPDATE agent_runs SET phase = 'cancelled', error_class = 'superseded',
-                        error_line = 'A newer message replaced this interrupted answer.', phase_changed_at = ?, finished_at = ?
-                    WHERE thread_id = ? AND phase = 'suspended'
-                    """, [now, now, threadID])
-                try db.execute("""
-                    INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at, owner)
-                    VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)
-                    """, [runID, threadID, model.provider, model.model, now, now, RunOwner.current])
+                try ConversationStore.insertQueuedRun(db, runID: runID, threadID: threadID, model: model, now: now,
+                                                      supersededLine: "A newer message replaced this interrupted answer.")
                 let messageID = try ConversationStore.insertMessage(db, threadID: threadID, runID: runID, role: .user, turn: nil,
                                                                     state: .complete, parts: [.text(text)], now: now)
                 if !attachments.isEmpty {
@@ -206,15 +198,8 @@ public final class AgentRunner: Sendable {
                       AND NOT EXISTS (SELECT 1 FROM agent_superseded_messages s WHERE s.message_id = m.id)
                     """, [threadID, lastKept, runID, now])
                 // A retry replaces a run left suspended, as a new message does.
-                try db.execute("""
-                    UPDATE agent_runs SET phase = 'cancelled', error_class = 'superseded',
-                        error_line = 'A newer answer replaced this interrupted one.', phase_changed_at = ?, finished_at = ?
-                    WHERE thread_id = ? AND phase = 'suspended'
-                    """, [now, now, threadID])
-                try db.execute("""
-                    INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at, owner)
-                    VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)
-                    """, [runID, threadID, model.provider, model.model, now, now, RunOwner.current])
+                try ConversationStore.insertQueuedRun(db, runID: runID, threadID: threadID, model: model, now: now,
+                                                      supersededLine: "A newer answer replaced this interrupted one.")
                 try db.execute("UPDATE agent_threads SET provider = ?, model = ? WHERE id = ?", [model.provider, model.model, threadID])
                 return try db.scalar("""
                     SELECT count(DISTINCT s.by_run_id) FROM agent_superseded_messages s JOIN agent_messages m ON m.id = s.message_id
@@ -362,10 +347,9 @@ public final class AgentRunner: Sendable {
             let recovered = try store.queue.write { db -> [String] in
                 let sql = "SELECT id, owner FROM agent_runs WHERE phase IN (\(ConversationStore.activePhaseList))"
                     + (threadID == nil ? "" : " AND thread_id = ?") + " ORDER BY created_at"
-                let ids = try db.rows(sql, threadID.map { [$0] } ?? [])
-                    .filter { RunOwner.isOrphaned($0[1].string, includingThisProcess: threadID == nil)
-                        || environment.deferred.isStranded($0[0].string ?? "") }
-                    .compactMap { $0[0].string }.filter { !mine.contains($0) }
+                let runs = try db.rows(sql, threadID.map { [$0] } ?? []).map { (id: try $0.decode(0, as: String.self), owner: try $0.decodeIfPresent(1, as: String.self)) }
+                let ids = runs.filter { RunOwner.isOrphaned($0.owner, includingThisProcess: threadID == nil) || environment.deferred.isStranded($0.id) }
+                    .map(\.id).filter { !mine.contains($0) }
                 for id in ids {
                     try ConversationStore.setPhase(db, runID: id, .suspended, now: now,
                                                    error: AgentError(.interrupted, "This answer was interrupted before it finished; type /continue to resume it."))

@@ -1,4 +1,5 @@
 // How much one streamed answer may carry: its text, each tool call's arguments, the turn's calls.
+import Base
 
 /// Caps on one model turn, so a runaway or hostile stream cannot exhaust memory, the database or
 /// the next request. Text over `maxTextBytes` ends the turn (what arrived is kept); a tool call over

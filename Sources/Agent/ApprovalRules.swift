@@ -1,6 +1,7 @@
 // Standing approval rules (config.json `approvals.rules`): allow, ask or deny a write tool, with
 // optional conditions on its arguments and on the figures of the change it previews. Validated
 // against each tool's schema when loaded; a file that fails is not used at all (never half-applied).
+import Base
 import Foundation
 import SQLiteKit
 
@@ -307,8 +308,8 @@ public enum RuleDates {
         return dayNumber(t).map(format)
     }
 
-    static func dayNumber(_ s: String) -> Int? { CivilDays.dayNumber(s) }
-    static func format(_ n: Int) -> String { CivilDays.format(n) }
+    static func dayNumber(_ s: String) -> Int? { (try? CalendarDay(parsing: s))?.dayNumber }
+    static func format(_ n: Int) -> String { CalendarDay.text(dayNumber: n) }
 }
 
 /// Where the runner (and `ofj mcp`) get the rules in force now.

@@ -1,4 +1,5 @@
 // The ChatModel port: one streamed model turn for a provider-neutral request.
+import Base
 
 /// What the model may call.
 public struct ToolSpec: Sendable, Hashable {

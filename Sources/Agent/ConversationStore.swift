@@ -142,19 +142,19 @@ public final class ConversationStore: Sendable {
             let ids = try db.rows("""
                 SELECT m.id FROM agent_superseded_messages s JOIN agent_messages m ON m.id = s.message_id
                 WHERE m.thread_id = ? ORDER BY m.seq
-                """, [threadID]).compactMap { $0[0].int64 }
+                """, [threadID]).map { try $0.decode(0, as: Int64.self) }
             return try ids.compactMap { id -> StoredMessage? in
                 let text = try db.rows("SELECT body FROM agent_message_parts WHERE message_id = ? AND kind = 'text' ORDER BY ordinal", [id])
-                    .compactMap { $0[0].string }.joined()
+                    .map { try $0.decode(0, as: String.self) }.joined()
                 guard let m = try db.row("SELECT seq, run_id, turn, created_at FROM agent_messages WHERE id = ?", [id]) else { return nil }
-                return StoredMessage(id: id, seq: m[0].int ?? 0, runID: m[1].string, turn: m[2].int, state: .complete,
-                                     createdAt: m[3].double ?? 0, message: Message(role: .assistant, parts: [.text(text)]))
+                return StoredMessage(id: id, seq: try m.decode(0), runID: try m.decodeIfPresent(1), turn: try m.decodeIfPresent(2), state: .complete,
+                                     createdAt: try m.decode(3), message: Message(role: .assistant, parts: [.text(text)]))
             }
         }
     }
 
     public func messageCount(threadID: String) throws -> Int {
-        try queue.read { try $0.scalar("SELECT COUNT(*) FROM agent_messages WHERE thread_id = ?", [threadID]).int ?? 0 }
+        try queue.read { try $0.row("SELECT COUNT(*) FROM agent_messages WHERE thread_id = ?", [threadID])?.decode(0) ?? 0 }
     }
 
     // MARK: - Runs, tools, ledger, usage
@@ -180,8 +180,8 @@ public final class ConversationStore: Sendable {
     /// The phases a run went through, in order, with their times.
     public func phaseHistory(runID: String) throws -> [(phase: RunPhase, at: Double)] {
         try queue.read { db in
-            try db.rows("SELECT phase, at FROM agent_run_phases WHERE run_id = ? ORDER BY id", [runID]).compactMap { r in
-                RunPhase(rawValue: r[0].string ?? "").map { ($0, r[1].double ?? 0) }
+            try db.rows("SELECT phase, at FROM agent_run_phases WHERE run_id = ? ORDER BY id", [runID]).map { r in
+                (try r.decode(0, as: RunPhase.self), try r.decode(1, as: Double.self))
             }
         }
     }
@@ -214,7 +214,7 @@ public final class ConversationStore: Sendable {
     /// Tools the person allowed for good in this thread.
     public func grantedTools(threadID: String) throws -> [String] {
         try queue.read { db in
-            try db.rows("SELECT tool_name FROM agent_tool_grants WHERE thread_id = ? ORDER BY tool_name", [threadID]).compactMap { $0[0].string }
+            try db.rows("SELECT tool_name FROM agent_tool_grants WHERE thread_id = ? ORDER BY tool_name", [threadID]).map { try $0.decode(0) }
         }
     }
 
@@ -222,23 +222,14 @@ public final class ConversationStore: Sendable {
     public func approvals(runID: String) throws -> [(callID: String, toolName: String, decision: String, source: String)] {
         try queue.read { db in
             try db.rows("SELECT call_id, tool_name, decision, source FROM agent_approvals WHERE run_id = ? ORDER BY id", [runID]).map {
-                ($0[0].string ?? "", $0[1].string ?? "", $0[2].string ?? "", $0[3].string ?? "")
+                (try $0.decode(0), try $0.decode(1), try $0.decode(2), try $0.decode(3))
             }
         }
     }
 
     public func usage(threadID: String) throws -> [UsageRecord] {
         try queue.read { db in
-            try db.rows("""
-                SELECT thread_id, run_id, turn, provider, model, input_tokens, cached_input_tokens, output_tokens,
-                       reasoning_tokens, cost_usd, created_at FROM agent_usage WHERE thread_id = ? ORDER BY id
-                """, [threadID]).map { r in
-                UsageRecord(threadID: r[0].string ?? "", runID: r[1].string ?? "", turn: r[2].int ?? 0,
-                            provider: r[3].string ?? "", model: r[4].string ?? "",
-                            usage: Usage(inputTokens: r[5].int ?? 0, cachedInputTokens: r[6].int ?? 0,
-                                         outputTokens: r[7].int ?? 0, reasoningTokens: r[8].int ?? 0),
-                            costUSD: r[9].double, createdAt: r[10].double ?? 0)
-            }
+            try db.rows("SELECT \(Self.usageColumns) FROM agent_usage WHERE thread_id = ? ORDER BY id", [threadID]).map(Self.usageRecord)
         }
     }
 }
@@ -250,29 +241,49 @@ extension ConversationStore {
     static let runColumns = "id, thread_id, phase, provider, model, turns_used, error_class, error_line, created_at, phase_changed_at, finished_at"
     static let toolColumns = "run_id, turn, call_id, ordinal, tool_name, arguments, status, result, is_error, summary, started_at, finished_at"
 
-    static func threadSummary(_ r: Row) -> ThreadSummary {
-        ThreadSummary(id: r[0].string ?? "", title: r[1].string ?? "New thread", provider: r[2].string, model: r[3].string,
-                      createdAt: r[4].double ?? 0, updatedAt: r[5].double ?? 0)
+    // Rows decode through SQLiteKit's typed decoder: a value the schema rules out (NULL in a NOT
+    // NULL column, an unknown phase) is a RowDecodingError naming the column, never a default.
+
+    static func threadSummary(_ r: Row) throws -> ThreadSummary {
+        // NULL title: the thread has none yet (its first message names it).
+        ThreadSummary(id: try r.decode(0), title: try r.decodeIfPresent(1) ?? "New thread", provider: try r.decodeIfPresent(2),
+                      model: try r.decodeIfPresent(3), createdAt: try r.decode(4), updatedAt: try r.decode(5))
     }
 
-    static func runRecord(_ r: Row) -> RunRecord {
-        RunRecord(id: r[0].string ?? "", threadID: r[1].string ?? "", phase: RunPhase(rawValue: r[2].string ?? "") ?? .failed,
-                  provider: r[3].string, model: r[4].string, turnsUsed: r[5].int ?? 0, errorClass: r[6].string,
-                  errorLine: r[7].string, createdAt: r[8].double ?? 0, phaseChangedAt: r[9].double ?? 0, finishedAt: r[10].double)
+    static func runRecord(_ r: Row) throws -> RunRecord {
+        RunRecord(id: try r.decode(0), threadID: try r.decode(1), phase: try r.decode(2, as: RunPhase.self),
+                  provider: try r.decodeIfPresent(3), model: try r.decodeIfPresent(4), turnsUsed: try r.decode(5),
+                  errorClass: try r.decodeIfPresent(6), errorLine: try r.decodeIfPresent(7), createdAt: try r.decode(8),
+                  phaseChangedAt: try r.decode(9), finishedAt: try r.decodeIfPresent(10))
     }
 
-    static func toolRecord(_ r: Row) -> ToolRecord {
-        ToolRecord(runID: r[0].string ?? "", turn: r[1].int ?? 0, callID: r[2].string ?? "", ordinal: r[3].int ?? 0,
-                   toolName: r[4].string ?? "", arguments: r[5].string ?? "", status: ToolCallStatus(rawValue: r[6].string ?? "") ?? .failed,
-                   result: r[7].string, isError: r[8].int == 1, summary: r[9].string, startedAt: r[10].double ?? 0, finishedAt: r[11].double)
+    static func toolRecord(_ r: Row) throws -> ToolRecord {
+        ToolRecord(runID: try r.decode(0), turn: try r.decode(1), callID: try r.decode(2), ordinal: try r.decode(3),
+                   toolName: try r.decode(4), arguments: try r.decode(5), status: try r.decode(6, as: ToolCallStatus.self),
+                   result: try r.decodeIfPresent(7), isError: try r.decode(8), summary: try r.decodeIfPresent(9),
+                   startedAt: try r.decode(10), finishedAt: try r.decodeIfPresent(11))
     }
 
-    static func ledgerEntry(_ r: Row) -> LedgerEntry {
-        LedgerEntry(runID: r["run_id"].string ?? "", turn: r["turn"].int ?? 0, callID: r["call_id"].string ?? "",
-                    toolName: r["tool_name"].string ?? "", outcome: LedgerEntry.Outcome(rawValue: r["outcome"].string ?? "") ?? .failed,
-                    decision: r["decision"].string,
-                    output: ToolOutput(content: r["result"].string ?? "", summary: r["summary"].string ?? "", isError: r["is_error"].int == 1),
-                    recordedAt: r["recorded_at"].double ?? 0, change: r["change"].string.flatMap { PlannedChange(serialized: $0) })
+    static func ledgerEntry(_ r: Row) throws -> LedgerEntry {
+        LedgerEntry(runID: try r.decode("run_id"), turn: try r.decode("turn"), callID: try r.decode("call_id"),
+                    toolName: try r.decode("tool_name"), outcome: try r.decode("outcome", as: LedgerEntry.Outcome.self),
+                    decision: try r.decodeIfPresent("decision"),
+                    output: ToolOutput(content: try r.decode("result"), summary: try r.decode("summary"), isError: try r.decode("is_error")),
+                    // NULL change: a row from before `agent-5`, or a call rejected before a change was planned.
+                    recordedAt: try r.decode("recorded_at"),
+                    change: try r.decodeIfPresent("change", as: String.self).flatMap { PlannedChange(serialized: $0) })
+    }
+
+    static let usageColumns = """
+        thread_id, run_id, turn, provider, model, input_tokens, cached_input_tokens, output_tokens, reasoning_tokens, cost_usd, created_at
+        """
+
+    static func usageRecord(_ r: Row) throws -> UsageRecord {
+        UsageRecord(threadID: try r.decode(0), runID: try r.decode(1), turn: try r.decode(2), provider: try r.decode(3), model: try r.decode(4),
+                    usage: Usage(inputTokens: try r.decode(5), cachedInputTokens: try r.decode(6), outputTokens: try r.decode(7),
+                                 reasoningTokens: try r.decode(8)),
+                    // NULL cost: the model's price is not known.
+                    costUSD: try r.decodeIfPresent(9), createdAt: try r.decode(10))
     }
 
     static func thread(_ db: Database, id: String) throws -> ThreadSummary? {
@@ -281,6 +292,22 @@ extension ConversationStore {
 
     static func ensureThread(_ db: Database, id: String, now: Double) throws {
         try db.execute("INSERT OR IGNORE INTO agent_threads (id, created_at, updated_at) VALUES (?, ?, ?)", [id, now, now])
+    }
+
+    /// A queued run owned by this process. A run left suspended in the thread is cancelled first
+    /// as superseded, with `supersededLine` as its error line: a new message or a retry replaces
+    /// it, so it can no longer be continued.
+    static func insertQueuedRun(_ db: Database, runID: String, threadID: String, model: any ChatModel, now: Double,
+                                supersededLine: String) throws {
+        try db.execute("""
+            UPDATE agent_runs SET phase = 'cancelled', error_class = 'superseded',
+                error_line = ?, phase_changed_at = ?, finished_at = ?
+            WHERE thread_id = ? AND phase = 'suspended'
+            """, [supersededLine, now, now, threadID])
+        try db.execute("""
+            INSERT INTO agent_runs (id, thread_id, phase, provider, model, created_at, phase_changed_at, owner)
+            VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)
+            """, [runID, threadID, model.provider, model.model, now, now, RunOwner.current])
     }
 
     static func run(_ db: Database, id: String) throws -> RunRecord? {
@@ -302,26 +329,25 @@ extension ConversationStore {
               AND NOT EXISTS (SELECT 1 FROM agent_superseded_messages s WHERE s.message_id = m.id)
             ORDER BY m.seq, p.ordinal
             """, [threadID, afterSeq]) { s in
-            let id = s.value(at: 0).int64 ?? 0
+            let id = try s.decode(0, as: Int64.self)
             if out.last?.id != id {
-                out.append(StoredMessage(id: id, seq: s.value(at: 1).int ?? 0, runID: s.value(at: 2).string, turn: s.value(at: 3).int,
-                                         state: MessageState(rawValue: s.value(at: 4).string ?? "") ?? .complete,
-                                         createdAt: s.value(at: 5).double ?? 0,
-                                         message: Message(role: Role(rawValue: s.value(at: 6).string ?? "") ?? .user, parts: [])))
+                out.append(StoredMessage(id: id, seq: try s.decode(1), runID: try s.decodeIfPresent(2), turn: try s.decodeIfPresent(3),
+                                         state: try s.decode(4, as: MessageState.self), createdAt: try s.decode(5),
+                                         message: Message(role: try s.decode(6, as: Role.self), parts: [])))
             }
-            guard let kind = s.value(at: 7).string else { return }
-            let body = s.value(at: 8).string ?? ""
+            // NULL kind: the message has no parts (the LEFT JOIN found none).
+            guard let kind = try s.decodeIfPresent(7, as: String.self) else { return }
+            let body = try s.decode(8, as: String.self)
             let part: MessagePart
             switch kind {
             case "tool_call":
-                part = .toolCall(ToolCall(id: s.value(at: 9).string ?? "", name: s.value(at: 10).string ?? "", arguments: body))
+                part = .toolCall(ToolCall(id: try s.decode(9), name: try s.decode(10), arguments: body))
             case "tool_result":
-                part = .toolResult(ToolResult(callID: s.value(at: 9).string ?? "", name: s.value(at: 10).string ?? "", content: body,
-                                              isError: s.value(at: 11).int == 1))
+                part = .toolResult(ToolResult(callID: try s.decode(9), name: try s.decode(10), content: body, isError: try s.decode(11)))
             case "continuation":
-                // A continuation part keeps its origin in the otherwise unused `name` column.
-                part = .continuation(ContinuationItem(provider: s.value(at: 12).string ?? "", kind: s.value(at: 13).string ?? "", payload: body,
-                                                      origin: s.value(at: 10).string ?? ""))
+                // A continuation part keeps its origin in the otherwise unused `name` column (NULL: no origin).
+                part = .continuation(ContinuationItem(provider: try s.decode(12), kind: try s.decode(13), payload: body,
+                                                      origin: try s.decodeIfPresent(10) ?? ""))
             default:
                 part = .text(body)
             }
@@ -337,7 +363,8 @@ extension ConversationStore {
     @discardableResult
     static func insertMessage(_ db: Database, threadID: String, runID: String?, role: Role, turn: Int?, state: MessageState,
                               parts: [MessagePart], now: Double) throws -> Int64 {
-        let seq = (try db.scalar("SELECT MAX(seq) FROM agent_messages WHERE thread_id = ?", [threadID]).int ?? 0) + 1
+        // MAX over no rows is NULL: the thread's first message has seq 1.
+        let seq = (try db.row("SELECT MAX(seq) FROM agent_messages WHERE thread_id = ?", [threadID])?.decodeIfPresent(0, as: Int.self) ?? 0) + 1
         try db.execute("INSERT INTO agent_messages (thread_id, seq, run_id, role, turn, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                        [threadID, seq, runID, role.rawValue, turn, state.rawValue, now])
         let id = db.lastInsertRowID

@@ -1,4 +1,5 @@
 // One run of the agent loop: model turns, tool batches, deadlines, retries, and how it ends.
+import Base
 import SQLiteKit
 
 /// Lives inside the run's task only (not shared), so its plain stored state needs no locks.
@@ -196,16 +197,17 @@ final class RunExecution {
                 """, [handle.runID]), let messageID = last[0].int64, let turn = last[1].int else { return .modelTurn }
             guard last[2].string == MessageState.complete.rawValue else { return .modelTurn }
             let parts = try db.rows("SELECT kind, body, call_id, name FROM agent_message_parts WHERE message_id = ? ORDER BY ordinal", [messageID])
-            let calls = parts.filter { $0[0].string == "tool_call" }.map {
-                ToolCall(id: $0[2].string ?? "", name: $0[3].string ?? "", arguments: $0[1].string ?? "")
+            let kinds = try parts.map { try $0.decode(0, as: String.self) }
+            let calls = try zip(kinds, parts).filter { $0.0 == "tool_call" }.map { _, p in
+                ToolCall(id: try p.decode(2), name: try p.decode(3), arguments: try p.decode(1))
             }
             if calls.isEmpty {
-                return .finalize(parts.filter { $0[0].string == "text" }.compactMap { $0[1].string }.joined())
+                return .finalize(try zip(kinds, parts).filter { $0.0 == "text" }.map { try $0.1.decode(1, as: String.self) }.joined())
             }
             let answered = Set(try db.rows("""
                 SELECT p.call_id FROM agent_messages m JOIN agent_message_parts p ON p.message_id = m.id
                 WHERE m.run_id = ? AND m.turn = ? AND m.role = 'tool' AND p.kind = 'tool_result'
-                """, [handle.runID, turn]).compactMap { $0[0].string })
+                """, [handle.runID, turn]).map { try $0.decode(0, as: String.self) })
             let pending = calls.enumerated().filter { !answered.contains($0.element.id) }.map { ($0.offset, $0.element) }
             return pending.isEmpty ? .modelTurn : .tools(turn: turn, calls: pending)
         }
@@ -397,7 +399,7 @@ final class RunExecution {
             try db.rows("""
                 SELECT a.media_type, a.byte_count FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id
                 JOIN attachments a ON a.sha256 = l.sha256 WHERE m.run_id = ? AND m.role = 'user' ORDER BY l.ordinal
-                """, [handle.runID]).map { ($0[0].string ?? "", $0[1].int ?? 0) }
+                """, [handle.runID]).map { (try $0.decode(0), try $0.decode(1)) }
         }
     }
 

@@ -1,5 +1,6 @@
 // Validates tool arguments against the subset of JSON Schema tools use, with precise messages
 // the model can act on ("quantity: expected number, got string").
+import Base
 
 public enum SchemaValidator {
     /// The first violation of `schema` by `value`, or nil when it conforms. Supported keywords:

@@ -133,24 +133,24 @@ extension ConversationStore {
               AND NOT EXISTS (SELECT 1 FROM agent_superseded_messages s WHERE s.message_id = m.id)
             ORDER BY f.rowid DESC LIMIT ?4
             """, [match, start, end, n]) { s in
-            hits.append(ThreadSearchHit(kind: .message, threadID: s.value(at: 0).string ?? "", threadTitle: s.value(at: 1).string ?? "",
-                                        at: s.value(at: 2).double ?? 0, snippet: s.value(at: 3).string ?? "", detail: s.value(at: 4).string))
+            hits.append(ThreadSearchHit(kind: .message, threadID: try s.decode(0), threadTitle: try s.decode(1), at: try s.decode(2),
+                                        snippet: try s.decode(3), detail: try s.decodeIfPresent(4)))
         }
         try db.forEachRow("""
             SELECT f.thread_id, coalesce(t.title, 'New thread'), f.at, snippet(agent_tools_fts, 0, ?2, ?3, '…', 12), f.tool
             FROM agent_tools_fts f JOIN agent_threads t ON t.id = f.thread_id
             WHERE agent_tools_fts MATCH ?1 ORDER BY f.rowid DESC LIMIT ?4
             """, [match, start, end, n]) { s in
-            hits.append(ThreadSearchHit(kind: .tool, threadID: s.value(at: 0).string ?? "", threadTitle: s.value(at: 1).string ?? "",
-                                        at: s.value(at: 2).double ?? 0, snippet: s.value(at: 3).string ?? "", detail: s.value(at: 4).string))
+            hits.append(ThreadSearchHit(kind: .tool, threadID: try s.decode(0), threadTitle: try s.decode(1), at: try s.decode(2),
+                                        snippet: try s.decode(3), detail: try s.decodeIfPresent(4)))
         }
         try db.forEachRow("""
             SELECT f.thread_id, coalesce(t.title, 'New thread'), t.updated_at, snippet(agent_titles_fts, 0, ?2, ?3, '…', 12)
             FROM agent_titles_fts f JOIN agent_threads t ON t.id = f.thread_id
             WHERE agent_titles_fts MATCH ?1 ORDER BY f.rowid DESC LIMIT ?4
             """, [match, start, end, n]) { s in
-            hits.append(ThreadSearchHit(kind: .title, threadID: s.value(at: 0).string ?? "", threadTitle: s.value(at: 1).string ?? "",
-                                        at: s.value(at: 2).double ?? 0, snippet: s.value(at: 3).string ?? "", detail: nil))
+            hits.append(ThreadSearchHit(kind: .title, threadID: try s.decode(0), threadTitle: try s.decode(1), at: try s.decode(2),
+                                        snippet: try s.decode(3), detail: nil))
         }
         // Threads whose title matches first (a title names the thread), then messages and tool
         // activity, newest first.

@@ -1,4 +1,5 @@
 // The Tool port: typed tools with JSON Schemas, declared read or write.
+import Base
 import SQLiteKit
 
 public enum ToolEffect: String, Sendable, Hashable {

@@ -1,4 +1,5 @@
 // Runs one model turn's tool calls: reads in parallel (bounded), writes as approved, ledgered barriers.
+import Base
 import SQLiteKit
 
 struct ToolExecutor: Sendable {
@@ -332,7 +333,7 @@ struct ToolExecutor: Sendable {
         let decision: ApprovalDecision
         var askedByRule: RuleVerdict?
         if let rules = env.configuration.approvalRules {
-            let (verdict, problem) = env.store.queue.read { db in rules.verdict(tool: tool, arguments: arguments, planned: planned, database: db) }
+            let (verdict, problem) = try env.store.queue.read { db in rules.verdict(tool: tool, arguments: arguments, planned: planned, database: db) }
             if let problem {
                 emit(.ruleDecided(callID: call.id, name: call.name, decision: nil, line: "approval rules not used: \(problem)"))
             }
@@ -541,10 +542,11 @@ struct ToolExecutor: Sendable {
             let answered = Set(try db.rows("""
                 SELECT p.call_id FROM agent_messages m JOIN agent_message_parts p ON p.message_id = m.id
                 WHERE m.run_id = ? AND m.turn = ? AND m.role = 'tool'
-                """, [handle.runID, turn]).compactMap { $0[0].string })
+                """, [handle.runID, turn]).map { try $0.decode(0, as: String.self) })
             for (ordinal, row) in calls.enumerated() {
-                guard let id = row[0].string, !answered.contains(id) else { continue }
-                let call = ToolCall(id: id, name: row[1].string ?? "", arguments: row[2].string ?? "")
+                let id = try row.decode(0, as: String.self)
+                guard !answered.contains(id) else { continue }
+                let call = ToolCall(id: id, name: try row.decode(1), arguments: try row.decode(2))
                 let key = CallKey(runID: handle.runID, turn: turn, callID: id)
                 try ConversationStore.startToolRecord(db, threadID: handle.threadID, key: key, ordinal: ordinal, call: call, effect: nil, now: now)
                 try ConversationStore.recordResult(db, threadID: handle.threadID, key: key, ordinal: ordinal, toolName: call.name,

@@ -1,4 +1,5 @@
 // The set of tools a runner offers, and the checks every call passes before a tool runs.
+import Base
 
 /// Tools by name, in registration order (the order the model sees them).
 public struct ToolRegistry: Sendable {

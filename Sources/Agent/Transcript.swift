@@ -1,4 +1,5 @@
 // The provider-neutral transcript: what every adapter translates to and from its wire format.
+import Base
 
 /// Who said a message.
 public enum Role: String, Sendable, Hashable, Codable {

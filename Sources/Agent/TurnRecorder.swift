@@ -85,7 +85,7 @@ final class TurnRecorder: Sendable {
         var stop: AgentError?
         var notice: String?
         // Autocommit per statement: most deltas write nothing, so no transaction is opened for them.
-        try environment.store.queue.read { db in
+        try environment.store.queue.unrestricted { db in
             try state.withLock { s in
                 if s.firstEventAt == nil { s.firstEventAt = monotonic }
                 switch event {

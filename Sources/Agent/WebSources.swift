@@ -2,6 +2,7 @@
 // Adapters emit it as a continuation item of provider `WebSources.provider` (no adapter family has
 // that name, so request assembly never replays it to a model); the Research module reads it back
 // from the stored turn to keep durable sources and to list the links an answer used.
+import Base
 
 /// One turn's native search results, fetched pages and citations.
 public struct WebSources: Sendable, Hashable {

@@ -2,7 +2,7 @@
 // synopsis, arguments, options and help text next to its handler. Parsing, usage errors with
 // "did you mean", `--help`/`-h`, shell completion and the README's command table all come from it,
 // so adding a command is one `CommandSpec` and its handler.
-import Agent
+import Base
 import Foundation
 
 /// What an option's value or a positional argument is; the parser checks numbers and choices,

@@ -1,6 +1,8 @@
 // The only shape of data that may leave the machine: content-free facts about one agent operation.
 import Agent
+import Base
 import Foundation
+import OutputSafety
 
 /// One diagnostic event. Every field is an id, a closed word, a number or redacted error text;
 /// there is no field that can carry prompts, answers, tool arguments, results or journal values.
@@ -232,25 +234,6 @@ enum Sanitize {
 /// UTC timestamps as fixed-width ISO 8601 text ("2026-11-29T12:45:01.123Z"), which sorts as time.
 public enum ISOTime {
     public static func format(_ seconds: Double) -> String {
-        let millisTotal = Int64((seconds * 1000).rounded(.down))
-        var days = millisTotal >= 0 ? millisTotal / 86_400_000 : (millisTotal - 86_399_999) / 86_400_000
-        let msOfDay = millisTotal - days * 86_400_000
-        // Civil-from-days (Howard Hinnant).
-        days += 719_468
-        let era = (days >= 0 ? days : days - 146_096) / 146_097
-        let doe = days - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        var year = yoe + era * 400
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        if month <= 2 { year += 1 }
-        let h = msOfDay / 3_600_000, m = (msOfDay / 60_000) % 60, s = (msOfDay / 1000) % 60, ms = msOfDay % 1000
-        func pad(_ v: Int64, _ width: Int) -> String {
-            let text = String(v)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(h, 2)):\(pad(m, 2)):\(pad(s, 2)).\(pad(ms, 3))Z"
+        UTCTimestamp.iso8601(milliseconds: Int64((seconds * 1000).rounded(.down)))
     }
 }

@@ -1,5 +1,6 @@
 // `ofj diag status|flush|export` as library functions: they return text and an exit code, never print.
 import Foundation
+import Hrana
 import OutputSafety
 
 /// The output of one diag command; the CLI prints `stdout`/`stderr` and exits with `exitCode`.

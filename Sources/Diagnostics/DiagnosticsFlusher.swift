@@ -1,5 +1,7 @@
 // Background delivery of outbox events to the sink: batches, backoff with jitter, expiry sweeps, bounded shutdown.
 import Foundation
+import Hrana
+import OutputSafety
 import Synchronization
 
 /// Delivers the outbox to the sink from its own Task. Callers never wait on it except through
@@ -247,7 +249,7 @@ public actor DiagnosticsFlusher {
     }
 
     static func describe(_ error: Error) -> String {
-        if let e = error as? HranaError { return e.description }
+        if let e = error as? HranaError { return e.describe(.diagnostics) }
         if error is CancellationError { return "delivery was interrupted" }
         return "diagnostics delivery failed (\(String(describing: type(of: error))))"
     }

@@ -1,5 +1,6 @@
 // The bounded local outbox of diagnostic events, in the main SQLite database, with delivery counters.
 import Foundation
+import OutputSafety
 import SQLiteKit
 
 /// Events waiting for delivery. Bounded by count, bytes and age (oldest dropped first, drops
@@ -84,10 +85,19 @@ public final class DiagnosticsOutbox: Sendable {
     }
 
     /// Applies only the outbox migrations (tests and tools that open a database just for this).
+    /// Every queued event's payload without its id, times and app version, oldest first: what a
+    /// replayed transcript compares (`expect diag`), so a field that leaked content would show.
+    public static func payloadsWithoutIDsOrTimes(_ db: Database) throws -> [String] {
+        try db.rows("""
+            SELECT json_remove(payload, '$.id', '$.occurred_at_epoch', '$.started_at_epoch', '$.app_version', '$.total_ms',
+                               '$.first_event_ms', '$.expires_at') FROM diagnostics_outbox ORDER BY seq
+            """).map { try $0.decode(0) }
+    }
+
     public static func migrate(_ queue: DatabaseQueue) throws {
         var migrator = Migrator()
         registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
     }
 
     // MARK: - Writing

@@ -1,5 +1,6 @@
 // One call that wires outbox, recorder, flusher and commands for the app (the integrator's entry point).
 import HTTP
+import Hrana
 import SQLiteKit
 
 /// Everything the app needs for diagnostics, built from the main database and the values of
@@ -37,7 +38,7 @@ public struct DiagnosticsSetup: Sendable {
                 flusher = DiagnosticsFlusher(outbox: outbox, sink: TursoSink(client: client), appVersion: appVersion, policy: policy)
             }
         } catch {
-            problem = (error as? HranaError)?.description ?? "TURSO_DATABASE_URL cannot be used; fix it or unset it"
+            problem = (error as? HranaError)?.describe(.diagnostics) ?? "TURSO_DATABASE_URL cannot be used; fix it or unset it"
         }
         var onRecord: (@Sendable () -> Void)?
         if let flusher {

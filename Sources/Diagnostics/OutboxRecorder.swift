@@ -1,6 +1,7 @@
 // The agent's DiagnosticsRecorder: turns AgentDiagnostics into redacted events in the outbox.
 import Agent
 import Foundation
+import OutputSafety
 import Synchronization
 
 /// Records each `AgentDiagnostic` as a `DiagnosticEvent` in the outbox with one small insert.

@@ -1,4 +1,5 @@
 // The remote table ofj_ai_diagnostic_events: additive schema migration, idempotent inserts, expiry, paging.
+import Hrana
 
 /// The sink table in a Turso (or compatible) database.
 public struct TursoSink: Sendable {

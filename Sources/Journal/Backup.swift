@@ -1,4 +1,5 @@
 // Versioned JSON backup (export; import upserts by UUID so importing twice changes nothing) and CSV export.
+import Base
 import Foundation
 import Nutrition
 import OutputSafety

@@ -1,4 +1,5 @@
 // Food Bank writes and reads: saved foods, shelf and archive flags, brands, search.
+import Base
 import Foundation
 import Nutrition
 import SQLiteKit

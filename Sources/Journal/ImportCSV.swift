@@ -3,6 +3,7 @@
 // quoted fields (separators, quotes and line breaks inside), and `,`, `;` or tab separators
 // (detected from the header line). Numbers with decimal commas and dates in several spellings
 // are read by `ImportValues`.
+import Base
 import Foundation
 import Nutrition
 

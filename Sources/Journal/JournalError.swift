@@ -1,4 +1,5 @@
 // Errors JournalStore throws: one line naming the field or id and what to do next.
+import Base
 import Nutrition
 
 public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -28,8 +29,11 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Runs `body`, turning NutritionError into JournalError so callers catch one type.
+/// Runs `body`, turning NutritionError (and CalendarDay's InvalidDate, which is one of its kinds)
+/// into JournalError so callers catch one type.
 @inline(__always)
 func domain<T>(_ body: () throws -> T) throws -> T {
-    do { return try body() } catch let e as NutritionError { throw JournalError.nutrition(e) }
+    do { return try body() } catch let e as NutritionError { throw JournalError.nutrition(e) } catch let e as InvalidDate {
+        throw JournalError.nutrition(.invalidDate(e.text))
+    }
 }

@@ -1,4 +1,5 @@
 // Deterministic synthetic journals for tests and benchmarks (seeded; same seed, same data).
+import Base
 import Foundation
 import Nutrition
 import SQLiteKit

@@ -2,6 +2,7 @@
 // transaction as the entry rows by the store's row helpers (insertEntry, replaceEntry,
 // deleteEntry). Triggers cannot do it: replayed transcripts run with trusted_schema off, where
 // a trigger may not write a virtual table.
+import Base
 import Nutrition
 import SQLiteKit
 

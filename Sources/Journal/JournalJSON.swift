@@ -1,4 +1,5 @@
 // JSON coders with the journal's conventions: sorted keys, ISO 8601 dates with milliseconds.
+import Base
 import Foundation
 import Nutrition
 
@@ -38,16 +39,7 @@ public enum JournalJSON {
     /// "2024-05-01T12:30:00.250Z" (UTC, milliseconds). Hand-rolled: backups format tens of
     /// thousands of timestamps and Foundation's formatter is far slower.
     public static func formatISO(_ date: Date) -> String {
-        let ms = date.milliseconds
-        let dayNumber = Int((Double(ms) / 86_400_000).rounded(.down))
-        var rest = Int(ms - Int64(dayNumber) * 86_400_000)
-        let day = (try? CalendarDay(dayNumber: dayNumber))?.description ?? "1970-01-01"
-        let milli = rest % 1000; rest /= 1000
-        let sec = rest % 60; rest /= 60
-        let min = rest % 60
-        let hour = rest / 60
-        func pad(_ v: Int, _ w: Int) -> String { let t = String(v); return String(repeating: "0", count: max(0, w - t.count)) + t }
-        return "\(day)T\(pad(hour, 2)):\(pad(min, 2)):\(pad(sec, 2)).\(pad(milli, 3))Z"
+        UTCTimestamp.iso8601(milliseconds: date.milliseconds)
     }
 
     /// Parses ISO 8601 ("…Z" fast, any offset through Foundation), with or without fractions.

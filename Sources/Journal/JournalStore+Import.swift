@@ -3,6 +3,7 @@
 // each row becomes an EntryDraft checked by the store's own validation, and rows are written in
 // batched transactions through `logEntries` (the store's insert code). Every source row has a
 // stable hash kept in `journal_import_rows`, so importing a file twice adds nothing.
+import Base
 import Foundation
 import Nutrition
 import SQLiteKit
@@ -168,14 +169,15 @@ extension JournalStore {
         let plan = try Self.plan(header, format: options.format, report: &report)
         let headerKey = header.map { $0.lowercased() }
         // How many copies of each row came before, to tell identical rows apart (two bananas).
-        // Kept in a TEMP table, not in memory, so a file of any length stays within SQLite's cache.
-        try queue.read { db in
+        // Kept in a TEMP table, not in memory, so a file of any length stays within SQLite's cache
+        // (a TEMP table is a write: `unrestricted`, not `read`).
+        try queue.unrestricted { db in
             try db.execute(batch: """
                 CREATE TEMP TABLE IF NOT EXISTS import_occurrences (content INTEGER PRIMARY KEY, seen INTEGER NOT NULL);
                 DELETE FROM temp.import_occurrences;
                 """)
         }
-        defer { _ = try? queue.read { try $0.execute(batch: "DELETE FROM temp.import_occurrences") } }
+        defer { _ = try? queue.unrestricted { try $0.execute(batch: "DELETE FROM temp.import_occurrences") } }
         var batch: [(content: Int64, draft: EntryDraft)] = []
 
         /// The row's hash: its content's, with "#n" for the n-th identical copy in this file.
@@ -193,7 +195,8 @@ extension JournalStore {
             let rows = batch
             batch.removeAll(keepingCapacity: true)
             if options.dryRun {
-                try queue.read { db in
+                // Writes only the TEMP occurrence counts (rowHash), never the journal.
+                try queue.unrestricted { db in
                     for r in rows {
                         if try db.row("SELECT 1 FROM journal_import_rows WHERE hash = ?", [try rowHash(r.content, in: db)]) != nil {
                             report.alreadyImported += 1

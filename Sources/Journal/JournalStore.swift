@@ -1,5 +1,6 @@
 // JournalStore: the one place that changes journal data. Entry writes live here; foods, goals,
 // queries and backup are in their own files.
+import Base
 import Foundation
 import Nutrition
 import SQLiteKit
@@ -30,7 +31,7 @@ public struct JournalStore: Sendable {
     /// Opens `queue` and applies only the journal's migrations (a database without other modules).
     public static func openStandalone(queue: DatabaseQueue, timeZone: TimeZone = .current, mealSchedule: MealSchedule = .standard,
                                       now: @escaping @Sendable () -> Date = { Date() }) throws -> JournalStore {
-        try queue.read { try JournalStore.migrate($0) }
+        try queue.unrestricted { try JournalStore.migrate($0) }
         return JournalStore(queue: queue, timeZone: timeZone, mealSchedule: mealSchedule, now: now)
     }
 

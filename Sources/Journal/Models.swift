@@ -1,4 +1,5 @@
 // Journal values: entries (snapshots), drafts and updates, and the shapes queries return.
+import Base
 import Foundation
 import Nutrition
 

@@ -1,5 +1,6 @@
 // Nutrient gaps: nutrients whose reported daily average is below a share of their FDA Daily
 // Value, and the Food Bank or reference foods that close most of each gap per 100 kcal.
+import Base
 import Foundation
 import Nutrition
 import ReferenceFoods

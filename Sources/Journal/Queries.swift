@@ -1,4 +1,5 @@
 // Journal reads: a day by meal, per-day totals over a range, entry search, breakdown by food.
+import Base
 import Foundation
 import Nutrition
 import SQLiteKit

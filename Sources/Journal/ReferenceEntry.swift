@@ -1,4 +1,5 @@
 // Turning a USDA reference food plus an amount into a journal entry or a saved food, under canonical ids.
+import Base
 import Foundation
 import Nutrition
 import ReferenceFoods

@@ -1,6 +1,7 @@
 // The undo log: every journal write records what it changed (the rows before and after) in the
 // same transaction as the change, so every path that writes through JournalStore — the
 // assistant's tools, `ofj mcp`, the CLI — can be undone, and an undo is itself a recorded write.
+import Base
 import Foundation
 import Nutrition
 import OutputSafety
@@ -61,15 +62,16 @@ struct UndoImage: Codable, Hashable {
     var row: [String: UndoCell]
     var nutrients: [String: Double]?
 
-    /// The stored form: what `JSONEncoder` with sorted keys writes for it, written by hand because
+    /// The stored form: what `JSONEncoder` with sorted keys writes for it, written directly because
     /// every journal write records one (Foundation's encoder doubled the cost of logging an entry).
+    /// Strings go through the one JSON string writer (`JSONValue.writeString`).
     var json: String {
         var out = "{"
         if let nutrients {
             out += "\"nutrients\":{"
             for (i, k) in nutrients.keys.sorted().enumerated() {
                 if i > 0 { out += "," }
-                Self.string(k, &out)
+                JSONValue.writeString(k, to: &out)
                 out += ":" + Self.number(nutrients[k] ?? 0)
             }
             out += "},"
@@ -77,13 +79,13 @@ struct UndoImage: Codable, Hashable {
         out += "\"row\":{"
         for (i, k) in row.keys.sorted().enumerated() {
             if i > 0 { out += "," }
-            Self.string(k, &out)
+            JSONValue.writeString(k, to: &out)
             out += ":"
             switch row[k] ?? .null {
             case .null: out += "null"
             case .integer(let v): out += "{\"i\":\(v)}"
             case .real(let v): out += "{\"r\":" + Self.number(v) + "}"
-            case .text(let t): Self.string(t, &out)
+            case .text(let t): JSONValue.writeString(t, to: &out)
             }
         }
         return out + "}}"
@@ -91,27 +93,6 @@ struct UndoImage: Codable, Hashable {
 
     /// Swift's shortest round-trip form is valid JSON for every finite value.
     static func number(_ d: Double) -> String { d.isFinite ? "\(d)" : "null" }
-
-    static func string(_ s: String, _ out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        out += "\""
-    }
 }
 
 /// What an undo log change is about.

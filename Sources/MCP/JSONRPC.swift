@@ -1,5 +1,5 @@
 // JSON-RPC 2.0 messages as MCP uses them: classifying what arrives, building what goes out.
-import Agent
+import Base
 
 /// JSON-RPC and MCP error codes the server answers with.
 public enum RPCErrorCode {

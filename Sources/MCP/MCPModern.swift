@@ -1,6 +1,7 @@
 // The 2026-07-28 revision: no handshake, a per-request `_meta` envelope, `server/discover`,
 // `resultType` on every result, cache hints on lists, and approval by multi round-trip requests.
 import Agent
+import Base
 
 /// One request's `_meta` envelope (2026-07-28): its protocol version and what the client can do.
 struct ModernEnvelope: Sendable {

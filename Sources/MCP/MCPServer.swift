@@ -1,5 +1,6 @@
 // An MCP server over any line transport: lifecycle, dispatch, cancellation and server-to-client requests.
 import Agent
+import Base
 import Synchronization
 
 /// How a tool is described to MCP clients (the hints clients use to decide what to confirm).

@@ -1,5 +1,6 @@
 // tools/call and resources/read: reads run at once, writes are previewed, approved and ledgered.
 import Agent
+import Base
 import SQLiteKit
 
 extension MCPServer {
@@ -281,7 +282,15 @@ extension MCPServer {
     /// The commit of a write an approval rule allows or denies; nil when no rule decides it (or says ask).
     func ruledCommit(_ write: PreparedWrite, planned: PlannedChange, context: ToolContext, sequence: Int) -> Commit? {
         guard let rules = configuration.approvalRules else { return nil }
-        let (verdict, problem) = ledger.store.queue.read { db in rules.verdict(tool: write.tool, arguments: write.arguments, planned: planned, database: db) }
+        let verdict: RuleVerdict?, problem: String?
+        do {
+            (verdict, problem) = try ledger.store.queue.read { db in
+                rules.verdict(tool: write.tool, arguments: write.arguments, planned: planned, database: db)
+            }
+        } catch {
+            // No rule decides then: the person is asked, as when the rules cannot be used.
+            (verdict, problem) = (nil, "the database could not be read (\(error))")
+        }
         if let problem { log("approval rules not used: \(problem)") }
         guard let v = verdict, v.decision != .ask else { return nil }
         log("\(write.tool.name): \(v.decision == .allow ? "allowed" : "denied") by \(v.rule.label)")

@@ -1,4 +1,5 @@
 // Errors from the nutrition domain: one line each, naming the field and what to do.
+import Base
 
 public enum NutritionError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownUnit(String)
@@ -7,6 +8,7 @@ public enum NutritionError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidNutrientID(String)
     case invalidNutrientAmount(id: String, value: Double)
     case invalidText(field: String, reason: String)
+    /// A day that is not YYYY-MM-DD: Base's `InvalidDate` as the journal and the tools report it.
     case invalidDate(String)
     case invalidTime(String)
     case unknownMeal(String)
@@ -31,7 +33,7 @@ public enum NutritionError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidText(let field, let reason):
             return "\(field) \(reason)"
         case .invalidDate(let s):
-            return "invalid date \"\(s)\": use YYYY-MM-DD"
+            return InvalidDate(s).description
         case .invalidTime(let s):
             return "invalid time \"\(s)\": use HH:MM between 00:00 and 23:59"
         case .unknownMeal(let m):

@@ -1,5 +1,6 @@
 // get_nutrient_gaps: the same analysis as `ofj gaps` for the assistant.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition
@@ -9,7 +10,7 @@ import SQLiteKit
 struct GetNutrientGaps: JournalReadTool {
     let journal: JournalStore
     let reference: ReferenceDatabase
-    let name = "get_nutrient_gaps"
+    let name = NutritionToolName.getNutrientGaps.rawValue
     let description = """
         Nutrients whose average a day (over the logged days that report each) is below 80% of the FDA Daily Value over a period \
         (default the last 14 days), with how many days report each, and for each up to 3 Food Bank or USDA reference foods that \

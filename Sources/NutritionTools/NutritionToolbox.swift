@@ -1,5 +1,6 @@
 // The nutrition toolbox: every tool the assistant may call, and the system prompt for real models.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition
@@ -7,16 +8,9 @@ import ReferenceFoods
 
 public enum NutritionToolbox {
     /// Read tools, in the order the model sees them.
-    public static let readToolNames = [
-        "get_nutrition_context", "get_journal_day", "get_journal_range", "search_journal", "get_nutrient_breakdown",
-        "search_food_bank", "get_saved_food", "list_brands", "get_goals", "search_reference_foods", "recommend_shelf_foods",
-        "get_nutrient_gaps",
-    ]
+    public static let readToolNames = NutritionToolName.journalReads.map(\.rawValue)
     /// Write tools (each needs the person's approval).
-    public static let writeToolNames = [
-        "log_food", "log_saved_food", "log_reference_food", "log_calculator_build", "update_journal_entry", "move_journal_entry",
-        "delete_journal_entry", "save_food", "set_food_archived", "set_food_on_shelf", "rename_brand", "set_goals",
-    ]
+    public static let writeToolNames = NutritionToolName.journalWrites.map(\.rawValue)
 
     /// Every nutrition tool over `journal` (whose clock and time zone decide "today" and the
     /// default meal) and `reference`. Writes run inside the ledger transaction the agent passes.

@@ -2,6 +2,7 @@
 // cached), log_packaged_food and save_packaged_food (writes, planned from the Food Bank or the
 // cache inside the ledger transaction, so the card is exactly what is written).
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition
@@ -9,8 +10,8 @@ import PackagedFoods
 import SQLiteKit
 
 public enum PackagedTools {
-    public static let readToolNames = ["lookup_barcode", "search_packaged_foods"]
-    public static let writeToolNames = ["log_packaged_food", "save_packaged_food"]
+    public static let readToolNames = NutritionToolName.packagedReads.map(\.rawValue)
+    public static let writeToolNames = NutritionToolName.packagedWrites.map(\.rawValue)
 
     /// The system-prompt rule that goes with these tools (appended when they are offered).
     public static let promptRule = """
@@ -114,7 +115,7 @@ public enum PackagedTools {
 struct LookupBarcode: Tool {
     let journal: JournalStore
     let foods: PackagedFoods
-    let name = "lookup_barcode"
+    let name = NutritionToolName.lookupBarcode.rawValue
     let description = """
         Looks up a packaged food by its barcode (EAN-8/13, UPC-A/E): the person's Food Bank first, then the local cache, then Open Food Facts. \
         Returns name, brand, serving, nutrients per 100 g and per serving. Then log it with log_packaged_food.
@@ -150,7 +151,7 @@ struct LookupBarcode: Tool {
 
 struct SearchPackagedFoods: Tool {
     let foods: PackagedFoods
-    let name = "search_packaged_foods"
+    let name = NutritionToolName.searchPackagedFoods.rawValue
     let description = """
         Searches packaged and branded foods online by words: Open Food Facts (source off, default; barcodes) or USDA FoodData Central \
         (source fdc; Branded, Foundation, SR Legacy; fdc ids). Use for brand-name products not in the Food Bank; log with log_packaged_food.
@@ -186,7 +187,7 @@ private let identify: [String: JSONValue] = [
 
 struct LogPackagedFood: JournalWriteTool {
     let journal: JournalStore
-    let name = "log_packaged_food"
+    let name = NutritionToolName.logPackagedFood.rawValue
     let description = """
         Logs a packaged food found with lookup_barcode or search_packaged_foods: a number of label servings (default 1), an amount \
         such as "1 bar" or "250 ml", or grams. Nutrients come from the product; a product without nutrition data cannot be logged. Needs approval.
@@ -227,7 +228,7 @@ struct LogPackagedFood: JournalWriteTool {
 
 struct SavePackagedFood: JournalWriteTool {
     let journal: JournalStore
-    let name = "save_packaged_food"
+    let name = NutritionToolName.savePackagedFood.rawValue
     let description = """
         Saves a packaged food found with lookup_barcode or search_packaged_foods to the Food Bank, with its brand, label serving \
         and barcode, so the next scan is answered from the Food Bank. Needs approval.

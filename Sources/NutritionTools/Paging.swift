@@ -1,5 +1,5 @@
 // Results that fit: read tools page long lists so a result never reaches the tool-result cap.
-import Agent
+import Base
 import Journal
 import Nutrition
 

@@ -1,5 +1,6 @@
 // The read tools: journal days and ranges, search, breakdowns, Food Bank, goals, reference foods, Shelf.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition
@@ -78,7 +79,7 @@ func range(_ args: Args, journal: JournalStore, defaultDays: Int = 7) throws -> 
 
 struct GetNutritionContext: JournalReadTool {
     let journal: JournalStore
-    let name = "get_nutrition_context"
+    let name = NutritionToolName.getNutritionContext.rawValue
     let description = """
         Today's date, local time and default meal, the meal schedule, daily goals, today's totals and what remains of each goal, \
         and the last 7 days' daily totals. Call it first when a question depends on today, goals or recent eating.
@@ -118,7 +119,7 @@ struct GetNutritionContext: JournalReadTool {
 
 struct GetJournalDay: JournalReadTool {
     let journal: JournalStore
-    let name = "get_journal_day"
+    let name = NutritionToolName.getJournalDay.rawValue
     let description = """
         What was logged on one day, by meal: each entry's id, name, amount, kcal and macros; totals per meal and for the day; \
         progress against goals. Pass `nutrients` for other nutrients per entry, or `entry_id` for one entry with every nutrient. \
@@ -179,7 +180,7 @@ struct GetJournalDay: JournalReadTool {
 
 struct GetJournalRange: JournalReadTool {
     let journal: JournalStore
-    let name = "get_journal_range"
+    let name = NutritionToolName.getJournalRange.rawValue
     let description = "Per-day totals and daily averages (each over the logged days that report that nutrient; `reporting_days` lists those some logged days lack) for a date range, up to 366 days (past 31 days only days with entries are listed; past 14 days without `nutrients` only macros per day). Use for weeks and months (\"show last week\", \"protein this week\"); pass `nutrients` to keep the answer small."
     var parameters: JSONValue {
         Schema.object(["from": Schema.string("First day: YYYY-MM-DD, today or yesterday. Defaults to 6 days before `to`.", maxLength: 20),
@@ -229,7 +230,7 @@ struct GetJournalRange: JournalReadTool {
 
 struct SearchJournal: JournalReadTool {
     let journal: JournalStore
-    let name = "search_journal"
+    let name = NutritionToolName.searchJournal.rawValue
     let description = """
         Finds logged entries whose name or brand has every word of `text` (each as the start of a word), newest day first, with their ids, \
         through the journal's full-text index. With `text` the result also gives `last_day` (the latest day any entry matched) and `total_matches`: \
@@ -283,7 +284,7 @@ struct SearchJournal: JournalReadTool {
 
 struct GetNutrientBreakdown: JournalReadTool {
     let journal: JournalStore
-    let name = "get_nutrient_breakdown"
+    let name = NutritionToolName.getNutrientBreakdown.rawValue
     let description = "Which foods contributed the most of one nutrient over a period (largest first, with share of the total and how many entries did not report it). Use for \"which foods gave me the most sugar this month\"."
     var parameters: JSONValue {
         Schema.object(["nutrient": Schema.string("A nutrient id such as sugars_g, sodium_mg, protein_g.", maxLength: 64),
@@ -316,7 +317,7 @@ struct GetNutrientBreakdown: JournalReadTool {
 
 struct SearchFoodBank: JournalReadTool {
     let journal: JournalStore
-    let name = "search_food_bank"
+    let name = NutritionToolName.searchFoodBank.rawValue
     let description = """
         Searches the person's saved foods (Food Bank) by words in the name or brand, archived foods included; without a query lists active foods. \
         Returns ids, serving, per-serving nutrients and shelf/archive status. Search here first for foods the person has saved ("my usual oatmeal").
@@ -356,7 +357,7 @@ struct SearchFoodBank: JournalReadTool {
 
 struct GetSavedFood: JournalReadTool {
     let journal: JournalStore
-    let name = "get_saved_food"
+    let name = NutritionToolName.getSavedFood.rawValue
     let description = "One saved food in full: serving, extra units, per-serving nutrients, composite ingredients, or a calculator food's ingredients and their named portions (needed for log_calculator_build)."
     var parameters: JSONValue { Schema.object(["food_id": Schema.id], required: ["food_id"]) }
     func activity(arguments: JSONValue) -> String { "opening a saved food" }
@@ -372,7 +373,7 @@ struct GetSavedFood: JournalReadTool {
 
 struct ListBrands: JournalReadTool {
     let journal: JournalStore
-    let name = "list_brands"
+    let name = NutritionToolName.listBrands.rawValue
     let description = "Brands in the Food Bank with how many foods carry each (\"Unbranded\" last). Use before renaming a brand or filtering by brand."
     var parameters: JSONValue { Schema.object([:]) }
     func activity(arguments: JSONValue) -> String { "listing your brands" }
@@ -387,7 +388,7 @@ struct ListBrands: JournalReadTool {
 
 struct GetGoals: JournalReadTool {
     let journal: JournalStore
-    let name = "get_goals"
+    let name = NutritionToolName.getGoals.rawValue
     let description = "The person's daily goals (id -> amount in the id's unit), whether each is a target to reach or a limit to stay under, and whether they are still the FDA defaults."
     var parameters: JSONValue { Schema.object([:]) }
     func activity(arguments: JSONValue) -> String { "reading your goals" }
@@ -406,7 +407,7 @@ struct GetGoals: JournalReadTool {
 
 struct SearchReferenceFoods: Tool {
     let reference: ReferenceDatabase
-    let name = "search_reference_foods"
+    let name = NutritionToolName.searchReferenceFoods.rawValue
     let description = """
         Searches the built-in USDA reference foods (offline) by words, best match first. Returns reference ids, household portions \
         (\"1 large\" = 50 g), every nutrient per 100 g, each food's score and `clear_winner`: when it is false, the first foods \
@@ -458,7 +459,7 @@ struct SearchReferenceFoods: Tool {
 
 struct RecommendShelfFoods: JournalReadTool {
     let journal: JournalStore
-    let name = "recommend_shelf_foods"
+    let name = NutritionToolName.recommendShelfFoods.rawValue
     let description = "Ranks the foods on the person's Shelf (available at home) at 0.5x to 2x servings against what is left of today's goals, with a plain reason. Use for \"what can I eat tonight\"."
     var parameters: JSONValue { Schema.object(["date": Schema.date, "limit": Schema.limit(default: 5, max: 10)]) }
     func activity(arguments: JSONValue) -> String { "checking your Shelf against today's goals" }

@@ -1,5 +1,6 @@
 // Reference food -> journal values in one place: an amount (portion or grams) and the entry it becomes.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition

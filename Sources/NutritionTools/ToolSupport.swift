@@ -1,6 +1,7 @@
 // Shared pieces of the nutrition tools: argument reading with field-named errors, JSON shapes
 // of results, number formatting for previews, and name sanitising.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition
@@ -131,6 +132,8 @@ func checked<T>(field: String, _ body: () throws -> T) throws -> T {
         }
     } catch let n as NutritionError {
         throw argumentError(n, field: field)
+    } catch let d as InvalidDate {
+        throw argumentError(.invalidDate(d.text), field: field)
     }
 }
 

@@ -1,6 +1,7 @@
 // The journal write tools: log, update, move and delete entries. Each builds one plan that both the
 // approval preview and the write use, so the person approves exactly what is written.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition
@@ -146,7 +147,7 @@ func loggedOutput(_ e: Entry) -> ToolOutput {
 
 struct LogFood: JournalWriteTool {
     let journal: JournalStore
-    let name = "log_food"
+    let name = NutritionToolName.logFood.rawValue
     let description = """
         Logs a food with nutrients you supply (from a label, a recipe or the person's numbers) when it is in neither the Food Bank \
         nor the reference foods. `nutrients` are for the whole amount eaten. Prefer log_saved_food or log_reference_food when a lookup finds the food. Needs approval.
@@ -191,7 +192,7 @@ struct LogFood: JournalWriteTool {
 
 struct LogSavedFood: JournalWriteTool {
     let journal: JournalStore
-    let name = "log_saved_food"
+    let name = NutritionToolName.logSavedFood.rawValue
     let description = """
         Logs a Food Bank food: a number of its servings, or a quantity in any unit the food converts from (its serving unit, g/oz \
         when its weight is known, extra units it lists). Nutrients are scaled from the saved food and it keeps its Food Bank id. Needs approval.
@@ -249,7 +250,7 @@ struct LogSavedFood: JournalWriteTool {
 struct LogReferenceFood: JournalWriteTool {
     let journal: JournalStore
     let reference: ReferenceDatabase
-    let name = "log_reference_food"
+    let name = NutritionToolName.logReferenceFood.rawValue
     let description = """
         Logs a USDA reference food by its reference_id: a household portion (a `measure` from its portions list, e.g. "large" or "cup", \
         or any unit: g, oz, lb exact; mL, cup, tbsp, tsp, fl oz through the food's density) times `quantity`, or an exact weight in `grams`. With neither, one of its first listed portion (foods without portions need grams). Nutrients come from the reference data. Needs approval.
@@ -287,7 +288,7 @@ struct LogReferenceFood: JournalWriteTool {
 
 struct LogCalculatorBuild: JournalWriteTool {
     let journal: JournalStore
-    let name = "log_calculator_build"
+    let name = NutritionToolName.logCalculatorBuild.rawValue
     let description = "Logs one build of a calculator (restaurant-style) Food Bank food: one named portion per chosen ingredient, summed. Get the ingredient and portion names with get_saved_food first. Needs approval."
     var parameters: JSONValue {
         Schema.object(["food_id": Schema.id,
@@ -329,7 +330,7 @@ struct LogCalculatorBuild: JournalWriteTool {
 
 struct UpdateJournalEntry: JournalWriteTool {
     let journal: JournalStore
-    let name = "update_journal_entry"
+    let name = NutritionToolName.updateJournalEntry.rawValue
     let description = """
         Changes a logged entry: name, brand, servings (scales its nutrients), nutrients (the new amounts for the whole entry as logged; \
         replaces the map), date or meal. Fields left out stay. Find the entry id first. Needs approval.
@@ -394,7 +395,7 @@ struct UpdateJournalEntry: JournalWriteTool {
 
 struct MoveJournalEntry: JournalWriteTool {
     let journal: JournalStore
-    let name = "move_journal_entry"
+    let name = NutritionToolName.moveJournalEntry.rawValue
     let description = "Moves a logged entry to another meal and/or date (\"move my coffee to breakfast\"). Find the entry id first. Needs approval."
     var parameters: JSONValue { Schema.object(["entry_id": Schema.id, "date": Schema.date, "meal": Schema.meal], required: ["entry_id"]) }
     func activity(arguments: JSONValue) -> String { "preparing to move a journal entry" }
@@ -422,7 +423,7 @@ struct MoveJournalEntry: JournalWriteTool {
 
 struct DeleteJournalEntry: JournalWriteTool {
     let journal: JournalStore
-    let name = "delete_journal_entry"
+    let name = NutritionToolName.deleteJournalEntry.rawValue
     let description = "Deletes one logged entry by id (\"delete the last thing I logged\": find it with search_journal without text). Needs approval."
     var parameters: JSONValue { Schema.object(["entry_id": Schema.id], required: ["entry_id"]) }
     func activity(arguments: JSONValue) -> String { "preparing to delete a journal entry" }

@@ -67,7 +67,8 @@ public struct PackagedStore: Sendable {
     /// start-up time of a cached `ofj barcode`), and the LRU order only needs hours.
     public func cachedProduct(source: PackagedSource, id: String) throws -> CachedProduct? {
         let t = ms(now())
-        return try queue.read { db in
+        // `unrestricted`: the hourly mark is an autocommit write, usually none at all.
+        return try queue.unrestricted { db in
             guard let row = try db.row("SELECT body, fetched_at, used_at FROM packaged_products WHERE source = ? AND id = ?", [source.rawValue, id]),
                   let fetched = row[1].int64 else { return nil }
             if (row[2].int64 ?? 0) < t - 3_600_000 {

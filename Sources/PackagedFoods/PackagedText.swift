@@ -1,6 +1,7 @@
 // The text people see for a packaged product: a card with source, name, brand, barcode, portion
 // and nutrients, and one-line search results. Product text comes from strangers: callers
 // sanitise the whole output for the terminal as they do every outside text.
+import Base
 import Foundation
 import Nutrition
 

@@ -1,8 +1,7 @@
 // What every wire adapter needs to reach its provider: endpoint, key, model, headers, timeouts.
+import Base
 import Foundation
 import HTTP
-import Agent
-
 /// Connection settings for one adapter. Built by `ProviderConfig` from flags, environment and
 /// config.json, or directly in tests.
 public struct AdapterConfig: Sendable {

@@ -1,4 +1,5 @@
 // Anthropic Messages adapter: tool_use with streamed JSON input, thinking blocks with signatures.
+import Base
 import Foundation
 import HTTP
 import Agent
@@ -119,15 +120,7 @@ public struct AnthropicModel: ChatModel {
     /// that turn's stable blocks and of the user turn before it.
     static func messages(_ messages: [Message], origin: String, contextNote: String = "", cacheBreakpoints: Bool = false) -> [JSONValue] {
         let ids = WireCallIDs(messages, rule: .anthropic)
-        var out: [(role: String, content: [JSONValue])] = []
-        func append(_ role: String, _ blocks: [JSONValue]) {
-            guard !blocks.isEmpty else { return }
-            if let last = out.last, last.role == role {
-                out[out.count - 1].content += blocks // roles must alternate; merge neighbours
-            } else {
-                out.append((role, blocks))
-            }
-        }
+        var out = AlternatingTurns()
         for message in messages {
             var blocks: [JSONValue] = []
             switch message.role {
@@ -141,7 +134,7 @@ public struct AnthropicModel: ChatModel {
                     }
                 }
                 blocks += message.attachments.map(AttachmentParts.anthropic)
-                append("user", results + blocks) // tool_result blocks must come first
+                out.append("user", results + blocks) // tool_result blocks must come first
             case .assistant:
                 var text = ""
                 func flush() {
@@ -167,18 +160,18 @@ public struct AnthropicModel: ChatModel {
                     }
                 }
                 flush()
-                append("assistant", blocks)
+                out.append("assistant", blocks)
             }
         }
-        let users = out.indices.filter { out[$0].role == "user" }
+        let users = out.indices(of: "user")
         if cacheBreakpoints {
-            for i in users.suffix(2) { out[i].content = markLastCacheable(out[i].content) }
+            for i in users.suffix(2) { out.updateBlocks(at: i) { $0 = markLastCacheable($0) } }
         }
         if !isBlank(contextNote) {
             let note: JSONValue = ["type": "text", "text": .string(contextNote)]
-            if let last = users.last { out[last].content.append(note) } else { out.append(("user", [note])) }
+            if let last = users.last { out.updateBlocks(at: last) { $0.append(note) } } else { out.append("user", [note]) }
         }
-        return out.map { ["role": .string($0.role), "content": .array($0.content)] }
+        return out.json(blocksKey: "content")
     }
 
     /// `blocks` with a cache breakpoint on the last block that may carry one (not thinking).

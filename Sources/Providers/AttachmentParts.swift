@@ -1,6 +1,7 @@
 // User-message attachments as each wire's content parts. The base64 is a marker here; the
 // stream driver splices the bytes into the serialized body (AttachmentSplicer).
 import Agent
+import Base
 
 enum AttachmentParts {
     /// Gemini: `{"inlineData":{"data","mimeType"}}` for images and PDFs alike. A type Gemini does

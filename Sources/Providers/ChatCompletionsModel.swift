@@ -1,4 +1,5 @@
 // OpenAI-compatible Chat Completions adapter (OpenAI, OpenRouter, Ollama, llama.cpp, vLLM, LM Studio).
+import Base
 import Foundation
 import HTTP
 import Agent

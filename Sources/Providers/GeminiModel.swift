@@ -1,4 +1,5 @@
 // Google Gemini adapter: streamGenerateContent?alt=sse, function calls and thought signatures.
+import Base
 import Foundation
 import HTTP
 import Agent
@@ -182,17 +183,7 @@ public struct GeminiModel: ChatModel {
             }
         }
         let nestsMedia = canCombineTools(model) // multimodal function responses: Gemini 3 only
-        var out: [(role: String, parts: [JSONValue], responses: Bool)] = []
-        func append(_ role: String, _ parts: [JSONValue], responses: Bool = false) {
-            guard !parts.isEmpty else { return }
-            // Roles must alternate, so neighbours merge; but function responses never share a
-            // content with other parts (Google refuses it), so those stay apart.
-            if let last = out.last, last.role == role, last.responses == responses {
-                out[out.count - 1].parts += parts
-            } else {
-                out.append((role, parts, responses))
-            }
-        }
+        var out = AlternatingTurns()
         for message in messages {
             switch message.role {
             case .user:
@@ -205,30 +196,34 @@ public struct GeminiModel: ChatModel {
                     default: break
                     }
                 }
-                append("user", responses, responses: true)
+                out.append("user", responses, separate: true)
                 var attachments = message.attachments
-                if nestsMedia, let last = out.last, last.responses, !attachments.isEmpty {
+                if nestsMedia, let last = out.turns.last, last.separate, !attachments.isEmpty {
                     // Shown for a tool result just before: inside that functionResponse.
-                    let (nested, rest) = nest(attachments, into: last.parts)
+                    let (nested, rest) = nest(attachments, into: last.blocks)
                     if rest.count < attachments.count {
-                        out[out.count - 1].parts = nested
+                        out.updateBlocks(at: out.turns.count - 1) { $0 = nested }
                         attachments = rest
                         // The line introducing them is the result's own `attachment_id` now.
                         if attachments.isEmpty { parts = [] }
                     }
                 }
-                append("user", parts + attachments.map(AttachmentParts.gemini))
+                out.append("user", parts + attachments.map(AttachmentParts.gemini))
             case .tool:
-                append("user", message.toolResults.map { functionResponse($0, synthesized: synthesized) }, responses: true)
+                out.append("user", message.toolResults.map { functionResponse($0, synthesized: synthesized) }, separate: true)
             case .assistant:
-                append("model", modelParts(message, model: model, origin: origin))
+                out.append("model", modelParts(message, model: model, origin: origin))
             }
         }
         if !contextNote.isEmpty {
             let note: JSONValue = ["text": .string(contextNote)]
-            if let last = out.last, last.role == "user", !last.responses { out[out.count - 1].parts.append(note) } else { out.append(("user", [note], false)) }
+            if let last = out.turns.last, last.role == "user", !last.separate {
+                out.updateBlocks(at: out.turns.count - 1) { $0.append(note) }
+            } else {
+                out.append("user", [note])
+            }
         }
-        return out.map { ["role": .string($0.role), "parts": .array($0.parts)] }
+        return out.json(blocksKey: "parts")
     }
 
     /// `parts` (function responses) with each attachment a response names (`attachment_id`) put

@@ -1,4 +1,5 @@
 // Chooses provider and model (flags > environment > config.json), finds keys, builds adapters, and reports for `ofj doctor`.
+import Base
 import Foundation
 import HTTP
 import Agent

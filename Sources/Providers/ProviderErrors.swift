@@ -1,4 +1,5 @@
 // Maps HTTP statuses, provider error bodies and transport failures to ChatError, without leaking keys.
+import Base
 import HTTP
 import Agent
 

@@ -1,4 +1,5 @@
 // OpenAI Responses API adapter (OpenAI /v1/responses and Azure OpenAI v1), stateless with encrypted reasoning.
+import Base
 import Foundation
 import HTTP
 import Agent

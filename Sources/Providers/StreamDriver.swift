@@ -1,4 +1,5 @@
 // The shared request/stream loop: send, map HTTP errors, parse SSE, hand events to a wire decoder.
+import Base
 import HTTP
 import Agent
 import Synchronization

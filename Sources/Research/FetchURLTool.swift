@@ -2,6 +2,7 @@
 // text comes back inside an envelope that marks it as untrusted quoted evidence. A PDF is kept as
 // an attachment of the thread and shown to the model as a document when its model reads PDFs.
 import Agent
+import Base
 import Providers
 
 public struct FetchURLTool: Tool {

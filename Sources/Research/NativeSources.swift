@@ -8,6 +8,7 @@
 // found by URL and text) and runs where the sources are needed: before a write card, `/sources`,
 // `read_conversation_source` and an answer's source links.
 import Agent
+import Base
 import Foundation
 import SQLiteKit
 
@@ -22,33 +23,13 @@ public struct SourceLink: Sendable, Hashable {
 }
 
 extension SourceStore {
-    /// The WebSources items of the thread's stored turns (of one run when `runID` is given), with
-    /// the run and time of the message that holds each. Reads the Agent's conversation tables.
-    static func nativeItems(threadID: String, runID: String?, in db: Database) throws -> [(runID: String?, at: Double, sources: WebSources)] {
-        // A database without the conversation tables (the Research module's own tests) has none.
-        guard try db.row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_message_parts'") != nil else { return [] }
-        var sql = """
-            SELECT m.run_id, m.created_at, p.body FROM agent_message_parts p JOIN agent_messages m ON m.id = p.message_id
-            WHERE m.thread_id = ? AND p.kind = 'continuation' AND p.provider = ? AND p.subkind = ?
-            """
-        var arguments: [DatabaseValueConvertible] = [threadID, WebSources.provider, WebSources.kind]
-        if let runID {
-            sql += " AND m.run_id = ?"
-            arguments.append(runID)
-        }
-        sql += " ORDER BY m.seq, p.ordinal"
-        return try db.rows(sql, arguments).compactMap { row in
-            guard let body = row[2].string, let json = try? JSONValue.parse(body), let sources = WebSources(json: json) else { return nil }
-            return (row[0].string, row[1].double ?? 0, sources)
-        }
-    }
-
-    /// Keeps the native search results and pages of the thread (or one run) as sources.
+    /// Keeps the native search results and pages of the thread (or one run) as sources; the
+    /// stored turns are read through the conversation store.
     static func harvest(threadID: String, runID: String?, in db: Database) throws {
-        for item in try nativeItems(threadID: threadID, runID: runID, in: db) {
+        for item in try ConversationStore.webSources(threadID: threadID, runID: runID, in: db) {
             for (kind, url, title, text) in Self.rows(item.sources) {
                 _ = try Self.record(db, threadID: threadID, runID: item.runID, kind: kind, url: url, title: title, text: text,
-                                    fetchedAt: item.at, touch: false)
+                                    fetchedAt: item.createdAt, touch: false)
             }
         }
     }
@@ -110,7 +91,7 @@ extension SourceStore {
     /// run's searches. At most `limit`.
     public func links(threadID: String, runID: String, limit: Int = 8) throws -> [SourceLink] {
         // Most answers use no web source: only a run with native search items takes the write lock.
-        if try queue.read({ db in try !Self.nativeItems(threadID: threadID, runID: runID, in: db).isEmpty }) {
+        if try queue.read({ db in try !ConversationStore.webSources(threadID: threadID, runID: runID, in: db).isEmpty }) {
             try queue.write { db in try Self.harvest(threadID: threadID, runID: runID, in: db) }
         }
         return try queue.read { db in
@@ -119,7 +100,7 @@ extension SourceStore {
                 guard !url.isEmpty, !links.contains(where: { $0.url == url }) else { return }
                 links.append(SourceLink(url: url, title: title))
             }
-            let items = try Self.nativeItems(threadID: threadID, runID: runID, in: db)
+            let items = try ConversationStore.webSources(threadID: threadID, runID: runID, in: db)
             for item in items { for c in item.sources.citations { add(c.url, c.title) } }
             let used = try Self.sources(threadID: threadID, runID: runID, in: db)
             for s in used where s.kind == "page" { add(s.url, s.title) }

@@ -1,6 +1,7 @@
 // read_conversation_source: the model reads a stored source again (after compaction, or past the
 // part fetch_url returned), as untrusted evidence, from this thread only.
 import Agent
+import Base
 
 public struct ReadConversationSourceTool: Tool {
     public let name = "read_conversation_source"

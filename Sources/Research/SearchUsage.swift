@@ -1,6 +1,7 @@
 // What web searches cost: Tavily's reported credits and an estimate for Parallel, per thread and
 // per day, for `/usage`. Never the query.
 import Agent
+import Base
 import Foundation
 import SQLiteKit
 
@@ -72,8 +73,9 @@ extension SourceStore {
                 SELECT backend, COUNT(*), SUM(requests), SUM(credits), SUM(estimated_usd) FROM research_search_usage
                 \(filter) GROUP BY backend ORDER BY backend
                 """, arguments).map { row in
-                SearchUsageTotal(backend: row[0].string ?? "", searches: row[1].int ?? 0, requests: row[2].int ?? 0,
-                                 credits: row[3].double, estimatedUSD: row[4].double)
+                // SUM over rows with no credits or estimate is NULL: not reported.
+                SearchUsageTotal(backend: try row.decode(0), searches: try row.decode(1), requests: try row.decode(2),
+                                 credits: try row.decodeIfPresent(3), estimatedUSD: try row.decodeIfPresent(4))
             }
         }
     }
@@ -82,25 +84,15 @@ extension SourceStore {
     /// period. Counted from the stored turns, so nothing is counted twice.
     public func nativeSearches(threadID: String? = nil, dayContaining now: Double? = nil, secondsFromGMT: Int = 0) throws -> [SearchUsageTotal] {
         try queue.read { db in
-            guard try db.row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'agent_message_parts'") != nil else { return [] }
-            var sql = """
-                SELECT p.body FROM agent_message_parts p JOIN agent_messages m ON m.id = p.message_id
-                WHERE p.kind = 'continuation' AND p.provider = ? AND p.subkind = ?
-                """
-            var arguments: [DatabaseValueConvertible] = [WebSources.provider, WebSources.kind]
-            if let threadID {
-                sql += " AND m.thread_id = ?"
-                arguments.append(threadID)
-            }
+            var day: Range<Double>?
             if let now {
                 let offset = Double(secondsFromGMT)
                 let start = ((now + offset) / 86_400).rounded(.down) * 86_400 - offset
-                sql += " AND m.created_at >= ? AND m.created_at < ?"
-                arguments += [start, start + 86_400]
+                day = start..<(start + 86_400)
             }
             var counts: [String: Int] = [:]
-            for row in try db.rows(sql, arguments) {
-                guard let body = row[0].string, let json = try? JSONValue.parse(body), let web = WebSources(json: json) else { continue }
+            for item in try ConversationStore.webSources(threadID: threadID, createdIn: day, in: db) {
+                let web = item.sources
                 // A turn that cited pages without reporting its searches searched at least once.
                 let searches = max(web.searches.filter { !$0.query.isEmpty }.count, web.citations.isEmpty && web.searches.isEmpty ? 0 : 1)
                 if searches > 0 { counts[web.backend, default: 0] += searches }

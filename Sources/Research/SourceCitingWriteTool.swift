@@ -1,6 +1,7 @@
 // A write proposed in a run that read web sources names them on its approval card, so the person
 // sees which page a number came from before approving it.
 import Agent
+import Base
 import Foundation
 import SQLiteKit
 

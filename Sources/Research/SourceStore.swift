@@ -1,6 +1,7 @@
 // Durable research sources: every fetched page (and, later, search result set) kept in the
 // thread's database as a versioned source, so the model can read it again after compaction.
 import Agent
+import Base
 import SQLiteKit
 
 /// One stored source.
@@ -49,7 +50,7 @@ public final class SourceStore: Sendable {
     public static func migrate(_ queue: DatabaseQueue) throws {
         var migrator = Migrator()
         registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
     }
 
     /// Stores a source, or returns the existing one when this thread already has the same URL
@@ -156,13 +157,12 @@ public final class SourceStore: Sendable {
         let total = Int(seconds.rounded(.down))
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondsOfDay = total - days * 86_400
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(CivilDays.format(days)) \(two(secondsOfDay / 3600)):\(two(secondsOfDay % 3600 / 60)) UTC"
+        return "\(CalendarDay.text(dayNumber: days)) \(zeroPadded(secondsOfDay / 3600, width: 2)):\(zeroPadded(secondsOfDay % 3600 / 60, width: 2)) UTC"
     }
 
-    private static func source(_ row: Row) -> ResearchSource {
-        ResearchSource(id: row[0].int ?? 0, threadID: row[1].string ?? "", kind: row[2].string ?? "", url: row[3].string ?? "",
-                       title: row[4].string ?? "", fetchedAt: row[5].double ?? 0, contentHash: row[6].string ?? "",
-                       version: row[7].int ?? 1, text: row[8].string ?? "")
+    private static func source(_ row: Row) throws -> ResearchSource {
+        ResearchSource(id: try row.decode(0), threadID: try row.decode(1), kind: try row.decode(2), url: try row.decode(3),
+                       title: try row.decode(4), fetchedAt: try row.decode(5), contentHash: try row.decode(6),
+                       version: try row.decode(7), text: try row.decode(8))
     }
 }

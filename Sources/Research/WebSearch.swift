@@ -1,6 +1,7 @@
 // Independent web search for any model: Tavily or Parallel behind one web_search tool.
 // Request and response shapes: ../shared/fixtures/websearch/PROVENANCE.md.
 import Agent
+import Base
 import HTTP
 import Synchronization
 #if canImport(Glibc)

@@ -19,8 +19,31 @@ public final class DatabaseQueue: @unchecked Sendable {
     /// An in-memory database (tests, scratch work).
     public static func inMemory() throws -> DatabaseQueue { try DatabaseQueue(path: ":memory:") }
 
-    /// Runs `body` with exclusive use of the connection.
-    public func read<T>(_ body: (Database) throws -> T) rethrows -> T {
+    /// Runs `body` with exclusive use of the connection, read-only: for its duration the
+    /// connection is `PRAGMA query_only`, so SQLite refuses every write made through it (INSERT,
+    /// CREATE TEMP TABLE, BEGIN IMMEDIATE, PRAGMA user_version = …) with "attempt to write a
+    /// readonly database". Writes go through `write`; migrations, TEMP tables and autocommit
+    /// writes through `unrestricted`.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        lock.lock(); defer { lock.unlock() }
+        try database.execute(batch: "PRAGMA query_only = ON")
+        // Writable again after the read unless writes are refused (then query_only stays, as
+        // `refuseWrites` set it). If switching back failed, writes fail loudly; nothing is lost.
+        defer { if writesRefusedBy == nil { try? database.execute(batch: "PRAGMA query_only = OFF") } }
+        do {
+            return try body(database)
+        } catch let e as DatabaseError where e.isDamaged {
+            noteDamage(e)
+            throw e
+        }
+    }
+
+    /// Runs `body` with exclusive use of the connection, writes allowed and no transaction around
+    /// it (each statement commits on its own, or `body` opens its own): migrations (`migrate`),
+    /// TEMP tables, connection settings, and the few autocommit writes on a hot path where a
+    /// transaction per call would cost more than the write. A connection whose writes are refused
+    /// (damage, `refuseWrites`) stays query-only here too.
+    public func unrestricted<T>(_ body: (Database) throws -> T) throws -> T {
         lock.lock(); defer { lock.unlock() }
         do {
             return try body(database)
@@ -28,6 +51,11 @@ public final class DatabaseQueue: @unchecked Sendable {
             noteDamage(e)
             throw e
         }
+    }
+
+    /// Applies `migrator`'s pending migrations (each in its own transaction).
+    public func migrate(_ migrator: Migrator) throws {
+        try unrestricted { try migrator.migrate($0) }
     }
 
     /// Runs `body` inside an immediate transaction with exclusive use of the connection.
@@ -48,12 +76,12 @@ public final class DatabaseQueue: @unchecked Sendable {
         guard writesRefusedBy == nil else { return }
         writesRefusedBy = error
         damageHandler?(error)
-        // Best effort: `write` refuses already; query_only also stops writes made through `read`.
+        // Best effort: `write` refuses already; query_only also stops writes made through `unrestricted`.
         try? database.execute(batch: "PRAGMA query_only = ON")
     }
 
     /// From now on every `write` throws `error` and the connection is query-only (so a write
-    /// through `read` fails too); reads keep working. For a file found damaged: writing to it
+    /// through `unrestricted` fails too); reads keep working. For a file found damaged: writing to it
     /// could spread the damage.
     public func refuseWrites(_ error: DatabaseError) throws {
         lock.lock(); defer { lock.unlock() }

@@ -1,6 +1,6 @@
 // Where the journal syncs: OFJ_SYNC_URL / OFJ_SYNC_TOKEN, or `sync` in config.json.
-import Agent
-import Diagnostics
+import Base
+import Hrana
 import Foundation
 
 public struct SyncConfiguration: Sendable, Hashable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 // One sync: push pending local changes in idempotent batches, then pull the remote's changes
 // after this machine's position, page by page. Each step commits locally before the next.
-import Diagnostics
+import Hrana
 import Foundation
 import HTTP
 import SQLiteKit

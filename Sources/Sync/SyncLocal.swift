@@ -1,6 +1,7 @@
 // The local side of sync: pending changes as payloads, acknowledging pushes, applying pulled
 // rows (newest stamp wins, losing local edits kept as conflicts), positions and status.
 import Agent
+import Base
 import Foundation
 import Journal
 import SQLiteKit
@@ -71,7 +72,15 @@ public struct SyncLocal: Sendable {
     // MARK: - State
 
     public func device() throws -> String {
-        try queue.read { try $0.scalar("SELECT device FROM sync_clock").string ?? "" }
+        try queue.read { try Self.device(in: $0) }
+    }
+
+    /// This machine's device id (sync_clock has its one row from the first migration on).
+    static func device(in db: Database) throws -> String {
+        guard let row = try db.row("SELECT device FROM sync_clock") else {
+            throw RowDecodingError(column: "device", expected: "text", found: "no sync_clock row")
+        }
+        return try row.decode(0)
     }
 
     func state(_ key: String, in db: Database) throws -> String? {
@@ -109,14 +118,19 @@ public struct SyncLocal: Sendable {
     public func status(threads: Bool = true) throws -> SyncLocalStatus {
         try queue.read { db in
             SyncLocalStatus(
-                device: try db.scalar("SELECT device FROM sync_clock").string ?? "",
-                pending: try db.scalar("SELECT count(*) FROM sync_pending WHERE kind NOT IN (\(Self.excluded(threads: threads)))").int ?? 0,
+                device: try Self.device(in: db),
+                pending: try Self.count("SELECT count(*) FROM sync_pending WHERE kind NOT IN (\(Self.excluded(threads: threads)))", in: db),
                 remotePosition: Int64(try state("remote_position", in: db) ?? "0") ?? 0,
-                conflicts: try db.scalar("SELECT count(*) FROM sync_conflicts").int ?? 0,
+                conflicts: try Self.count("SELECT count(*) FROM sync_conflicts", in: db),
                 lastSuccess: try state("last_success", in: db).flatMap(Double.init),
                 lastError: try state("last_error", in: db),
                 skipped: Int(try state("skipped", in: db) ?? "0") ?? 0)
         }
+    }
+
+    /// A `count(*)` (an aggregate always has its one row).
+    static func count(_ sql: String, in db: Database) throws -> Int {
+        try db.row(sql)?.decode(0) ?? 0
     }
 
     public func conflicts(limit: Int = 100) throws -> [SyncConflict] {
@@ -125,9 +139,10 @@ public struct SyncLocal: Sendable {
                 SELECT kind, record_id, local_payload, local_hlc, local_device, winner_hlc, winner_device, resolved_at
                 FROM sync_conflicts ORDER BY seq DESC LIMIT ?
                 """, [limit]).map { r in
-                SyncConflict(kind: r[0].string ?? "", recordID: r[1].string ?? "", localPayload: r[2].string,
-                             localStamp: SyncStamp(hlc: r[3].int64 ?? 0, device: r[4].string ?? ""),
-                             winner: SyncStamp(hlc: r[5].int64 ?? 0, device: r[6].string ?? ""), resolvedAt: r[7].double ?? 0)
+                // NULL local payload: the local version was a deletion.
+                SyncConflict(kind: try r.decode(0), recordID: try r.decode(1), localPayload: try r.decodeIfPresent(2),
+                             localStamp: SyncStamp(hlc: try r.decode(3), device: try r.decode(4)),
+                             winner: SyncStamp(hlc: try r.decode(5), device: try r.decode(6)), resolvedAt: try r.decode(7))
             }
         }
     }
@@ -138,7 +153,7 @@ public struct SyncLocal: Sendable {
     static func payload(_ k: SyncedKind, id: String, in db: Database) throws -> String? {
         let columns = k.columnOrder.joined(separator: ", ")
         // The local row number, for the rows that travel with the record (nutrients, parts).
-        let rowNumber = k.kind == "entry" ? "seq" : k.kind == "message" ? "id" : "NULL"
+        let rowNumber = k.rowNumber ?? "NULL"
         let sql = "SELECT \(columns), \(rowNumber) FROM \(k.table) WHERE \(k.key) = ?"
         guard let row = try db.row(sql, [id]) else { return nil }
         var object: [String: JSONValue] = [:]
@@ -153,37 +168,25 @@ public struct SyncLocal: Sendable {
         }
         if k.kind == "entry", let seq = row[k.columnOrder.count].int64 {
             let nutrients = try db.rows("SELECT nutrient, amount, total FROM journal_entry_nutrients WHERE entry_seq = ? ORDER BY nutrient", [seq])
-            object["nutrients"] = .array(nutrients.map { n in
-                [.string(n[0].string ?? ""), .number(n[1].double ?? 0), .number(n[2].double ?? 0)]
+            object["nutrients"] = .array(try nutrients.map { n in
+                [.string(try n.decode(0)), .number(try n.decode(1)), .number(try n.decode(2))]
             })
         }
         if k.kind == "message", let id = row[k.columnOrder.count].int64 {
-            let parts = try db.rows("""
-                SELECT ordinal, kind, body, call_id, name, is_error, provider, subkind FROM agent_message_parts
-                WHERE message_id = ? ORDER BY ordinal
-                """, [id])
-            object["parts"] = .array(parts.map { p in
-                .array((0..<8).map { i -> JSONValue in
-                    switch p[i] {
-                    case .integer(let v): .number(Double(v))
-                    case .real(let v): .number(v)
-                    case .text(let t): .string(t)
-                    case .null, .blob: .null
-                    }
-                })
+            func text(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
+            object["parts"] = .array(try ConversationStore.replicatedParts(messageID: id, in: db).map { p in
+                [.number(Double(p.ordinal)), .string(p.kind), .string(p.body), text(p.callID), text(p.name), .number(Double(p.isError)),
+                 text(p.provider), text(p.subkind)]
             })
-            if let s = try db.row("SELECT by_run_id, superseded_at FROM agent_superseded_messages WHERE message_id = ?", [id]) {
-                object["superseded"] = .array([.string(s[0].string ?? ""), .number(s[1].double ?? 0)])
+            if let s = try ConversationStore.replicatedSupersession(messageID: id, in: db) {
+                object["superseded"] = .array([.string(s.byRunID), .number(s.at)])
             }
         }
         if k.kind == "attachment" {
-            guard let more = try db.row("""
-                SELECT m.sync_id, a.media_type, a.byte_count FROM agent_message_attachments l
-                JOIN agent_messages m ON m.id = l.message_id JOIN attachments a ON a.sha256 = l.sha256 WHERE l.sync_id = ?
-                """, [id]) else { return nil }
-            object["message"] = .string(more[0].string ?? "")
-            object["media_type"] = .string(more[1].string ?? "")
-            object["byte_count"] = .number(Double(more[2].int64 ?? 0))
+            guard let file = try ConversationStore.replicatedAttachmentFile(linkSyncID: id, in: db) else { return nil }
+            object["message"] = .string(file.messageSyncID)
+            object["media_type"] = .string(file.mediaType)
+            object["byte_count"] = .number(Double(file.byteCount))
         }
         return JSONValue.object(object).serialized
     }
@@ -197,18 +200,18 @@ public struct SyncLocal: Sendable {
     /// Up to `limit` pending changes (oldest stamps first), at most about `maxBytes` of payload.
     public func pendingBatch(limit: Int, maxBytes: Int, threads: Bool = true) throws -> [SyncRecord] {
         try queue.read { db in
-            let device = try db.scalar("SELECT device FROM sync_clock").string ?? ""
+            let device = try Self.device(in: db)
             let rows = try db.rows("SELECT p.kind, p.id, p.hlc, coalesce(v.device, ?) FROM sync_pending p LEFT JOIN sync_versions v ON v.kind = p.kind AND v.id = p.id WHERE p.kind NOT IN (\(Self.excluded(threads: threads))) ORDER BY p.hlc, p.kind, p.id LIMIT ?", [device, limit])
             var out: [SyncRecord] = []
             var bytes = 0
             for r in rows {
-                let kind = r[0].string ?? "", id = r[1].string ?? ""
+                let kind = try r.decode(0, as: String.self), id = try r.decode(1, as: String.self)
                 guard let k = SyncedKind.named(kind) else { continue }
                 let payload = try Self.payload(k, id: id, in: db)
                 let size = (payload?.utf8.count ?? 0) + 200
                 if !out.isEmpty && bytes + size > maxBytes { break }
                 bytes += size
-                out.append(SyncRecord(kind: kind, id: id, stamp: SyncStamp(hlc: r[2].int64 ?? 0, device: r[3].string ?? device), payload: payload))
+                out.append(SyncRecord(kind: kind, id: id, stamp: SyncStamp(hlc: try r.decode(2), device: try r.decode(3)), payload: payload))
             }
             return out
         }
@@ -257,13 +260,13 @@ public struct SyncLocal: Sendable {
                 maxHLC = max(maxHLC, r.stamp.hlc)
                 guard let k = SyncedKind.named(r.kind), threads || !k.isThread else { report.unknown += 1; continue }
                 let local = try db.row("SELECT hlc, device FROM sync_versions WHERE kind = ? AND id = ?", [r.kind, r.id]).map {
-                    SyncStamp(hlc: $0[0].int64 ?? 0, device: $0[1].string ?? "")
+                    SyncStamp(hlc: try $0.decode(0), device: try $0.decode(1))
                 }
                 if let local, r.stamp <= local { continue }
                 do {
                     try db.transaction { db in
                         if let pending = try db.row("SELECT hlc FROM sync_pending WHERE kind = ? AND id = ?", [r.kind, r.id]) {
-                            let localStamp = local ?? SyncStamp(hlc: pending[0].int64 ?? 0, device: "")
+                            let localStamp = try local ?? SyncStamp(hlc: pending.decode(0), device: "")
                             try db.execute("""
                                 INSERT INTO sync_conflicts (kind, record_id, local_hlc, local_device, local_payload, winner_hlc, winner_device, resolved_at)
                                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -355,65 +358,55 @@ public struct SyncLocal: Sendable {
     /// message already here keeps its place. A message whose thread is not here yet gets a bare
     /// thread row (the thread's record fills it in); one whose thread was deleted is dropped.
     static func writeMessage(id: String, payload: String?, in db: Database) throws {
-        let k = SyncedKind.message
-        let existing = try db.scalar("SELECT id FROM agent_messages WHERE sync_id = ?", [id]).int64
+        let existing = try ConversationStore.replicatedMessageRowNumber(syncID: id, in: db)
         guard let payload else {
-            if let existing {
-                try db.execute("DELETE FROM agent_messages WHERE id = ?", [existing])
-                try ConversationStore.refreshMessageIndex(db, messageID: existing)
-            }
+            if let existing { try ConversationStore.deleteReplicatedMessage(rowNumber: existing, in: db) }
             try db.execute("DELETE FROM sync_attachments_waiting WHERE message_sync_id = ?", [id])
             return
         }
-        let (object, values) = try columnValues(k, id: id, payload: payload)
-        guard let threadID = object["thread_id"]?.stringValue, let createdAt = object["created_at"]?.doubleValue,
-              let seq = object["seq"]?.doubleValue.map(Int64.init) else { throw Malformed(why: "message without a thread, time or place") }
-        if try db.row("SELECT 1 FROM agent_threads WHERE id = ?", [threadID]) == nil {
-            if try db.row("SELECT 1 FROM sync_versions WHERE kind = 'thread' AND id = ?", [threadID]) != nil {
-                if let existing { try db.execute("DELETE FROM agent_messages WHERE id = ?", [existing]) }
+        let message = try replicatedMessage(id: id, payload: payload)
+        if try !ConversationStore.threadExists(message.threadID, in: db) {
+            if try db.row("SELECT 1 FROM sync_versions WHERE kind = 'thread' AND id = ?", [message.threadID]) != nil {
+                if let existing { try ConversationStore.deleteReplicatedMessage(rowNumber: existing, in: db) }
                 try db.execute("DELETE FROM sync_attachments_waiting WHERE message_sync_id = ?", [id])
                 return // the thread was deleted here (or its deletion was pulled): the message goes with it
             }
-            try db.execute("INSERT INTO agent_threads (id, created_at, updated_at) VALUES (?, ?, ?)", [threadID, createdAt, createdAt])
+            try ConversationStore.ensureReplicatedThread(message.threadID, createdAt: message.createdAt, in: db)
         }
-        // Columns after sync_id, thread_id and seq: run_id, role, turn, state, created_at.
-        let rest = Array(values.dropFirst(3))
-        let messageID: Int64
-        if let existing {
-            try db.execute("UPDATE agent_messages SET run_id = ?, role = ?, turn = ?, state = ?, created_at = ? WHERE id = ?", rest + [existing])
-            messageID = existing
-        } else {
-            let taken = try db.row("SELECT 1 FROM agent_messages WHERE thread_id = ? AND seq = ?", [threadID, seq]) != nil
-            let place = taken || seq < 1 ? (try db.scalar("SELECT coalesce(max(seq), 0) + 1 FROM agent_messages WHERE thread_id = ?", [threadID]).int64 ?? 1) : seq
-            try db.execute("INSERT INTO agent_messages (sync_id, thread_id, seq, run_id, role, turn, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           ([id, threadID, place] as [DatabaseValueConvertible]) + rest)
-            messageID = db.lastInsertRowID
+        try ConversationStore.write(message, existing: existing, in: db)
+        // Attachment links that arrived before their message.
+        for w in try db.rows("SELECT sync_id, payload FROM sync_attachments_waiting WHERE message_sync_id = ?", [id]) {
+            try writeAttachment(id: try w.decode(0), payload: try w.decode(1, as: String.self), in: db)
         }
-        try db.execute("DELETE FROM agent_message_parts WHERE message_id = ?", [messageID])
-        for item in object["parts"]?.arrayValue ?? [] {
+    }
+
+    /// A pulled message payload, checked: its columns of their types, its parts and supersession.
+    static func replicatedMessage(id: String, payload: String) throws -> ReplicatedMessage {
+        let (object, _) = try columnValues(.message, id: id, payload: payload)
+        guard let threadID = object["thread_id"]?.stringValue, let createdAt = object["created_at"]?.doubleValue,
+              let seq = object["seq"]?.doubleValue.map(Int64.init) else { throw Malformed(why: "message without a thread, time or place") }
+        // role and state are NOT NULL in the table: a payload without them cannot be applied.
+        guard let role = object["role"]?.stringValue, let state = object["state"]?.stringValue else { throw Malformed(why: "message without a role or state") }
+        func text(_ v: JSONValue) throws -> String? {
+            if case .null = v { return nil }
+            guard let s = v.stringValue else { throw Malformed(why: "bad message part") }
+            return s
+        }
+        let parts = try (object["parts"]?.arrayValue ?? []).map { item -> ReplicatedPart in
             guard let p = item.arrayValue, p.count == 8, let ordinal = p[0].doubleValue, ordinal.rounded() == ordinal, abs(ordinal) < 1e9,
                   let kind = p[1].stringValue, let body = p[2].stringValue, let isError = p[5].doubleValue
             else { throw Malformed(why: "bad message part") }
-            func text(_ v: JSONValue) throws -> String? {
-                if case .null = v { return nil }
-                guard let s = v.stringValue else { throw Malformed(why: "bad message part") }
-                return s
-            }
-            try db.execute("""
-                INSERT INTO agent_message_parts (message_id, ordinal, kind, body, call_id, name, is_error, provider, subkind)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [messageID, Int64(ordinal), kind, body, try text(p[3]), try text(p[4]), isError != 0 ? 1 : 0, try text(p[6]), try text(p[7])])
+            return ReplicatedPart(ordinal: Int64(ordinal), kind: kind, body: body, callID: try text(p[3]), name: try text(p[4]),
+                                  isError: isError != 0 ? 1 : 0, provider: try text(p[6]), subkind: try text(p[7]))
         }
-        try db.execute("DELETE FROM agent_superseded_messages WHERE message_id = ?", [messageID])
+        var superseded: (byRunID: String, at: Double)?
         if let s = object["superseded"]?.arrayValue {
             guard s.count == 2, let by = s[0].stringValue, let at = s[1].doubleValue else { throw Malformed(why: "bad supersession") }
-            try db.execute("INSERT INTO agent_superseded_messages (message_id, by_run_id, superseded_at) VALUES (?, ?, ?)", [messageID, by, at])
+            superseded = (by, at)
         }
-        try ConversationStore.refreshMessageIndex(db, messageID: messageID)
-        // Attachment links that arrived before their message.
-        for w in try db.rows("SELECT sync_id, payload FROM sync_attachments_waiting WHERE message_sync_id = ?", [id]) {
-            try writeAttachment(id: w[0].string ?? "", payload: w[1].string, in: db)
-        }
+        return ReplicatedMessage(syncID: id, threadID: threadID, seq: seq, runID: object["run_id"]?.stringValue, role: role,
+                                 turn: object["turn"]?.doubleValue.map(Int64.init), state: state, createdAt: createdAt,
+                                 parts: parts, superseded: superseded)
     }
 
     /// An attachment link: which message, its place, the file's name, SHA-256, type and size.
@@ -426,7 +419,7 @@ public struct SyncLocal: Sendable {
     static func writeAttachment(id: String, payload: String?, in db: Database) throws {
         try db.execute("DELETE FROM sync_attachments_waiting WHERE sync_id = ?", [id])
         guard let payload else {
-            try db.execute("DELETE FROM agent_message_attachments WHERE sync_id = ?", [id])
+            try ConversationStore.deleteReplicatedAttachmentLink(syncID: id, in: db)
             return
         }
         let (object, _) = try columnValues(.attachment, id: id, payload: payload)
@@ -436,32 +429,16 @@ public struct SyncLocal: Sendable {
               bytes.rounded() == bytes, bytes > 0, bytes < 1e15,
               let ordinal = object["ordinal"]?.doubleValue, let name = object["name"]?.stringValue
         else { throw Malformed(why: "bad attachment") }
-        guard let messageID = try db.scalar("SELECT id FROM agent_messages WHERE sync_id = ?", [messageSyncID]).int64 else {
-            try db.execute("DELETE FROM agent_message_attachments WHERE sync_id = ?", [id])
+        guard let messageID = try ConversationStore.replicatedMessageRowNumber(syncID: messageSyncID, in: db) else {
+            try ConversationStore.deleteReplicatedAttachmentLink(syncID: id, in: db)
             if try db.row("SELECT 1 FROM sync_versions WHERE kind = 'message' AND id = ?", [messageSyncID]) == nil {
                 try db.execute("INSERT INTO sync_attachments_waiting (sync_id, message_sync_id, payload) VALUES (?, ?, ?)",
                                [id, messageSyncID, payload])
             }
             return // its message is deleted here, or not here yet (the link waits for it)
         }
-        // A pending key: the other machine pushed the link before it had stored the file (a later
-        // change brings the hash), or it stopped first: here too the file reads as not saved.
-        try db.execute("""
-            INSERT INTO attachments (sha256, media_type, byte_count, data, created_at, remote)
-            VALUES (?, ?, ?, X'', (julianday('now') - 2440587.5) * 86400.0, ?) ON CONFLICT (sha256) DO NOTHING
-            """, [sha, mediaType, Int64(bytes), AttachmentRef.isPendingKey(sha) ? 2 : 1])
-        if let existing = try db.scalar("SELECT id FROM agent_message_attachments WHERE sync_id = ?", [id]).int64 {
-            let oldSHA = try db.scalar("SELECT sha256 FROM agent_message_attachments WHERE id = ?", [existing]).string
-            try db.execute("UPDATE agent_message_attachments SET message_id = ?, ordinal = ?, name = ?, sha256 = ? WHERE id = ?",
-                           [messageID, Int64(ordinal), name, sha, existing])
-            if let oldSHA, oldSHA != sha {
-                try db.execute("DELETE FROM attachments WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM agent_message_attachments WHERE sha256 = ?)",
-                               [oldSHA, oldSHA])
-            }
-        } else {
-            try db.execute("INSERT INTO agent_message_attachments (sync_id, message_id, ordinal, name, sha256) VALUES (?, ?, ?, ?, ?)",
-                           [id, messageID, Int64(ordinal), name, sha])
-        }
+        try ConversationStore.writeReplicatedAttachmentLink(syncID: id, messageRowNumber: messageID, ordinal: Int64(ordinal), name: name,
+                                                            sha256: sha, mediaType: mediaType, byteCount: Int64(bytes), in: db)
     }
 
     static func writeRow(_ k: SyncedKind, id: String, payload: String?, days: inout Set<String>, in db: Database) throws {

@@ -1,7 +1,7 @@
 // The remote side: ordinary libSQL tables in the Turso database, created with IF NOT EXISTS and
 // additive migrations, written in guarded BEGIN IMMEDIATE … COMMIT batches, read by position.
-import Agent
-import Diagnostics
+import Base
+import Hrana
 import Foundation
 
 public enum SyncError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,9 +1,12 @@
 // What syncs, and the local change capture: triggers write every change of a synced table to
 // sync_pending in the same transaction as the change (migration identifiers start with "sync-").
+// The capture is generic (triggers and payloads by table name); the conversation tables' names,
+// keys and columns come from the store that owns them (ConversationStore.Replicated).
+import Agent
 import SQLiteKit
 
 /// A column of a synced table and the JSON/SQL type its payload value must have.
-public enum SyncColumnType: Sendable, Hashable { case text, integer, real }
+public typealias SyncColumnType = DatabaseColumnType
 
 /// One kind of synced record: a table keyed by a text id, its columns as a JSON payload.
 public struct SyncedKind: Sendable, Hashable {
@@ -15,18 +18,26 @@ public struct SyncedKind: Sendable, Hashable {
     public let columnOrder: [String]
     /// True for conversation data, synced only when `sync.threads` is on.
     public let isThread: Bool
+    /// The local row number of a record, for the rows that travel with it (nutrients, parts).
+    public let rowNumber: String?
 
-    init(_ kind: String, table: String, key: String, isThread: Bool = false, _ columns: [(String, SyncColumnType)]) {
+    init(_ kind: String, table: String, key: String, isThread: Bool = false, rowNumber: String? = nil, _ columns: [(String, SyncColumnType)]) {
         self.kind = kind
         self.table = table
         self.key = key
         self.isThread = isThread
+        self.rowNumber = rowNumber
         self.columns = Dictionary(uniqueKeysWithValues: columns)
         self.columnOrder = columns.map(\.0)
     }
 
+    /// A kind whose table its owning store defines.
+    init(_ kind: String, _ table: ReplicatedTable, isThread: Bool) {
+        self.init(kind, table: table.name, key: table.key, isThread: isThread, rowNumber: table.rowNumber, table.columns.map { ($0.name, $0.type) })
+    }
+
     /// Journal entries; their nutrients travel in the payload (`nutrients`: [[id, amount, total]…]).
-    public static let entry = SyncedKind("entry", table: "journal_entries", key: "id", [
+    public static let entry = SyncedKind("entry", table: "journal_entries", key: "id", rowNumber: "seq", [
         ("id", .text), ("day", .text), ("meal", .text), ("name", .text), ("brand", .text), ("serving_quantity", .real),
         ("serving_unit", .text), ("serving_grams", .real), ("serving_ml", .real), ("servings", .real), ("saved_food_id", .text),
         ("source", .text), ("created_at", .integer), ("updated_at", .integer), ("derived_nutrients", .text),
@@ -41,19 +52,13 @@ public struct SyncedKind: Sendable, Hashable {
     /// Journal settings: goals and meal settings.
     public static let setting = SyncedKind("setting", table: "journal_settings", key: "key", [("key", .text), ("value", .text)])
     /// Conversation threads (titles and models); with `sync.threads`.
-    public static let thread = SyncedKind("thread", table: "agent_threads", key: "id", isThread: true, [
-        ("id", .text), ("title", .text), ("title_is_custom", .integer), ("provider", .text), ("model", .text),
-        ("created_at", .real), ("updated_at", .real),
-    ])
+    public static let thread = SyncedKind("thread", ConversationStore.Replicated.threads, isThread: true)
 
     /// A thread's messages with their parts (`parts`: [[ordinal, kind, body, call_id, name,
     /// is_error, provider, subkind]…]) and, for an answer replaced by `/retry`, `superseded`:
     /// [by_run_id, superseded_at]. Keyed by `sync_id` (random, migration `sync2-1-threads`);
     /// `seq` is only a hint for the order on a machine that pulls it (see SyncLocal.writeMessage).
-    public static let message = SyncedKind("message", table: "agent_messages", key: "sync_id", isThread: true, [
-        ("sync_id", .text), ("thread_id", .text), ("seq", .integer), ("run_id", .text), ("role", .text), ("turn", .integer),
-        ("state", .text), ("created_at", .real),
-    ])
+    public static let message = SyncedKind("message", ConversationStore.Replicated.messages, isThread: true)
     /// Research sources of a thread (pages fetched, search results); keyed by `sync_id`. The
     /// local row id (what `[n]` in `/sources` shows) and the run that last read it stay local.
     public static let source = SyncedKind("source", table: "research_sources", key: "sync_id", isThread: true, [
@@ -64,9 +69,7 @@ public struct SyncedKind: Sendable, Hashable {
     /// Attachment metadata: a message's link to a file (`agent_message_attachments`), keyed by
     /// `sync_id` (migration `sync3-2-attachments`), with `message` (the message's sync_id),
     /// `media_type` and `byte_count` added to the payload. Never the bytes (see SyncLocal.writeAttachment).
-    public static let attachment = SyncedKind("attachment", table: "agent_message_attachments", key: "sync_id", isThread: true, [
-        ("sync_id", .text), ("ordinal", .integer), ("name", .text), ("sha256", .text),
-    ])
+    public static let attachment = SyncedKind("attachment", ConversationStore.Replicated.attachmentLinks, isThread: true)
 
     public static let all: [SyncedKind] = [.entry, .food, .setting, .thread, .message, .source, .attachment]
 
@@ -172,9 +175,13 @@ extension SyncSchema {
     static func registerThreadMigration(into migrator: inout Migrator) {
         migrator.register("sync2-1-threads") { db in
             let when = "(SELECT applying FROM sync_clock) = 0"
-            let messageOf = { (row: String) in "(SELECT sync_id FROM agent_messages WHERE id = \(row).message_id)" }
+            let conversation = ConversationStore.Replicated.self
+            let messages = conversation.messages.name, parts = conversation.messageParts, superseded = conversation.supersededMessages
+            let messageOf = { (row: String) in
+                "(SELECT \(conversation.messages.key) FROM \(messages) WHERE \(conversation.messageRowNumber) = \(row).message_id)"
+            }
             var sql = ""
-            for table in ["agent_messages", "research_sources"] {
+            for table in [messages, "research_sources"] {
                 sql += """
                     ALTER TABLE \(table) ADD COLUMN sync_id TEXT;
                     UPDATE \(table) SET sync_id = lower(hex(randomblob(16)));
@@ -187,14 +194,14 @@ extension SyncSchema {
             }
             // A message is one record: its row, its parts and its supersession.
             for (name, table, event, key) in [
-                ("message_inserted", "agent_messages", "INSERT", "NEW.sync_id"),
-                ("message_updated", "agent_messages", "UPDATE", "NEW.sync_id"),
-                ("message_deleted", "agent_messages", "DELETE", "OLD.sync_id"),
-                ("part_inserted", "agent_message_parts", "INSERT", messageOf("NEW")),
-                ("part_updated", "agent_message_parts", "UPDATE", messageOf("NEW")),
-                ("part_deleted", "agent_message_parts", "DELETE", messageOf("OLD")),
-                ("superseded_inserted", "agent_superseded_messages", "INSERT", messageOf("NEW")),
-                ("superseded_deleted", "agent_superseded_messages", "DELETE", messageOf("OLD")),
+                ("message_inserted", messages, "INSERT", "NEW.sync_id"),
+                ("message_updated", messages, "UPDATE", "NEW.sync_id"),
+                ("message_deleted", messages, "DELETE", "OLD.sync_id"),
+                ("part_inserted", parts, "INSERT", messageOf("NEW")),
+                ("part_updated", parts, "UPDATE", messageOf("NEW")),
+                ("part_deleted", parts, "DELETE", messageOf("OLD")),
+                ("superseded_inserted", superseded, "INSERT", messageOf("NEW")),
+                ("superseded_deleted", superseded, "DELETE", messageOf("OLD")),
             ] {
                 sql += "CREATE TRIGGER sync_\(name) AFTER \(event) ON \(table) WHEN \(when) BEGIN\n\(capture(kind: "message", key: key))\nEND;\n"
             }
@@ -230,20 +237,21 @@ extension SyncSchema {
     static func registerAttachmentMigration(into migrator: inout Migrator) {
         migrator.register("sync3-2-attachments") { db in
             let when = "(SELECT applying FROM sync_clock) = 0"
+            let links = ConversationStore.Replicated.attachmentLinks.name
             try db.execute(batch: """
-                ALTER TABLE agent_message_attachments ADD COLUMN sync_id TEXT;
-                UPDATE agent_message_attachments SET sync_id = lower(hex(randomblob(16)));
-                CREATE UNIQUE INDEX agent_message_attachments_by_sync_id ON agent_message_attachments (sync_id);
-                CREATE TRIGGER agent_message_attachments_sync_id AFTER INSERT ON agent_message_attachments WHEN NEW.sync_id IS NULL BEGIN
-                    UPDATE agent_message_attachments SET sync_id = lower(hex(randomblob(16))) WHERE rowid = NEW.rowid;
+                ALTER TABLE \(links) ADD COLUMN sync_id TEXT;
+                UPDATE \(links) SET sync_id = lower(hex(randomblob(16)));
+                CREATE UNIQUE INDEX \(links)_by_sync_id ON \(links) (sync_id);
+                CREATE TRIGGER \(links)_sync_id AFTER INSERT ON \(links) WHEN NEW.sync_id IS NULL BEGIN
+                    UPDATE \(links) SET sync_id = lower(hex(randomblob(16))) WHERE rowid = NEW.rowid;
                 END;
-                CREATE TRIGGER sync_attachment_inserted AFTER INSERT ON agent_message_attachments WHEN \(when) BEGIN
+                CREATE TRIGGER sync_attachment_inserted AFTER INSERT ON \(links) WHEN \(when) BEGIN
                 \(capture(kind: "attachment", key: "NEW.sync_id"))
                 END;
-                CREATE TRIGGER sync_attachment_updated AFTER UPDATE ON agent_message_attachments WHEN \(when) BEGIN
+                CREATE TRIGGER sync_attachment_updated AFTER UPDATE ON \(links) WHEN \(when) BEGIN
                 \(capture(kind: "attachment", key: "NEW.sync_id"))
                 END;
-                CREATE TRIGGER sync_attachment_deleted AFTER DELETE ON agent_message_attachments WHEN \(when) BEGIN
+                CREATE TRIGGER sync_attachment_deleted AFTER DELETE ON \(links) WHEN \(when) BEGIN
                 \(capture(kind: "attachment", key: "OLD.sync_id"))
                 END;
                 -- Pulled links whose message is not here yet (payload as pulled).
@@ -255,9 +263,9 @@ extension SyncSchema {
                 CREATE INDEX sync_attachments_waiting_by_message ON sync_attachments_waiting (message_sync_id);
                 UPDATE sync_clock SET hlc = \(nextStamp);
                 INSERT INTO sync_versions (kind, id, hlc, device) SELECT 'attachment', sync_id, (SELECT hlc FROM sync_clock), (SELECT device FROM sync_clock)
-                    FROM agent_message_attachments WHERE true ON CONFLICT DO NOTHING;
+                    FROM \(links) WHERE true ON CONFLICT DO NOTHING;
                 INSERT INTO sync_pending (kind, id, hlc) SELECT 'attachment', sync_id, (SELECT hlc FROM sync_clock)
-                    FROM agent_message_attachments WHERE true ON CONFLICT DO NOTHING;
+                    FROM \(links) WHERE true ON CONFLICT DO NOTHING;
                 """)
         }
     }

@@ -2,6 +2,7 @@
 // `@seed web` responses by a transport that opens no socket, so a transcript never reaches the
 // internet; read_conversation_source, source-naming write cards, /sources, the links under an
 // answer and /usage's search lines as `ofj` wires them.
+import Base
 import Foundation
 import Agent
 import HTTP

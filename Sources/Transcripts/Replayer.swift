@@ -1,6 +1,7 @@
 // Runs a transcript through the real REPL session, agent runner, tools and database; only the
 // model is scripted. Compares what was seen with what the file expects.
 import Agent
+import Base
 import CommandLineKit
 import Diagnostics
 import Foundation
@@ -175,7 +176,7 @@ public final class Replayer {
         // of the transcript's; they create FTS5 tables, which a confined connection refuses.
         var migrator = Migrator()
         environment.registerMigrations(&migrator)
-        try DatabaseQueue(path: databasePath).read { try migrator.migrate($0) }
+        try DatabaseQueue(path: databasePath).migrate(migrator)
         let queue = try Self.openConfined(databasePath)
         let journal = JournalStore(queue: queue, timeZone: timeZone, now: { [epoch] in Date(timeIntervalSince1970: epoch) })
         for (line, json) in backups {
@@ -357,24 +358,36 @@ public final class Replayer {
         }
     }
 
+    /// An `expect ledger|threads|runs|usage|diag` step: what the owning stores hold, one line per
+    /// row in the order written (NULL shown as nothing), read on a read-only connection.
     func inspect(_ what: String) -> [String] {
-        switch what {
-        case "ledger":
-            return runSQL("SELECT run_id, turn, call_id, tool_name, outcome, coalesce(decision, '') FROM agent_ledger ORDER BY rowid")
-        case "threads":
-            return runSQL("SELECT id, coalesce(title, ''), coalesce(provider, ''), coalesce(model, '') FROM agent_threads ORDER BY created_at, rowid")
-        case "runs":
-            return runSQL("SELECT id, thread_id, phase, turns_used, coalesce(error_class, '') FROM agent_runs ORDER BY created_at, rowid")
-        case "usage":
-            return runSQL("SELECT run_id, turn, input_tokens, output_tokens, cached_input_tokens, reasoning_tokens FROM agent_usage ORDER BY id")
-        case "diag":
-            // Every field an event carries except ids, times and the app version, so a leak would show.
-            return runSQL("""
-                SELECT json_remove(payload, '$.id', '$.occurred_at_epoch', '$.started_at_epoch', '$.app_version', '$.total_ms',
-                                   '$.first_event_ms', '$.expires_at') FROM diagnostics_outbox ORDER BY seq
-                """)
-        default:
-            return ["unknown inspection \(what)"]
+        func line(_ fields: [String?]) -> String { fields.map { $0 ?? "" }.joined(separator: "|") }
+        do {
+            let db = try Database(path: databasePath, options: .init(readOnly: true))
+            switch what {
+            case "ledger":
+                return try ConversationStore.ledgerInWriteOrder(db).map {
+                    line([$0.runID, String($0.turn), $0.callID, $0.toolName, $0.outcome.rawValue, $0.decision])
+                }
+            case "threads":
+                return try ConversationStore.threadsInCreationOrder(db).map { line([$0.id, $0.title, $0.provider, $0.model]) }
+            case "runs":
+                return try ConversationStore.runsInCreationOrder(db).map {
+                    line([$0.id, $0.threadID, $0.phase.rawValue, String($0.turnsUsed), $0.errorClass])
+                }
+            case "usage":
+                return try ConversationStore.usageInWriteOrder(db).map { u in
+                    line([u.runID, String(u.turn), String(u.usage.inputTokens), String(u.usage.outputTokens),
+                          String(u.usage.cachedInputTokens), String(u.usage.reasoningTokens)])
+                }
+            case "diag":
+                // Every field an event carries except ids, times and the app version, so a leak would show.
+                return try DiagnosticsOutbox.payloadsWithoutIDsOrTimes(db)
+            default:
+                return ["unknown inspection \(what)"]
+            }
+        } catch {
+            return ["error: \(error)"]
         }
     }
 

@@ -1,6 +1,7 @@
 // Terminal charts of the journal: `ofj trend` bars (per day, week or month, value printed, goal
 // marked, days without entries left blank) and `ofj month`'s calendar. Meaning is carried by
 // numbers and symbols; colour only adds. Unicode blocks when the locale is UTF-8, ASCII otherwise.
+import Base
 import Foundation
 import Journal
 import Nutrition

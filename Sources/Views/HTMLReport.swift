@@ -1,6 +1,7 @@
 // `ofj report`: one self-contained HTML file to share (inline CSS and SVG, no scripts, no
 // network): daily energy and macros against the goals, nutrients below their Daily Value on
 // average with the foods that gave the most, and the not-medical-advice note.
+import Base
 import Foundation
 import Journal
 import Nutrition

@@ -1,6 +1,7 @@
 // Plain-text views of the journal, shared by `ofj day`/`ofj foods`/`ofj goals` and the REPL's
 // /day, /week, /foods and /goals, and the CLI's entry and reference-food views. Names are
 // sanitized: they are user or model supplied.
+import Base
 import Foundation
 import Journal
 import Nutrition

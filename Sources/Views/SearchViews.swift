@@ -1,6 +1,7 @@
 // `ofj search` and `/search`: full-text search over threads and the journal, one result list
 // for both frontends (numbered, so `/open N` can open a thread result).
 import Agent
+import Base
 import Foundation
 import Journal
 import OutputSafety

@@ -3,6 +3,7 @@
 // provider data (continuations, request ids), never a key: URLs have credentials and key-like
 // query values hidden, as `ofj doctor` prints them.
 import Agent
+import Base
 import Foundation
 import OutputSafety
 

@@ -4,6 +4,7 @@ import CommandLineKit
 import Diagnostics
 import Foundation
 import HTTP
+import Hrana
 import Journal
 import Providers
 import Research

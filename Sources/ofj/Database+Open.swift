@@ -87,7 +87,7 @@ enum OfjDatabase {
         }
         DatabaseHealth.checked(path, queue: queue, damaged: false)
         do {
-            try queue.read { try migrator.migrate($0) }
+            try queue.migrate(migrator)
         } catch let e as Migrator.MigrationError {
             throw CLIError("\(path): \(e)")
         } catch let e as DatabaseError where e.code == 26 {

@@ -2,7 +2,7 @@
 // default meal of a new entry. The four meal kinds stay fixed (breakfast, lunch, dinner, snack:
 // the journal's CHECK constraint and the SPEC's meal list); snack has no start time, it is only
 // used when chosen. `"meals": {"breakfast": "06:00", "lunch": "11:30", "dinner": "17:30"}`.
-import Agent
+import Base
 import Foundation
 import Nutrition
 import OutputSafety

@@ -4,6 +4,7 @@ import Foundation
 import HTTP
 import Journal
 import NutritionTools
+import Offline
 import PackagedFoods
 import Providers
 import ReferenceFoods
@@ -35,10 +36,7 @@ enum Toolbox {
         }
         // Label scan (issue 19): cards of log_food/save_food name the attached file the values came from.
         if attachments {
-            tools = tools.map { tool in
-                guard LabelScan.toolNames.contains(tool.name), let write = tool as? any WriteTool else { return tool }
-                return AttachmentCitingWriteTool(write)
-            }
+            tools = LabelScan.citingAttachments(tools)
             extra.append(ReadAttachmentTool(store: ConversationStore(queue: journal.queue),
                                                 refusal: { ref, model in ModelCatalog.attachmentRefusal([ref], model: model) }))
         }

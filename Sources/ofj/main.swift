@@ -1,4 +1,5 @@
 // ofj entry point: the command table (Commands/OfjCommands.swift) parses; this file runs the handler.
+import Base
 import CommandLineKit
 import Foundation
 import Journal
@@ -33,6 +34,9 @@ func report(_ error: any Error) -> Int32 {
         return 1
     case let e as NutritionError:
         // Every nutrition error is about input: a unit, amount, name or date that cannot be used.
+        writeErr(capped(Terminal.sanitize(e.description, keepNewlines: false)))
+        return 2
+    case let e as InvalidDate:
         writeErr(capped(Terminal.sanitize(e.description, keepNewlines: false)))
         return 2
     default:

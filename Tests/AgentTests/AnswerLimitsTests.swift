@@ -1,5 +1,6 @@
 // Issue 25 §4 and §6: what one streamed answer may carry (text, tool calls, ids), and stops and
 // deadlines that take effect while a stream arrives faster than it is handled.
+import Base
 import Foundation
 import Synchronization
 import Testing

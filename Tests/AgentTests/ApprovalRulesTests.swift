@@ -1,6 +1,7 @@
 // Standing approval rules: parsing and validation against the tools' schemas, the precedence
 // matrix (deny > ask > allow, most specific named), relative dates, reload on change (never
 // half-applied), and the runner deciding, recording and explaining rule decisions.
+import Base
 import Foundation
 import Testing
 import SQLiteKit

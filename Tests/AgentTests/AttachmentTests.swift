@@ -154,7 +154,7 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
         var before = Migrator()
         for m in all.migrations where m.identifier != "attach-2-bytes-last" { before.register(m.identifier, m.migrate) }
         let queue = try DatabaseQueue.inMemory()
-        try queue.read { try before.migrate($0) }
+        try queue.migrate(before)
         let png = tinyPNG(comment: "old layout")
         let sha = SHA256Hasher.hex(png)
         try queue.write { db in
@@ -162,7 +162,7 @@ func ref(_ bytes: [UInt8], name: String = "label.png") -> AttachmentRef {
                            [sha, png.count, DatabaseValue.blob(png)])
             try db.execute("INSERT INTO attachments (sha256, media_type, byte_count, data, created_at, remote) VALUES ('r', 'image/png', 9, X'', 0, 1)")
         }
-        try queue.read { try all.migrate($0) }
+        try queue.migrate(all)
         #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE length(data) > 0") == 0)
         #expect(try count(queue, "SELECT COUNT(*) FROM attachments WHERE sha256 = 'r' AND bytes IS NULL AND remote = 1") == 1)
         var read: [UInt8] = []

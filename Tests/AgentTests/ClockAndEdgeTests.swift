@@ -1,4 +1,5 @@
 // Clocks, id sources, deadline helpers, cost accounting and a few edge cases of the runner.
+import Base
 import Foundation
 import Synchronization
 import Testing

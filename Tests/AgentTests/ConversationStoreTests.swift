@@ -15,10 +15,49 @@ import TestSupport
         let owned = ["agent-", "fts-", "rules-", "attach-", "sync3-"]
         #expect(migrator.migrations.allSatisfy { m in owned.contains { m.identifier.hasPrefix($0) } })
         let queue = try DatabaseQueue.inMemory()
-        try queue.read { try migrator.migrate($0) }
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
+        try queue.migrate(migrator)
         #expect(try count(queue, "SELECT COUNT(*) FROM schema_migrations WHERE identifier LIKE 'agent-%' OR identifier LIKE 'fts-%' OR identifier LIKE 'rules-%' OR identifier LIKE 'attach-%' OR identifier LIKE 'sync3-%'")
                 == migrator.migrations.count)
+    }
+
+    /// A value the schema rules out (edited by hand, damaged) is an error naming its column; it
+    /// used to read as 0, "" or `.failed`.
+    @Test func aBadStoredValueIsAnErrorNamingItsColumnNotADefault() async throws {
+        let h = try Harness()
+        h.model.enqueue(.text("hi", usage: Usage(inputTokens: 10, cachedInputTokens: 0, outputTokens: 2, reasoningTokens: 0)))
+        let runID = try await h.ask("hello").0.runID
+        #expect(try h.store.run(runID)?.phase == .completed)
+        try h.queue.write { db in try db.execute("UPDATE agent_runs SET turns_used = 'many' WHERE id = ?", [runID]) }
+        #expect(throws: RowDecodingError(column: "turns_used", expected: "an integer", found: "text")) { try h.store.run(runID) }
+        try h.queue.write { db in
+            try db.execute("UPDATE agent_runs SET turns_used = 1 WHERE id = ?", [runID])
+        }
+        #expect(try h.store.run(runID)?.turnsUsed == 1)
+        #expect(try h.store.usage(threadID: "t1").count == 1)
+        try h.queue.write { db in try db.execute("UPDATE agent_usage SET input_tokens = 'lots' WHERE run_id = ?", [runID]) }
+        #expect(throws: RowDecodingError(column: "input_tokens", expected: "an integer", found: "text")) { try h.store.usage(threadID: "t1") }
+        // A thread without a title yet is "New thread": there NULL means the default.
+        try h.queue.write { db in try db.execute("UPDATE agent_threads SET title = NULL WHERE id = 't1'") }
+        #expect(try h.store.thread("t1")?.title == "New thread")
+    }
+
+    /// What other modules read (replayed transcripts' `inspect:` steps), in the order written.
+    @Test func theReadersForOtherModulesListRowsInTheOrderWritten() async throws {
+        let h = try Harness()
+        h.model.enqueue(.text("one", usage: Usage(inputTokens: 3, cachedInputTokens: 1, outputTokens: 2, reasoningTokens: 0)),
+                        .text("two", usage: Usage(inputTokens: 5, cachedInputTokens: 0, outputTokens: 4, reasoningTokens: 1)))
+        let first = try await h.ask("hello").0.runID
+        let second = try await h.ask("again", thread: "t2").0.runID
+        try h.queue.write { db in try ConversationStore.ensureThread(db, id: "t3", now: 4e9) } // after the virtual clock
+        let threads = try h.queue.read { try ConversationStore.threadsInCreationOrder($0) }
+        #expect(threads.map(\.id) == ["t1", "t2", "t3"])
+        #expect(threads.last?.title == nil && threads.first?.title != nil) // an untitled thread stays nil here
+        let runs = try h.queue.read { try ConversationStore.runsInCreationOrder($0) }
+        #expect(runs.map(\.id) == [first, second] && runs.allSatisfy { $0.phase == .completed })
+        let usage = try h.queue.read { try ConversationStore.usageInWriteOrder($0) }
+        #expect(usage.map(\.usage.inputTokens) == [3, 5] && usage.map(\.runID) == [first, second])
+        #expect(try h.queue.read { try ConversationStore.ledgerInWriteOrder($0) }.isEmpty)
     }
 
     @Test func lastUserTextReadsOnlyTheEndOfTheThread() async throws {

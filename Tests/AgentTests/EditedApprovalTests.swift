@@ -1,5 +1,6 @@
 // Issue 17, REPL 6: arguments edited at the card are validated, shown on a new card, and are
 // what is recorded and applied.
+import Base
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 // Test harness: a migrated database, virtual clock, scripted model and gate, test tools, a runner.
+import Base
 import Foundation
 import Synchronization
 import Testing
@@ -12,7 +13,7 @@ func openDatabase(_ path: String = ":memory:", busyTimeoutMilliseconds: Int32 = 
     var migrator = Migrator()
     ConversationStore.registerMigrations(into: &migrator)
     migrator.register("test-1-entries", sql: "CREATE TABLE test_entries (id INTEGER PRIMARY KEY, item TEXT NOT NULL, grams REAL NOT NULL, call_id TEXT)")
-    try queue.read { try migrator.migrate($0) }
+    try queue.migrate(migrator)
     return queue
 }
 

@@ -1,5 +1,6 @@
 // The runner writes the change the person approved: a stale change is refused and asked about
 // again, and a resumed run applies the stored change instead of planning it again.
+import Base
 import Foundation
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 // Cancellation at every phase, crashes at every fault point, recovery and exactly-once writes.
+import Base
 import Foundation
 import Testing
 import SQLiteKit
@@ -152,16 +153,38 @@ import TestSupport
         #expect { try h.runner.continueRun(threadID: "nope") } throws: { ($0 as? AgentError)?.kind == .nothingToContinue }
     }
 
-    @Test func aNewMessageSupersedesASuspendedRun() async throws {
-        let h = try Harness()
-        h.model.enqueue(ScriptedTurn([.text("partial"), .stall]), .text("fresh"))
+    /// A thread whose first run was interrupted mid-answer (suspended); `next` answers after it.
+    func suspendedRun(_ h: Harness, then next: ScriptedTurn) async throws -> RunHandle {
+        h.model.enqueue(ScriptedTurn([.text("partial"), .stall]), next)
         let first = try h.runner.submit(threadID: "t1", text: "one")
         try await h.waitFor("delta") { $0.kind == .textDelta("partial") }
         h.runner.interrupt(threadID: "t1")
         _ = await h.runner.outcome(of: first.runID)
+        return first
+    }
+
+    @Test func aNewMessageSupersedesASuspendedRun() async throws {
+        let h = try Harness()
+        let first = try await suspendedRun(h, then: .text("fresh"))
         _ = try await h.ask("two")
         let run = try #require(try h.store.run(first.runID))
         #expect(run.phase == .cancelled && run.errorClass == "superseded")
+        #expect(run.errorLine == "A newer message replaced this interrupted answer.")
+        #expect(run.finishedAt != nil)
+        #expect { try h.runner.continueRun(threadID: "t1") } throws: { ($0 as? AgentError)?.kind == .nothingToContinue }
+    }
+
+    /// `/retry` supersedes a suspended run as a new message does, saying it was a newer answer.
+    @Test func aRetrySupersedesASuspendedRun() async throws {
+        let h = try Harness()
+        let first = try await suspendedRun(h, then: .text("again"))
+        #expect(try h.store.run(first.runID)?.phase == .suspended)
+        let (retry, _) = try h.runner.regenerate(threadID: "t1")
+        #expect(await h.runner.outcome(of: retry.runID)?.text == "again")
+        let run = try #require(try h.store.run(first.runID))
+        #expect(run.phase == .cancelled && run.errorClass == "superseded")
+        #expect(run.errorLine == "A newer answer replaced this interrupted one.")
+        #expect(try h.store.run(retry.runID)?.phase == .completed)
         #expect { try h.runner.continueRun(threadID: "t1") } throws: { ($0 as? AgentError)?.kind == .nothingToContinue }
     }
 }

@@ -1,4 +1,5 @@
 // The runner's basic loop: submit, requests sent, events, busy threads, diagnostics.
+import Base
 import Foundation
 import Testing
 import SQLiteKit

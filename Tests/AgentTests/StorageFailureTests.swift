@@ -1,5 +1,6 @@
 // An approved write the disk or a lock refuses: the run is suspended with the decision kept, and
 // /continue applies the change once, without asking again (issue 25 §6).
+import Base
 import Foundation
 import Synchronization
 import Testing
@@ -31,12 +32,12 @@ final class DiskSpace: Sendable {
     let queue: DatabaseQueue
     init(_ queue: DatabaseQueue) { self.queue = queue }
     func fill() throws {
-        try queue.read { db in
+        try queue.unrestricted { db in
             let pages = try db.scalar("PRAGMA page_count").int ?? 0
             try db.execute(batch: "PRAGMA max_page_count = \(pages)")
         }
     }
-    func free() throws { try queue.read { try $0.execute(batch: "PRAGMA max_page_count = 1073741823") } }
+    func free() throws { try queue.unrestricted { try $0.execute(batch: "PRAGMA max_page_count = 1073741823") } }
 }
 
 /// Fills the disk the first time an approval has been stored, before the write starts.
@@ -58,10 +59,10 @@ final class LockingGate: ApprovalGate {
     init(path: String) throws { holder = try DatabaseQueue(path: path) }
     func decide(_ request: ApprovalRequest) async -> ApprovalDecision {
         asked.increment()
-        do { try holder.read { try $0.execute(batch: "BEGIN IMMEDIATE") } } catch { Issue.record("could not take the lock: \(error)") }
+        do { try holder.unrestricted { try $0.execute(batch: "BEGIN IMMEDIATE") } } catch { Issue.record("could not take the lock: \(error)") }
         return .allowOnce
     }
-    func release() throws { try holder.read { try $0.execute(batch: "ROLLBACK") } }
+    func release() throws { try holder.unrestricted { try $0.execute(batch: "ROLLBACK") } }
 }
 
 /// Counts how often the person is asked; always allows.
@@ -86,7 +87,7 @@ final class LockDuringPreviewTool: WriteTool, @unchecked Sendable {
     func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> PlannedChange {
         if !locked {
             locked = true
-            try holder.read { try $0.execute(batch: "BEGIN IMMEDIATE") }
+            try holder.unrestricted { try $0.execute(batch: "BEGIN IMMEDIATE") }
         }
         return PlannedChange(card: "add an egg", change: arguments)
     }
@@ -94,7 +95,7 @@ final class LockDuringPreviewTool: WriteTool, @unchecked Sendable {
         try database.execute("INSERT INTO test_entries (item, grams, call_id) VALUES ('egg', 50, ?)", [context.callID])
         return ToolOutput(content: #"{"ok":true}"#, summary: "added 1 entry")
     }
-    func release() throws { try holder.read { try $0.execute(batch: "ROLLBACK") } }
+    func release() throws { try holder.unrestricted { try $0.execute(batch: "ROLLBACK") } }
 }
 
 @Suite struct StorageFailureTests {

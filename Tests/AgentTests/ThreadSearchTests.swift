@@ -46,7 +46,7 @@ import TestSupport
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         migrator.register("test-1-entries") { _ in }  // the harness's own table, already there
-        try h.queue.read { try migrator.migrate($0) }
+        try h.queue.migrate(migrator)
         let textParts = try count(h.queue, """
             SELECT count(*) FROM agent_message_parts p JOIN agent_messages m ON m.id = p.message_id
             WHERE p.kind = 'text' AND m.role IN ('user', 'assistant')

@@ -1,4 +1,5 @@
 // Argument validation, rejection messages and result bounds of the tool registry.
+import Base
 import Testing
 @testable import Agent
 

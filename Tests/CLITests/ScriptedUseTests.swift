@@ -1,6 +1,6 @@
+import Base
 import Foundation
 import Testing
-import Agent
 import TestSupport
 import SQLiteKit
 

@@ -22,7 +22,7 @@ import Testing
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         DiagnosticsOutbox.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         let outbox = DiagnosticsOutbox(queue: queue)
         let model = ScriptedChatModel(clock: SystemClock())
         model.enqueue(.text("a label"), .text("plain"))

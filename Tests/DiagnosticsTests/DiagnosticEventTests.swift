@@ -1,5 +1,4 @@
 // DiagnosticEvent sanitizes every string on the way in and round-trips through the outbox JSON.
-import Agent
 import Testing
 @testable import Diagnostics
 

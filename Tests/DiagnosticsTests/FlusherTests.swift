@@ -1,5 +1,6 @@
 // Background delivery: batches, acknowledgements, failures and recovery, drop reports, bounded shutdown.
 import Foundation
+import TestSupport
 import Testing
 @testable import Diagnostics
 
@@ -172,7 +173,7 @@ import Testing
         try outbox.enqueue(Fixtures.event(1))
         #expect(await flusher.flush().succeeded)
         // Someone drops the table: the next flush fails, the one after re-creates it.
-        try fake.db.read { try $0.execute(batch: "DROP TABLE \(TursoSink.table)") }
+        try fake.db.unrestricted { try $0.execute(batch: "DROP TABLE \(TursoSink.table)") }
         try outbox.enqueue(Fixtures.event(2))
         #expect(await flusher.flush().succeeded == false)
         #expect(await flusher.flush().succeeded)

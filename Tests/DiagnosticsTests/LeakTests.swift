@@ -3,6 +3,7 @@
 import Agent
 import Foundation
 import SQLiteKit
+import TestSupport
 import Testing
 @testable import Diagnostics
 

@@ -1,5 +1,4 @@
 // The outbox keeps events across restarts, within 500 events / 2 MiB / 48 h, and counts drops.
-import Agent
 import Foundation
 import SQLiteKit
 import TestSupport
@@ -113,8 +112,8 @@ import Testing
         #expect(migrator.migrations.map(\.identifier).filter { $0.hasPrefix("diagnostics-") } == ["diagnostics-1-outbox", "diagnostics-2-drop-report"])
         #expect(migrator.migrations.allSatisfy { $0.identifier == "journal-1" || $0.identifier.hasPrefix("diagnostics-") })
         let queue = try DatabaseQueue.inMemory()
-        try queue.read { try migrator.migrate($0) }
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
+        try queue.migrate(migrator)
         #expect(try DiagnosticsOutbox(queue: queue).status().pending == 0)
     }
 

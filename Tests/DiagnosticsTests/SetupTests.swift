@@ -1,7 +1,7 @@
 // DiagnosticsSetup wires recorder → outbox → flusher → sink from configuration values.
-import Agent
 import Foundation
 import SQLiteKit
+import TestSupport
 import Testing
 @testable import Diagnostics
 

@@ -2,7 +2,9 @@
 // and then loses the answer, and what the user reads about a failing sink.
 import Foundation
 import HTTP
+import Hrana
 import Synchronization
+import TestSupport
 import Testing
 @testable import Diagnostics
 

@@ -1,6 +1,8 @@
 // The remote table: creation, additive migration from older shapes, idempotent inserts, expiry.
 import Foundation
+import Hrana
 import SQLiteKit
+import TestSupport
 import Testing
 @testable import Diagnostics
 
@@ -23,7 +25,7 @@ import Testing
 
     @Test func migratesFromAnOlderTableShapeKeepingRows() async throws {
         let fake = try FakeTurso()
-        try fake.db.read { db in
+        try fake.db.unrestricted { db in
             try db.execute(batch: """
                 CREATE TABLE ofj_ai_diagnostic_events (id TEXT PRIMARY KEY, occurred_at TEXT NOT NULL, operation TEXT, status TEXT);
                 INSERT INTO ofj_ai_diagnostic_events VALUES ('old-1', '2026-01-01T00:00:00.000Z', 'model_round', 'ok');
@@ -40,11 +42,11 @@ import Testing
 
     @Test func concurrentDuplicateColumnCountsAsSuccess() async throws {
         let fake = try FakeTurso()
-        try fake.db.read { try $0.execute(batch: "CREATE TABLE ofj_ai_diagnostic_events (id TEXT PRIMARY KEY, occurred_at TEXT, expires_at TEXT)") }
+        try fake.db.unrestricted { try $0.execute(batch: "CREATE TABLE ofj_ai_diagnostic_events (id TEXT PRIMARY KEY, occurred_at TEXT, expires_at TEXT)") }
         // Another client adds two of the columns between our PRAGMA table_info and our ALTERs.
         fake.beforeRequest = { body, db in
             guard body.contains("ALTER TABLE") else { return }
-            try? db.read { db in
+            try? db.unrestricted { db in
                 if try db.rows("PRAGMA table_info(ofj_ai_diagnostic_events)").contains(where: { $0["name"].string == "model" }) { return }
                 try db.execute(batch: "ALTER TABLE ofj_ai_diagnostic_events ADD COLUMN model TEXT; ALTER TABLE ofj_ai_diagnostic_events ADD COLUMN status TEXT")
             }
@@ -77,7 +79,7 @@ import Testing
 
     @Test func aFailingStepWritesNothing() async throws {
         let fake = try FakeTurso()
-        try fake.db.read {
+        try fake.db.unrestricted {
             try $0.execute(batch: "CREATE TABLE ofj_ai_diagnostic_events (id TEXT PRIMARY KEY, occurred_at TEXT, expires_at TEXT, status TEXT CHECK (status <> 'boom'))")
         }
         let sink = try Fixtures.sink(fake)

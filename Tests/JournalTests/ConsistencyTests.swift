@@ -1,4 +1,5 @@
 // Tests that cached per-day totals always equal sums over entries, and that fixtures are deterministic.
+import Base
 import Testing
 import Foundation
 import Nutrition

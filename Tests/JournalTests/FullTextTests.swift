@@ -93,7 +93,7 @@ import Testing
             try db.execute("DROP TABLE journal_entries_fts")
             try db.execute("DELETE FROM schema_migrations WHERE identifier = 'fts-1-journal-entries'")
         }
-        try store.queue.read { try JournalStore.migrate($0) }
+        try store.queue.unrestricted { try JournalStore.migrate($0) }
         #expect(try count(store, "journal_entries_fts") == 3)
         #expect(try store.searchEntries("banana").count == 2)
     }

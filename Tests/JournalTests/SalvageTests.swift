@@ -36,7 +36,7 @@ import TestSupport
     @Test func aHealthyFileSalvagesEverything() throws {
         let dir = TempDirectory()
         let store = try openDamaged(try journalFile(dir))
-        let (backup, report) = store.queue.read { store.salvageBackup(in: $0) }
+        let (backup, report) = try store.queue.read { store.salvageBackup(in: $0) }
         #expect(report.entriesSaved == 300 && report.foodsSaved == 300)
         #expect(report.entriesSkipped == 0 && report.foodsSkipped == 0 && report.entriesUnlinked == 0)
         #expect(backup.entries.count == 300)
@@ -51,7 +51,7 @@ import TestSupport
         let scanned = try writer.createFood(FoodDraft(name: "Oat drink", serving: ServingSize(quantity: 250, unit: .volume(.ml)),
                                                       nutrients: nutrients(["energy_kcal": 110])), barcode: "7394376616037")
         let store = try openDamaged(path)
-        let (backup, _) = store.queue.read { store.salvageBackup(in: $0) }
+        let (backup, _) = try store.queue.read { store.salvageBackup(in: $0) }
         #expect(backup.foodBarcodes?.values.sorted() == ["7394376616037"])
 
         let (fresh, _) = try makeStore(ManualClock("2026-03-02T12:00:00Z"))
@@ -69,7 +69,7 @@ import TestSupport
             try db.execute("DELETE FROM schema_migrations WHERE identifier = 'journal-entry-derived-nutrients'")
         }
         let store = try openDamaged(path)
-        let (backup, report) = store.queue.read { store.salvageBackup(in: $0) }
+        let (backup, report) = try store.queue.read { store.salvageBackup(in: $0) }
         #expect(report.entriesSaved == 300 && report.entriesSkipped == 0)
         #expect(backup.entries.allSatisfy { $0.derivedNutrients == nil })
     }
@@ -81,7 +81,7 @@ import TestSupport
         // that holds it is a foods page.
         try damagePage(path, holding: "energy_kcal=160")
         let store = try openDamaged(path)
-        let (backup, report) = store.queue.read { store.salvageBackup(in: $0) }
+        let (backup, report) = try store.queue.read { store.salvageBackup(in: $0) }
         #expect(report.foodsSkipped > 0 && report.foodsSaved + report.foodsSkipped == 300)
         #expect(report.entriesSaved == 300 && report.entriesSkipped == 0)
         #expect(report.entriesUnlinked == report.foodsSkipped) // one entry per lost food keeps its nutrients
@@ -100,7 +100,7 @@ import TestSupport
         try db.execute("UPDATE journal_entries SET updated_at = 32503680000000 WHERE seq = 7") // year 3000
         try db.execute("UPDATE journal_entries SET day = '1066-10-14' WHERE seq = 8")
         let store = try openDamaged(path)
-        let (backup, report) = store.queue.read { store.salvageBackup(in: $0) }
+        let (backup, report) = try store.queue.read { store.salvageBackup(in: $0) }
         #expect(report.entriesSaved == 298 && report.entriesSkipped == 2)
         let (fresh, _) = try makeStore(ManualClock("2026-03-02T12:00:00Z"))
         #expect(try fresh.importBackup(try JournalJSON.encoder.encode(backup)).entriesInserted == 298)

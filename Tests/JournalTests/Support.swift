@@ -1,4 +1,5 @@
 // Shared helpers for Journal tests: a settable clock and a fresh in-memory store.
+import Base
 import Foundation
 import Nutrition
 import SQLiteKit

@@ -1,6 +1,7 @@
 // The undo log: every JournalStore write records its before-image in its own transaction; undo
 // restores it as a recorded write (so undo of undo works) and refuses when the row changed since.
 import Testing
+import Base
 import Foundation
 import Nutrition
 import SQLiteKit
@@ -168,6 +169,32 @@ import SQLiteKit
         #expect(back == image)
         let food = UndoImage(row: ["is_archived": .integer(0)], nutrients: nil)
         #expect(try JournalJSON.decoder.decode(UndoImage.self, from: Data(food.json.utf8)) == food)
+    }
+
+    /// The stored image is written by the one JSON writer: backspace, form feed, DEL and the line
+    /// and paragraph separators are escaped as `JSONValue` escapes them, and read back exactly.
+    @Test func anUndoRecordRoundTripsEveryEscapedCharacter() throws {
+        let odd = "b\u{08} f\u{0C} del\u{7F} ls\u{2028} ps\u{2029} nul\u{00} us\u{1F}"
+        let image = UndoImage(row: ["name": .text(odd), odd: .integer(1)], nutrients: [odd: 2.5])
+        let json = image.json
+        #expect(json.contains(#"b\b f\f del\u007f ls\u2028 ps\u2029 nul\u0000 us\u001f"#))
+        #expect(json.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F })
+        #expect(json.contains(JSONValue.string(odd).serialized))
+        #expect(try JournalJSON.decoder.decode(UndoImage.self, from: Data(json.utf8)) == image)
+        #expect(try JSONValue.parse(json)["row"]?["name"] == .string(odd))
+
+        // Through the store: a name edited by hand into the database comes back exactly on undo
+        // (without the NUL, which SQLite's text binding ends a string at).
+        let stored = odd.replacingOccurrences(of: " nul\u{00}", with: "")
+        let (store, clock) = try makeStore()
+        let e = try store.logEntry(EntryDraft(name: "Rice", nutrients: nutrients(["energy_kcal": 200])))
+        try store.queue.write { db in try db.execute("UPDATE journal_entries SET name = ? WHERE id = ?", [stored, e.id.uuidString]) }
+        let edited = try #require(try store.entry(e.id))
+        #expect(edited.name == stored)
+        clock.advance(seconds: 60)
+        _ = try store.deleteEntry(e.id)
+        _ = try undo(store)
+        #expect(try store.entry(e.id) == edited)
     }
 
     @Test func aBulkWriteCanLeaveTheLogAndTheNextTransactionRecordsAgain() throws {

@@ -1,5 +1,5 @@
 // `ofj mcp` as a process: stdin framing across real reads, stdout carries protocol lines only.
-import Agent
+import Base
 import Foundation
 import TestSupport
 import XCTest

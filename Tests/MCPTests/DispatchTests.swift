@@ -1,5 +1,6 @@
 // The MCP server's dispatch: lifecycle, errors, tools, writes through elicitation and the ledger.
 import Agent
+import Base
 import Foundation
 import Journal
 import MCP
@@ -45,7 +46,7 @@ final class DispatchTests: XCTestCase {
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         JournalStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         journal = JournalStore(queue: queue, timeZone: TimeZone(identifier: "UTC") ?? .current)
         wire = Wire()
     }

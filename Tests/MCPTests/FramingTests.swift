@@ -1,5 +1,5 @@
 // Line framing and JSON-RPC classification for the MCP stdio transport.
-import Agent
+import Base
 import MCP
 import XCTest
 

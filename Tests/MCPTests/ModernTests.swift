@@ -1,6 +1,7 @@
 // The 2026-07-28 revision: server/discover, the per-request envelope, resultType and cache hints,
 // and writes approved by multi round-trip requests (input_required, then a retry with the answer).
 import Agent
+import Base
 import Foundation
 import MCP
 import XCTest

@@ -1,4 +1,4 @@
-// Tests for meal defaults, times of day and calendar days.
+// Tests for meal defaults and times of day (calendar days: BaseTests).
 import Testing
 @testable import Nutrition
 
@@ -33,24 +33,5 @@ import Testing
         #expect(throws: NutritionError.unknownMeal("brunch")) { try Meal(parsing: "brunch") }
         #expect(try Meal(parsing: " Snacks ") == .snack)
         #expect(try Meal(parsing: "DINNER") == .dinner)
-    }
-
-    @Test func calendarDaysParseValidateAndCount() throws {
-        let d = try CalendarDay(parsing: "2024-02-29")
-        #expect(d.description == "2024-02-29")
-        #expect(try d.adding(days: 1).description == "2024-03-01")
-        #expect(try d.adding(days: -60).description == "2023-12-31")
-        #expect(try CalendarDay(parsing: "1970-01-01").dayNumber == 0)
-        #expect(try CalendarDay(parsing: "2000-03-01").dayNumber == 11017)
-        #expect(try CalendarDay(parsing: "2024-01-01").days(to: CalendarDay(parsing: "2025-01-01")) == 366)
-        #expect(try CalendarDay(parsing: "2024-06-03").isoWeekday == 1) // a Monday
-        for bad in ["2023-02-29", "2024-13-01", "2024-00-10", "2024-04-31", "24-01-01", "2024-1-01", "2024/01/01",
-                    "2024-01-01T00:00", "", "abcd-ef-gh", "0000-01-01", "２０２４-01-01"] {
-            #expect(throws: NutritionError.self, "\(bad)") { try CalendarDay(parsing: bad) }
-        }
-        // Round trip over a long span.
-        for n in stride(from: -719_162, through: 2_932_896, by: 997) {
-            #expect(try CalendarDay(dayNumber: n).dayNumber == n)
-        }
     }
 }

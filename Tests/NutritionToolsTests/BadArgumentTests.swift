@@ -1,4 +1,5 @@
 // Bad arguments: every kind returns an error naming the field, and nothing is written.
+import Base
 import Foundation
 import Testing
 import Agent

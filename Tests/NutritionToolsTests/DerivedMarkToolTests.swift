@@ -2,7 +2,6 @@
 // shown, keep it through scaling and clear it when the value is set by hand.
 import Foundation
 import Testing
-import Agent
 import Journal
 @testable import NutritionTools
 

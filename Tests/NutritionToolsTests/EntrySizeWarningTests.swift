@@ -1,6 +1,5 @@
 // The approval card warns about an entry over 5,000 kcal or 5 kg, and only then.
 import Testing
-import Agent
 @testable import NutritionTools
 
 @Suite struct EntrySizeWarningTests {

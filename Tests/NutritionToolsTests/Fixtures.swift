@@ -1,5 +1,6 @@
 // Test fixtures: one in-memory database with agent and journal tables, a virtual clock at a fixed
 // local time, a seeded Food Bank and journal, and helpers that call tools the way the runner does.
+import Base
 import Foundation
 import Testing
 import Agent
@@ -60,7 +61,7 @@ final class Fixture: Sendable {
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         JournalStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         let clock = VirtualClock(epoch: fixtureEpoch)
         self.clock = clock
         journal = JournalStore(queue: queue, timeZone: utc, now: { Date(timeIntervalSince1970: clock.now()) })

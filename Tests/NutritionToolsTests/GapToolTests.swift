@@ -1,7 +1,6 @@
 // get_nutrient_gaps: the assistant's view of `ofj gaps` (issue #22 §3).
 import Foundation
 import Testing
-import Agent
 import Journal
 @testable import NutritionTools
 

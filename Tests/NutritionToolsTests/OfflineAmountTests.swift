@@ -1,7 +1,6 @@
 // The offline assistant hands the typed unit to log_reference_food, whose amount model makes
 // mass exact, volume go through the food's density and fl oz never mean a container.
 import Testing
-import Agent
 import Journal
 @testable import NutritionTools
 

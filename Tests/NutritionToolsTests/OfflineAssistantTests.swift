@@ -1,11 +1,12 @@
 // The offline assistant through the real AgentRunner: every utterance of issue 4 against the
 // seeded journal, asserting the tool calls, the approvals and the journal rows they leave.
+import Base
 import Foundation
+import Offline
 import Testing
 import Agent
 import Journal
 import Nutrition
-import Providers
 import ReferenceFoods
 @testable import NutritionTools
 

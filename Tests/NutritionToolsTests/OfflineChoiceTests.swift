@@ -2,10 +2,8 @@
 // no clear winner, the person's pick logged with the amount first asked for, and a long day read whole.
 import Foundation
 import Testing
-import Agent
 import Journal
 import Nutrition
-import Providers
 import ReferenceFoods
 @testable import NutritionTools
 

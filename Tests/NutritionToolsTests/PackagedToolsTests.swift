@@ -1,5 +1,6 @@
 // The packaged-food tools: lookup over a fake Open Food Facts, then log and save through the same
 // preview + apply the ledger uses; the card shows source, name, brand, barcode, portion, nutrients.
+import Base
 import Foundation
 import Testing
 import Agent
@@ -31,7 +32,7 @@ final class PackagedFixture: Sendable {
         ConversationStore.registerMigrations(into: &m)
         JournalStore.registerMigrations(into: &m)
         PackagedStore.registerMigrations(into: &m)
-        try queue.read { try m.migrate($0) }
+        try queue.migrate(m)
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: fixtureEpoch) }
         journal = JournalStore(queue: queue, timeZone: utc, now: now)
         transport = FakeHTTPTransport(replies: replies)

@@ -1,5 +1,6 @@
 // The approved card is exactly what is written: the preview resolves the change, apply writes that
 // change, and refuses (writing nothing) when the data it was computed from changed meanwhile.
+import Base
 import Foundation
 import Testing
 import Agent

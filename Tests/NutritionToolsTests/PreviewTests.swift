@@ -1,7 +1,7 @@
 // Golden approval previews: exactly what the person is asked to approve.
+import Base
 import Foundation
 import Testing
-import Agent
 @testable import NutritionTools
 
 @Suite struct PreviewTests {

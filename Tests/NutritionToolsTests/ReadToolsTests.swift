@@ -1,4 +1,5 @@
 // Read tools: each one's happy path against the seeded journal, with full micronutrients round-tripping.
+import Base
 import Foundation
 import Testing
 import Agent

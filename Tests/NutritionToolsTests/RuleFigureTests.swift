@@ -1,5 +1,6 @@
 // What approval rules can test on the journal's write tools: the resolved arguments (date and meal
 // filled in), the nutrients of the entry written, and the date of an entry being deleted or moved.
+import Base
 import Foundation
 import Testing
 import Agent

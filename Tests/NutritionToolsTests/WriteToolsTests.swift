@@ -2,7 +2,6 @@
 // the journal rows it leaves and that micronutrients survive.
 import Foundation
 import Testing
-import Agent
 import Journal
 import Nutrition
 @testable import NutritionTools

@@ -28,7 +28,7 @@ final class ClientTests: XCTestCase {
 
     func makeStore(limit: Int = 20_000, now: @escaping @Sendable () -> Date = { Date() }) throws -> PackagedStore {
         let queue = try DatabaseQueue(path: dir.file("ofj.db"))
-        try queue.read { try PackagedStore.migrate($0) }
+        try queue.unrestricted { try PackagedStore.migrate($0) }
         return PackagedStore(queue: queue, productLimit: limit, now: now)
     }
 

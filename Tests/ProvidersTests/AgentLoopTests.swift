@@ -1,4 +1,5 @@
 // End to end through the agent runner: a real adapter over recorded bytes drives a tool loop.
+import Base
 import Foundation
 import Testing
 import Agent
@@ -31,7 +32,7 @@ private struct ArithmeticTool: Tool {
         let queue = try existing ?? DatabaseQueue(path: ":memory:")
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         return AgentRunner(store: ConversationStore(queue: queue), model: model,
                            tools: ToolRegistry([ArithmeticTool(name: "add", description: "Add two numbers"),
                                                 ArithmeticTool(name: "multiply", description: "Multiply two numbers")]),

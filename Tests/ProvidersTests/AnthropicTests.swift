@@ -1,4 +1,5 @@
 // Anthropic Messages adapter against the recordings: tool_use assembly, thinking replay, usage, errors.
+import Base
 import Foundation
 import Testing
 import Agent

@@ -1,6 +1,7 @@
 // Issue 25 §4: adapters stop holding a tool call's streamed arguments past the cap (the agent
 // rejects the call anyway), and pieces are appended in place, so a 3 MB argument stream neither
 // fills the memory nor takes quadratic time.
+import Base
 import Foundation
 import Testing
 import Agent

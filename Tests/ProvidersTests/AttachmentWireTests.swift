@@ -1,6 +1,8 @@
 // Attachments on every wire: the request bodies real clients sent with an image (recorded in the
 // fantasy image-upload cassettes), and the PDF and Responses shapes the providers document.
+import Base
 import Foundation
+import Offline
 import Testing
 import Agent
 import HTTP

@@ -1,4 +1,5 @@
 // Chat Completions adapter against OpenAI, OpenRouter, llama.cpp, Azure and gateway recordings.
+import Base
 import Foundation
 import Testing
 import Agent

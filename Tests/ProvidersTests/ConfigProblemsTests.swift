@@ -1,7 +1,7 @@
 // What `ofj doctor` reports about config.json (issue #17 §6): unknown providers and models and
 // malformed fields, which loading tolerates.
+import Base
 import Testing
-import Agent
 import Providers
 
 @Suite struct ConfigProblemsTests {

@@ -1,5 +1,6 @@
 // Cost arithmetic against the model catalog, through the runner's usage rows and the per-thread totals.
 import Foundation
+import Offline
 import Testing
 import Agent
 import Providers
@@ -10,7 +11,7 @@ import SQLiteKit
         let queue = try DatabaseQueue(path: ":memory:")
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         return AgentRunner(store: ConversationStore(queue: queue), model: model, tools: ToolRegistry([]),
                            approvals: ScriptedApprovalGate(fallback: .deny), clock: VirtualClock(), ids: CountingIDSource(prefix: "run-"),
                            configuration: AgentConfiguration(systemPrompt: "s", costEstimator: ModelCatalog.costEstimator))

@@ -1,5 +1,6 @@
 // A thread started on one provider (decoded from a real recorded stream) and continued on another:
 // the exact request the second provider receives.
+import Base
 import Foundation
 import Testing
 import Agent

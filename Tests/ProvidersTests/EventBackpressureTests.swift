@@ -3,7 +3,6 @@
 import Foundation
 import Synchronization
 import Testing
-import Agent
 @testable import Providers
 
 @Suite struct EventBackpressureTests {

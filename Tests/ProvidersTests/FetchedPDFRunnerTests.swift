@@ -1,6 +1,7 @@
 // fetch_url's PDFs end to end (issue 20 §2): a PDF from the suite's own page server is kept as an
 // attachment of the thread and reaches the next Anthropic request as a base64 `document` block;
 // a model that cannot read PDFs gets one line saying so, and no document.
+import Base
 import Foundation
 import Testing
 import Agent
@@ -26,7 +27,7 @@ private struct PageServerOnly: AddressPolicy {
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         SourceStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         return queue
     }
 

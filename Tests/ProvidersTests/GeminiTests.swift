@@ -1,4 +1,5 @@
 // Gemini adapter against the recorded streams: decoding, signatures, ids, and the turn-2 request.
+import Base
 import Foundation
 import Testing
 import Agent

@@ -1,4 +1,5 @@
 // Shared helpers for provider tests: run an adapter over a fake transport and inspect what came out.
+import Base
 import Foundation
 import Testing
 import Agent

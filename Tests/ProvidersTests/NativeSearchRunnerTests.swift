@@ -16,7 +16,7 @@ import TestSupport
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         SourceStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         let cassette = try ProviderFixtures.cassette("anthropic/fantasy__TestAnthropicWebSearch__stream.cassette.json")
         let t = FakeHTTPTransport(replies: cassette.map { FakeHTTPTransport.Reply(body: Array($0.responseBody.utf8), maxChunk: 97) })
         var c = config("anthropic", base: "https://api.anthropic.com/v1", model: "claude-sonnet-4-20250514")

@@ -2,6 +2,7 @@
 // streams' server blocks, citations and grounding decode to, and what the next turn sends back.
 // Recordings: ../shared/fixtures/providers (PROVENANCE.md). ServerToolStreamTests checks that the
 // same recordings still give the answer's text; this suite checks the search itself.
+import Base
 import Foundation
 import Testing
 import Agent

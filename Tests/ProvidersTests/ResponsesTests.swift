@@ -1,4 +1,5 @@
 // Responses API adapter (OpenAI and Azure) against the recordings: calls, encrypted reasoning replay, errors.
+import Base
 import Foundation
 import Testing
 import Agent

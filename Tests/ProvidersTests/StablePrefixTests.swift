@@ -11,6 +11,7 @@
 import Foundation
 import Testing
 import Agent
+import Base
 import HTTP
 import Providers
 import SQLiteKit

@@ -1,4 +1,5 @@
 // /permissions add: a rule typed at the REPL becomes the shape config.json holds.
+import Base
 import Testing
 import Agent
 @testable import REPL

@@ -1,6 +1,7 @@
 // fetch_url end to end over libcurl against the suite's own loopback servers (admitted by the
 // test-only LoopbackPagesPolicy): pages, redirects, rebinding, caps, bombs, slow servers.
 import Agent
+import Base
 import Foundation
 import HTTP
 import Research

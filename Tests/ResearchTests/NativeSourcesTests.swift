@@ -1,6 +1,7 @@
 // A provider's own search, stored in a turn as a WebSources item, becomes durable sources
 // (`/sources`, read_conversation_source, write cards) and the numbered links under the answer.
 @testable import Agent
+import Base
 import HTTP
 @testable import Research
 import SQLiteKit
@@ -16,7 +17,7 @@ struct NativeSourcesTests {
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
         SourceStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         _ = try ConversationStore(queue: queue).createThread(id: "t", now: 1)
         _ = try ConversationStore(queue: queue).createThread(id: "u", now: 1)
         return queue

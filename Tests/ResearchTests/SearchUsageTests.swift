@@ -18,7 +18,7 @@ struct SearchUsageTests {
         var migrator = Migrator()
         SourceStore.registerMigrations(into: &migrator)
         DiagnosticsOutbox.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         return queue
     }
 

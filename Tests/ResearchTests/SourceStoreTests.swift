@@ -1,6 +1,7 @@
 // Durable sources: fetched pages kept per thread, versioned by content hash, and read again with
 // read_conversation_source as untrusted evidence.
 import Agent
+import Base
 import HTTP
 @testable import Research
 import SQLiteKit

@@ -1,5 +1,6 @@
 // web_search against loopback fakes of Tavily (recorded responses) and Parallel (documented shape).
 import Agent
+import Base
 import Foundation
 import HTTP
 @testable import Research

@@ -47,8 +47,8 @@ import TestSupport
             #expect(e.isDamaged)
             #expect(e.description == DatabaseError.damagedLine)
         }
-        // A write through `read` is refused too (query_only), and undamaged rows still read.
-        #expect(throws: DatabaseError.self) { try queue.read { try $0.execute("INSERT INTO t (name) VALUES ('sneaky')") } }
+        // A write through `unrestricted` is refused too (query_only), and undamaged rows still read.
+        #expect(throws: DatabaseError.self) { try queue.unrestricted { try $0.execute("INSERT INTO t (name) VALUES ('sneaky')") } }
         #expect(try queue.read { try $0.scalar("SELECT name FROM t WHERE id = 1").string }?.hasPrefix("row-00000") == true)
     }
 }

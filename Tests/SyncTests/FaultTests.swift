@@ -1,7 +1,7 @@
 // Faults: a newer remote schema, refused tokens, rate limits, server errors, an HTML proxy, a
 // lost acknowledgement, a cut-off page, rows this ofj cannot apply, two machines at once.
-import Diagnostics
 import Foundation
+import Hrana
 import Journal
 import SQLiteKit
 import TestSupport
@@ -243,13 +243,13 @@ import Testing
         for i in 0..<200 { try a.log("a fairly long entry name number \(i) to fill pages", kcal: Double(i)) }
         try await a.sync()
         let pages = try b.queue.read { try $0.scalar("PRAGMA page_count").int ?? 0 }
-        try b.queue.read { try $0.execute("PRAGMA max_page_count = \(pages + 2)") } // "the disk is full"
+        try b.queue.unrestricted { try $0.execute("PRAGMA max_page_count = \(pages + 2)") } // "the disk is full"
         let full = await b.engine.run()
         #expect(full.error?.contains("could not write the synced changes here") == true, "\(full.error ?? "")")
         #expect(full.skipped == 0)
         #expect(try b.count("journal_entries") == 0)
         #expect(try b.local.remotePosition() == 0)
-        try b.queue.read { try $0.execute("PRAGMA max_page_count = 1073741823") }
+        try b.queue.unrestricted { try $0.execute("PRAGMA max_page_count = 1073741823") }
         try await b.sync()
         #expect(try a.dump() == b.dump())
         await remote.shutdown()

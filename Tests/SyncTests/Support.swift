@@ -1,9 +1,10 @@
 // Machines for sync tests: each a database with every module's migrations, a JournalStore and a
 // SyncEngine pointed at one tools/turso_server.py.
 import Agent
-import Diagnostics
+import Base
 import Foundation
 import HTTP
+import Hrana
 import Journal
 import Nutrition
 import Research
@@ -29,11 +30,11 @@ final class Machine: @unchecked Sendable {
         ConversationStore.registerMigrations(into: &m)
         SourceStore.registerMigrations(into: &m)
         if let beforeSync {
-            try queue.read { try m.migrate($0) }
+            try queue.migrate(m)
             try beforeSync(queue)
         }
         SyncSchema.registerMigrations(into: &m)
-        try queue.read { try m.migrate($0) }
+        try queue.migrate(m)
         journal = JournalStore(queue: queue, timeZone: utc)
         let configuration = SyncConfiguration(turso: try TursoConfiguration(databaseURL: url, authToken: token), mode: mode, threads: threads)
         var client = HranaClient(configuration: configuration.turso, transport: CurlTransport(),

@@ -1,6 +1,6 @@
 // What the user sees (golden files) and the background sync (REPL): at start, after a change.
-import Diagnostics
 import Foundation
+import Hrana
 import TestSupport
 import Testing
 @testable import Sync

@@ -1,6 +1,7 @@
 // Issue #22 §1: `ofj trend` bars and the `ofj month` calendar, pinned by golden files at 80 and
 // 120 columns, with and without colour, Unicode and ASCII, with days without entries and
 // nutrients some days do not report.
+import Base
 import Foundation
 import Testing
 import Journal

@@ -1,4 +1,5 @@
 // `ofj gaps` as the user sees it, pinned by a golden file (issue #22 §3).
+import Base
 import Foundation
 import Testing
 import Journal

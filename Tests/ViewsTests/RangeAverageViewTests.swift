@@ -1,4 +1,5 @@
 // /week says what each average is over when some logged days do not report a nutrient.
+import Base
 import Foundation
 import Testing
 import Journal

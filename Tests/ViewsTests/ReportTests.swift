@@ -1,5 +1,6 @@
 // Issue #22 §2: the HTML report, pinned by a golden file, self-contained, names escaped, and
 // `ofj report` end to end (refuses to overwrite, --force, stdout).
+import Base
 import Foundation
 import Testing
 import Journal

@@ -38,7 +38,7 @@ func maxRSSKB() -> Int {
         let queue = try DatabaseQueue(path: dbPath)
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         // Experiment switch: ATTACH_BENCH_NO_AUTOCHECKPOINT=1 turns SQLite's WAL auto-checkpoint off for
         // this connection, to see how much of the store time is the checkpoint after the commit.
         if ProcessInfo.processInfo.environment["ATTACH_BENCH_NO_AUTOCHECKPOINT"] == "1" {

@@ -22,7 +22,7 @@ try? FileManager.default.removeItem(atPath: path)
 let queue = try DatabaseQueue(path: path)
 var migrator = Migrator()
 ConversationStore.registerMigrations(into: &migrator)
-try queue.read { try migrator.migrate($0) }
+try queue.migrate(migrator)
 let store = ConversationStore(queue: queue)
 
 // A thread of 100,000 messages: user and assistant turns about food, each with its own word
@@ -54,7 +54,7 @@ try queue.write { db in
         """)
 }
 let built = DispatchTime.now().uptimeNanoseconds
-try queue.read { try migrator.migrate($0) }
+try queue.migrate(migrator)
 let indexed = DispatchTime.now().uptimeNanoseconds
 print(String(format: "generated %d messages in %.1f s; fts-2 migration indexed them in %.1f s; database %d MB",
              n, Double(built - start) / 1e9, Double(indexed - built) / 1e9,

@@ -50,7 +50,7 @@ defer { try? FileManager.default.removeItem(atPath: path) }
 let queue = try DatabaseQueue(path: path)
 var migrator = Migrator()
 ConversationStore.registerMigrations(into: &migrator)
-try queue.read { try migrator.migrate($0) }
+try queue.migrate(migrator)
 let store = ConversationStore(queue: queue)
 let assembler = CompactingAssembler(store: store, settings: ContextSettings(
     defaultBudget: .k200, limits: { _, _ in ModelLimits(contextWindow: 1_048_576, maxOutputTokens: 65_536) }))

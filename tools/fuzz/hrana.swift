@@ -1,9 +1,9 @@
-// libFuzzer target: the Hrana response decoder (Sources/Diagnostics/Hrana.swift), through the
+// libFuzzer target: the Hrana response decoder (Sources/Hrana), through the
 // real HranaClient calls the sink makes. Byte 0 picks the call (execute, batch, transaction) and,
 // rarely, an error status; the rest is the HTTP response body.
 import Dispatch
 import HTTP
-@testable import Diagnostics
+@testable import Hrana
 
 struct CannedTransport: HTTPTransport {
     var status: Int

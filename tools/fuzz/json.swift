@@ -1,7 +1,7 @@
 // libFuzzer target: JSONDocument, the in-place reader provider events go through, against
 // JSONValue.parse. Besides crashing, it fails when the two disagree on whether the input is JSON
 // or on any value read from it (every member and element, recursively, through JSONRef's accessors).
-import Agent
+import Base
 
 func check(_ ref: JSONRef, _ value: JSONValue) {
     guard ref.value == value, ref.stringValue == value.stringValue, ref.intValue == value.intValue,

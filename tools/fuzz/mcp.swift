@@ -2,7 +2,7 @@
 // (1–16 bytes, or whole) and a small line limit; the rest is what a client writes to `ofj mcp`.
 // Fails when feeding in chunks gives other frames than feeding whole, when a line frame is over the
 // limit or holds a newline, or when an error response the server would send is not one JSON line.
-import Agent
+import Base
 import MCP
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -18,7 +18,7 @@ let setup: Setup = {
     var migrator = Migrator()
     ConversationStore.registerMigrations(into: &migrator)
     JournalStore.registerMigrations(into: &migrator)
-    try! queue.read { try migrator.migrate($0) }
+    try! queue.migrate(migrator)
     let journal = JournalStore(queue: queue)
     return Setup(queue: queue, registry: NutritionToolbox.makeRegistry(journal: journal, reference: ReferenceDatabase(directoryPath: "/nonexistent/ofj-fuzz")))
 }()

@@ -46,13 +46,15 @@ extension ConversationStore {
     public static func attachmentCopies(_ db: Database) throws -> [AttachmentCopy] {
         var out: [AttachmentCopy] = []
         for row in try db.rows("SELECT rowid, sha256, media_type FROM attachments WHERE remote = 0 ORDER BY created_at, sha256") {
-            guard let rowid = row[0].int64, let sha = row[1].string, let format = AttachmentFormat(mediaType: row[2].string ?? "") else { continue }
+            let rowid = try row.decode(0, as: Int64.self), sha = try row.decode(1, as: String.self)
+            // A media type this build does not know (a newer ofj's) has no place in this backup.
+            guard let format = AttachmentFormat(mediaType: try row.decode(2)) else { continue }
             var bytes: [UInt8] = []
             try db.readBlob(table: "attachments", column: "bytes", rowid: rowid) { bytes.append(contentsOf: $0) }
             let uses = try db.rows("""
                 SELECT l.name, m.created_at FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id
                 WHERE l.sha256 = ? ORDER BY m.created_at, l.id
-                """, [sha]).map { AttachmentCopy.Use(name: $0[0].string ?? "", attachedAt: $0[1].double ?? 0) }
+                """, [sha]).map { AttachmentCopy.Use(name: try $0.decode(0), attachedAt: try $0.decode(1)) }
             out.append(AttachmentCopy(sha256: sha, format: format, bytes: bytes, uses: uses))
         }
         return out

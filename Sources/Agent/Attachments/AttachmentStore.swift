@@ -19,13 +19,14 @@ public struct StoredAttachmentSource: AttachmentSource {
         case nil: break
         }
         try queue.read { db in
-            guard let row = try db.row("SELECT rowid, remote FROM attachments WHERE sha256 = ?", [key]), let rowid = row[0].int64 else {
+            guard let row = try db.row("SELECT rowid, remote FROM attachments WHERE sha256 = ?", [key]) else {
                 throw AgentError(.storage, "An attachment of this thread is missing from the database; attach the file again.")
             }
-            if row[1].int == 1 {
+            let rowid = try row.decode(0, as: Int64.self), remote = try row.decode(1, as: Int.self)
+            if remote == 1 {
                 throw AgentError(.storage, "An attachment of this thread is \(AttachmentRef.remoteNote) (only its name, type and size synced); attach the file again here.")
             }
-            if row[1].int == 2 {
+            if remote == 2 {
                 throw AgentError(.storage, "An attachment of this thread was \(AttachmentAbsence.notSaved.note); attach the file again.")
             }
             try db.readBlob(table: "attachments", column: "bytes", rowid: rowid, chunkSize: Self.chunkSize, chunk)
@@ -34,6 +35,14 @@ public struct StoredAttachmentSource: AttachmentSource {
 }
 
 extension ConversationStore {
+    /// The names of the files attached to the user message that started `runID`, in order.
+    static func attachmentNames(runID: String, in db: Database) throws -> [String] {
+        try db.rows("""
+            SELECT l.name FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id
+            WHERE m.run_id = ? AND m.role = 'user' ORDER BY l.ordinal
+            """, [runID]).map { try $0.decode(0) }
+    }
+
     static func registerAttachmentMigrations(into migrator: inout Migrator) {
         migrator.register("attach-1-attachments", sql: """
             CREATE TABLE attachments (
@@ -114,8 +123,8 @@ extension ConversationStore {
 
     /// Whether the bytes with this hash are not stored here (no row, or only synced metadata).
     private static func needsBytes(_ db: Database, sha256: String) throws -> Bool {
-        let held = try db.row("SELECT remote FROM attachments WHERE sha256 = ?", [sha256])
-        return held == nil || held?[0].int != 0
+        guard let held = try db.row("SELECT remote FROM attachments WHERE sha256 = ?", [sha256]) else { return true }
+        return try held.decode(0, as: Int.self) != 0
     }
 
     /// Stores `bytes` under `sha256` unless they are here already. A row holding only synced
@@ -163,17 +172,19 @@ extension ConversationStore {
             FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id JOIN attachments a ON a.sha256 = l.sha256
             WHERE m.thread_id = ? AND m.seq > ? AND m.seq <= ? ORDER BY m.seq, l.ordinal
             """, [threadID, afterSeq, throughSeq]) { s in
-            guard let ref = attachmentRef(s, offset: 1, queue: queue) else { return }
-            out[s.value(at: 0).int64 ?? 0, default: []].append(ref)
+            guard let ref = try attachmentRef(s, offset: 1, queue: queue) else { return }
+            out[try s.decode(0, as: Int64.self), default: []].append(ref)
         }
         return out
     }
 
-    private static func attachmentRef(_ s: Statement, offset o: Int, queue: DatabaseQueue) -> AttachmentRef? {
-        guard let format = AttachmentFormat(mediaType: s.value(at: o + 2).string ?? ""), let sha = s.value(at: o + 4).string else { return nil }
-        return AttachmentRef(id: "a\(s.value(at: o).int64 ?? 0)", name: s.value(at: o + 1).string ?? "", format: format,
-                             byteCount: s.value(at: o + 3).int ?? 0, sha256: sha, source: StoredAttachmentSource(queue: queue, sha256: sha),
-                             absence: absence(remote: s.value(at: o + 5).int ?? 0, key: sha, savingOwner: s.value(at: o + 6).string))
+    private static func attachmentRef(_ s: Statement, offset o: Int, queue: DatabaseQueue) throws -> AttachmentRef? {
+        // A media type this build does not know (a newer ofj's) is left out, as from a request.
+        guard let format = AttachmentFormat(mediaType: try s.decode(o + 2)) else { return nil }
+        let sha = try s.decode(o + 4, as: String.self)
+        return AttachmentRef(id: "a\(try s.decode(o, as: Int64.self))", name: try s.decode(o + 1), format: format,
+                             byteCount: try s.decode(o + 3), sha256: sha, source: StoredAttachmentSource(queue: queue, sha256: sha),
+                             absence: absence(remote: try s.decode(o + 5), key: sha, savingOwner: try s.decodeIfPresent(o + 6)))
     }
 
     /// The ofj saving a placeholder's file (`attachment_saving`), or NULL.
@@ -203,7 +214,7 @@ extension ConversationStore {
                 SELECT l.id, l.name, a.media_type, a.byte_count, a.sha256, a.remote, \(Self.savingColumn)
                 FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id JOIN attachments a ON a.sha256 = l.sha256
                 WHERE l.id = ? AND m.thread_id = ?
-                """, [row, threadID]) { s in found = Self.attachmentRef(s, offset: 0, queue: queue) }
+                """, [row, threadID]) { s in found = try Self.attachmentRef(s, offset: 0, queue: queue) }
             return found
         }
     }
@@ -220,8 +231,9 @@ extension ConversationStore {
     /// metadata synced without its bytes is not counted).
     public func attachmentTotals() throws -> (count: Int, bytes: Int) {
         try queue.read { db in
-            let row = try db.row("SELECT COUNT(*), COALESCE(SUM(byte_count), 0) FROM attachments WHERE remote = 0")
-            return (row?[0].int ?? 0, row?[1].int ?? 0)
+            // An aggregate always has its one row, and COALESCE makes the sum 0 when nothing is stored.
+            guard let row = try db.row("SELECT COUNT(*), COALESCE(SUM(byte_count), 0) FROM attachments WHERE remote = 0") else { return (0, 0) }
+            return (try row.decode(0), try row.decode(1))
         }
     }
 }

@@ -1,5 +1,6 @@
 // Which attachments a request carries: those of the current user message, and those the model
 // asked to see again with read_attachment during this answer. Older ones become one line.
+import Base
 
 public enum AttachmentWindow {
     /// The name of the read tool that shows an earlier attachment again.

@@ -1,5 +1,6 @@
 // The context manager: budgets per thread, automatic compaction into validated checkpoints,
 // pruning when compaction fails, and the /context and /compact commands.
+import Base
 import SQLiteKit
 import Synchronization
 
@@ -279,8 +280,9 @@ public final class CompactingAssembler: RequestAssembler {
             } ?? []
             let messages = try ConversationStore.messages(db, threadID: shape.threadID, afterSeq: checkpoint?.toSeq ?? 0, queue: store.queue)
             let state = try db.row("SELECT budget, ratio FROM agent_context_state WHERE thread_id = ?", [shape.threadID])
-            let choice = state?[0].string.flatMap(ContextBudgetChoice.init(rawValue:)) ?? settings.defaultBudget
-            return (checkpoint, messages, choice, state?[1].double ?? 1, earlier)
+            // No state row, or a NULL budget: the thread uses the default budget and a ratio of 1.
+            let choice = try state?.decodeIfPresent(0, as: String.self).flatMap(ContextBudgetChoice.init(rawValue:)) ?? settings.defaultBudget
+            return (checkpoint, messages, choice, try state?.decode(1, as: Double.self) ?? 1, earlier)
         }
         var tokens: [Int] = []
         tokens.reserveCapacity(messages.count)
@@ -598,9 +600,11 @@ public final class CompactingAssembler: RequestAssembler {
     func calibrate(threadID: String) throws {
         let pending = try store.queue.read { db -> (Int64, Int, Int)? in
             guard let state = try db.row("SELECT last_estimate, last_usage_id FROM agent_context_state WHERE thread_id = ?", [threadID]),
-                  let estimate = state[0].int, estimate > 0, let seen = state[1].int64,
-                  let usage = try db.row("SELECT id, input_tokens FROM agent_usage WHERE thread_id = ? AND turn > 0 ORDER BY id DESC LIMIT 1", [threadID]),
-                  let id = usage[0].int64, id > seen, let input = usage[1].int, input > 0 else { return nil }
+                  let usage = try db.row("SELECT id, input_tokens FROM agent_usage WHERE thread_id = ? AND turn > 0 ORDER BY id DESC LIMIT 1", [threadID])
+            else { return nil }
+            let estimate = try state.decode(0, as: Int.self), seen = try state.decode(1, as: Int64.self)
+            let id = try usage.decode(0, as: Int64.self), input = try usage.decode(1, as: Int.self)
+            guard estimate > 0, id > seen, input > 0 else { return nil }
             return (id, input, estimate)
         }
         guard let (id, input, estimate) = pending else { return }

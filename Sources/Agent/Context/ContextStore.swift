@@ -67,10 +67,10 @@ extension ConversationStore {
 
     static let checkpointColumns = "id, thread_id, kind, from_seq, to_seq, summary, provider, model, created_at"
 
-    static func checkpoint(_ r: Row) -> ContextCheckpoint {
-        ContextCheckpoint(id: r[0].int64 ?? 0, threadID: r[1].string ?? "", kind: ContextCheckpoint.Kind(rawValue: r[2].string ?? "") ?? .pruned,
-                          fromSeq: r[3].int ?? 0, toSeq: r[4].int ?? 0, summary: r[5].string ?? "", provider: r[6].string,
-                          model: r[7].string, createdAt: r[8].double ?? 0)
+    static func checkpoint(_ r: Row) throws -> ContextCheckpoint {
+        ContextCheckpoint(id: try r.decode(0), threadID: try r.decode(1), kind: try r.decode(2, as: ContextCheckpoint.Kind.self),
+                          fromSeq: try r.decode(3), toSeq: try r.decode(4), summary: try r.decode(5), provider: try r.decodeIfPresent(6),
+                          model: try r.decodeIfPresent(7), createdAt: try r.decode(8))
     }
 
     /// The checkpoint in effect: the one reaching furthest (the newest when two reach as far).
@@ -120,17 +120,19 @@ extension ConversationStore {
 
     /// The factor that turns the local estimate into the provider's count for this thread (1 until known).
     public func estimateRatio(threadID: String) throws -> Double {
-        try queue.read { try $0.scalar("SELECT ratio FROM agent_context_state WHERE thread_id = ?", [threadID]).double ?? 1 }
+        // No row: the thread has no state yet, and the ratio starts at 1 (as the column's default).
+        try queue.read { try $0.row("SELECT ratio FROM agent_context_state WHERE thread_id = ?", [threadID])?.decode(0) ?? 1 }
     }
 
     // MARK: - Usage totals
 
-    static func usageTotals(_ r: Row?) -> UsageTotals {
+    /// Totals from a row of `totalsColumns` (aggregates coalesced to 0, so none is NULL).
+    static func usageTotals(_ r: Row?) throws -> UsageTotals {
         guard let r else { return UsageTotals() }
-        return UsageTotals(rounds: r[0].int ?? 0,
-                           usage: Usage(inputTokens: r[1].int ?? 0, cachedInputTokens: r[2].int ?? 0, outputTokens: r[3].int ?? 0,
-                                        reasoningTokens: r[4].int ?? 0),
-                           costUSD: r[5].double ?? 0, roundsWithoutCost: r[6].int ?? 0)
+        return UsageTotals(rounds: try r.decode(0),
+                           usage: Usage(inputTokens: try r.decode(1), cachedInputTokens: try r.decode(2), outputTokens: try r.decode(3),
+                                        reasoningTokens: try r.decode(4)),
+                           costUSD: try r.decode(5), roundsWithoutCost: try r.decode(6))
     }
 
     static let totalsColumns = """
@@ -141,14 +143,14 @@ extension ConversationStore {
     /// Usage of every model round of a thread (answers and compactions).
     public func usageTotals(threadID: String) throws -> UsageTotals {
         try queue.read { db in
-            Self.usageTotals(try db.row("SELECT \(Self.totalsColumns) FROM agent_usage WHERE thread_id = ?", [threadID]))
+            try Self.usageTotals(db.row("SELECT \(Self.totalsColumns) FROM agent_usage WHERE thread_id = ?", [threadID]))
         }
     }
 
     /// Usage of all threads with `from <= created_at < to` (seconds since 1970).
     public func usageTotals(from: Double, to: Double) throws -> UsageTotals {
         try queue.read { db in
-            Self.usageTotals(try db.row("SELECT \(Self.totalsColumns) FROM agent_usage WHERE created_at >= ? AND created_at < ?", [from, to]))
+            try Self.usageTotals(db.row("SELECT \(Self.totalsColumns) FROM agent_usage WHERE created_at >= ? AND created_at < ?", [from, to]))
         }
     }
 

@@ -2,6 +2,7 @@
 // after it and what it does. `/help`, "did you mean" and Tab completion all come from this list,
 // so adding a slash command is one entry (its longer handlers are REPLSession methods).
 import Agent
+import Base
 import Foundation
 import Views
 

@@ -1,6 +1,7 @@
 // The REPL's slash commands: running one from the list (Commands/SlashCommands.swift), and the
 // handlers too long to sit in it.
 import Agent
+import Base
 import CommandLineKit
 import Foundation
 import Journal

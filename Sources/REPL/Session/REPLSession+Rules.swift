@@ -1,5 +1,6 @@
 // /undo and /permissions: undoing the last journal writes, and the standing approval rules.
 import Agent
+import Base
 import Foundation
 import Journal
 import Views

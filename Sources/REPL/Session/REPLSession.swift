@@ -1,6 +1,7 @@
 // The REPL: reads messages and slash commands, runs turns, renders the agent's events,
 // shows approval cards, and handles Ctrl-C.
 import Agent
+import Base
 import Foundation
 import Journal
 import Nutrition

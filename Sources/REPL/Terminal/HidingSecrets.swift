@@ -1,5 +1,5 @@
 // Key-shaped words hidden from error lines before they reach the screen.
-import Diagnostics
+import OutputSafety
 
 /// Replaces key- and token-shaped parts of a line ("sk-…", "AIza…", JWTs) with "[key]" before it
 /// is shown: a provider error may quote a key, and screens end up in screenshots and scrollback.

@@ -1,13 +1,14 @@
 // `ofj` (the interactive assistant) and `ofj ask` (one turn without the REPL): their specs, and the
 // launcher that starts them (session recording included).
 import Agent
+import Base
 import CommandLineKit
 import Diagnostics
 import Foundation
 import HTTP
-import PackagedFoods
 import Journal
 import OutputSafety
+import PackagedFoods
 import Providers
 import REPL
 import Sync

@@ -1,4 +1,5 @@
 // `ofj trend|month|report|gaps`: the journal as charts, a shareable HTML report and nutrient gaps.
+import Base
 import CommandLineKit
 import Foundation
 import Journal

@@ -1,13 +1,14 @@
 // `ofj day|log|foods|ref|goals|backup|export`: the journal without the assistant, for scripts;
 // each command's spec, then the handlers.
 import Agent
+import Base
 import CommandLineKit
 import Foundation
 import Journal
 import Nutrition
 import OutputSafety
-import REPL
 import ReferenceFoods
+import REPL
 import Views
 
 extension OfjCommands {
@@ -358,7 +359,7 @@ struct JournalCommands {
         case "export" where p.has("--salvage") && p.has("--with-attachments"):
             throw CLIError("--salvage saves the journal only; leave out --with-attachments (or export attachments once the database is repaired)", status: 2)
         case "export" where p.has("--salvage"):
-            let (doc, report) = journal.queue.read { journal.salvageBackup(in: $0) }
+            let (doc, report) = try journal.queue.read { journal.salvageBackup(in: $0) }
             let data = try JournalJSON.encoder.encode(doc)
             let path = p.value("-o") ?? p.value("--output")
             try write(path == nil || path == "-" ? Data(TerminalText.escapingJSON(String(decoding: data, as: UTF8.self)).utf8) : data,

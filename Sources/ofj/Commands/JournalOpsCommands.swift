@@ -4,6 +4,7 @@
 // journal store functions, so nothing the CLI writes bypasses what the tools check. Changes that
 // alter or remove what is there ask first on a terminal; scripts pass --yes.
 import Agent
+import Base
 import CommandLineKit
 import Foundation
 import Journal

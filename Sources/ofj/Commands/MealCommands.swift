@@ -1,6 +1,6 @@
 // `ofj meals [set|reset]`: the meal schedule in config.json (when breakfast, lunch and dinner
 // start), which picks the meal of a new entry.
-import Agent
+import Base
 import CommandLineKit
 import OutputSafety
 

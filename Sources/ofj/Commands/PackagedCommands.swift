@@ -1,6 +1,7 @@
 // `ofj barcode`, `ofj packaged`, `ofj log --barcode`, `ofj foods add --barcode`: packaged foods
 // from Open Food Facts / FoodData Central, answered from the Food Bank and the cache first. The
 // last two are modes of `log` and `foods add`, declared here beside their handlers.
+import Base
 import CommandLineKit
 import Foundation
 import HTTP

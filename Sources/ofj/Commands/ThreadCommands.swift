@@ -1,6 +1,7 @@
 // `ofj search` and `ofj threads …`: threads and the journal's full-text index from the command
 // line.
 import Agent
+import Base
 import CommandLineKit
 import Foundation
 import Views

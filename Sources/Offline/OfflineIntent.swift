@@ -1,6 +1,6 @@
 // The offline assistant's grammar: turns a few common requests into structured intents.
 // Deterministic and small on purpose; anything else gets help, never a made-up number.
-import Agent
+import Base
 import Foundation
 
 public enum Period: Hashable, Sendable {
@@ -277,7 +277,7 @@ public enum OfflineGrammar {
         if let m = p.firstMatch(#"^the (\d{1,2})(?:st|nd|rd|th)?$"#), let d = Int(m[0]), (1...31).contains(d) { return .dayOfMonth(d) }
         if p.firstMatch(#"^\d{4}-\d{2}-\d{2}$"#) != nil {
             // An impossible date ("2026-02-30") is not read as another day.
-            guard CivilDays.dayNumber(p) != nil else { return nil }
+            guard (try? CalendarDay(parsing: p)) != nil else { return nil }
             return .date(p)
         }
         switch phrase {

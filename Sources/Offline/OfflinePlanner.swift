@@ -1,10 +1,12 @@
 // The offline assistant's decisions: which tool calls an intent needs next, and the short answer
 // written only from the tool results once they are in.
-import Agent
+import Base
 import Foundation
+import NutritionTools
 
 enum OfflineStep {
-    case calls([(name: String, arguments: JSONValue)])
+    /// The next tool calls, by the tools' published names.
+    case calls([(name: NutritionToolName, arguments: JSONValue)])
     case answer(String)
 }
 
@@ -71,12 +73,12 @@ struct OfflinePlanner {
 
     /// `chosen`: the reference id the person picked from a list of choices (then nothing is asked).
     func log(food: String, quantity: Double, unit: String?, meal: String?, usual: Bool, chosen: String? = nil, date: String? = nil) -> OfflineStep {
-        guard let bank = state.last("search_food_bank"), let ref = state.last("search_reference_foods") else {
-            return .calls([("search_food_bank", ["query": .string(food), "limit": 5]),
-                           ("search_reference_foods", ["query": .string(food), "limit": 5])])
+        guard let bank = state.last(.searchFoodBank), let ref = state.last(.searchReferenceFoods) else {
+            return .calls([(.searchFoodBank, ["query": .string(food), "limit": 5]),
+                           (.searchReferenceFoods, ["query": .string(food), "limit": 5])])
         }
-        let logNames = ["log_saved_food", "log_reference_food"]
-        if let done = state.calls.last(where: { logNames.contains($0.name) }) {
+        let logNames: [NutritionToolName] = [.logSavedFood, .logReferenceFood]
+        if let done = state.calls.last(where: { call in logNames.contains { call.is($0) } }) {
             return .answer(loggedAnswer(done, food: food))
         }
         if let failed = [bank, ref].first(where: { $0.isError }), bank.isError && ref.isError {
@@ -106,7 +108,7 @@ struct OfflinePlanner {
             } else {
                 args["servings"] = .number(quantity)
             }
-            return .calls([("log_saved_food", .object(args))])
+            return .calls([(.logSavedFood, .object(args))])
         }
         func fromReference(_ f: JSONValue) -> OfflineStep? {
             guard let id = f["reference_id"]?.stringValue else { return nil }
@@ -114,7 +116,7 @@ struct OfflinePlanner {
             args["reference_id"] = .string(id)
             let portions = f["portions"]?.arrayValue?.compactMap { $0["measure"]?.stringValue } ?? []
             args.merge(OfflinePlanner.referenceAmount(quantity: quantity, unit: unit, portions: portions)) { $1 }
-            return .calls([("log_reference_food", .object(args))])
+            return .calls([(.logReferenceFood, .object(args))])
         }
 
         let order: [() -> OfflineStep?] = usual
@@ -142,7 +144,7 @@ struct OfflinePlanner {
     /// Several foods in one message: each is searched and logged in turn (its calls start at its
     /// own search_food_bank call); a question or a failure stops there and says what was logged.
     func logEach(_ items: [OfflineIntent]) -> OfflineStep {
-        var starts = state.calls.indices.filter { state.calls[$0].name == "search_food_bank" }
+        var starts = state.calls.indices.filter { state.calls[$0].is(.searchFoodBank) }
         starts.append(state.calls.count)
         var answers: [String] = []
         for (k, item) in items.enumerated() {
@@ -151,7 +153,7 @@ struct OfflinePlanner {
             let step = OfflinePlanner(state: sub, calendar: calendar).next(item)
             guard case .answer(let text) = step else { return step }
             answers.append(text)
-            let logged = sub.calls.contains { ["log_saved_food", "log_reference_food"].contains($0.name) && !$0.isError && !$0.denied }
+            let logged = sub.calls.contains { ($0.is(.logSavedFood) || $0.is(.logReferenceFood)) && !$0.isError && !$0.denied }
             if !logged { break }
         }
         return .answer(answers.joined(separator: "\n"))
@@ -228,15 +230,15 @@ struct OfflinePlanner {
 
     func showDay(_ p: Period) -> OfflineStep {
         let (day, _) = calendar.range(p)
-        guard let done = state.last("get_journal_day") else {
-            return .calls([("get_journal_day", ["date": .string(calendar.string(day))])])
+        guard let done = state.last(.getJournalDay) else {
+            return .calls([(.getJournalDay, ["date": .string(calendar.string(day))])])
         }
         if let error = failure(done) { return .answer(error) }
         guard let content = done.content else { return .answer("I couldn't read your journal.") }
         // A long day comes in pages: read them all (at most 10) before answering.
-        let pages = state.calls.filter { $0.name == "get_journal_day" }
+        let pages = state.calls.filter { $0.is(.getJournalDay) }
         if let next = content["next_offset"]?.intValue, pages.count < 10 {
-            return .calls([("get_journal_day", ["date": .string(calendar.string(day)), "offset": .number(Double(next))])])
+            return .calls([(.getJournalDay, ["date": .string(calendar.string(day)), "offset": .number(Double(next))])])
         }
         let meals = pages.flatMap { $0.content?["meals"]?.arrayValue ?? [] }
         let entries = meals.flatMap { m in (m["entries"]?.arrayValue ?? []).map { (meal: m["meal"]?.stringValue ?? "", entry: $0) } }
@@ -259,9 +261,9 @@ struct OfflinePlanner {
 
     func showRange(_ p: Period) -> OfflineStep {
         let (from, to) = calendar.range(p)
-        guard let done = state.last("get_journal_range") else {
-            return .calls([("get_journal_range", ["from": .string(calendar.string(from)), "to": .string(calendar.string(to)),
-                                                  "nutrients": .array(OfflinePlanner.coreNutrients)])])
+        guard let done = state.last(.getJournalRange) else {
+            return .calls([(.getJournalRange, ["from": .string(calendar.string(from)), "to": .string(calendar.string(to)),
+                                               "nutrients": .array(OfflinePlanner.coreNutrients)])])
         }
         if let error = failure(done) { return .answer(error) }
         guard let content = done.content else { return .answer("I couldn't read your journal.") }
@@ -284,10 +286,10 @@ struct OfflinePlanner {
 
     func nutrientTotal(_ nutrient: String, _ p: Period) -> OfflineStep {
         let (from, to) = calendar.range(p)
-        guard let done = state.last("get_journal_range"), let goalsDone = state.last("get_goals") else {
-            return .calls([("get_journal_range", ["from": .string(calendar.string(from)), "to": .string(calendar.string(to)),
-                                                  "nutrients": [.string(nutrient)]]),
-                           ("get_goals", [:])])
+        guard let done = state.last(.getJournalRange), let goalsDone = state.last(.getGoals) else {
+            return .calls([(.getJournalRange, ["from": .string(calendar.string(from)), "to": .string(calendar.string(to)),
+                                               "nutrients": [.string(nutrient)]]),
+                           (.getGoals, [:])])
         }
         if let error = failure(done) { return .answer(error) }
         guard let content = done.content else { return .answer("I couldn't read your journal.") }
@@ -332,9 +334,9 @@ struct OfflinePlanner {
 
     func topFoods(_ nutrient: String, _ p: Period) -> OfflineStep {
         let (from, to) = calendar.range(p)
-        guard let done = state.last("get_nutrient_breakdown") else {
-            return .calls([("get_nutrient_breakdown", ["nutrient": .string(nutrient), "from": .string(calendar.string(from)),
-                                                       "to": .string(calendar.string(to)), "limit": 5])])
+        guard let done = state.last(.getNutrientBreakdown) else {
+            return .calls([(.getNutrientBreakdown, ["nutrient": .string(nutrient), "from": .string(calendar.string(from)),
+                                                    "to": .string(calendar.string(to)), "limit": 5])])
         }
         if let error = failure(done) { return .answer(error) }
         guard let content = done.content else { return .answer("I couldn't read your journal.") }
@@ -356,8 +358,8 @@ struct OfflinePlanner {
     // MARK: - Changes
 
     func setGoal(_ nutrient: String, _ amount: Double) -> OfflineStep {
-        guard let done = state.last("set_goals") else {
-            return .calls([("set_goals", ["goals": .object([nutrient: .number(amount)])])])
+        guard let done = state.last(.setGoals) else {
+            return .calls([(.setGoals, ["goals": .object([nutrient: .number(amount)])])])
         }
         if done.denied { return .answer("Okay, your goals are unchanged.") }
         if let error = failure(done) { return .answer(error) }
@@ -366,22 +368,22 @@ struct OfflinePlanner {
     }
 
     func deleteLast() -> OfflineStep {
-        guard let found = state.last("search_journal") else { return .calls([("search_journal", ["limit": 1])]) }
+        guard let found = state.last(.searchJournal) else { return .calls([(.searchJournal, ["limit": 1])]) }
         if let error = failure(found) { return .answer(error) }
-        if let done = state.last("delete_journal_entry") {
+        if let done = state.last(.deleteJournalEntry) {
             if done.denied { return .answer("Okay, nothing was deleted.") }
             if let error = failure(done) { return .answer(error) }
             guard let e = done.content?["deleted"] else { return .answer("The journal did not confirm the deletion.") }
             return .answer("Deleted \(entryLine(e)) from \(e["meal"]?.stringValue ?? "?") on \(e["date"]?.stringValue ?? "?").")
         }
         guard let id = found.content?["entries"]?[0]?["id"]?.stringValue else { return .answer("Your journal is empty: there is nothing to delete.") }
-        return .calls([("delete_journal_entry", ["entry_id": .string(id)])])
+        return .calls([(.deleteJournalEntry, ["entry_id": .string(id)])])
     }
 
     func move(_ food: String, _ meal: String) -> OfflineStep {
-        guard let found = state.last("search_journal") else { return .calls([("search_journal", ["text": .string(food), "limit": 5])]) }
+        guard let found = state.last(.searchJournal) else { return .calls([(.searchJournal, ["text": .string(food), "limit": 5])]) }
         if let error = failure(found) { return .answer(error) }
-        if let done = state.last("move_journal_entry") {
+        if let done = state.last(.moveJournalEntry) {
             if done.denied { return .answer("Okay, nothing was moved.") }
             if let error = failure(done) { return .answer(error) }
             guard let e = done.content?["moved"] else { return .answer("The journal did not confirm the move.") }
@@ -392,13 +394,13 @@ struct OfflinePlanner {
         let sameDay = entries.filter { $0["date"]?.stringValue == newestDay }
         let pick = sameDay.first { $0["meal"]?.stringValue != meal } ?? sameDay[0]
         guard let id = pick["id"]?.stringValue else { return .answer("I couldn't find \"\(food)\" in your journal, so nothing was moved.") }
-        return .calls([("move_journal_entry", ["entry_id": .string(id), "meal": .string(meal)])])
+        return .calls([(.moveJournalEntry, ["entry_id": .string(id), "meal": .string(meal)])])
     }
 
     /// "when did I last eat oatmeal": search_journal's newest match and how many entries match.
     func lastEaten(_ food: String) -> OfflineStep {
         let words = OfflinePlanner.singular(food)
-        guard let found = state.last("search_journal") else { return .calls([("search_journal", ["text": .string(words), "limit": 1])]) }
+        guard let found = state.last(.searchJournal) else { return .calls([(.searchJournal, ["text": .string(words), "limit": 1])]) }
         if let error = failure(found) { return .answer(error) }
         guard let e = found.content?["entries"]?[0], let day = e["date"]?.stringValue else {
             return .answer("I couldn't find \"\(food)\" in your journal.")
@@ -411,9 +413,9 @@ struct OfflinePlanner {
     /// "delete the eggs": the newest entry whose name has the words (plurals read as singular).
     func deleteFood(_ food: String) -> OfflineStep {
         let words = OfflinePlanner.singular(food)
-        guard let found = state.last("search_journal") else { return .calls([("search_journal", ["text": .string(words), "limit": 5])]) }
+        guard let found = state.last(.searchJournal) else { return .calls([(.searchJournal, ["text": .string(words), "limit": 5])]) }
         if let error = failure(found) { return .answer(error) }
-        if let done = state.last("delete_journal_entry") {
+        if let done = state.last(.deleteJournalEntry) {
             if done.denied { return .answer("Okay, nothing was deleted.") }
             if let error = failure(done) { return .answer(error) }
             let name = found.content?["entries"]?[0]?["name"]?.stringValue ?? food
@@ -422,7 +424,7 @@ struct OfflinePlanner {
         guard let id = found.content?["entries"]?[0]?["id"]?.stringValue else {
             return .answer("I couldn't find \"\(food)\" in your journal, so nothing was deleted.")
         }
-        return .calls([("delete_journal_entry", ["entry_id": .string(id)])])
+        return .calls([(.deleteJournalEntry, ["entry_id": .string(id)])])
     }
 
     /// Each word in its singular form for a contains-search: "eggs" → "egg", "berries" → "berr"
@@ -442,7 +444,7 @@ struct OfflinePlanner {
 
     /// "how many calories left today": the goal minus today's total.
     func remaining(_ nutrient: String) -> OfflineStep {
-        guard let done = state.last("get_nutrition_context") else { return .calls([("get_nutrition_context", [:])]) }
+        guard let done = state.last(.getNutritionContext) else { return .calls([(.getNutritionContext, [:])]) }
         if let error = failure(done) { return .answer(error) }
         let name = OfflinePlanner.nutrientName(nutrient), unit = OfflinePlanner.unit(nutrient)
         guard let goal = done.content?["goals"]?[nutrient]?.doubleValue else {
@@ -456,7 +458,7 @@ struct OfflinePlanner {
 
     /// "what's my protein goal".
     func goal(_ nutrient: String) -> OfflineStep {
-        guard let done = state.last("get_goals") else { return .calls([("get_goals", [:])]) }
+        guard let done = state.last(.getGoals) else { return .calls([(.getGoals, [:])]) }
         if let error = failure(done) { return .answer(error) }
         let name = OfflinePlanner.nutrientName(nutrient)
         guard let g = done.content?["goals"]?.arrayValue?.first(where: { $0["id"]?.stringValue == nutrient }),
@@ -470,7 +472,7 @@ struct OfflinePlanner {
     // MARK: - Food Bank and Shelf
 
     func recommend() -> OfflineStep {
-        guard let done = state.last("recommend_shelf_foods") else { return .calls([("recommend_shelf_foods", ["limit": 3])]) }
+        guard let done = state.last(.recommendShelfFoods) else { return .calls([(.recommendShelfFoods, ["limit": 3])]) }
         if let error = failure(done) { return .answer(error) }
         let recs = done.content?["recommendations"]?.arrayValue ?? []
         guard !recs.isEmpty else {
@@ -486,7 +488,7 @@ struct OfflinePlanner {
     }
 
     func searchFoodBank(_ query: String) -> OfflineStep {
-        guard let done = state.last("search_food_bank") else { return .calls([("search_food_bank", ["query": .string(query), "limit": 10])]) }
+        guard let done = state.last(.searchFoodBank) else { return .calls([(.searchFoodBank, ["query": .string(query), "limit": 10])]) }
         if let error = failure(done) { return .answer(error) }
         let foods = done.content?["foods"]?.arrayValue ?? []
         guard !foods.isEmpty else { return .answer("No food in your Food Bank matches \"\(query)\".") }

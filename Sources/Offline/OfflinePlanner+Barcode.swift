@@ -1,7 +1,8 @@
 // The offline assistant and barcodes (issue 18): "scan 3017620422003" looks the product up;
 // "log 1 serving of 3017620422003" looks it up and logs it with log_packaged_food.
-import Agent
+import Base
 import Foundation
+import NutritionTools
 
 extension OfflinePlanner {
     /// A barcode request: the code, and for "log …" the servings and meal.
@@ -40,8 +41,8 @@ extension OfflinePlanner {
     }
 
     func barcode(_ r: BarcodeRequest) -> OfflineStep {
-        guard let lookup = state.last("lookup_barcode") else {
-            return .calls([("lookup_barcode", ["barcode": .string(r.code)])])
+        guard let lookup = state.last(.lookupBarcode) else {
+            return .calls([(.lookupBarcode, ["barcode": .string(r.code)])])
         }
         if lookup.isError { return .answer("I couldn't look up \(r.code): \(lookup.errorText ?? "the lookup failed"). Nothing was logged.") }
         guard let p = lookup.content?["product"] else { return .answer("The lookup of \(r.code) gave no product. Nothing was logged.") }
@@ -57,9 +58,9 @@ extension OfflinePlanner {
             let what = [serving.map { "serving \($0)" }, kcal].compactMap { $0 }.joined(separator: ", ")
             return .answer("\(name) — \(what.isEmpty ? "no serving given" : what). Say \"log 1 serving of \(r.code)\" to log it.\(attribution)")
         }
-        if let done = state.last("log_packaged_food") { return .answer(loggedAnswer(done, food: name)) }
+        if let done = state.last(.logPackagedFood) { return .answer(loggedAnswer(done, food: name)) }
         var args: [String: JSONValue] = ["barcode": .string(r.code), "servings": .number(r.servings)]
         if let meal = r.meal { args["meal"] = .string(meal) }
-        return .calls([("log_packaged_food", .object(args))])
+        return .calls([(.logPackagedFood, .object(args))])
     }
 }

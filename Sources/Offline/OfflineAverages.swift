@@ -1,6 +1,6 @@
 // How the offline assistant says what a range average is over: the logged days that report the
 // nutrient, named when some logged days do not ("over the 3 of 4 logged days that report it").
-import Agent
+import Base
 
 extension OfflinePlanner {
     /// The days an average of `nutrient` divides by, from get_journal_range's `reporting_days`

@@ -1,4 +1,5 @@
-// Removes secrets, URLs, emails, amounts and content words from free text before it may leave the machine.
+// Removes secrets, URLs, emails, amounts and content words from free text before it may leave the
+// machine (diagnostics events, error text from servers), and recognises key-shaped words.
 
 /// The redactor for diagnostic text. Two layers:
 /// 1. `scrub` replaces what can be recognised: API keys and tokens (`sk-…`, `sk-proj-…`, `AIza…`,
@@ -150,7 +151,7 @@ public enum Redactor {
         return false
     }
 
-    static func isEmail(_ s: String) -> Bool {
+    public static func isEmail(_ s: String) -> Bool {
         guard let at = s.firstIndex(of: "@") else { return false }
         let local = s[..<at]
         let domain = s[s.index(after: at)...]
@@ -175,7 +176,7 @@ public enum Redactor {
     }
 
     /// "150g", "12.5mg", "2200kcal", "30%".
-    static func isAmount(_ s: String) -> Bool {
+    public static func isAmount(_ s: String) -> Bool {
         guard let first = s.first, first.isASCII, first.isNumber else { return false }
         guard let split = s.firstIndex(where: { !($0.isASCII && $0.isNumber) && $0 != "." && $0 != "," }) else { return false }
         return isUnit(s[split...].lowercased())

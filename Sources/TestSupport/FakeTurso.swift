@@ -1,14 +1,15 @@
-// An in-memory Turso stand-in: an HTTPTransport that answers Hrana pipelines by running them on SQLite.
-import Agent
+// An in-memory Turso stand-in: an HTTPTransport that answers Hrana pipelines by running them on SQLite
+// (the Hrana client's tests, the diagnostics sink's and its flusher's).
+import Base
 import Foundation
 import HTTP
+import Hrana
 import SQLiteKit
-@testable import Diagnostics
 
 /// Executes `/v2/pipeline` requests on an in-memory SQLite database, with switchable faults.
 /// Strict like sqld: integers must be JSON strings (a number is HTTP 400).
-final class FakeTurso: HTTPTransport, @unchecked Sendable {
-    enum Mode: Sendable, Equatable {
+public final class FakeTurso: HTTPTransport, @unchecked Sendable {
+    public enum Mode: Sendable, Equatable {
         case normal
         /// The connection fails (with this transport message).
         case down(String)
@@ -23,43 +24,43 @@ final class FakeTurso: HTTPTransport, @unchecked Sendable {
         case commitThenFail(Int)
     }
 
-    struct Sent: Sendable {
-        var url: String
-        var headers: [HTTPHeader]
-        var body: String
+    public struct Sent: Sendable {
+        public var url: String
+        public var headers: [HTTPHeader]
+        public var body: String
     }
 
     private let lock = NSLock()
-    let db: DatabaseQueue
+    public let db: DatabaseQueue
     private var _mode: Mode = .normal
     private var _sent: [Sent] = []
-    let token: String?
+    public let token: String?
     /// Called with each request body before it runs (under no lock), e.g. to simulate a
     /// concurrent client changing the schema.
-    var beforeRequest: (@Sendable (String, DatabaseQueue) -> Void)?
+    public var beforeRequest: (@Sendable (String, DatabaseQueue) -> Void)?
     /// Answers every page as if it were the first (a sink that ignores the keyset cursor).
-    var ignoresCursor: Bool {
+    public var ignoresCursor: Bool {
         get { lock.withLock { _ignoresCursor } }
         set { lock.withLock { _ignoresCursor = newValue } }
     }
     private var _ignoresCursor = false
 
-    init(token: String? = nil) throws {
+    public init(token: String? = nil) throws {
         db = try DatabaseQueue.inMemory()
         self.token = token
     }
 
-    var mode: Mode {
+    public var mode: Mode {
         get { lock.withLock { _mode } }
         set { lock.withLock { _mode = newValue } }
     }
-    var sent: [Sent] { lock.withLock { _sent } }
+    public var sent: [Sent] { lock.withLock { _sent } }
 
-    func rows(_ sql: String) throws -> [Row] { try db.read { try $0.rows(sql) } }
+    public func rows(_ sql: String) throws -> [Row] { try db.read { try $0.rows(sql) } }
 
     // MARK: - HTTPTransport
 
-    func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
+    public func send(_ request: HTTPRequest) async throws -> HTTPStreamingResponse {
         let body = String(decoding: request.body, as: UTF8.self)
         let mode = lock.withLock { () -> Mode in
             _sent.append(Sent(url: request.url, headers: request.headers, body: body))
@@ -84,7 +85,8 @@ final class FakeTurso: HTTPTransport, @unchecked Sendable {
         do {
             let json = try JSONValue.parse(body)
             guard let requests = json["requests"]?.arrayValue else { return Self.response(400, "no requests") }
-            let results = try db.read { db in try requests.map { try self.handle($0, db) } }
+            // Each request runs as sqld runs it: statements commit on their own, batches open their own transaction.
+            let results = try db.unrestricted { db in try requests.map { try self.handle($0, db) } }
             if case .commitThenFail(let status) = mode { return Self.response(status, "Internal Server Error") }
             let answer: JSONValue = ["baton": nil, "base_url": nil, "results": .array(results)]
             return Self.response(200, answer.serialized)
@@ -95,7 +97,7 @@ final class FakeTurso: HTTPTransport, @unchecked Sendable {
         }
     }
 
-    static func response(_ status: Int, _ text: String) -> HTTPStreamingResponse {
+    public static func response(_ status: Int, _ text: String) -> HTTPStreamingResponse {
         let bytes = Array(text.utf8)
         let stream = AsyncThrowingStream<[UInt8], Error> { continuation in
             continuation.yield(bytes)
@@ -214,48 +216,4 @@ final class FakeTurso: HTTPTransport, @unchecked Sendable {
         default: throw ProtocolFailure(message: "bad condition")
         }
     }
-}
-
-// MARK: - Shared helpers
-
-enum Fixtures {
-    /// A fresh outbox in an in-memory database with the outbox migrations applied.
-    static func outbox(limits: DiagnosticsOutbox.Limits = .init(), now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws -> DiagnosticsOutbox {
-        let queue = try DatabaseQueue.inMemory()
-        try DiagnosticsOutbox.migrate(queue)
-        return DiagnosticsOutbox(queue: queue, limits: limits, now: now)
-    }
-
-    static func sink(_ fake: FakeTurso, token: String? = nil, url: String = "libsql://diag.example.test") throws -> TursoSink {
-        let config = try TursoConfiguration(databaseURL: url, authToken: token)
-        return TursoSink(client: HranaClient(configuration: config, transport: fake))
-    }
-
-    static func diagnostic(_ operation: AgentDiagnostic.Operation = .modelRound, status: String = "ok") -> AgentDiagnostic {
-        var d = AgentDiagnostic(operation: operation, status: status)
-        d.threadID = "thread-1"
-        d.runID = "run-1"
-        d.turn = 1
-        d.provider = "gemini"
-        d.model = "gemini-2.5-flash"
-        d.usage = Usage(inputTokens: 100, cachedInputTokens: 10, outputTokens: 20, reasoningTokens: 5)
-        d.totalMs = 123.5
-        return d
-    }
-
-    static func event(_ n: Int, at time: Double = Date().timeIntervalSince1970) -> DiagnosticEvent {
-        DiagnosticEvent(diagnostic(), id: String(format: "00000000-0000-4000-8000-%012d", n), occurredAt: time, appVersion: "0.1.0")
-    }
-}
-
-/// A thread-safe settable clock for tests.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Double
-    init(_ start: Double = 1_800_000_000) { value = start }
-    var now: Double {
-        get { lock.withLock { value } }
-        set { lock.withLock { value = newValue } }
-    }
-    func advance(_ seconds: Double) { lock.withLock { value += seconds } }
 }

@@ -1,6 +1,6 @@
 import Testing
 import Foundation
-@testable import Providers
+@testable import Offline
 
 @Suite struct OfflineGrammarTests {
     @Test(arguments: [

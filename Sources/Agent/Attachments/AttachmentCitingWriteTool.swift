@@ -1,37 +1,24 @@
-// Reading a nutrition label from an attached image: what the model is told, and the approval card
-// naming the file the values were read from.
+// A write tool's approval card naming the attached files its values were read from (the domain
+// that offers it says which tools and what their descriptions add).
+import Base
 import Foundation
 import SQLiteKit
-
-public enum LabelScan {
-    /// Tools that take nutrient values the model may read from a label.
-    public static let toolNames: Set<String> = ["log_food", "save_food"]
-
-    /// System prompt guidance for attachments.
-    public static let prompt = """
-        Attachments (images and PDFs the person attached):
-        - The current message's attachments are shown to you after its text, each introduced by a line "[attachment aN: …]". \
-        Earlier ones appear as a line saying they are not shown again; call read_attachment with that id to look again.
-        - A nutrition label with "log this" or "save this" (to the Food Bank): propose save_food (saving) or log_food (logging) with the \
-        name and brand as printed, the serving size exactly as the label states it (serving_quantity and serving_unit, with serving_grams \
-        or serving_ml when printed), and the nutrients per serving (log_food: quantity 1 serving, nutrients for that serving). \
-        Report only values you can read clearly on the label; leave out any value that is cut off, blurred or absent — never estimate one. \
-        Say which values you left out. The person checks every value on the approval card.
-        - A photo of a meal: describe what you see and ask before logging; portion sizes from a photo are estimates, say so.
-        """
-
-    static let descriptionAddendum = " With an attached label: serving size as printed and nutrients per serving; leave out values you cannot read (never estimate)."
-}
 
 /// A write tool whose card says which attached files the values were read from ("Read from
 /// label.jpg"), when the run's message carried attachments.
 public struct AttachmentCitingWriteTool: WriteTool {
     let inner: any WriteTool
+    let descriptionAddendum: String
 
-    public init(_ inner: any WriteTool) { self.inner = inner }
+    /// - Parameter descriptionAddendum: appended to the inner tool's description (what the model
+    ///   should do with values read from an attachment).
+    public init(_ inner: any WriteTool, descriptionAddendum: String = "") {
+        self.inner = inner
+        self.descriptionAddendum = descriptionAddendum
+    }
 
     public var name: String { inner.name }
-    public var description: String { inner.description + LabelScan.descriptionAddendum }
+    public var description: String { inner.description + descriptionAddendum }
     public var parameters: JSONValue { inner.parameters }
     public var timing: ToolTiming { inner.timing }
     public func activity(arguments: JSONValue) -> String { inner.activity(arguments: arguments) }
@@ -65,12 +52,9 @@ public struct AttachmentCitingWriteTool: WriteTool {
         "Read from \(names.joined(separator: ", ")) — check every value against it."
     }
 
-    /// The names of the files attached to the user message that started `runID`.
+    /// The names of the files attached to the user message that started `runID`, for a card.
     static func attachmentNames(runID: String, database: Database) throws -> [String] {
-        try database.rows("""
-            SELECT l.name FROM agent_message_attachments l JOIN agent_messages m ON m.id = l.message_id
-            WHERE m.run_id = ? AND m.role = 'user' ORDER BY l.ordinal
-            """, [runID]).compactMap { $0[0].string }.map(Self.printable)
+        try ConversationStore.attachmentNames(runID: runID, in: database).map(Self.printable)
     }
 
     /// A file name as one short line for a card (controls and newlines removed).

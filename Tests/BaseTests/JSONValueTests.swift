@@ -1,5 +1,5 @@
 import Testing
-@testable import Agent
+@testable import Base
 
 @Suite struct JSONValueTests {
     @Test func parsesAndSerializesDeterministically() throws {

@@ -1,6 +1,6 @@
 // /v3/cursor answers: rows per step, step errors, and cut-off answers refused.
 import Testing
-@testable import Diagnostics
+@testable import Hrana
 
 @Suite struct HranaCursorTests {
     func bytes(_ lines: [String], newline: Bool = true) -> [UInt8] { Array((lines.joined(separator: "\n") + (newline ? "\n" : "")).utf8) }

@@ -1,6 +1,6 @@
 // editDistance: the one Levenshtein distance behind every "did you mean …?".
 import Testing
-@testable import Agent
+@testable import Base
 
 @Suite struct EditDistanceTests {
     @Test func distancesAndTheEarlyStop() {

@@ -1,11 +1,14 @@
 // The offline assistant: a deterministic ChatModel that answers a small grammar of requests
 // through the same nutrition tool calls, approvals and ledger as a real model, with no network.
 import Agent
+import Base
 import Foundation
+import NutritionTools
 
 /// Reads the transcript, parses the newest user message with `OfflineGrammar`, and on each turn
 /// either asks for the next tool calls or writes a short answer from the tool results it got.
-/// It knows the nutrition tools only by name and JSON shape, like any other model. It never
+/// It knows the nutrition tools only by their published names (`NutritionToolName`) and JSON
+/// shapes, like any other model. It never
 /// states a number that did not come from a tool result.
 public struct OfflineAssistant: ChatModel {
     public let provider = "offline"
@@ -40,7 +43,7 @@ public struct OfflineAssistant: ChatModel {
         case .calls(let calls):
             for (i, call) in calls.enumerated() {
                 let id = "offline-\(state.userNumber)-\(state.calls.count + i + 1)"
-                events.append(.toolCall(ToolCall(id: id, name: call.name, arguments: call.arguments.serialized)))
+                events.append(.toolCall(ToolCall(id: id, name: call.name.rawValue, arguments: call.arguments.serialized)))
             }
             events.append(.usage(.zero))
             events.append(.finish(.toolCalls))
@@ -75,6 +78,8 @@ struct OfflineState {
         var isError: Bool
         var errorText: String?
         var denied: Bool
+
+        func `is`(_ tool: NutritionToolName) -> Bool { name == tool.rawValue }
     }
 
     let utterance: String
@@ -114,12 +119,12 @@ struct OfflineState {
         calls = done
     }
 
-    func last(_ name: String) -> Done? { calls.last { $0.name == name } }
+    func last(_ tool: NutritionToolName) -> Done? { calls.last { $0.is(tool) } }
 }
 
 // MARK: - Dates
 
-/// The local calendar for the offline assistant (no Nutrition dependency: plain civil dates, `CivilDays`).
+/// The local calendar for the offline assistant (day numbers through Base's `CalendarDay`).
 struct OfflineCalendar {
     let today: Int // days since 1970-01-01, local
 
@@ -129,12 +134,12 @@ struct OfflineCalendar {
     }
 
     func string(_ dayNumber: Int) -> String {
-        CivilDays.format(dayNumber)
+        CalendarDay.text(dayNumber: dayNumber)
     }
 
     /// First day of the current month.
     var monthStart: Int {
-        let (_, _, d) = CivilDays.civil(today)
+        let (_, _, d) = CalendarDay.civil(today)
         return today - (d - 1)
     }
 
@@ -146,7 +151,7 @@ struct OfflineCalendar {
         case .lastDays(let n): return (today - max(1, n) + 1, today)
         case .thisMonth: return (monthStart, today)
         case .date(let s):
-            let n = CivilDays.dayNumber(s) ?? today
+            let n = (try? CalendarDay(parsing: s))?.dayNumber ?? today
             return (n, n)
         case .tomorrow: return (today + 1, today + 1)
         case .weekday(let w):
@@ -158,12 +163,12 @@ struct OfflineCalendar {
         case .dayOfMonth(let d):
             // The latest day numbered `d` on or before today: this month's if it has passed,
             // else the newest earlier month that has one ("the 31st" on 1 December is 31 October).
-            let (y, m, day) = CivilDays.civil(today)
+            let (y, m, day) = CalendarDay.civil(today)
             var (year, month) = (y, m)
             if d > day { (year, month) = m == 1 ? (y - 1, 12) : (y, m - 1) }
             for _ in 0..<3 {
                 let date = String(format: "%04d-%02d-%02d", year, month, d)
-                if let n = CivilDays.dayNumber(date) { return (n, n) }
+                if let n = (try? CalendarDay(parsing: date))?.dayNumber { return (n, n) }
                 (year, month) = month == 1 ? (year - 1, 12) : (year, month - 1)
             }
             return (today, today)

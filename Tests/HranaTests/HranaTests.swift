@@ -1,11 +1,17 @@
 // Hrana value encoding, pipeline shape, guarded transactions and error classification.
-import Agent
+import Base
 import Foundation
 import HTTP
 import Testing
-@testable import Diagnostics
+import TestSupport
+@testable import Hrana
 
 @Suite struct HranaTests {
+    /// A client of the in-memory stand-in, as the diagnostics sink and sync build theirs.
+    func client(_ fake: FakeTurso, token: String? = nil, url: String = "libsql://diag.example.test") throws -> HranaClient {
+        HranaClient(configuration: try TursoConfiguration(databaseURL: url, authToken: token), transport: fake)
+    }
+
     @Test func encodesValuesLikeTurso() {
         #expect(HranaValue.integer(-42).json.serialized == #"{"type":"integer","value":"-42"}"#)
         #expect(HranaValue.integer(Int64.max).json.serialized == #"{"type":"integer","value":"9223372036854775807"}"#)
@@ -61,9 +67,9 @@ import Testing
 
     @Test func bearerHeaderOnlyWithAToken() async throws {
         let fake = try FakeTurso()
-        _ = try await Fixtures.sink(fake, token: "tok-123").client.execute(HranaStatement("SELECT 1"))
-        _ = try await Fixtures.sink(fake, token: nil).client.execute(HranaStatement("SELECT 1"))
-        _ = try await Fixtures.sink(fake, token: "  ").client.execute(HranaStatement("SELECT 1"))
+        _ = try await client(fake, token: "tok-123").execute(HranaStatement("SELECT 1"))
+        _ = try await client(fake, token: nil).execute(HranaStatement("SELECT 1"))
+        _ = try await client(fake, token: "  ").execute(HranaStatement("SELECT 1"))
         let auth = fake.sent.map { $0.headers.first { $0.name == "Authorization" }?.value }
         #expect(auth == ["Bearer tok-123", nil, nil])
         #expect(fake.sent.allSatisfy { $0.url == "https://diag.example.test/v3/pipeline" })
@@ -72,7 +78,7 @@ import Testing
 
     @Test func roundTripsValuesThroughTheFakeServer() async throws {
         let fake = try FakeTurso()
-        let client = try Fixtures.sink(fake).client
+        let client = try client(fake)
         let r = try await client.execute(HranaStatement("SELECT ?, ?, ?, ?, ?", [.integer(Int64.min), .float(0.25), .text("✓"), .blob([0, 1, 2, 255]), .null]))
         #expect(r.rows == [[.integer(Int64.min), .float(0.25), .text("✓"), .blob([0, 1, 2, 255]), .null]])
         #expect(r.columns.count == 5)
@@ -80,7 +86,7 @@ import Testing
 
     @Test func stepErrorsRollBackTheTransaction() async throws {
         let fake = try FakeTurso()
-        let client = try Fixtures.sink(fake).client
+        let client = try client(fake)
         _ = try await client.execute(HranaStatement("CREATE TABLE t (id TEXT PRIMARY KEY)"))
         await #expect(throws: HranaError.self) {
             try await client.transaction([HranaStatement("INSERT INTO t VALUES ('a')"), HranaStatement("INSERT INTO t VALUES ('a')")])
@@ -111,7 +117,7 @@ import Testing
     func classifiesFailures(mode: FakeTurso.Mode, expected: String) async throws {
         let fake = try FakeTurso()
         fake.mode = mode
-        let client = try Fixtures.sink(fake, token: "sk-proj-TOPSECRETTOKEN0123456789").client
+        let client = try client(fake, token: "sk-proj-TOPSECRETTOKEN0123456789")
         do {
             _ = try await client.execute(HranaStatement("SELECT 1"))
             Issue.record("expected a failure")
@@ -126,9 +132,24 @@ import Testing
             case (.invalidResponse, "invalid"): #expect(error.isRetryable)
             default: Issue.record("\(error) is not \(expected)")
             }
-            #expect(!error.description.contains("TOPSECRET"))
-            #expect(!error.description.contains("diag.example.test"))
-            #expect(!error.description.contains("\n"))
+            let service = HranaService(name: "test database", urlVariable: "TEST_URL", tokenVariable: "TEST_TOKEN", retryPhrase: "it retries")
+            for text in [error.description, error.describe(service)] {
+                #expect(!text.contains("TOPSECRET"))
+                #expect(!text.contains("diag.example.test"))
+                #expect(!text.contains("\n"))
+            }
         }
     }
+
+    /// Each user of the client names its own database and settings; the plain description names none.
+    @Test func errorMessagesNameTheServicesSettings() {
+        let service = HranaService(name: "test database", urlVariable: "TEST_URL", tokenVariable: "TEST_TOKEN", retryPhrase: "it retries")
+        #expect(HranaError.unauthorized(status: 403).describe(service) == "the test database refused the token (HTTP 403); check TEST_TOKEN")
+        #expect(HranaError.notFound.describe(service) == "the test database was not found (HTTP 404); check TEST_URL")
+        #expect(HranaError.rateLimited(retryAfter: 3).describe(service) == "the test database is rate limiting (HTTP 429); it retries")
+        #expect(HranaError.network("sk-proj-TOPSECRETTOKEN0123456789 refused").describe(service).contains("TOPSECRET") == false)
+        #expect(HranaError.unauthorized(status: 401).description == "the database refused the token (HTTP 401); check the auth token")
+        #expect(HranaError.invalidURL.description == "the database URL must start with libsql, https or http; fix it and try again")
+    }
 }
+

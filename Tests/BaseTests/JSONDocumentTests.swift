@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import Agent
+@testable import Base
 
 /// JSONDocument must accept exactly what JSONValue.parse accepts and read the same values.
 @Suite struct JSONDocumentTests {

@@ -1,6 +1,6 @@
 // The offline assistant's barcode phrases (issue 18).
 import Testing
-@testable import Providers
+@testable import Offline
 
 @Suite struct OfflineBarcodeTests {
     typealias R = OfflinePlanner.BarcodeRequest
