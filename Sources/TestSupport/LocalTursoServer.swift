@@ -31,8 +31,7 @@ public final class LocalTursoServer: @unchecked Sendable {
         var buffer: [UInt8] = []
         let handle = out.fileHandleForReading
         while !buffer.contains(UInt8(ascii: "\n")) {
-            let data = handle.availableData
-            if data.isEmpty { break }
+            guard let data = PipeReading.readSome(handle) else { break }
             buffer += data
         }
         let line = String(decoding: buffer, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
@@ -84,7 +83,7 @@ public final class LocalTursoServer: @unchecked Sendable {
         probe.standardOutput = out
         probe.standardError = FileHandle.nullDevice
         try probe.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let data = PipeReading.readToEnd(out.fileHandleForReading)
         probe.waitUntilExit()
         let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard probe.terminationStatus == 0, !path.isEmpty else { throw StartError(description: "python3 is not available") }

@@ -60,10 +60,10 @@ public enum OfjBinary {
         nonisolated(unsafe) var err = Data()
         let errDone = DispatchSemaphore(value: 0)
         Thread {
-            err = errPipe.fileHandleForReading.readDataToEndOfFile()
+            err = PipeReading.readToEnd(errPipe.fileHandleForReading)
             errDone.signal()
         }.start()
-        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
+        let out = PipeReading.readToEnd(outPipe.fileHandleForReading)
         errDone.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))

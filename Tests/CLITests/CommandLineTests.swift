@@ -87,7 +87,7 @@ import Glibc
             let out = Pipe()
             p.standardOutput = out
             try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
+            let data = PipeReading.readToEnd(out.fileHandleForReading)
             p.waitUntilExit()
             return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         }
@@ -208,8 +208,8 @@ import Glibc
         p.standardError = err
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
+        let o = PipeReading.readToEnd(out.fileHandleForReading)
+        let e = PipeReading.readToEnd(err.fileHandleForReading)
         p.waitUntilExit()
         return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
     }

@@ -27,9 +27,7 @@ import SQLiteKit
         private let done = DispatchSemaphore(value: 0)
         init(_ handle: FileHandle) {
             Thread { [self] in
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
+                while let chunk = PipeReading.readSome(handle) {
                     data.withLock { $0.append(chunk) }
                 }
                 done.signal()
