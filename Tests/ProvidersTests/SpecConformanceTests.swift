@@ -188,7 +188,7 @@ import TestSupport
         let queue = try DatabaseQueue(path: ":memory:")
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         let store = ConversationStore(queue: queue)
         // The GIF was attached while the thread ran on a model that takes it.
         let clock = VirtualClock()

@@ -136,7 +136,7 @@ private struct NoDiagnostics: DiagnosticsRecorder {
         let queue = try DatabaseQueue(path: ":memory:")
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
-        try queue.read { try migrator.migrate($0) }
+        try queue.migrate(migrator)
         let store = ConversationStore(queue: queue)
         // 2026-11-29 23:58:30 UTC.
         let clock = VirtualClock(epoch: 1_795_996_710)
