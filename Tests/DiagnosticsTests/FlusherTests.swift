@@ -145,13 +145,14 @@ import Testing
     @Test func shutdownGivesUpAfterTheTimeout() async throws {
         let (fake, outbox, flusher) = try setup()
         try outbox.enqueue(Fixtures.event(1))
-        fake.mode = .slow(120)
+        fake.mode = .slow(600)
         let start = Date()
         let report = await flusher.shutdown(timeout: 0.5)
         let elapsed = Date().timeIntervalSince(start)
-        // The deadline is 0.5 s against a server that would take 120 s; the slack is for a debug
-        // build on a shared, heavily loaded 2-core machine.
-        #expect(elapsed < 30, "shutdown took \(elapsed) s")
+        // The deadline is 0.5 s against a server that would take 600 s. The bound is wide: a debug
+        // build's 1,000 tests share a 2-thread concurrency pool on a loaded 2-core machine, where
+        // this took 68 s once; what matters is that shutdown never waits for the server.
+        #expect(elapsed < 300, "shutdown took \(elapsed) s")
         #expect(report == nil || report?.succeeded == false)
         #expect(try outbox.status().pending == 1, "undelivered events stay for the next start")
     }

@@ -40,7 +40,7 @@ import Testing
                                           transport: fake, appVersion: "0.1.0", policy: .init(interval: 0.05))
         await setup.start()
         for _ in 0..<3 { setup.recorder.record(Fixtures.diagnostic()) }
-        let deadline = Date().addingTimeInterval(60) // a bound, not a timing check: exits as soon as delivered
+        let deadline = Date().addingTimeInterval(240) // a bound, not a timing check: exits as soon as delivered
         while try setup.outbox.status().pending > 0, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
         #expect(try setup.outbox.status().delivered == 3)
         #expect(fake.sent.allSatisfy { $0.url == "https://db.example.test/v3/pipeline" })
