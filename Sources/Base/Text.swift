@@ -6,3 +6,14 @@ public func zeroPadded(_ value: some BinaryInteger, width: Int) -> String {
     let text = String(value)
     return String(repeating: "0", count: max(0, width - text.count)) + text
 }
+
+extension Double {
+    /// The nearest Int, clamped to Int's range; NaN is 0. For counts and columns computed from
+    /// stored values, where `Int(_:)` would trap.
+    public var clampedInt: Int {
+        guard !isNaN else { return 0 }
+        if self >= 9.2e18 { return Int.max }
+        if self <= -9.2e18 { return Int.min }
+        return Int(self.rounded())
+    }
+}

@@ -234,23 +234,13 @@ extension JournalStore {
     /// day after now (a far-future `updated_at` would win every later merge). The first offending
     /// record is named by its position and id, never by its content.
     func checkDates(foods: [SavedFood], entries: [Entry]) throws {
-        let earliest = JournalStore.importDateRange.lowerBound, latest = JournalStore.importDateRange.upperBound
-        let horizon = now().addingTimeInterval(24 * 3600)
-        func problem(_ stamps: [(String, Date?)]) -> String? {
-            for (field, date) in stamps {
-                guard let date else { continue }
-                if date < earliest || date >= latest { return "its \(field) is outside 1900–2200" }
-                if date > horizon { return "its \(field) is more than a day in the future" }
-            }
-            return nil
-        }
         for (i, f) in foods.enumerated() {
-            if let why = problem([("created_at", f.createdAt), ("updated_at", f.updatedAt), ("last_used_at", f.lastUsedAt)]) {
+            if let why = dateProblem([("created_at", f.createdAt), ("updated_at", f.updatedAt), ("last_used_at", f.lastUsedAt)]) {
                 throw JournalError.malformedBackup("food \(i + 1) (id \(f.id.uuidString)): \(why)")
             }
         }
         for (i, e) in entries.enumerated() {
-            let why = (1900...2200).contains(e.day.year) ? problem([("created_at", e.createdAt), ("updated_at", e.updatedAt)]) : "its day is outside 1900–2200"
+            let why = (1900...2200).contains(e.day.year) ? dateProblem([("created_at", e.createdAt), ("updated_at", e.updatedAt)]) : "its day is outside 1900–2200"
             if let why { throw JournalError.malformedBackup("entry \(i + 1) (id \(e.id.uuidString)): \(why)") }
         }
     }

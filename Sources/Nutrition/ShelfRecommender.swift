@@ -1,5 +1,6 @@
 // The deterministic Shelf recommender: ranks shelf foods at 0.5x/1x/1.5x/2x servings against
 // what is left of today's goals, with a plain-language reason. No AI, no network.
+import Base
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -96,7 +97,7 @@ public enum ShelfRecommender {
         }
         if let id = bestID, let a = amounts[id], let rem = remaining[id] {
             let unit = NutrientCatalog.nutrient(id)?.unit.rawValue ?? ""
-            let pct = Int((min(a, rem) / rem * 100).rounded())
+            let pct = (min(a, rem) / rem * 100).clampedInt
             parts.append("\(servingsText) covers \(pct)% of your remaining \(NutrientCatalog.displayName(id).lowercased()) (\(a.formattedAmount) \(unit) of \(rem.formattedAmount) \(unit) left)")
         } else {
             parts.append("\(servingsText) adds little toward your remaining goals")

@@ -366,9 +366,12 @@ public enum Validate {
 }
 
 extension Double {
-    /// A short human form: integers without decimals, otherwise up to 2 decimals.
+    /// A short human form: integers without decimals, otherwise up to 2 decimals. Total: NaN,
+    /// infinities and numbers past 1e15 (a stored value no check let through) print as text, never trap.
     public var formattedAmount: String {
-        if self == rounded() && abs(self) < 1e15 { return String(Int64(self)) }
+        guard isFinite else { return isNaN ? "NaN" : (self < 0 ? "-∞" : "∞") }
+        if abs(self) >= 1e15 { return String(self) }
+        if self == rounded() { return String(Int64(self)) }
         let r = rounded(places: 2)
         if r == r.rounded() { return String(Int64(r)) }
         var s = String(r)

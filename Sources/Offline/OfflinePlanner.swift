@@ -272,7 +272,7 @@ struct OfflinePlanner {
         guard logged > 0 else { return .answer("Nothing is logged for \(when).") }
         var lines = ["\(capitalized(when)): \(logged) logged \(logged == 1 ? "day" : "days"); daily average \(macros(content["daily_averages"]))\(partialAverages(content, logged: logged))."]
         for d in content["days"]?.arrayValue ?? [] {
-            let n = Int(d["totals"]?["entry_count"]?.doubleValue ?? 0)
+            let n = (d["totals"]?["entry_count"]?.doubleValue ?? 0).clampedInt
             let date = d["date"]?.stringValue ?? "?"
             if n == 0 {
                 lines.append("- \(date): nothing logged")
@@ -347,7 +347,7 @@ struct OfflinePlanner {
         guard !foods.isEmpty else { return .answer("No food logged \(when) reported \(name).") }
         var lines = ["Most \(name) \(when), \(format(content["total"]?.doubleValue ?? 0))\(unit) in total:"]
         for (i, f) in foods.enumerated() {
-            let share = Int(((f["share"]?.doubleValue ?? 0) * 100).rounded())
+            let share = ((f["share"]?.doubleValue ?? 0) * 100).clampedInt
             lines.append("\(i + 1). \(foodName(f)): \(format(f["amount"]?.doubleValue ?? 0))\(unit) (\(share)%)")
         }
         let missing = Int(content["entries_not_reporting"]?.doubleValue ?? 0)

@@ -133,6 +133,6 @@ extension SourceStore {
     }
 
     static func plain(_ v: Double) -> String {
-        v.rounded() == v ? String(Int(v)) : String(format: "%.1f", v)
+        v.rounded() == v && abs(v) < 1e15 ? String(Int64(v)) : String(format: "%.1f", v)
     }
 }

@@ -7,7 +7,10 @@ public enum SyncText {
     public static func line(_ r: SyncReport) -> String {
         var parts = ["pushed \(r.pushed)", "pulled \(r.applied)"]
         if r.conflicts > 0 { parts.append("\(r.conflicts) conflict\(r.conflicts == 1 ? "" : "s") resolved (ofj sync conflicts)") }
-        if r.skipped > 0 { parts.append("\(r.skipped) remote change\(r.skipped == 1 ? "" : "s") skipped (unknown kind or malformed)") }
+        if r.quarantined > 0 {
+            parts.append("\(r.quarantined) remote change\(r.quarantined == 1 ? "" : "s") quarantined (they break the journal's rules; ofj sync quarantine)")
+        }
+        if r.skipped > 0 { parts.append("\(r.skipped) remote change\(r.skipped == 1 ? "" : "s") skipped (a kind this ofj does not know)") }
         return "sync: " + parts.joined(separator: ", ")
     }
 
@@ -34,7 +37,8 @@ public enum SyncText {
         lines.append("pending local changes: \(s.pending)")
         lines.append("remote position: \(s.remotePosition)")
         lines.append("conflicts resolved: \(s.conflicts)\(s.conflicts > 0 ? " (ofj sync conflicts shows them)" : "")")
-        if s.skipped > 0 { lines.append("remote changes skipped: \(s.skipped) (unknown kind or malformed; a newer ofj may read them)") }
+        if s.quarantined > 0 { lines.append("remote changes quarantined: \(s.quarantined) (they break the journal's rules and were not applied; ofj sync quarantine lists them)") }
+        if s.skipped > 0 { lines.append("remote changes skipped: \(s.skipped) (a kind this ofj does not know; a newer ofj may read them)") }
         if let e = s.lastError { lines.append("last error: " + TerminalText.sanitize(e, keepNewlines: false)) }
         lines.append("device: \(s.device)")
         return lines.joined(separator: "\n") + "\n"
@@ -48,6 +52,20 @@ public enum SyncText {
             // Kinds, ids and payloads come from other machines through the remote: one sanitised line each.
             out += TerminalText.sanitize("\(time(c.resolvedAt))  \(c.kind) \(c.recordID)  kept: \(summary(c.localPayload))", keepNewlines: false) + "\n"
         }
+        return out
+    }
+
+    /// `ofj sync quarantine`: pulled rows kept aside because they break a rule, newest first.
+    /// Only kind, id, position, size and reason: never the payload's content.
+    public static func quarantine(_ list: [SyncQuarantined]) -> String {
+        guard !list.isEmpty else { return "no quarantined changes: every change pulled from other machines passed the journal's rules\n" }
+        var out = "Changes from the sync database kept aside, not applied (newest first):\n"
+        for q in list {
+            let id = q.recordID.count > 60 ? String(q.recordID.prefix(60)) + "…" : q.recordID
+            out += TerminalText.sanitize("\(time(q.at))  \(q.kind.isEmpty ? "?" : String(q.kind.prefix(20))) \(id.isEmpty ? "?" : id)  position \(q.position), \(q.payloadBytes) bytes: \(q.reason)",
+                                         keepNewlines: false) + "\n"
+        }
+        out += "They stay here until a valid version of the same record arrives; fix them where they were written (or with any libSQL client) and sync again.\n"
         return out
     }
 

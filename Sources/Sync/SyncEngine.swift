@@ -10,7 +10,10 @@ public struct SyncReport: Sendable, Hashable {
     public var pulled = 0
     public var applied = 0
     public var conflicts = 0
+    /// Rows of a kind this ofj does not know.
     public var skipped = 0
+    /// Rows that broke a rule, kept aside (`ofj sync quarantine`).
+    public var quarantined = 0
     public var error: String?
     public var retryable = true
     public var retryAfter: Double?
@@ -153,7 +156,8 @@ public struct SyncEngine: Sendable {
             report.pulled += rows.count
             report.applied += applied.applied
             report.conflicts += applied.conflicts
-            report.skipped += applied.unknown + applied.malformed
+            report.skipped += applied.unknown
+            report.quarantined += applied.quarantined
             position = rows.last?.position ?? position
             progress?(report)
             if rows.count < limits.pageRows { break }

@@ -27,11 +27,20 @@ public struct SyncRecord: Sendable, Hashable {
     }
 }
 
-/// A row read from the remote: its position and the record (payload text unchecked).
+/// A row read from the remote: its position and the record (payload text unchecked). `problem`
+/// says why the row as it came cannot be a record (a column of the wrong type, a payload too
+/// large to read): such a row is quarantined, never applied.
 public struct RemoteRow: Sendable, Hashable {
     public var position: Int64
     public var record: SyncRecord
-    public init(position: Int64, record: SyncRecord) { self.position = position; self.record = record }
+    public var problem: String?
+    /// The payload's size as the remote counted it (a payload too large to read is not sent).
+    public var payloadBytes: Int
+    /// The stamp as it came, when it was not an integer.
+    public var rawStamp: String?
+    public init(position: Int64, record: SyncRecord, problem: String? = nil, payloadBytes: Int = 0, rawStamp: String? = nil) {
+        self.position = position; self.record = record; self.problem = problem; self.payloadBytes = payloadBytes; self.rawStamp = rawStamp
+    }
 }
 
 /// What applying one page did.
@@ -40,9 +49,20 @@ public struct ApplyReport: Sendable, Hashable {
     public var conflicts = 0
     /// Rows of a kind this ofj does not know (or threads while `sync.threads` is off).
     public var unknown = 0
-    /// Rows whose payload could not be applied (bad JSON, wrong types, constraint failures).
-    public var malformed = 0
+    /// Rows that break the journal's rules or their table's (bad JSON, wrong types, ranges,
+    /// sizes, constraint failures): kept in `sync_quarantine` with the reason, never applied.
+    public var quarantined = 0
     public init() {}
+}
+
+/// A pulled row kept aside because it breaks a rule (`ofj sync quarantine`).
+public struct SyncQuarantined: Sendable, Hashable {
+    public var kind: String
+    public var recordID: String
+    public var position: Int64
+    public var reason: String
+    public var payloadBytes: Int
+    public var at: Double
 }
 
 public struct SyncConflict: Sendable, Hashable {
@@ -62,6 +82,7 @@ public struct SyncLocalStatus: Sendable, Hashable {
     public var lastSuccess: Double?
     public var lastError: String?
     public var skipped: Int
+    public var quarantined: Int = 0
 }
 
 /// The sync tables of the main database (migration `sync-1-capture`).
@@ -124,7 +145,8 @@ public struct SyncLocal: Sendable {
                 conflicts: try Self.count("SELECT count(*) FROM sync_conflicts", in: db),
                 lastSuccess: try state("last_success", in: db).flatMap(Double.init),
                 lastError: try state("last_error", in: db),
-                skipped: Int(try state("skipped", in: db) ?? "0") ?? 0)
+                skipped: Int(try state("skipped", in: db) ?? "0") ?? 0,
+                quarantined: try Self.count("SELECT count(*) FROM sync_quarantine", in: db))
         }
     }
 
@@ -145,6 +167,30 @@ public struct SyncLocal: Sendable {
                              winner: SyncStamp(hlc: try r.decode(5), device: try r.decode(6)), resolvedAt: try r.decode(7))
             }
         }
+    }
+
+    /// Pulled rows kept aside, newest first.
+    public func quarantined(limit: Int = 100) throws -> [SyncQuarantined] {
+        try queue.read { db in
+            try db.rows("SELECT kind, record_id, position, reason, payload_bytes, quarantined_at FROM sync_quarantine ORDER BY seq DESC LIMIT ?",
+                        [limit]).map { r in
+                SyncQuarantined(kind: r[0].string ?? "", recordID: r[1].string ?? "", position: r[2].int64 ?? 0, reason: r[3].string ?? "",
+                                payloadBytes: r[4].int ?? 0, at: r[5].double ?? 0)
+            }
+        }
+    }
+
+    /// Keeps a pulled row aside with its reason (the payload too, when it is at most 1 MiB).
+    /// A record keeps one quarantined version: the newest.
+    static func quarantine(_ row: RemoteRow, reason: String, now: Double, in db: Database) throws {
+        let payload = row.record.payload
+        let bytes = max(payload?.utf8.count ?? 0, row.payloadBytes)
+        try db.execute("DELETE FROM sync_quarantine WHERE kind = ? AND record_id = ?", [row.record.kind, row.record.id])
+        try db.execute("""
+            INSERT INTO sync_quarantine (kind, record_id, position, hlc, device, reason, payload, payload_bytes, quarantined_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [row.record.kind, row.record.id, row.position, row.rawStamp ?? String(row.record.stamp.hlc), row.record.stamp.device,
+                  reason, bytes <= 1 << 20 ? payload : nil, bytes, now])
     }
 
     // MARK: - Payloads
@@ -248,21 +294,34 @@ public struct SyncLocal: Sendable {
     // MARK: - Applying pulled rows
 
     /// Applies one page of remote rows in one transaction and moves the position past it.
-    /// Rows this ofj cannot apply are skipped and counted, never fatal.
+    /// Each row is checked first (its columns, its stamp, then — written in a savepoint — the
+    /// journal's own rules for what it stored); a row that fails is quarantined with its reason
+    /// and the rest of the page goes on. Rows of a kind this ofj does not know are skipped and counted.
     public func apply(_ rows: [RemoteRow], threads: Bool, now: Double) throws -> ApplyReport {
-        try queue.write { db in
+        let journal = JournalStore(queue: queue, now: { Date(timeIntervalSince1970: now) })
+        return try queue.write { db in
             var report = ApplyReport()
             try db.execute("UPDATE sync_clock SET applying = 1")
             var days: Set<String> = []
             var maxHLC: Int64 = 0
             for row in rows {
                 let r = row.record
-                maxHLC = max(maxHLC, r.stamp.hlc)
+                if let problem = row.problem {
+                    try Self.quarantine(row, reason: problem, now: now, in: db)
+                    report.quarantined += 1
+                    continue
+                }
                 guard let k = SyncedKind.named(r.kind), threads || !k.isThread else { report.unknown += 1; continue }
                 let local = try db.row("SELECT hlc, device FROM sync_versions WHERE kind = ? AND id = ?", [r.kind, r.id]).map {
                     SyncStamp(hlc: try $0.decode(0), device: try $0.decode(1))
                 }
                 if let local, r.stamp <= local { continue }
+                guard !r.id.isEmpty, r.id.utf8.count <= 200, !r.id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                    try Self.quarantine(row, reason: "its id is empty, longer than 200 bytes or has control characters", now: now, in: db)
+                    report.quarantined += 1
+                    continue
+                }
+                var conflicted = false
                 do {
                     try db.transaction { db in
                         if let pending = try db.row("SELECT hlc FROM sync_pending WHERE kind = ? AND id = ?", [r.kind, r.id]) {
@@ -272,19 +331,29 @@ public struct SyncLocal: Sendable {
                                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                                 """, [r.kind, r.id, localStamp.hlc, localStamp.device, try Self.payload(k, id: r.id, in: db), r.stamp.hlc, r.stamp.device, now])
                             try db.execute("DELETE FROM sync_pending WHERE kind = ? AND id = ?", [r.kind, r.id])
-                            report.conflicts += 1
+                            conflicted = true
                         }
-                        try Self.write(k, id: r.id, payload: r.payload, days: &days, in: db)
+                        var touched = days
+                        try Self.write(k, id: r.id, payload: r.payload, days: &touched, in: db)
+                        if r.payload != nil, let why = try Self.problem(k, id: r.id, journal: journal, in: db) { throw Malformed(why: why) }
+                        days = touched
                         try db.execute("""
                             INSERT INTO sync_versions (kind, id, hlc, device) VALUES (?, ?, ?, ?)
                             ON CONFLICT (kind, id) DO UPDATE SET hlc = excluded.hlc, device = excluded.device
                             """, [r.kind, r.id, r.stamp.hlc, r.stamp.device])
+                        // A newer version that passes replaces one kept aside.
+                        try db.execute("DELETE FROM sync_quarantine WHERE kind = ? AND record_id = ?", [r.kind, r.id])
                     }
+                    if conflicted { report.conflicts += 1 }
                     report.applied += 1
-                } catch is Malformed {
-                    report.malformed += 1
+                    maxHLC = max(maxHLC, r.stamp.hlc)
+                } catch let e as Malformed {
+                    try Self.quarantine(row, reason: e.why, now: now, in: db)
+                    report.quarantined += 1
                 } catch let e as DatabaseError where e.isConstraint || e.code == 20 /* SQLITE_MISMATCH */ {
-                    report.malformed += 1 // the row breaks a rule of the table (CHECK, NOT NULL, UNIQUE)
+                    // The row breaks a rule of the table (CHECK, NOT NULL, UNIQUE): SQLite's message names the rule, not the values.
+                    try Self.quarantine(row, reason: "it breaks a rule of its table (\(e.message.prefix(120)))", now: now, in: db)
+                    report.quarantined += 1
                 }
                 // Any other error (disk full, busy, damaged) ends the page: nothing of it is kept
                 // and the position stays, so the page is read again next time.
@@ -294,11 +363,22 @@ public struct SyncLocal: Sendable {
             if let last = rows.last {
                 try setState("remote_position", String(last.position), in: db)
             }
-            if report.unknown + report.malformed > 0 {
-                let skipped = (Int(try state("skipped", in: db) ?? "0") ?? 0) + report.unknown + report.malformed
+            if report.unknown > 0 {
+                let skipped = (Int(try state("skipped", in: db) ?? "0") ?? 0) + report.unknown
                 try setState("skipped", String(skipped), in: db)
             }
             return report
+        }
+    }
+
+    /// Why a record as written breaks the rules of what it is: the journal's own checks for
+    /// entries, foods and settings (what backup import and the store enforce), sizes for the rest.
+    static func problem(_ k: SyncedKind, id: String, journal: JournalStore, in db: Database) throws -> String? {
+        switch k.kind {
+        case "entry": return try journal.problemWithStoredEntry(id: id, in: db)
+        case "food": return try journal.problemWithStoredFood(id: id, in: db)
+        case "setting": return try journal.problemWithStoredSetting(key: id, in: db)
+        default: return nil
         }
     }
 
@@ -460,6 +540,7 @@ public struct SyncLocal: Sendable {
               let day = object["day"]?.stringValue else { throw Malformed(why: "entry without a day") }
         days.insert(day)
         try db.execute("DELETE FROM journal_entry_nutrients WHERE entry_seq = ?", [seq])
+        if let n = object["nutrients"], n.arrayValue == nil, n != .null { throw Malformed(why: "its nutrients are not a list") }
         for item in object["nutrients"]?.arrayValue ?? [] {
             guard let n = item.arrayValue, n.count == 3, let nutrient = n[0].stringValue, let amount = n[1].doubleValue,
                   let total = n[2].doubleValue else { throw Malformed(why: "bad nutrient") }

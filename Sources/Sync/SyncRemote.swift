@@ -208,15 +208,12 @@ public struct SyncRemote: Sendable {
         var out: [RemoteRow] = []
         var last = position
         for row in page.rows {
-            // A row without its position or stamp cannot be placed; the page is not trusted.
-            guard row.count >= 7, let pos = row[0].integer, pos > last, let hlc = row[3].integer else {
+            // A row without its position cannot be placed: the page is not trusted.
+            guard row.count >= 7, case .integer(let pos) = row[0], pos > last else {
                 throw SyncError.unreadable("a row out of order or without a position")
             }
             last = pos
-            let deleted = (row[5].integer ?? 0) != 0
-            out.append(RemoteRow(position: pos, record: SyncRecord(kind: row[1].text ?? "", id: row[2].text ?? "",
-                                                                   stamp: SyncStamp(hlc: hlc, device: row[4].text ?? ""),
-                                                                   payload: deleted ? nil : (row[6].text ?? ""))))
+            out.append(Self.remoteRow(position: pos, row))
         }
         return PullPage(databaseID: result.stepResults[0]?.rows.first?.first?.text, rows: out)
     }
@@ -237,5 +234,33 @@ public struct SyncRemote: Sendable {
                                [.text(cutoff)], wantRows: false),
             ])
         } catch let e as HranaError { throw SyncError.remote(e) }
+    }
+
+    /// A pulled row as a record, or with the reason it cannot be one: every column must have
+    /// its type (an integer stamp, never a number read as 0, text kind, id, device and payload).
+    static func remoteRow(position: Int64, _ row: [HranaValue]) -> RemoteRow {
+        let kind = row[1].text, id = row[2].text, device = row[4].text
+        var problem: String?
+        var stamp: Int64 = 0
+        var raw: String?
+        if case .integer(let v) = row[3] { stamp = v } else {
+            problem = "its stamp is not an integer"
+            raw = String(describing: row[3]).prefix(40).description
+        }
+        if kind == nil || id == nil || device == nil { problem = problem ?? "its kind, id or device is not text" }
+        var deleted = false
+        switch row[5] {
+        case .integer(0): deleted = false
+        case .integer(1): deleted = true
+        default: problem = problem ?? "its deleted flag is not 0 or 1"
+        }
+        let payload: String?
+        if deleted { payload = nil } else if let text = row[6].text { payload = text } else {
+            payload = ""
+            problem = problem ?? "its payload is not text"
+        }
+        return RemoteRow(position: position, record: SyncRecord(kind: kind ?? "", id: id ?? "", stamp: SyncStamp(hlc: stamp, device: device ?? ""),
+                                                                payload: payload),
+                         problem: problem, payloadBytes: payload?.utf8.count ?? 0, rawStamp: raw)
     }
 }

@@ -164,6 +164,19 @@ public enum SyncSchema {
         }
         registerThreadMigration(into: &migrator)
         registerAttachmentMigration(into: &migrator)
+        migrator.register("sync4-1-quarantine") { db in
+            try db.execute(batch: """
+                -- Pulled rows that break a rule (wrong types, ranges, sizes, stamps): kept aside with
+                -- the reason, never applied; one per record, the newest (SyncLocal.quarantine).
+                CREATE TABLE sync_quarantine (
+                    seq INTEGER PRIMARY KEY,
+                    kind TEXT NOT NULL, record_id TEXT NOT NULL, position INTEGER NOT NULL,
+                    hlc TEXT NOT NULL, device TEXT NOT NULL, reason TEXT NOT NULL,
+                    payload TEXT, payload_bytes INTEGER NOT NULL, quarantined_at REAL NOT NULL
+                );
+                CREATE INDEX sync_quarantine_by_record ON sync_quarantine (kind, record_id);
+                """)
+        }
     }
 }
 

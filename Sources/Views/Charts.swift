@@ -184,7 +184,7 @@ public enum Charts {
         let area = cells - 1
         if let v, v > 0, scale > 0 {
             let units = unicode ? 8 : 1
-            let filled = min(area * units, Int((v / scale * Double(area * units)).rounded()))
+            let filled = min(area * units, (v / scale * Double(area * units)).clampedInt)
             let full = filled / units
             for i in 0..<full { out[i] = unicode ? "█" : "#" }
             if unicode, filled % 8 > 0, full < area, let c = eighths[filled % 8].first { out[full] = c }
@@ -199,8 +199,8 @@ public enum Charts {
 
     /// Where the goal mark goes: the column just past a bar exactly at the goal.
     static func markColumn(goal: Double?, scale: Double, cells: Int) -> Int? {
-        guard let goal, scale > 0 else { return nil }
-        return min(cells - 1, Int((goal / scale * Double(cells - 1)).rounded()))
+        guard let goal, scale > 0, (goal / scale).isFinite else { return nil }
+        return min(cells - 1, (goal / scale * Double(cells - 1)).clampedInt)
     }
 
     /// One chart: a heading, a bar per day/week/month with its value and % of the goal, and the

@@ -16,6 +16,8 @@ public enum JournalViews {
     /// "1,234" / "12.5" / "0.25": at most `places` decimals, trailing zeros dropped.
     public static func number(_ value: Double, places: Int = 1) -> String {
         guard value.isFinite else { return "–" }
+        // Past 1e15 the digits mean nothing (and would overflow Int): a stored value no check let through.
+        guard abs(value) < 1e15 else { return String(format: "%.3g", value) }
         let factor = pow(10.0, Double(places))
         let rounded = (value * factor).rounded() / factor
         let negative = rounded < 0

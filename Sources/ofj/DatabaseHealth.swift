@@ -2,6 +2,7 @@
 // the file changed while no ofj had it open; a damaged file is opened for reading only.
 import Agent
 import Foundation
+import Journal
 import SQLiteKit
 import Synchronization
 #if canImport(Glibc)
@@ -177,6 +178,30 @@ enum DatabaseHealth {
             state = s
         }
         return ("database: DAMAGED (\(damage)): \(DatabaseError.damagedLine)", true)
+    }
+
+    /// Journal rows that break the journal's rules (what `ofj day`, `goals`, exports and backups
+    /// would fail or trip on), one line each with what to do; empty when there are none or the
+    /// journal tables are not there yet. Ids are shown, content never.
+    static func journalRowProblems(_ databasePath: String) -> [String] {
+        guard let queue = try? DatabaseQueue(path: databasePath, options: Database.Options(walMode: false)) else { return [] }
+        let journal = JournalStore(queue: queue)
+        guard let (problems, total) = try? queue.read({ db -> ([StoredRowProblem], Int)? in
+            guard try db.row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal_entries'") != nil else { return nil }
+            return try journal.storedRowProblems(limit: 10, in: db)
+        }) ?? nil, total > 0 else { return [] }
+        var lines = problems.map { p -> String in
+            let id = p.id.count > 60 ? String(p.id.prefix(60)) + "…" : p.id
+            let fix: String
+            switch p.table {
+            case "entry": fix = "ofj entry delete '\(id)' removes it"
+            case "food": fix = "fix or delete it with a libSQL/SQLite client, or restore a backup"
+            default: fix = p.id == "goals" ? "ofj goals reset replaces it" : "delete it with a libSQL/SQLite client"
+            }
+            return "journal: \(p.table) \(id) breaks the journal's rules (\(p.reason)), so views and exports may not read it; \(fix)"
+        }
+        if total > problems.count { lines.append("journal: \(total - problems.count) more rows like these") }
+        return lines
     }
 
     // MARK: - Exit

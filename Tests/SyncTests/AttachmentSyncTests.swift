@@ -176,7 +176,7 @@ func pngAttachment(_ name: String, size: Int = 120_000) -> AttachmentRef {
                            ["x\(i + 1)", 100 + i, payload])
         }
         let report = try await b.sync()
-        #expect(report.skipped == 4)
+        #expect(report.quarantined == 4)
         #expect(try b.count("agent_message_attachments") == 0 && b.count("attachments") == 0 && b.count("sync_attachments_waiting") == 0)
         await server.shutdown()
     }

@@ -1,6 +1,7 @@
 // The ofj binary on two machines (two OFJ_HOMEs) syncing through tools/turso_server.py: `ofj sync`,
 // `ofj sync status`, and the crash sweep (SIGKILL at every sync phase, then convergence).
 import Foundation
+import SQLiteKit
 import TestSupport
 import Testing
 @testable import Sync
@@ -76,6 +77,48 @@ import Testing
         let bad = try await a.ofj(["sync"], extra: ["OFJ_SYNC_FAULT": "nowhere"])
         #expect(bad.status == 2 && bad.stderr.contains("push-sent"))
         await remote.shutdown()
+    }
+
+    /// Rows no check let through (another libSQL client, an older sync): 1e19 kcal is shown, not
+    /// a crash; `ofj doctor` names a row the views cannot read and says what to do; `ofj entry
+    /// delete` removes it by its id even though that id is no UUID.
+    @Test func storedRowsTheRulesRejectNeitherCrashViewsNorHideFromDoctor() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let a = Home(url: "")
+        let created = try await a.offline(["log", "tea", "--kcal", "1"])
+        #expect(created.status == 0, "\(created.stderr)")
+        let f = DateFormatter()
+        f.timeZone = TimeZone(secondsFromGMT: 0)
+        f.dateFormat = "yyyy-MM-dd"
+        let today = f.string(from: Date())
+        let db = try Database(path: a.dir.path + "/ofj.sqlite")
+        func plantEntry(_ id: String, day: String, kcal: Double) throws {
+            try db.execute("""
+                INSERT INTO journal_entries (id, day, meal, name, serving_quantity, serving_unit, servings, source, created_at, updated_at)
+                VALUES (?, ?, 'lunch', 'planted', 1, 'serving', 1, 'manual', 1, 1)
+                """, [id, day])
+            let seq = db.lastInsertRowID
+            try db.execute("INSERT INTO journal_entry_nutrients (day, nutrient, entry_seq, amount, total) VALUES (?, 'energy_kcal', ?, ?, ?)", [day, seq, kcal, kcal])
+            try db.execute("DELETE FROM journal_day_totals WHERE day = ?", [day])
+            try db.execute("INSERT INTO journal_day_totals (day, nutrient, total, reported) SELECT day, nutrient, sum(total), count(*) FROM journal_entry_nutrients WHERE day = ? GROUP BY day, nutrient", [day])
+        }
+        try plantEntry(UUID().uuidString, day: today, kcal: 1e19)
+        for args in [["day", today], ["trend"], ["month"], ["report", "-o", "-"], ["export", "csv"], ["backup", "export"]] {
+            let r = try await a.offline(args)
+            #expect(r.status == 0, "ofj \(args.joined(separator: " ")): status \(r.status) \(r.stderr)")
+        }
+        #expect(try await a.offline(["day", today]).stdout.contains("1e+19"))
+        try plantEntry("not-a-uuid", day: today, kcal: 5)
+        let doctor = try await a.offline(["doctor"])
+        #expect(doctor.status == 1)
+        #expect(doctor.stdout.contains("journal: entry not-a-uuid breaks the journal's rules (its id is not a UUID), so views and exports may not read it; ofj entry delete 'not-a-uuid' removes it"), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("(a nutrient total is out of range)"), "the 1e19 entry is named too: \(doctor.stdout)")
+        let refused = try await a.offline(["entry", "delete", "not-a-uuid"])
+        #expect(refused.status != 0 && refused.stderr.contains("--yes"))
+        let deleted = try await a.offline(["entry", "delete", "not-a-uuid", "--yes"])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(try db.scalar("SELECT count(*) FROM journal_entries WHERE id = 'not-a-uuid'").int == 0)
+        #expect(!(try await a.offline(["doctor"]).stdout.contains("not-a-uuid")))
     }
 
     /// The REPL syncs in the background at start (the prompt comes first) and `/sync` syncs now.

@@ -9,7 +9,7 @@ import REPL
 
 extension OfjCommands {
     static func doctor(_ ctx: CLIContext) -> CommandSpec {
-        CommandSpec("doctor", summary: "which providers are usable, and why not (never prints a key, nor credentials inside URLs); warns when the data folder is readable by other users; checks the database file (quick_check); exit 1 when config.json has a problem or the database is damaged",
+        CommandSpec("doctor", summary: "which providers are usable, and why not (never prints a key, nor credentials inside URLs); warns when the data folder is readable by other users; checks the database file (quick_check) and names journal rows that break the journal's rules, with what to do; exit 1 when config.json has a problem, the database is damaged or such rows exist",
                     // Reads the file for quick_check through its own open (DatabaseHealth.doctorLine),
                     // which neither migrates nor writes, so that a damaged file can be checked.
                     access: .read,
@@ -39,6 +39,9 @@ extension Launcher {
         for problem in ruleProblems { show("-- \(problem) (no approval rule applies until this is fixed)") }
         let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)
         show(databaseLine)
+        // Rows the views cannot read (written by another libSQL client, or by an older sync): named, with what to do.
+        let rowProblems = damaged ? [] : DatabaseHealth.journalRowProblems(paths.databasePath)
+        for line in rowProblems { show("-- " + line) }
         show(ProviderDoctor.render(lines))
         // Which web search the selected provider gets (config.json "research", OFJ_RESEARCH).
         let setting = App.researchSetting(environment: environment, credentials: files.credentials, file: files.file)
@@ -58,7 +61,7 @@ extension Launcher {
         // A warning, not a failure (the exit status stays 0): the journal works, but other users
         // of this machine can read it.
         for warning in Self.permissionWarnings(paths) { show("warning: " + warning) }
-        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || !ruleProblems.isEmpty || damaged || syncProblem ? 1 : 0
+        return files.problems.contains { $0 != files.credentialsProblem } || !configProblems.isEmpty || !ruleProblems.isEmpty || damaged || syncProblem || !rowProblems.isEmpty ? 1 : 0
     }
 }
 

@@ -335,9 +335,39 @@ struct JournalOps {
     }
 
     func entryDelete(_ p: ParsedArguments) throws {
-        let e = try entry(p.positionals[0])
+        let e: Entry
+        do { e = try entry(p.positionals[0]) } catch {
+            // A stored row the usual lookup cannot read (a non-UUID id, a day that is no day):
+            // it is addressed by its exact id (or a unique prefix) and removed as it is.
+            guard try deleteStoredRow(p) else { throw error }
+            return
+        }
         _ = try run("delete_journal_entry", ["entry_id": .string(e.id.uuidString)], destructive: true, p: p, command: "ofj entry delete")
         if p.has("--json") { try json(["deleted": e]) }
+    }
+
+    /// `ofj entry delete` for a row that breaks the journal's rules (`ofj doctor` names them):
+    /// false when `key` names no such row, so the usual "no entry" error stands.
+    func deleteStoredRow(_ p: ParsedArguments) throws -> Bool {
+        let key = p.positionals[0]
+        let (ids, problem) = try journal.queue.read { db -> ([String], String?) in
+            let ids = try journal.storedEntryIDs(matching: key, in: db)
+            return (ids, ids.count == 1 ? try journal.problemWithStoredEntry(id: ids[0], in: db) : nil)
+        }
+        guard ids.count == 1, let problem else { return false }
+        let shown = JournalViews.safeName(String(ids[0].prefix(60)))
+        if !p.has("--yes") {
+            switch ask("Delete the stored entry row '\(shown)'? It cannot be read (\(problem)), so it is removed as it is and cannot be undone.\nGo ahead? [y/N] ") {
+            case nil: throw CLIError("ofj entry delete changes your journal and there is no terminal to ask on; add --yes to do it without asking")
+            case false?: throw CLIError("nothing was changed", status: 1)
+            case true?: break
+            }
+        }
+        guard try journal.queue.write({ try journal.deleteStoredEntryRow(id: ids[0], in: $0) }) else {
+            throw CLIError("the row '\(shown)' is no longer there; nothing was changed")
+        }
+        if p.has("--json") { try json(["deleted_row": ids[0]]) } else { out("✓ deleted the stored entry row '\(shown)'") }
+        return true
     }
 
     // MARK: - foods

@@ -18,6 +18,8 @@ extension OfjCommands {
                                     action: .sync { inv in try SyncCommand.status(ctx, inv) }),
                         CommandSpec("conflicts", summary: "local edits a newer edit from another machine replaced", access: .read,
                                     action: .sync { inv in try SyncCommand.conflicts(ctx, inv) }),
+                        CommandSpec("quarantine", summary: "changes from the sync database kept aside because they break the journal's rules (kind, id, reason; never their content)",
+                                    access: .read, action: .sync { inv in try SyncCommand.quarantine(ctx, inv) }),
                     ],
                     access: .write,
                     action: .async { inv in try await SyncCommand.run(ctx, inv) })
@@ -87,7 +89,16 @@ enum SyncCommand {
 
     static func conflicts(_ ctx: CLIContext, _ inv: CommandInvocation) throws -> Int32 {
         let queue = try OfjCommands.openDatabase(ctx, inv)
-        Console.out(SyncText.conflicts(try SyncLocal(queue: queue).conflicts()))
+        let local = SyncLocal(queue: queue)
+        Console.out(SyncText.conflicts(try local.conflicts()))
+        let quarantined = try local.status().quarantined
+        if quarantined > 0 { Console.out("\(quarantined) change\(quarantined == 1 ? "" : "s") from other machines quarantined, not applied: ofj sync quarantine lists them\n") }
+        return 0
+    }
+
+    static func quarantine(_ ctx: CLIContext, _ inv: CommandInvocation) throws -> Int32 {
+        let queue = try OfjCommands.openDatabase(ctx, inv)
+        Console.out(SyncText.quarantine(try SyncLocal(queue: queue).quarantined()))
         return 0
     }
 

@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/trend|/month|/gaps|/report|/log|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/trend|/month|/gaps|/report|/log|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/sync/quarantine|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -148,9 +148,10 @@ _ofj() {
         /diag/status) options="-h --help"; words="" ;;
         /diag/flush) options="-h --help"; words="" ;;
         /diag/export) options="--since --local -o --output --force -h --help"; words="" ;;
-        /sync) options="-h --help"; words="status conflicts" ;;
+        /sync) options="-h --help"; words="status conflicts quarantine" ;;
         /sync/status) options="-h --help"; words="" ;;
         /sync/conflicts) options="-h --help"; words="" ;;
+        /sync/quarantine) options="-h --help"; words="" ;;
         /replay) options="--update --quiet -h --help"; words=""; files=1 ;;
         /mcp) options="--allow-writes -h --help"; words="" ;;
         /doctor) options="-h --help"; words="" ;;

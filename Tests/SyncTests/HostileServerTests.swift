@@ -1,0 +1,206 @@
+// A hostile sync database (issue 31): rows of every kind with every wrong type and range are
+// quarantined with their reason and never applied, the rest of the page goes on, and what the
+// journal holds afterwards is readable by every view.
+import Base
+import Foundation
+import Journal
+import Nutrition
+import SQLiteKit
+import TestSupport
+import Testing
+import Views
+@testable import Sync
+
+/// A row written straight into the remote's table, as any libSQL client could.
+struct PlantedRow {
+    var kind: HranaLike
+    var id: HranaLike
+    var hlc: HranaLike
+    var deleted: HranaLike = .integer(0)
+    var payload: HranaLike
+    var device: HranaLike = .text("evil")
+    init(_ kind: String, _ id: String, hlc: HranaLike = .integer(1), deleted: HranaLike = .integer(0), _ payload: HranaLike) {
+        self.kind = .text(kind); self.id = .text(id); self.hlc = hlc; self.deleted = deleted; self.payload = payload
+    }
+    init(kind: HranaLike, id: HranaLike, hlc: HranaLike, deleted: HranaLike = .integer(0), payload: HranaLike) {
+        self.kind = kind; self.id = id; self.hlc = hlc; self.deleted = deleted; self.payload = payload
+    }
+}
+
+/// SQLite values of any type (the remote keeps whatever it is given).
+enum HranaLike {
+    case integer(Int64), real(Double), text(String), blob([UInt8]), null
+    var value: DatabaseValueConvertible {
+        switch self {
+        case .integer(let v): return v
+        case .real(let v): return v
+        case .text(let s): return s
+        case .blob(let b): return DatabaseValue.blob(b)
+        case .null: return DatabaseValue.null
+        }
+    }
+}
+
+/// Inserts rows after the remote's last position, each with the next position.
+func plant(_ rows: [PlantedRow], into path: String) throws {
+    let db = try Database(path: path)
+    var pos = try db.scalar("SELECT coalesce(max(pos), 0) FROM ofj_sync_rows").int64 ?? 0
+    try db.transaction { db in
+        for r in rows {
+            pos += 1
+            try db.execute("INSERT OR REPLACE INTO ofj_sync_rows (kind, id, pos, hlc, device, deleted, payload, pushed_at) VALUES (?, ?, ?, ?, ?, ?, ?, '2026-11-30T00:00:00Z')",
+                           [r.kind.value, r.id.value, pos, r.hlc.value, r.device.value, r.deleted.value, r.payload.value])
+        }
+    }
+}
+
+/// A JSON object as text (keys sorted).
+func json(_ object: [String: Any]) throws -> String {
+    String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+}
+
+@Suite(.serialized) struct HostileServerTests {
+    /// A valid payload of `kind` as machine `a` pushed it, as a dictionary to spoil.
+    static func payload(_ remote: Remote, kind: String) throws -> [String: Any] {
+        let text = try #require(try remoteRows(remote.dbPath, "SELECT payload FROM ofj_sync_rows WHERE kind = '\(kind)' LIMIT 1").first?[0].string)
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    /// Bad entries, foods and settings: each one the journal's rules reject.
+    static func badJournalRows(_ remote: Remote) throws -> [PlantedRow] {
+        let entry = try payload(remote, kind: "entry"), food = try payload(remote, kind: "food")
+        var rows: [PlantedRow] = []
+        func spoilEntry(_ id: String = UUID().uuidString, _ change: (inout [String: Any]) -> Void) throws {
+            var e = entry
+            e["id"] = id
+            change(&e)
+            rows.append(PlantedRow("entry", id, .text(try json(e))))
+        }
+        try spoilEntry { $0["nutrients"] = [["energy_kcal", 1e19, 1e19]] }
+        try spoilEntry { $0["nutrients"] = [["energy_kcal", -5000, -5000]] }
+        try spoilEntry { $0["nutrients"] = (0..<20_000).map { ["n\($0)_g", 1, 1] } }
+        try spoilEntry { $0["nutrients"] = [["Energy KCAL!", 1, 1]] }
+        try spoilEntry { $0["nutrients"] = "garbage" }
+        try spoilEntry { $0["nutrients"] = [["energy_kcal", "x", 1]] }
+        try spoilEntry("not-a-uuid") { _ in }
+        try spoilEntry(UUID().uuidString.lowercased()) { _ in }
+        try spoilEntry { $0["day"] = "2026-13-45" }
+        try spoilEntry { $0["day"] = "1066-10-14" }
+        try spoilEntry { $0["meal"] = "brunch" }
+        try spoilEntry { $0["name"] = String(repeating: "n", count: 2 << 20) }
+        try spoilEntry { $0["name"] = "" }
+        try spoilEntry { $0["name"] = 5 }
+        try spoilEntry { $0["servings"] = -3 }
+        try spoilEntry { $0["servings"] = 0 }
+        try spoilEntry { $0["serving_grams"] = 1e308 }
+        try spoilEntry { $0["serving_quantity"] = "one" }
+        try spoilEntry { $0["created_at"] = 1.5 }
+        try spoilEntry { $0["updated_at"] = 4_102_444_800_000 } // 2100: more than a day ahead
+        try spoilEntry { $0["saved_food_id"] = "not a food" }
+        try spoilEntry { $0["id"] = UUID().uuidString } // names another key
+        rows.append(PlantedRow("entry", UUID().uuidString, .text("{not json")))
+        rows.append(PlantedRow("entry", UUID().uuidString, .text("[1, 2]")))
+        func spoilFood(_ id: String = UUID().uuidString, _ change: (inout [String: Any]) -> Void) throws {
+            var f = food
+            f["id"] = id
+            change(&f)
+            rows.append(PlantedRow("food", id, .text(try json(f))))
+        }
+        try spoilFood { $0["nutrients"] = "not json" }
+        try spoilFood { $0["nutrients"] = #"{"energy_kcal":1e300}"# }
+        try spoilFood { $0["body"] = "not json" }
+        try spoilFood { $0["serving_quantity"] = -1 }
+        try spoilFood { $0["kind"] = "spaceship" }
+        try spoilFood { $0["barcode"] = "abc" }
+        try spoilFood("garbage-id") { _ in }
+        try spoilFood { $0["name"] = String(repeating: "x", count: 5000) }
+        rows.append(PlantedRow("setting", "goals", .text(#"{"key":"goals","value":"not json"}"#)))
+        return rows
+    }
+
+    @Test func rowsOfEveryKindWithWrongTypesAndRangesAreQuarantinedAndTheRestApplies() async throws {
+        let remote = try await Remote.start()
+        let a = try Machine(url: remote.url), b = try Machine(url: remote.url)
+        try a.log("good", kcal: 5)
+        _ = try a.journal.createFood(FoodDraft(name: "oats", nutrients: try NutrientAmounts(["energy_kcal": 380])))
+        try await a.sync()
+        var bad = try Self.badJournalRows(remote)
+        let goalsVariants: [String] = [#"{"key":"goals","value":"{\"values\":{\"energy_kcal\":-5}}"}"#, #"{"key":"goals","value":5}"#]
+        // Settings have one record ("goals"): each bad version is planted and pulled on its own below.
+        let badThreads: [PlantedRow] = [
+            PlantedRow("thread", "t-bad", .text(#"{"id":"t-bad","title":5,"created_at":1,"updated_at":1}"#)),
+            PlantedRow("message", "m-bad", .text(#"{"sync_id":"m-bad","thread_id":"t1","seq":1,"role":"user","state":"done","created_at":1,"parts":[[0]]}"#)),
+            PlantedRow("attachment", "x-bad", .text(#"{"sync_id":"x-bad","ordinal":0,"name":"x","sha256":"nope","message":"m","media_type":"image/png","byte_count":1}"#)),
+            PlantedRow("source", "s-bad", .text(#"{"sync_id":"s-bad","thread_id":5}"#)),
+        ]
+        // Rows whose columns have the wrong types: the stamp, the kind, the flag, the payload.
+        let badColumns: [PlantedRow] = [
+            PlantedRow("entry", UUID().uuidString, hlc: .text("abc"), .text("{}")),
+            PlantedRow("entry", UUID().uuidString, hlc: .real(1.5), .text("{}")),
+            PlantedRow(kind: .text("entry"), id: .blob([1, 2]), hlc: .integer(1), payload: .text("{}")),
+            PlantedRow("entry", UUID().uuidString, deleted: .integer(2), .text("{}")),
+            PlantedRow("entry", UUID().uuidString, deleted: .text("yes"), .text("{}")),
+            PlantedRow("entry", UUID().uuidString, .null),
+            PlantedRow("entry", UUID().uuidString, .blob([0x7B, 0x7D])),
+            PlantedRow("entry", String(repeating: "i", count: 300), .text("{}")),
+        ]
+        bad += badThreads + badColumns
+        try plant(bad, into: remote.dbPath)
+        try a.log("also good", kcal: 6)
+        try await a.sync()
+        let report = try await b.sync()
+        #expect(report.quarantined == bad.count, "\(report)")
+        #expect(report.applied == 3) // a's two entries and its food
+        #expect(report.error == nil)
+        #expect(try b.count("journal_entries") == 2)
+        #expect(try b.count("journal_saved_foods") == 1)
+        #expect(try b.count("agent_threads") == 0 && b.count("agent_messages") == 0)
+        #expect(try b.count("sync_quarantine") == bad.count)
+        // Every view of the journal reads what it holds.
+        _ = try b.journal.exportBackup()
+        _ = try b.journal.exportCSV()
+        _ = try b.journal.goals()
+        #expect(try b.queue.read { try b.journal.storedRowProblems(in: $0) }.total == 0)
+        let status = try b.local.status()
+        #expect(status.quarantined == bad.count)
+        #expect(SyncText.status(status, configuration: b.engine.configuration, problem: nil).contains("remote changes quarantined: \(bad.count)"))
+        #expect(SyncText.line(report).contains("\(bad.count) remote changes quarantined"))
+        let listed = try b.local.quarantined(limit: 1000)
+        #expect(listed.count == bad.count)
+        #expect(listed.allSatisfy { !$0.reason.isEmpty })
+        let text = SyncText.quarantine(listed)
+        #expect(!text.contains(String(repeating: "n", count: 100)), "the listing never shows content")
+        #expect(text.contains("its stamp is not an integer") && text.contains("more than 200 nutrients")
+                && text.contains("its id is not a UUID") && text.contains("its day is not readable"))
+        // Quarantined rows are not read again, and a valid version of one of them replaces it.
+        #expect(try await b.sync().quarantined == 0)
+        for (i, variant) in goalsVariants.enumerated() {
+            try plant([PlantedRow("setting", "goals", hlc: .integer(Int64(10 + i)), .text(variant))], into: remote.dbPath)
+            let r = try await b.sync()
+            #expect(r.quarantined == 1, "goals variant \(i)")
+            #expect(try b.journal.goals() == .fdaDefaults)
+        }
+        try a.journal.setGoal("energy_kcal", to: 2100)
+        try await a.sync()
+        let fixed = try await b.sync()
+        #expect(fixed.applied == 1 && fixed.quarantined == 0)
+        #expect(try b.journal.goals().values["energy_kcal"] == 2100)
+        // The goals' quarantined version (one per record) is gone, the rest stay.
+        #expect(try b.count("sync_quarantine") == bad.count - 1)
+        await remote.shutdown()
+    }
+
+    @Test func everyNumberFormatterIsTotal() {
+        for v in [1e19, -1e19, 9.3e18, 1e308, -1e308, .infinity, -.infinity, .nan, 1e15, 123_456_789_012_345.6] {
+            _ = JournalViews.number(v)
+            _ = JournalViews.amount("energy_kcal", v)
+            _ = v.formattedAmount
+            _ = v.clampedInt
+        }
+        #expect(JournalViews.number(1e19) == "1e+19")
+        #expect(1e19.formattedAmount == "1e+19")
+        #expect(Double.nan.formattedAmount == "NaN" && Double.infinity.formattedAmount == "∞")
+        #expect(1e19.clampedInt == Int.max && Double.nan.clampedInt == 0 && (-1e300).clampedInt == Int.min)
+        #expect(JournalViews.number(1234.5) == "1,234.5")
+    }
+}
