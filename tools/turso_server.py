@@ -10,7 +10,11 @@ Usage: turso_server.py [--port 0] [--host 127.0.0.1] [--db PATH] [--token TOKEN]
 The first line on stdout is the port actually bound (useful with --port 0).
 
 Fault injection for tests: POST /__admin/mode with {"mode": "normal"|"down"|"slow"|"500"|"503"|"429"|
-"400"|"401"|"garbage"|"commit_then_drop"|"cut", "delay": seconds}; GET /__admin/stats returns request counters. The admin
+"400"|"401"|"garbage"|"commit_then_drop"|"cut", "delay": seconds}; GET /__admin/stats returns request counters.
+Hostile modes for ofj's sync (they rewrite what ofj's own statements read): "lie_ack" answers a push's
+read of the winners with non-integer stamps; "endless" answers every pull page with a full page of
+new rows of a kind ofj does not know, after any position; "repeat" answers every pull page as if
+it were the first (a cursor that does not advance). The admin
 endpoints need no token and the server only listens on loopback unless told otherwise.
 """
 
@@ -199,6 +203,44 @@ except Exception:  # noqa: BLE001 - describe falls back to a text heuristic
 # Streams
 
 
+HOSTILE = {"mode": "normal", "next": 1_000_000_000}
+PULL_PREFIX = "SELECT pos, kind, id, hlc, device, deleted"
+WINNERS_PREFIX = "SELECT r.kind, r.id, r.hlc, r.device"
+
+
+def hostile_execute(conn, sql, params):
+    """Runs ofj's pull and push-winner statements the way a hostile server would; None otherwise."""
+    mode = HOSTILE["mode"]
+    head = sql.lstrip()
+    if mode == "repeat" and head.startswith(PULL_PREFIX):
+        return conn.execute(sql.replace("WHERE pos > ?", "WHERE pos > ? * 0"), params)
+    if mode == "endless" and head.startswith(PULL_PREFIX):
+        limit = int(params[-1])
+        cur = conn.execute(sql, params)
+        width = len(cur.description)
+        rows = []
+        for _ in range(limit):
+            HOSTILE["next"] += 1
+            n = HOSTILE["next"]
+            row = [n, "x-endless", "e%d" % n, 1, "evil", 0, "{}", 2][:width]
+            rows.append(tuple(row))
+        return FixedCursor(cur.description, rows)
+    if mode == "lie_ack" and head.startswith(WINNERS_PREFIX):
+        cur = conn.execute(sql, params)
+        return FixedCursor(cur.description, [(k, i, float(h) + 0.5, d) for (k, i, h, d) in cur.fetchall()])
+    return None
+
+
+class FixedCursor:
+    def __init__(self, description, rows):
+        self.description = description
+        self.rows = rows
+        self.lastrowid = None
+
+    def fetchall(self):
+        return self.rows
+
+
 class Stream:
     """One stream = one SQLite connection, used by one request at a time."""
 
@@ -265,7 +307,7 @@ class Stream:
         before = self.conn.total_changes
         started = time.monotonic()
         try:
-            cur = self.conn.execute(sql, params)
+            cur = hostile_execute(self.conn, sql, params) or self.conn.execute(sql, params)
             rows = cur.fetchall()
         except sqlite3.Warning as e:
             raise StepError(str(e), "SQL_MANY_STATEMENTS")
@@ -583,6 +625,7 @@ def make_handler(server):
                 try:
                     cfg = json.loads(body or b"{}")
                     server.mode = str(cfg.get("mode", "normal"))
+                    HOSTILE["mode"] = server.mode
                     server.delay = float(cfg.get("delay", server.delay))
                     if "fail_rate" in cfg:
                         server.fail_rate = float(cfg["fail_rate"])

@@ -80,6 +80,7 @@ public struct SyncEngine: Sendable {
                         try local.bind(remoteID: try await remote.migrate())
                     }
                     let expected = try local.state("remote_id")
+                    try local.repairClock(now: now().timeIntervalSince1970)
                     let device = try local.device()
                     try await push(device: device, expected: expected, report: &report)
                     if configuration.mode == .sync { try await pull(device: device, expected: expected, report: &report) }
@@ -120,8 +121,13 @@ public struct SyncEngine: Sendable {
         return false
     }
 
+    /// Bounded: at most the records pending when it started (plus one batch of changes made
+    /// meanwhile); later changes wait for the next sync. A batch the remote does not confirm
+    /// exactly (the stamp it names is not the one sent, nor newer) ends the push with an error.
     func push(device: String, expected: String?, report: inout SyncReport) async throws {
-        while true {
+        let budget = try local.status(threads: configuration.threads).pending + limits.batchRecords
+        var sent = 0
+        while sent < budget {
             try Task.checkCancellation()
             let batch = try local.pendingBatch(limit: limits.batchRecords, maxBytes: limits.batchBytes, threads: configuration.threads)
             if batch.isEmpty { return }
@@ -133,10 +139,11 @@ public struct SyncEngine: Sendable {
                                   positionAfter: result.positionAfter, now: now().timeIntervalSince1970)
             phase?("push-acknowledged")
             report.pushed += batch.count
+            sent += batch.count
             report.conflicts += batch.filter { r in result.winners[r.kind + "\u{1F}" + r.id].map { r.stamp < $0 } ?? false }.count
             progress?(report)
             // A record the remote did not confirm stays pending; stop rather than resend it forever.
-            if batch.contains(where: { result.winners[$0.kind + "\u{1F}" + $0.id] == nil }) {
+            if batch.contains(where: { r in result.winners[r.kind + "\u{1F}" + r.id].map { $0 != r.stamp && $0 < r.stamp } ?? true }) {
                 throw SyncError.unreadable("the sync database did not confirm every change")
             }
         }

@@ -193,6 +193,27 @@ public struct SyncLocal: Sendable {
                   reason, bytes <= 1 << 20 ? payload : nil, bytes, now])
     }
 
+    // MARK: - Clock
+
+    /// The latest stamp this machine accepts or hands out: its clock (with the test skew) plus
+    /// `SyncSchema.clockBoundMicros`.
+    static func stampBound(now: Double, in db: Database) throws -> Int64 {
+        let skew = try db.scalar("SELECT skew_us FROM sync_clock").int64 ?? 0
+        return Int64((now * 1_000_000).rounded()) + skew + SyncSchema.clockBoundMicros
+    }
+
+    /// A clock or stamps that are not integers, or past the bound (written before the bound
+    /// existed, or by hand), are brought back to it: never read as 0, never overflowing.
+    static func repairClock(in db: Database, now: Double = Date().timeIntervalSince1970) throws {
+        let bound = try stampBound(now: now, in: db)
+        try db.execute("UPDATE sync_clock SET hlc = ? WHERE typeof(hlc) != 'integer' OR hlc > ?", [bound, bound])
+        for table in ["sync_versions", "sync_pending"] {
+            try db.execute("UPDATE \(table) SET hlc = (SELECT hlc FROM sync_clock) WHERE typeof(hlc) != 'integer' OR hlc > ?", [bound])
+        }
+    }
+
+    public func repairClock(now: Double) throws { try queue.write { try Self.repairClock(in: $0, now: now) } }
+
     // MARK: - Payloads
 
     /// The current payload of a record, or nil when it no longer exists (a deletion).
@@ -272,6 +293,10 @@ public struct SyncLocal: Sendable {
             var allWon = true
             for record in sent {
                 let winner = winners[record.kind + "\u{1F}" + record.id]
+                if let winner, winner != record.stamp, !(record.stamp < winner) {
+                    allWon = false
+                    continue // the remote names an older version: not confirmed, stays pending
+                }
                 if let winner, record.stamp < winner {
                     allWon = false
                     try db.execute("""
@@ -304,6 +329,7 @@ public struct SyncLocal: Sendable {
             try db.execute("UPDATE sync_clock SET applying = 1")
             var days: Set<String> = []
             var maxHLC: Int64 = 0
+            let bound = try Self.stampBound(now: now, in: db)
             for row in rows {
                 let r = row.record
                 if let problem = row.problem {
@@ -312,6 +338,13 @@ public struct SyncLocal: Sendable {
                     continue
                 }
                 guard let k = SyncedKind.named(r.kind), threads || !k.isThread else { report.unknown += 1; continue }
+                // The stamp is checked before anything uses it: the clock only ever moves to stamps that passed.
+                guard r.stamp.hlc > 0, r.stamp.hlc <= bound else {
+                    try Self.quarantine(row, reason: r.stamp.hlc <= 0 ? "its stamp is not positive"
+                                            : "its stamp is more than 7 days ahead of this machine's clock", now: now, in: db)
+                    report.quarantined += 1
+                    continue
+                }
                 let local = try db.row("SELECT hlc, device FROM sync_versions WHERE kind = ? AND id = ?", [r.kind, r.id]).map {
                     SyncStamp(hlc: try $0.decode(0), device: try $0.decode(1))
                 }
@@ -359,7 +392,7 @@ public struct SyncLocal: Sendable {
                 // and the position stays, so the page is read again next time.
             }
             try refreshDayTotals(days, in: db)
-            try db.execute("UPDATE sync_clock SET hlc = max(hlc, ?), applying = 0", [maxHLC])
+            try db.execute("UPDATE sync_clock SET hlc = max(hlc, min(?, ?)), applying = 0", [maxHLC, bound])
             if let last = rows.last {
                 try setState("remote_position", String(last.position), in: db)
             }

@@ -167,7 +167,8 @@ public struct SyncRemote: Sendable {
         guard results.count == statements.count else { throw SyncError.unreadable("wrong number of results") }
         var winners: [String: SyncStamp] = [:]
         for row in results[statements.count - 3].rows where row.count >= 4 {
-            guard let kind = row[0].text, let id = row[1].text, let hlc = row[2].integer, let dev = row[3].text else { continue }
+            // Only an exact integer stamp confirms a record (a REAL or text is never read as a number).
+            guard let kind = row[0].text, let id = row[1].text, case .integer(let hlc) = row[2], let dev = row[3].text else { continue }
             winners[kind + "\u{1F}" + id] = SyncStamp(hlc: hlc, device: dev)
         }
         return PushResult(databaseID: results[0].rows.first?.first?.text, winners: winners, positionBefore: results[1].rows.first?.first?.integer ?? -1,

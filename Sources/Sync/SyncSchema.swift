@@ -77,9 +77,16 @@ public struct SyncedKind: Sendable, Hashable {
 }
 
 public enum SyncSchema {
-    /// The hybrid logical clock in SQL: microseconds since 1970 from SQLite's clock (millisecond
-    /// resolution) plus the test skew, never less than the last stamp + 1.
-    static let nextStamp = "max(hlc + 1, CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000 + skew_us)"
+    /// Microseconds since 1970 from SQLite's clock (millisecond resolution) plus the test skew.
+    static let nowMicros = "(CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000 + skew_us)"
+    /// How far ahead of this machine's clock a stamp may be: a pulled row stamped later is
+    /// quarantined, and the local clock never moves past it (so one hostile stamp cannot poison it).
+    public static let clockBoundMicros: Int64 = 7 * 86_400 * 1_000_000
+    /// The hybrid logical clock in SQL: the last stamp + 1, at least now, at most now + the bound
+    /// (an integer always: `hlc + 1` at INT64_MAX would become a REAL).
+    static let nextStamp = "max(min(hlc + 1, \(nowMicros) + \(clockBoundMicros)), \(nowMicros))"
+    /// What triggers before migration `sync4-2-bounded-clock` used (that migration rewrites them).
+    static let unboundedStamp = "max(hlc + 1, CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) * 1000 + skew_us)"
 
     static func triggers(_ k: SyncedKind) -> String {
         func capture(_ row: String) -> String {
@@ -176,6 +183,15 @@ public enum SyncSchema {
                 );
                 CREATE INDEX sync_quarantine_by_record ON sync_quarantine (kind, record_id);
                 """)
+        }
+        // Triggers written with the unbounded clock get the bounded one; a clock (or stamps)
+        // already past the bound, or not integers, are brought back to it.
+        migrator.register("sync4-2-bounded-clock") { db in
+            for row in try db.rows("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%hlc + 1%'") {
+                guard let name = row[0].string, let sql = row[1].string, sql.contains(unboundedStamp) else { continue }
+                try db.execute(batch: "DROP TRIGGER \(name);\n" + sql.replacingOccurrences(of: unboundedStamp, with: nextStamp) + ";")
+            }
+            try SyncLocal.repairClock(in: db)
         }
     }
 }

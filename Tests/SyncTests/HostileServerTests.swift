@@ -3,6 +3,7 @@
 // journal holds afterwards is readable by every view.
 import Base
 import Foundation
+import HTTP
 import Journal
 import Nutrition
 import SQLiteKit
@@ -202,5 +203,94 @@ func json(_ object: [String: Any]) throws -> String {
         #expect(Double.nan.formattedAmount == "NaN" && Double.infinity.formattedAmount == "∞")
         #expect(1e19.clampedInt == Int.max && Double.nan.clampedInt == 0 && (-1e300).clampedInt == Int.min)
         #expect(JournalViews.number(1234.5) == "1,234.5")
+    }
+
+    // MARK: - The clock (item 4)
+
+    /// The remote's request counters (GET /__admin/stats).
+    static func requests(_ remote: Remote) async throws -> Int {
+        let r = try await CurlTransport().send(HTTPRequest(method: "GET", url: remote.url + "/__admin/stats"))
+        let body = try await r.collect()
+        return try JSONValue.parse(String(decoding: body, as: UTF8.self))["requests"]?.doubleValue.map { Int($0) } ?? -1
+    }
+
+    static func clock(_ m: Machine) throws -> (type: String, hlc: Int64) {
+        try m.queue.read { db in
+            let r = try #require(try db.row("SELECT typeof(hlc), hlc FROM sync_clock"))
+            return (r[0].string ?? "", r[1].int64 ?? 0)
+        }
+    }
+
+    @Test func stampsFarAheadNegativeOrOfAnUnknownKindNeverMoveTheClock() async throws {
+        let remote = try await Remote.start()
+        let a = try Machine(url: remote.url), b = try Machine(url: remote.url)
+        try a.log("good", kcal: 5)
+        try await a.sync()
+        let entry = try Self.payload(remote, kind: "entry")
+        func planted(_ hlc: Int64) throws -> PlantedRow {
+            var e = entry
+            let id = UUID().uuidString
+            e["id"] = id
+            return PlantedRow("entry", id, hlc: .integer(hlc), .text(try json(e)))
+        }
+        let nowMicros = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        try plant([try planted(Int64.max), try planted(nowMicros + 8 * 86_400_000_000), try planted(-5), try planted(0),
+                   PlantedRow("recipe", "r1", hlc: .integer(Int64.max), .text("{}"))], into: remote.dbPath)
+        let report = try await b.sync()
+        #expect(report.quarantined == 4 && report.skipped == 1 && report.applied == 1, "\(report)")
+        let clock = try Self.clock(b)
+        #expect(clock.type == "integer")
+        #expect(clock.hlc < nowMicros + SyncSchema.clockBoundMicros)
+        let reasons = try b.local.quarantined().map(\.reason)
+        #expect(reasons.filter { $0 == "its stamp is more than 7 days ahead of this machine's clock" }.count == 2)
+        #expect(reasons.filter { $0 == "its stamp is not positive" }.count == 2)
+        // The next local change is stamped as usual, pushed once and acknowledged exactly.
+        let before = try await Self.requests(remote)
+        let mine = try b.log("after", kcal: 7)
+        let pushed = try await b.sync()
+        #expect(pushed.pushed == 1 && pushed.error == nil)
+        #expect(try b.local.status().pending == 0)
+        #expect(try await Self.requests(remote) - before <= 4) // one push, one pull (and at most a purge)
+        let stamp = try #require(try remoteRows(remote.dbPath, "SELECT typeof(hlc), hlc FROM ofj_sync_rows WHERE id = '\(mine.id.uuidString)'").first)
+        #expect(stamp[0].string == "integer" && (stamp[1].int64 ?? 0) > 0 && (stamp[1].int64 ?? 0) < nowMicros + SyncSchema.clockBoundMicros)
+        await remote.shutdown()
+    }
+
+    @Test func aClockPoisonedBeforeTheBoundIsRepairedAndNeverOverflows() async throws {
+        let remote = try await Remote.start()
+        let b = try Machine(url: remote.url)
+        let old = try b.log("before", kcal: 1)
+        // As an ofj without the bound left it: the clock at INT64_MAX, a stamp that became a REAL.
+        try b.queue.write { db in
+            try db.execute("UPDATE sync_clock SET hlc = ?", [Int64.max])
+            try db.execute("UPDATE sync_pending SET hlc = 9.3e18 WHERE id = ?", [old.id.uuidString])
+        }
+        try b.log("after", kcal: 2) // the trigger's stamp stays an integer within the bound
+        let clock = try Self.clock(b)
+        #expect(clock.type == "integer" && clock.hlc < Int64(Date().timeIntervalSince1970 * 1_000_000) + SyncSchema.clockBoundMicros + 1_000_000)
+        let report = try await b.sync()
+        #expect(report.error == nil && report.pushed == 2, "\(report)")
+        #expect(try b.local.status().pending == 0)
+        let types = try remoteRows(remote.dbPath, "SELECT DISTINCT typeof(hlc) FROM ofj_sync_rows").map { $0[0].string ?? "" }
+        #expect(types == ["integer"])
+        await remote.shutdown()
+    }
+
+    @Test func aServerWhoseAcknowledgementsNeverMatchIsGivenUpOn() async throws {
+        let remote = try await Remote.start()
+        let a = try Machine(url: remote.url)
+        for i in 0..<3 { try a.log("entry \(i)", kcal: Double(i + 1)) }
+        try await a.sync()
+        try a.log("unconfirmed", kcal: 9)
+        try await remote.server.setMode("lie_ack")
+        let before = try await Self.requests(remote)
+        let report = await a.engine.run()
+        #expect(report.error?.contains("did not confirm every change") == true, "\(report)")
+        #expect(try await Self.requests(remote) - before == 2, "one push, then it stops (and this read of the counters)")
+        #expect(try a.local.status().pending == 1, "the change stays pending, never taken as sent")
+        try await remote.server.setMode("normal")
+        try await a.sync()
+        #expect(try a.local.status().pending == 0)
+        await remote.shutdown()
     }
 }
