@@ -128,6 +128,9 @@ public struct HranaClient: Sendable {
         return HranaBatchResult(stepResults: results, stepErrors: errors)
     }
 
+    /// The network reason of an answer larger than `responseLimit` (sync shrinks its page on it).
+    public static let answerTooLarge = "the answer was too large"
+
     /// One POST with the auth header, the deadline and transport errors mapped to `HranaError`.
     func post(path: String, body: [UInt8]) async throws -> (Int, String?, [UInt8]) {
         var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")]
@@ -180,7 +183,7 @@ public struct HranaClient: Sendable {
         case .connectionReset: return "the connection was lost"
         case .tls: return "TLS error"
         case .other(let detail):
-            return detail.hasPrefix("response larger than") ? "the answer was too large" : "the request failed"
+            return detail.hasPrefix("response larger than") ? answerTooLarge : "the request failed"
         }
     }
 

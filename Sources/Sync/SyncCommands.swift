@@ -11,6 +11,7 @@ public enum SyncText {
             parts.append("\(r.quarantined) remote change\(r.quarantined == 1 ? "" : "s") quarantined (they break the journal's rules; ofj sync quarantine)")
         }
         if r.skipped > 0 { parts.append("\(r.skipped) remote change\(r.skipped == 1 ? "" : "s") skipped (a kind this ofj does not know)") }
+        if let stopped = r.stopped { parts.append(stopped) }
         return "sync: " + parts.joined(separator: ", ")
     }
 

@@ -17,6 +17,8 @@ public struct SyncReport: Sendable, Hashable {
     public var error: String?
     public var retryable = true
     public var retryAfter: Double?
+    /// Why a pull stopped before the end (one of its caps), in one line; the next sync goes on.
+    public var stopped: String?
     public var succeeded: Bool { error == nil }
     public init() {}
 }
@@ -27,7 +29,17 @@ public struct SyncEngine: Sendable {
         /// (JSON escaping of payload text adds about a fifth).
         public var batchRecords = 500
         public var batchBytes = 384 << 10
+        /// Rows per pull page at most; halved on an answer too large, grown back after.
         public var pageRows = 1000
+        /// A payload larger than this is not read (it arrives without its text and is quarantined):
+        /// half the 10 MiB response limit, so one row and JSON escaping fit an answer.
+        public var rowBytes = 5 << 20
+        /// Caps of one pull: requests, rows, payload bytes and seconds. Reaching one ends the pull
+        /// (what was applied stays, the position is kept) and says so; the next sync goes on.
+        public var pullRequests = 500
+        public var pullRows = 100_000
+        public var pullBytes = 256 << 20
+        public var pullSeconds = 300.0
         public init() {}
     }
 
@@ -73,7 +85,7 @@ public struct SyncEngine: Sendable {
         var report = SyncReport()
         do {
             var attempt = 0
-            while true {
+            while true { // bounded: the second failure is rethrown
                 do {
                     let bound = try local.state("remote_id")
                     if bound == nil || attempt > 0 {
@@ -149,25 +161,70 @@ public struct SyncEngine: Sendable {
         }
     }
 
+    /// Bounded: pages shrink to fit the response limit (a row too large on its own is
+    /// quarantined by its metadata), and the pull ends at the first of its caps, at the end of the
+    /// rows, or with an error on a cursor that does not advance.
     func pull(device: String, expected: String?, report: inout SyncReport) async throws {
+        let threads = configuration.threads
+        // Thread rows are not read while sync.threads is off; once it is on again, everything is
+        // read again from the start (what is here already is skipped: equal stamps change nothing).
+        if threads, try local.state("pulled_without_threads") != nil {
+            try local.setState("remote_position", "0")
+            try local.setState("pulled_without_threads", nil)
+        } else if !threads, try local.state("pulled_without_threads") == nil {
+            try local.setState("pulled_without_threads", "1")
+        }
         var position = try local.remotePosition()
+        var pageRows = max(1, limits.pageRows)
+        var requests = 0, rows = 0, bytes = 0
+        let started = now()
         while true {
             try Task.checkCancellation()
-            let page = try await remote.pull(after: position, limit: limits.pageRows, device: device, appVersion: appVersion, now: now())
+            let elapsed = now().timeIntervalSince(started)
+            let cap: String? = requests >= limits.pullRequests ? "\(requests) requests"
+                : rows >= limits.pullRows ? "\(rows) rows" : bytes >= limits.pullBytes ? "\(bytes >> 20) MiB"
+                : elapsed >= limits.pullSeconds ? "\(Int(elapsed)) s" : nil
+            if let cap {
+                report.stopped = "pull stopped after \(cap), the most one sync reads; the next sync goes on from position \(position)"
+                break
+            }
+            requests += 1
+            let page: SyncRemote.PullPage
+            do {
+                page = try await remote.pull(after: position, limit: pageRows, rowBytes: limits.rowBytes, threads: threads, device: device,
+                                             appVersion: appVersion, now: now())
+            } catch SyncError.remote(.network(let why)) where why == HranaClient.answerTooLarge {
+                if pageRows > 1 {
+                    pageRows = max(1, pageRows / 2)
+                    continue
+                }
+                // One row on its own is larger than an answer may be: kept aside by its metadata.
+                requests += 1
+                guard var row = try await remote.rowMetadata(after: position, threads: threads) else { throw SyncError.unreadable("a row too large to read") }
+                row.problem = "the row is larger than an answer may be (\(remote.client.responseLimit) bytes)"
+                let applied = try local.apply([row], threads: threads, now: now().timeIntervalSince1970)
+                report.pulled += 1
+                report.quarantined += applied.quarantined
+                position = row.position
+                continue
+            }
             phase?("pull-read")
             if page.databaseID != expected { throw RemoteChanged() }
-            let rows = page.rows
-            if rows.isEmpty { break }
-            let applied = try local.apply(rows, threads: configuration.threads, now: now().timeIntervalSince1970)
+            let pageRowsRead = page.rows
+            if pageRowsRead.isEmpty { break }
+            let applied = try local.apply(pageRowsRead, threads: threads, now: now().timeIntervalSince1970)
             phase?("pull-applied")
-            report.pulled += rows.count
+            report.pulled += pageRowsRead.count
             report.applied += applied.applied
             report.conflicts += applied.conflicts
             report.skipped += applied.unknown
             report.quarantined += applied.quarantined
-            position = rows.last?.position ?? position
+            rows += pageRowsRead.count
+            bytes += page.bytes
+            position = pageRowsRead.last?.position ?? position
             progress?(report)
-            if rows.count < limits.pageRows { break }
+            if pageRowsRead.count < pageRows { break }
+            pageRows = min(max(1, limits.pageRows), pageRows * 2)
         }
         // Tombstone expiry (and the final position) at most once a day.
         let last = try local.state("last_purge").flatMap(Double.init) ?? 0

@@ -180,16 +180,35 @@ public struct SyncRemote: Sendable {
     public struct PullPage: Sendable {
         public var databaseID: String?
         public var rows: [RemoteRow]
+        /// Payload bytes the page carried.
+        public var bytes: Int { rows.reduce(0) { $0 + ($1.record.payload?.utf8.count ?? 0) + 100 } }
+    }
+
+    /// The kinds a pull leaves out: the conversation's while `sync.threads` is off (SQL list).
+    static func excludedKinds(threads: Bool) -> String {
+        threads ? "''" : SyncedKind.all.filter(\.isThread).map { "'\($0.kind)'" }.joined(separator: ", ")
+    }
+
+    /// The pull's SELECT: a payload larger than `rowBytes` is not sent (its size is, column 7),
+    /// so one row can never make an answer too large for an honest server.
+    static func pullStatement(after position: Int64, limit: Int, rowBytes: Int, threads: Bool, metadataOnly: Bool = false) -> HranaStatement {
+        let payload = metadataOnly ? "NULL" : "CASE WHEN length(CAST(payload AS BLOB)) > ? THEN NULL ELSE payload END"
+        let args: [HranaValue] = (metadataOnly ? [] : [.integer(Int64(rowBytes))]) + [.integer(position), .integer(Int64(limit))]
+        return HranaStatement("""
+            SELECT pos, kind, id, hlc, device, deleted, \(payload), length(CAST(payload AS BLOB)) FROM \(rows)
+            WHERE pos > ? AND kind NOT IN (\(excludedKinds(threads: threads))) ORDER BY pos LIMIT ?
+            """, args)
     }
 
     /// One page of rows after `position`, in position order, read through `/v3/cursor`. The same
     /// batch records that this device has applied everything up to `position` (for tombstone expiry).
-    public func pull(after position: Int64, limit: Int, device: String, appVersion: String, now: Date = Date()) async throws -> PullPage {
+    /// Thread kinds are left out while `threads` is off; a payload over `rowBytes` comes without its text.
+    public func pull(after position: Int64, limit: Int, rowBytes: Int = 5 << 20, threads: Bool = true, device: String, appVersion: String,
+                     now: Date = Date()) async throws -> PullPage {
         let seen = ISO8601DateFormatter().string(from: now)
         let steps = [
             HranaBatchStep(Self.schemaGuard),
-            HranaBatchStep(HranaStatement("SELECT pos, kind, id, hlc, device, deleted, payload FROM \(Self.rows) WHERE pos > ? ORDER BY pos LIMIT ?",
-                                          [.integer(position), .integer(Int64(limit))]), condition: .ok(0)),
+            HranaBatchStep(Self.pullStatement(after: position, limit: limit, rowBytes: rowBytes, threads: threads), condition: .ok(0)),
             HranaBatchStep(HranaStatement("""
                 INSERT INTO \(Self.devices) (device, pulled_pos, seen_at, app_version) VALUES (?, ?, ?, ?)
                 ON CONFLICT (device) DO UPDATE SET pulled_pos = max(pulled_pos, excluded.pulled_pos), seen_at = excluded.seen_at,
@@ -206,17 +225,44 @@ public struct SyncRemote: Sendable {
             if let e = result.stepErrors.compactMap({ $0 }).first { throw SyncError.remote(.statement(e)) }
             throw SyncError.unreadable("no rows")
         }
+        return PullPage(databaseID: result.stepResults[0]?.rows.first?.first?.text,
+                        rows: try Self.remoteRows(page.rows, after: position, rowBytes: rowBytes))
+    }
+
+    /// Rows in position order after `position`. A row without an integer position, or at or
+    /// before the one before it (a cursor that does not advance), makes the page untrusted.
+    static func remoteRows(_ rows: [[HranaValue]], after position: Int64, rowBytes: Int) throws -> [RemoteRow] {
         var out: [RemoteRow] = []
         var last = position
-        for row in page.rows {
-            // A row without its position cannot be placed: the page is not trusted.
-            guard row.count >= 7, case .integer(let pos) = row[0], pos > last else {
-                throw SyncError.unreadable("a row out of order or without a position")
+        for row in rows {
+            guard row.count >= 7, case .integer(let pos) = row[0] else { throw SyncError.unreadable("a row without a position") }
+            guard pos > last else {
+                throw SyncError.unreadable("rows at or before position \(last) again, a cursor that does not advance; the pull stopped")
             }
             last = pos
-            out.append(Self.remoteRow(position: pos, row))
+            var r = Self.remoteRow(position: pos, row)
+            if row.count >= 8, case .integer(let size) = row[7], size > rowBytes, r.problem == nil || r.record.payload == "" {
+                r.problem = "its payload is \(size) bytes, more than the \(rowBytes) one row may have"
+                r.payloadBytes = Int(clamping: size)
+                r.record.payload = nil
+            }
+            out.append(r)
         }
-        return PullPage(databaseID: result.stepResults[0]?.rows.first?.first?.text, rows: out)
+        return out
+    }
+
+    /// The first row after `position` without its payload: for a row too large to read at all
+    /// (a server that sends it whatever its size), so it can be quarantined instead of wedging the pull.
+    public func rowMetadata(after position: Int64, threads: Bool) async throws -> RemoteRow? {
+        let result: HranaBatchResult
+        do {
+            result = try await client.cursor([HranaBatchStep(Self.schemaGuard),
+                                              HranaBatchStep(Self.pullStatement(after: position, limit: 1, rowBytes: 0, threads: threads,
+                                                                                metadataOnly: true), condition: .ok(0))])
+        } catch let e as HranaError { throw SyncError.remote(e) }
+        if let e = result.stepErrors.compactMap({ $0 }).first { throw SyncError.remote(.statement(e)) }
+        guard result.stepResults.count == 2, let page = result.stepResults[1] else { throw SyncError.unreadable("no rows") }
+        return try Self.remoteRows(page.rows, after: position, rowBytes: 0).first
     }
 
     /// Records how far this device has pulled, and removes tombstones older than 90 days that

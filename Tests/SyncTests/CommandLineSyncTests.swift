@@ -121,6 +121,63 @@ import Testing
         #expect(!(try await a.offline(["doctor"]).stdout.contains("not-a-uuid")))
     }
 
+    /// SIGKILL while a pull quarantines rows (after a page was read, after one was applied): the
+    /// database stays consistent, nothing is quarantined twice, and the next sync finishes.
+    @Test func killedDuringAQuarantiningPullThenFinishes() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url), b = Home(url: remote.url)
+        for i in 0..<3 { try await a.offline(["log", "good \(i)", "--kcal", "\(100 + i)", "--date", "2026-11-28"]) }
+        _ = try await a.offline(["foods", "add", "oats", "--kcal", "380"])
+        #expect(try await a.ofj(["sync"]).status == 0)
+        var bad = try HostileServerTests.badJournalRows(remote)
+        let entry = try HostileServerTests.payload(remote, kind: "entry")
+        for _ in 0..<1_200 { // more than one page
+            var e = entry
+            let id = UUID().uuidString
+            e["id"] = id
+            e["nutrients"] = [["energy_kcal", 1e19, 1e19]]
+            bad.append(PlantedRow("entry", id, .text(try json(e))))
+        }
+        try plant(bad, into: remote.dbPath)
+        try await a.offline(["log", "good last", "--kcal", "7", "--date", "2026-11-28"])
+        #expect(try await a.ofj(["sync"]).status == 0)
+        let path = b.dir.path + "/ofj.sqlite"
+        func consistent() throws {
+            let db = try Database(path: path)
+            #expect(try db.quickCheck() == ["ok"])
+            #expect(try db.scalar("SELECT applying FROM sync_clock").int == 0)
+            let wrongTotals = try db.scalar("""
+                SELECT count(*) FROM (SELECT day, nutrient, sum(total) AS t FROM journal_entry_nutrients GROUP BY day, nutrient) x
+                LEFT JOIN journal_day_totals d USING (day, nutrient) WHERE d.total IS NULL OR abs(x.t - d.total) > 1e-6
+                """).int
+            #expect(wrongTotals == 0)
+            #expect(try db.scalar("SELECT count(*) FROM (SELECT kind, record_id FROM sync_quarantine GROUP BY 1, 2 HAVING count(*) > 1)").int == 0)
+        }
+        for phase in ["pull-read", "pull-applied"] {
+            let killed = try await b.ofj(["sync"], extra: ["OFJ_SYNC_FAULT": phase])
+            #expect(killed.status == 9, "phase \(phase): \(killed.status) \(killed.stderr)")
+            try consistent()
+        }
+        let finished = try await b.ofj(["sync"])
+        #expect(finished.status == 0, "\(finished.stderr)")
+        try consistent()
+        let db = try Database(path: path)
+        #expect(try db.scalar("SELECT count(*) FROM sync_quarantine").int == bad.count)
+        #expect(try db.scalar("SELECT count(*) FROM journal_entries").int == 4)
+        let status = try await b.ofj(["sync", "status"])
+        #expect(status.stdout.contains("remote changes quarantined: \(bad.count)"), "\(status.stdout)")
+        let listed = try await b.ofj(["sync", "quarantine"])
+        #expect(listed.status == 0)
+        #expect(listed.stdout.split(separator: "\n").filter { $0.contains(" bytes: ") }.count == 100, "the newest 100")
+        let conflicts = try await b.ofj(["sync", "conflicts"])
+        #expect(conflicts.stdout.contains("\(bad.count) changes from other machines quarantined"))
+        let day = try await b.ofj(["day", "2026-11-28"])
+        #expect(day.status == 0 && day.stdout.contains("good last"))
+        #expect(try await b.ofj(["doctor"]).stdout.contains("journal:") == false)
+        await remote.shutdown()
+    }
+
     /// The REPL syncs in the background at start (the prompt comes first) and `/sync` syncs now.
     @Test func theREPLSyncsAtStartAndOnSlashSync() async throws {
         let binary = try #require(OfjBinary.path, "build ofj first (swift build --build-tests)")

@@ -153,7 +153,7 @@ import Testing
         try a.queue.write { try $0.execute("INSERT INTO agent_threads (id, title, created_at, updated_at) VALUES ('t1', 'Lunch ideas', 1, 1)") }
         try await a.sync()
         let r = try await b.sync()
-        #expect(r.skipped == 1)
+        #expect(r.skipped == 0 && r.pulled == 0, "thread rows are not even read while the setting is off")
         #expect(try b.count("agent_threads") == 0)
         let c = try Machine(url: server.url)
         try await c.sync()
@@ -163,6 +163,11 @@ import Testing
         #expect(try b.local.status(threads: false).pending == 0)
         #expect(try await b.sync().pushed == 0)
         #expect(try remoteRows(server.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE kind = 'thread'").first?[0].int == 1)
+        // Turned on, the machine reads what it left out.
+        b.engine = SyncEngine(local: b.local, remote: b.engine.remote,
+                              configuration: SyncConfiguration(turso: b.engine.configuration.turso, threads: true), appVersion: "test")
+        try await b.sync()
+        #expect(try b.queue.read { try $0.scalar("SELECT count(*) FROM agent_threads WHERE id = 't1'").int } == 1)
         await server.shutdown()
     }
 

@@ -149,7 +149,9 @@ func json(_ object: [String: Any]) throws -> String {
         try plant(bad, into: remote.dbPath)
         try a.log("also good", kcal: 6)
         try await a.sync()
+        let clock0 = Date()
         let report = try await b.sync()
+        print("HOSTILE every wrong type and range: \(report.quarantined) quarantined, \(report.skipped) skipped, error: \(report.error ?? "none"), \(String(format: "%.2f", Date().timeIntervalSince(clock0))) s")
         #expect(report.quarantined == bad.count, "\(report)")
         #expect(report.applied == 3) // a's two entries and its food
         #expect(report.error == nil)
@@ -236,7 +238,9 @@ func json(_ object: [String: Any]) throws -> String {
         let nowMicros = Int64(Date().timeIntervalSince1970 * 1_000_000)
         try plant([try planted(Int64.max), try planted(nowMicros + 8 * 86_400_000_000), try planted(-5), try planted(0),
                    PlantedRow("recipe", "r1", hlc: .integer(Int64.max), .text("{}"))], into: remote.dbPath)
+        let clock0 = Date()
         let report = try await b.sync()
+        print("HOSTILE stamps INT64_MAX, +8 days, -5, 0: \(report.quarantined) quarantined, \(report.skipped) skipped, error: \(report.error ?? "none"), \(String(format: "%.2f", Date().timeIntervalSince(clock0))) s")
         #expect(report.quarantined == 4 && report.skipped == 1 && report.applied == 1, "\(report)")
         let clock = try Self.clock(b)
         #expect(clock.type == "integer")
@@ -268,7 +272,9 @@ func json(_ object: [String: Any]) throws -> String {
         try b.log("after", kcal: 2) // the trigger's stamp stays an integer within the bound
         let clock = try Self.clock(b)
         #expect(clock.type == "integer" && clock.hlc < Int64(Date().timeIntervalSince1970 * 1_000_000) + SyncSchema.clockBoundMicros + 1_000_000)
+        let clock0 = Date()
         let report = try await b.sync()
+        print("HOSTILE poisoned local clock: \(report.quarantined) quarantined, \(report.skipped) skipped, error: \(report.error ?? "none"), \(String(format: "%.2f", Date().timeIntervalSince(clock0))) s")
         #expect(report.error == nil && report.pushed == 2, "\(report)")
         #expect(try b.local.status().pending == 0)
         let types = try remoteRows(remote.dbPath, "SELECT DISTINCT typeof(hlc) FROM ofj_sync_rows").map { $0[0].string ?? "" }
@@ -284,13 +290,93 @@ func json(_ object: [String: Any]) throws -> String {
         try a.log("unconfirmed", kcal: 9)
         try await remote.server.setMode("lie_ack")
         let before = try await Self.requests(remote)
+        let clock0 = Date()
         let report = await a.engine.run()
+        print("HOSTILE acknowledgements that never match: \(report.quarantined) quarantined, \(report.skipped) skipped, error: \(report.error ?? "none"), \(String(format: "%.2f", Date().timeIntervalSince(clock0))) s")
         #expect(report.error?.contains("did not confirm every change") == true, "\(report)")
         #expect(try await Self.requests(remote) - before == 2, "one push, then it stops (and this read of the counters)")
         #expect(try a.local.status().pending == 1, "the change stays pending, never taken as sent")
         try await remote.server.setMode("normal")
         try await a.sync()
         #expect(try a.local.status().pending == 0)
+        await remote.shutdown()
+    }
+
+    // MARK: - Bounded pulls (item 3)
+
+    @Test func endlessFullPagesAreGivenUpOnAtACap() async throws {
+        let remote = try await Remote.start()
+        let b = try Machine(url: remote.url)
+        try await b.sync() // bound to the database, nothing to pull
+        try await remote.server.setMode("endless")
+        b.engine.limits.pageRows = 100
+        b.engine.limits.pullRequests = 5
+        let before = try await Self.requests(remote)
+        let clock0 = Date()
+        let capped = try await b.sync()
+        print("HOSTILE endless full pages, 5-request cap: \(capped.quarantined) quarantined, \(capped.skipped) skipped, error: \(capped.error ?? "none"), \(String(format: "%.2f", Date().timeIntervalSince(clock0))) s")
+        #expect(capped.skipped == 500 && capped.applied == 0, "\(capped)")
+        #expect(capped.stopped?.contains("pull stopped after 5 requests") == true)
+        #expect(SyncText.line(capped).contains("the next sync goes on from position"))
+        #expect(try await Self.requests(remote) - before == 6, "five pages and this read of the counters")
+        // The default caps: the rows cap ends it (100 full pages of 1,000).
+        b.engine.limits = SyncEngine.Limits()
+        let started = Date()
+        let full = try await b.sync()
+        let seconds = Date().timeIntervalSince(started)
+        #expect(full.stopped?.contains("pull stopped after 100000 rows") == true, "\(full)")
+        #expect(full.skipped == 100_000)
+        print("hostile endless pages, default caps: gave up after \(full.skipped) rows in \(String(format: "%.1f", seconds)) s")
+        await remote.shutdown()
+    }
+
+    @Test func aCursorThatDoesNotAdvanceStopsThePullInOneLine() async throws {
+        let remote = try await Remote.start()
+        let a = try Machine(url: remote.url), b = try Machine(url: remote.url)
+        for i in 0..<3 { try a.log("entry \(i)", kcal: Double(i + 1)) }
+        try await a.sync()
+        try await remote.server.setMode("repeat")
+        b.engine.limits.pageRows = 2
+        let before = try await Self.requests(remote)
+        let clock0 = Date()
+        let report = await b.engine.run()
+        print("HOSTILE repeating cursor: \(report.quarantined) quarantined, \(report.skipped) skipped, error: \(report.error ?? "none"), \(String(format: "%.2f", Date().timeIntervalSince(clock0))) s")
+        #expect(report.error?.contains("a cursor that does not advance; the pull stopped") == true, "\(report)")
+        #expect(report.error?.contains("\n") == false)
+        #expect(try await Self.requests(remote) - before <= 5, "binding (two), one page, the repeated page (and the counters)")
+        try await remote.server.setMode("normal")
+        try await b.sync()
+        #expect(try b.count("journal_entries") == 3)
+        await remote.shutdown()
+    }
+
+    @Test func pagesShrinkToFitTheAnswerAndARowTooLargeAloneIsQuarantined() async throws {
+        let remote = try await Remote.start()
+        let a = try Machine(url: remote.url)
+        try a.log("first", kcal: 1)
+        try await a.sync()
+        let big = String(repeating: "x", count: 100_000)
+        var rows = (0..<20).map { PlantedRow("x-big", "big\($0)", .text(#"{"text":"\#(big)"}"#)) }
+        rows.append(PlantedRow("entry", UUID().uuidString, .text(String(repeating: "y", count: 700_000))))      // too large for one answer
+        rows.append(PlantedRow("entry", UUID().uuidString, .text(String(repeating: "z", count: 20 << 20))))     // 20 MB: never sent
+        try plant(rows, into: remote.dbPath)
+        try a.log("last", kcal: 2)
+        try await a.sync()
+        let b = try Machine(url: remote.url, responseLimit: 512 << 10)
+        let before = try await Self.requests(remote)
+        let clock0 = Date()
+        let report = try await b.sync()
+        print("HOSTILE answers too large: 20 x 100 KB, 700 KB, 20 MB rows: \(report.quarantined) quarantined, \(report.skipped) skipped, error: \(report.error ?? "none"), \(String(format: "%.2f", Date().timeIntervalSince(clock0))) s")
+        #expect(report.error == nil)
+        #expect(report.applied == 2 && report.skipped == 20 && report.quarantined == 2, "\(report)")
+        #expect(try b.count("journal_entries") == 2)
+        let used = try await Self.requests(remote) - before
+        print("HOSTILE answers too large: \(used - 1) requests")
+        #expect(used < 40, "halving, never a wedge")
+        let reasons = try b.local.quarantined().map(\.reason)
+        #expect(reasons.contains("the row is larger than an answer may be (524288 bytes)"))
+        #expect(reasons.contains("its payload is \(20 << 20) bytes, more than the \(5 << 20) one row may have"))
+        #expect(try await b.sync().pulled == 0)
         await remote.shutdown()
     }
 }

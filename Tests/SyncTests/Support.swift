@@ -23,7 +23,7 @@ final class Machine: @unchecked Sendable {
 
     /// `beforeSync` runs on a database with every module's migrations but sync's (an upgrade).
     init(url: String, token: String? = nil, mode: SyncConfiguration.Mode = .sync, threads: Bool = true, version: Int? = nil,
-         beforeSync: ((DatabaseQueue) throws -> Void)? = nil) throws {
+         responseLimit: Int? = nil, beforeSync: ((DatabaseQueue) throws -> Void)? = nil) throws {
         queue = try DatabaseQueue(path: dir.file("ofj.sqlite"))
         var m = Migrator()
         JournalStore.registerMigrations(into: &m)
@@ -40,6 +40,7 @@ final class Machine: @unchecked Sendable {
         var client = HranaClient(configuration: configuration.turso, transport: CurlTransport(),
                                  timeouts: HTTPTimeouts(connect: 2, firstByte: 10, idle: 10))
         client.forcedVersion = version
+        if let responseLimit { client.responseLimit = responseLimit }
         engine = SyncEngine(local: SyncLocal(queue: queue), remote: SyncRemote(client: client), configuration: configuration, appVersion: "test")
     }
 
