@@ -26,6 +26,18 @@ import Testing
         text += SyncText.conflicts([SyncConflict(kind: "entry", recordID: "7c0e…", localPayload: #"{"day":"2026-11-30","meal":"lunch","name":"brown rice","servings":1}"#,
                                                  localStamp: SyncStamp(hlc: 1, device: "a"), winner: SyncStamp(hlc: 2, device: "b"), resolvedAt: 1_796_000_100)])
         text += SyncText.conflicts([])
+        var quarantined = SyncLocalStatus(device: "3f2a9c0d", pending: 0, remotePosition: 9, conflicts: 0, lastSuccess: nil, lastError: nil, skipped: 0)
+        quarantined.quarantined = 2
+        text += SyncText.status(quarantined, configuration: nil, problem: nil)
+        report.quarantined = 2
+        report.stopped = "pull stopped after 100000 rows, the most one sync reads; the next sync goes on from position 100009"
+        text += SyncText.line(report) + "\n"
+        text += SyncText.quarantine([
+            SyncQuarantined(kind: "entry", recordID: "not-a-uuid", position: 7, reason: "its id is not a UUID", payloadBytes: 312, at: 1_796_000_200),
+            SyncQuarantined(kind: "message", recordID: String(repeating: "a", count: 80), position: 8,
+                            reason: "its payload is 20971520 bytes, more than the 5242880 one row may have", payloadBytes: 20_971_520, at: 1_796_000_300),
+        ])
+        text += SyncText.quarantine([])
         #expect(!text.contains("secret-token"))
         let withPassword = SyncConfiguration(turso: try TursoConfiguration(databaseURL: "https://me:hunter2@sqld.example:8080?authToken=abc123", authToken: nil))
         let shown = SyncText.status(status, configuration: withPassword, problem: nil)

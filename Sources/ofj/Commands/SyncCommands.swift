@@ -119,6 +119,7 @@ enum SyncCommand {
         if let e = report.error { text += "\n✗ " + e }
         if let s = try? SyncLocal(queue: queue).status(threads: background.engine.configuration.threads) {
             text += "\npending local changes: \(s.pending), conflicts resolved: \(s.conflicts)\(s.conflicts > 0 ? " (ofj sync conflicts)" : "")"
+            if s.quarantined > 0 { text += ", quarantined: \(s.quarantined) (ofj sync quarantine)" }
         }
         return text
     }
