@@ -11,6 +11,9 @@ public enum SyncText {
             parts.append("\(r.quarantined) remote change\(r.quarantined == 1 ? "" : "s") quarantined (they break the journal's rules; ofj sync quarantine)")
         }
         if r.skipped > 0 { parts.append("\(r.skipped) remote change\(r.skipped == 1 ? "" : "s") skipped (a kind this ofj does not know)") }
+        if r.tooLarge > 0 {
+            parts.append("\(r.tooLarge) local change\(r.tooLarge == 1 ? "" : "s") too large to send (over 5 MiB; kept here)")
+        }
         if let stopped = r.stopped { parts.append(stopped) }
         return "sync: " + parts.joined(separator: ", ")
     }

@@ -17,6 +17,8 @@ public struct SyncReport: Sendable, Hashable {
     public var error: String?
     public var retryable = true
     public var retryAfter: Double?
+    /// Local changes not sent because their payload is over `Limits.rowBytes` (no machine could read them).
+    public var tooLarge = 0
     /// Why a pull stopped before the end (one of its caps), in one line; the next sync goes on.
     public var stopped: String?
     public var succeeded: Bool { error == nil }
@@ -141,7 +143,9 @@ public struct SyncEngine: Sendable {
         var sent = 0
         while sent < budget {
             try Task.checkCancellation()
-            let batch = try local.pendingBatch(limit: limits.batchRecords, maxBytes: limits.batchBytes, threads: configuration.threads)
+            let (batch, tooLarge) = try local.pendingBatch(limit: limits.batchRecords, maxBytes: limits.batchBytes, threads: configuration.threads,
+                                                           maxRecordBytes: limits.rowBytes)
+            report.tooLarge = max(report.tooLarge, tooLarge)
             if batch.isEmpty { return }
             let result = try await remote.push(batch, device: device, appVersion: appVersion, now: now())
             phase?("push-sent")

@@ -266,21 +266,29 @@ public struct SyncLocal: Sendable {
 
     /// Up to `limit` pending changes (oldest stamps first), at most about `maxBytes` of payload.
     public func pendingBatch(limit: Int, maxBytes: Int, threads: Bool = true) throws -> [SyncRecord] {
+        try pendingBatch(limit: limit, maxBytes: maxBytes, threads: threads, maxRecordBytes: .max).records
+    }
+
+    /// As above, leaving out records whose payload is over `maxRecordBytes` (no other machine
+    /// could read them; they stay here, pending) and counting them.
+    public func pendingBatch(limit: Int, maxBytes: Int, threads: Bool, maxRecordBytes: Int) throws -> (records: [SyncRecord], tooLarge: Int) {
         try queue.read { db in
             let device = try Self.device(in: db)
             let rows = try db.rows("SELECT p.kind, p.id, p.hlc, coalesce(v.device, ?) FROM sync_pending p LEFT JOIN sync_versions v ON v.kind = p.kind AND v.id = p.id WHERE p.kind NOT IN (\(Self.excluded(threads: threads))) ORDER BY p.hlc, p.kind, p.id LIMIT ?", [device, limit])
             var out: [SyncRecord] = []
             var bytes = 0
+            var tooLarge = 0
             for r in rows {
                 let kind = try r.decode(0, as: String.self), id = try r.decode(1, as: String.self)
                 guard let k = SyncedKind.named(kind) else { continue }
                 let payload = try Self.payload(k, id: id, in: db)
+                if (payload?.utf8.count ?? 0) > maxRecordBytes { tooLarge += 1; continue }
                 let size = (payload?.utf8.count ?? 0) + 200
                 if !out.isEmpty && bytes + size > maxBytes { break }
                 bytes += size
                 out.append(SyncRecord(kind: kind, id: id, stamp: SyncStamp(hlc: try r.decode(2), device: try r.decode(3)), payload: payload))
             }
-            return out
+            return (out, tooLarge)
         }
     }
 

@@ -379,4 +379,17 @@ func json(_ object: [String: Any]) throws -> String {
         #expect(try await b.sync().pulled == 0)
         await remote.shutdown()
     }
+
+    @Test func aLocalChangeTooLargeForAnyMachineStaysHereAndDoesNotBlockTheRest() async throws {
+        let remote = try await Remote.start()
+        let a = try Machine(url: remote.url)
+        try a.queue.write { try $0.execute("INSERT INTO journal_settings (key, value) VALUES ('huge', ?)", [String(repeating: "h", count: 6 << 20)]) }
+        let later = try a.log("after", kcal: 3)
+        let report = try await a.sync()
+        #expect(report.tooLarge == 1 && report.pushed == 1, "\(report)")
+        #expect(SyncText.line(report).contains("1 local change too large to send (over 5 MiB; kept here)"))
+        #expect(try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE id = '\(later.id.uuidString)'").first?[0].int == 1)
+        #expect(try remoteRows(remote.dbPath, "SELECT count(*) FROM ofj_sync_rows WHERE id = 'huge'").first?[0].int == 0)
+        await remote.shutdown()
+    }
 }
