@@ -376,7 +376,9 @@ public struct SyncLocal: Sendable {
                         }
                         var touched = days
                         try Self.write(k, id: r.id, payload: r.payload, days: &touched, in: db)
-                        if r.payload != nil, let why = try Self.problem(k, id: r.id, journal: journal, in: db) { throw Malformed(why: why) }
+                        if let payload = r.payload, let why = try Self.problem(k, id: r.id, payload: payload, journal: journal, in: db) {
+                            throw Malformed(why: why)
+                        }
                         days = touched
                         try db.execute("""
                             INSERT INTO sync_versions (kind, id, hlc, device) VALUES (?, ?, ?, ?)
@@ -414,12 +416,19 @@ public struct SyncLocal: Sendable {
 
     /// Why a record as written breaks the rules of what it is: the journal's own checks for
     /// entries, foods and settings (what backup import and the store enforce), sizes for the rest.
-    static func problem(_ k: SyncedKind, id: String, journal: JournalStore, in db: Database) throws -> String? {
+    static func problem(_ k: SyncedKind, id: String, payload: String, journal: JournalStore, in db: Database) throws -> String? {
         switch k.kind {
         case "entry": return try journal.problemWithStoredEntry(id: id, in: db)
         case "food": return try journal.problemWithStoredFood(id: id, in: db)
         case "setting": return try journal.problemWithStoredSetting(key: id, in: db)
-        default: return nil
+        default:
+            // Conversation records: titles and addresses of a size a view can show on one line, a bounded number of parts.
+            let object = (try? JSONValue.parse(payload))?.objectValue ?? [:]
+            for (field, limit) in [("title", 1_000), ("url", 8_192), ("name", 1_000)] {
+                if let text = object[field]?.stringValue, text.count > limit { return "its \(field) is longer than \(limit) characters" }
+            }
+            if let parts = object["parts"]?.arrayValue, parts.count > 10_000 { return "it has more than 10,000 parts" }
+            return nil
         }
     }
 

@@ -133,6 +133,7 @@ func json(_ object: [String: Any]) throws -> String {
             PlantedRow("message", "m-bad", .text(#"{"sync_id":"m-bad","thread_id":"t1","seq":1,"role":"user","state":"done","created_at":1,"parts":[[0]]}"#)),
             PlantedRow("attachment", "x-bad", .text(#"{"sync_id":"x-bad","ordinal":0,"name":"x","sha256":"nope","message":"m","media_type":"image/png","byte_count":1}"#)),
             PlantedRow("source", "s-bad", .text(#"{"sync_id":"s-bad","thread_id":5}"#)),
+            PlantedRow("thread", "t-long", .text(#"{"id":"t-long","title":"\#(String(repeating: "t", count: 2 << 20))","created_at":1,"updated_at":1}"#)),
         ]
         // Rows whose columns have the wrong types: the stamp, the kind, the flag, the payload.
         let badColumns: [PlantedRow] = [
