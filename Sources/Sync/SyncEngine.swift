@@ -160,7 +160,7 @@ public struct SyncEngine: Sendable {
             progress?(report)
             // A record the remote did not confirm stays pending; stop rather than resend it forever.
             if batch.contains(where: { r in result.winners[r.kind + "\u{1F}" + r.id].map { $0 != r.stamp && $0 < r.stamp } ?? true }) {
-                throw SyncError.unreadable("the sync database did not confirm every change")
+                throw SyncError.unreadable("it did not confirm every change with the stamp that was sent")
             }
         }
     }
