@@ -186,5 +186,23 @@ extension ConversationStore {
         migrator.register("rules-2-approval-rule", sql: "ALTER TABLE agent_approvals ADD COLUMN rule TEXT;")
         // Images and PDFs attached to user messages (issue 19).
         registerAttachmentMigrations(into: &migrator)
+        // Content from outside the person read in a thread (UntrustedContent.swift): each read,
+        // and when the person's next message cleared it; with each decision, what the card named
+        // and which standing approval (grant or allow rule) was not used because of it.
+        migrator.register("agent-7-untrusted-content", sql: """
+            CREATE TABLE agent_untrusted_reads (
+                id INTEGER PRIMARY KEY,
+                thread_id TEXT NOT NULL REFERENCES agent_threads(id) ON DELETE CASCADE,
+                run_id TEXT,
+                kind TEXT NOT NULL,
+                label TEXT NOT NULL,
+                read_at REAL NOT NULL,
+                cleared_at REAL,
+                cleared_by_message_id INTEGER
+            );
+            CREATE INDEX agent_untrusted_reads_by_thread ON agent_untrusted_reads(thread_id, cleared_at, id);
+            ALTER TABLE agent_approvals ADD COLUMN untrusted TEXT;
+            ALTER TABLE agent_approvals ADD COLUMN standing_not_used TEXT;
+            """)
     }
 }

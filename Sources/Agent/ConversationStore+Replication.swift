@@ -173,6 +173,9 @@ extension ConversationStore {
             try db.execute("INSERT INTO agent_superseded_messages (message_id, by_run_id, superseded_at) VALUES (?, ?, ?)", [messageID, s.byRunID, s.at])
         }
         try refreshMessageIndex(db, messageID: messageID)
+        // Written on another machine (or by any libSQL client): not the person's own words here.
+        try recordUntrusted(db, threadID: m.threadID, runID: nil,
+                            reads: [UntrustedRead(kind: .syncedMessage, label: "messages synced from another machine")], now: nil)
         return messageID
     }
 

@@ -1,4 +1,5 @@
 // Persistent threads and their transcripts, runs, tool records, ledger, approvals and usage.
+import Base
 import SQLiteKit
 
 /// Reads and writes the agent's tables on the shared database. The runner writes through the
@@ -223,6 +224,23 @@ public final class ConversationStore: Sendable {
         try queue.read { db in
             try db.rows("SELECT call_id, tool_name, decision, source FROM agent_approvals WHERE run_id = ? ORDER BY id", [runID]).map {
                 (try $0.decode(0), try $0.decode(1), try $0.decode(2), try $0.decode(3))
+            }
+        }
+    }
+
+    /// Approval decisions of a run in order, with the rule that decided, what untrusted content
+    /// the card named and which standing approval the thread's mark kept from deciding.
+    public func approvalRecords(runID: String) throws -> [ApprovalRecord] {
+        try queue.read { db in
+            try db.rows("""
+                SELECT call_id, tool_name, decision, source, rule, untrusted, standing_not_used FROM agent_approvals WHERE run_id = ? ORDER BY id
+                """, [runID]).map { r in
+                let named: [UntrustedRead] = (try r.decodeIfPresent(5, as: String.self)).flatMap { try? JSONValue.parse($0) }?.arrayValue?.compactMap { v in
+                    guard let kind = v["kind"]?.stringValue.flatMap(UntrustedRead.Kind.init(rawValue:)), let label = v["label"]?.stringValue else { return nil }
+                    return UntrustedRead(kind: kind, label: label)
+                } ?? []
+                return ApprovalRecord(callID: try r.decode(0), toolName: try r.decode(1), decision: try r.decode(2), source: try r.decode(3),
+                                      rule: try r.decodeIfPresent(4), untrusted: named, standingNotUsed: try r.decodeIfPresent(6))
             }
         }
     }

@@ -13,28 +13,29 @@ public enum ThreadExport {
     /// One tool call as it happened: the record, and the person's decisions about it.
     struct Activity {
         var record: ToolRecord?
-        var approvals: [(decision: String, source: String)]
+        var approvals: [ApprovalRecord]
     }
 
     public static func render(_ thread: ThreadSummary, format: Format, store: ConversationStore, timeZone: TimeZone) throws -> String {
         let messages = try store.transcript(threadID: thread.id)
         var records: [String: ToolRecord] = [:]
         for r in try store.toolRecords(threadID: thread.id) { records[key(r.runID, r.turn, r.callID)] = r }
-        var decisions: [String: [(decision: String, source: String)]] = [:]
+        var decisions: [String: [ApprovalRecord]] = [:]
         for runID in Set(messages.compactMap(\.runID)).sorted() {
-            for a in try store.approvals(runID: runID) {
+            for a in try store.approvalRecords(runID: runID) {
                 // Approvals are stored per (run, call id); a turn is not needed to tell calls apart
                 // within a run's messages, since call ids are unique in a run.
-                decisions[runID + "/" + a.callID, default: []].append((a.decision, a.source))
+                decisions[runID + "/" + a.callID, default: []].append(a)
             }
         }
+        let untrusted = try store.untrustedReads(threadID: thread.id)
         func activity(_ m: StoredMessage, _ call: ToolCall) -> Activity {
             let runID = m.runID ?? ""
             return Activity(record: records[key(runID, m.turn ?? 0, call.id)], approvals: decisions[runID + "/" + call.id] ?? [])
         }
         switch format {
-        case .md: return markdown(thread, messages, activity, timeZone)
-        case .json: return json(thread, messages, activity, timeZone)
+        case .md: return markdown(thread, messages, activity, timeZone, untrusted: untrusted)
+        case .json: return json(thread, messages, activity, timeZone, untrusted: untrusted)
         }
     }
 
@@ -65,7 +66,7 @@ public enum ThreadExport {
     // MARK: - Markdown
 
     static func markdown(_ t: ThreadSummary, _ messages: [StoredMessage], _ activity: (StoredMessage, ToolCall) -> Activity,
-                         _ zone: TimeZone) -> String {
+                         _ zone: TimeZone, untrusted: [UntrustedReadRecord] = []) -> String {
         var out = "# \(oneLine(t.title))\n\n"
         var meta = ["Thread \(t.id)", "started \(SearchViews.dateLabel(t.createdAt, zone))", "last message \(SearchViews.dateLabel(t.updatedAt, zone))"]
         if let p = t.provider { meta.append("provider \(oneLine(p))" + (t.model.map { " · model \(oneLine($0))" } ?? "")) }
@@ -97,11 +98,23 @@ public enum ThreadExport {
                     }
                     out += line + "\n"
                     for d in a.approvals {
-                        out += "> approval: \(decisionText(d.decision)) \(sourceText(d.source))\n"
+                        out += "> approval: \(decisionText(d.decision)) \(sourceText(d.source))"
+                            + (d.rule.map { " " + oneLine($0) } ?? "") + "\n"
+                        if !d.untrusted.isEmpty {
+                            out += "> decided after untrusted content was read: \(oneLine(UntrustedContent.list(d.untrusted)))"
+                                + (d.standingNotUsed.map { "; your \(oneLine($0)) was not used" } ?? "") + "\n"
+                        }
                     }
                 }
             case .tool:
                 continue  // results are summarised on the tool lines above
+            }
+        }
+        if !untrusted.isEmpty {
+            out += "\n## Untrusted content read in this thread\n\n"
+            for r in untrusted {
+                out += "- \(oneLine(r.read.text))"
+                    + (r.clearedAt == nil ? " · **stands** (grants and allow rules wait for your next message)" : " · cleared by your next message") + "\n"
             }
         }
         out += "\n---\n\n_\(JournalViews.medicalNote)_\n"
@@ -131,7 +144,7 @@ public enum ThreadExport {
     // MARK: - JSON
 
     static func json(_ t: ThreadSummary, _ messages: [StoredMessage], _ activity: (StoredMessage, ToolCall) -> Activity,
-                     _ zone: TimeZone) -> String {
+                     _ zone: TimeZone, untrusted: [UntrustedReadRecord] = []) -> String {
         var items: [JSONValue] = []
         for m in messages {
             var o: [String: JSONValue] = ["seq": .number(Double(m.seq)), "role": .string(m.message.role.rawValue),
@@ -152,7 +165,15 @@ public enum ThreadExport {
                         if let s = r.summary { call["summary"] = .string(clean(s)) }
                     }
                     if !a.approvals.isEmpty {
-                        call["approvals"] = .array(a.approvals.map { ["decision": .string($0.decision), "source": .string($0.source)] })
+                        call["approvals"] = .array(a.approvals.map { d in
+                            var o: [String: JSONValue] = ["decision": .string(d.decision), "source": .string(d.source)]
+                            if let rule = d.rule { o["rule"] = .string(clean(rule)) }
+                            if !d.untrusted.isEmpty {
+                                o["untrusted"] = .array(d.untrusted.map { ["kind": .string($0.kind.rawValue), "label": .string(clean($0.label))] })
+                            }
+                            if let s = d.standingNotUsed { o["standing_approval_not_used"] = .string(clean(s)) }
+                            return .object(o)
+                        })
                     }
                     calls.append(.object(call))
                 case .toolResult(let r):
@@ -178,8 +199,14 @@ public enum ThreadExport {
                                            "updated_at": .string(SearchViews.isoTime(t.updatedAt, zone))]
         if let p = t.provider { thread["provider"] = .string(p) }
         if let m = t.model { thread["model"] = .string(m) }
-        let doc: JSONValue = ["format": "ofj-thread", "version": 1, "thread": .object(thread), "messages": .array(items),
-                              "note": .string(JournalViews.medicalNote)]
-        return TerminalText.escapingJSON(PrettyJSON.format(doc))
+        var doc: [String: JSONValue] = ["format": "ofj-thread", "version": 1, "thread": .object(thread), "messages": .array(items),
+                                        "note": .string(JournalViews.medicalNote)]
+        if !untrusted.isEmpty {
+            doc["untrusted_content"] = .array(untrusted.map { r in
+                // No times: a pulled message's read is stamped by the database's clock, not the run's.
+                ["kind": .string(r.read.kind.rawValue), "label": .string(clean(r.read.label)), "stands": .bool(r.clearedAt == nil)]
+            })
+        }
+        return TerminalText.escapingJSON(PrettyJSON.format(.object(doc)))
     }
 }
