@@ -387,7 +387,7 @@ struct ToolExecutor: Sendable {
             try env.faults?.reached(.beforeApproval, runID: handle.runID)
             var card = notice.map { "Changed since the card you approved: \($0); nothing was written. The change as it is now:\n" + planned.card } ?? planned.card
             if let editNote { card = editNote + "\n" + card }
-            if let v = askedByRule { card = "Asked because of your approval \(v.rule.label):\n" + card }
+            if let v = askedByRule { card = v.askedLine + ":\n" + card }
             if let named { card = UntrustedContent.cardHeader(named, standing: standingNotUsed) + "\n" + card }
             let request = ApprovalRequest(threadID: handle.threadID, runID: handle.runID, callID: call.id, toolName: call.name, preview: card,
                                           arguments: call.arguments, untrusted: untrusted, standingNotUsed: standingNotUsed)

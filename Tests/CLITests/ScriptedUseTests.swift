@@ -78,6 +78,18 @@ import SQLiteKit
         #expect(repl2.stderr.contains("ofj: approval rules not used: config.json approvals rule 1: unknown tool \"log_reference_fod\""), "\(repl2.stderr)")
     }
 
+    /// Issue 31 §6: an allow rule that constrains only a name loads, and `ofj doctor` warns that it
+    /// allows any amount of anything so named, in any case.
+    @Test func doctorWarnsAboutAnAllowRuleThatConstrainsOnlyAName() async throws {
+        try FileManager.default.createDirectory(atPath: home.file("config/ofj"), withIntermediateDirectories: true)
+        try #"{"approvals":{"rules":[{"tool":"log_food","when":{"name":"Water"},"decision":"allow"}]}}"#
+            .write(toFile: home.file("config/ofj/config.json"), atomically: true, encoding: .utf8)
+        let doctor = try await OfjBinary.run(["doctor"], environment: env)
+        #expect(doctor.stdout.contains("-- warning: config.json approvals rule 1 (allow log_food when name = Water) constrains only a name: "
+            + "any amount of anything with name = Water (in any case) is written without a card"), "\(doctor.stdout)")
+        #expect(!doctor.stdout.contains("no approval rule applies"), "\(doctor.stdout)")
+    }
+
     /// /permissions lists, adds (refusing a rule that does not validate, file unchanged) and removes rules.
     @Test func permissionsListsAddsAndRemovesRules() async throws {
         let input = "/permissions\n/permissions add deny set_goals\n/permissions add ask log_food energy_kcal gt 800\n/permissions add allow log_fod\n/permissions\n/permissions remove 1\n/permissions\n"
