@@ -2,6 +2,13 @@
 import SQLiteKit
 
 extension ConversationStore {
+    /// The thread `ofj mcp` keeps its sessions' runs under ("MCP clients (ofj mcp)").
+    public static let mcpThreadID = "mcp"
+    /// Threads ofj keeps for itself: a deletion of one pulled by sync is refused.
+    public static let systemThreadIDs: Set<String> = [mcpThreadID]
+    /// Where `WriteLedger` keeps its rows (see migration agent-8-durable-ledger).
+    static let durableLedgerTable = "agent_durable_ledger"
+
     /// Phases in which a run is in progress; at most one such run per thread (unique partial index).
     static let activePhaseList = "'queued','preparing','waiting_for_provider','executing_tools','awaiting_approval','finalizing'"
 
@@ -203,6 +210,32 @@ extension ConversationStore {
             CREATE INDEX agent_untrusted_reads_by_thread ON agent_untrusted_reads(thread_id, cleared_at, id);
             ALTER TABLE agent_approvals ADD COLUMN untrusted TEXT;
             ALTER TABLE agent_approvals ADD COLUMN standing_not_used TEXT;
+            """)
+        // The ledger of writes that are not a model run's (`WriteLedger`: `ofj mcp`), whose promise
+        // is "a key is written at most once, ever": no foreign key, so no thread deletion (local or
+        // pulled by sync) and no run clean-up can cascade into it. Rows already kept under the MCP
+        // thread's runs move here.
+        migrator.register("agent-8-durable-ledger", sql: """
+            CREATE TABLE agent_durable_ledger (
+                run_id TEXT NOT NULL,
+                turn INTEGER NOT NULL,
+                call_id TEXT NOT NULL,
+                tool_name TEXT NOT NULL,
+                arguments TEXT NOT NULL,
+                outcome TEXT NOT NULL CHECK (outcome IN ('committed','denied','failed')),
+                decision TEXT,
+                result TEXT NOT NULL,
+                summary TEXT NOT NULL,
+                is_error INTEGER NOT NULL DEFAULT 0,
+                recorded_at REAL NOT NULL,
+                change TEXT,
+                PRIMARY KEY (run_id, turn, call_id)
+            );
+            INSERT OR IGNORE INTO agent_durable_ledger
+                (run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change)
+                SELECT run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change
+                FROM agent_ledger WHERE run_id IN (SELECT id FROM agent_runs WHERE thread_id = '\(mcpThreadID)');
+            DELETE FROM agent_ledger WHERE run_id IN (SELECT id FROM agent_runs WHERE thread_id = '\(mcpThreadID)');
             """)
     }
 }

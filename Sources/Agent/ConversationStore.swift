@@ -203,11 +203,18 @@ public final class ConversationStore: Sendable {
         try queue.read { try Self.ledgerEntry($0, key) }
     }
 
-    /// Ledger rows, in the order they were recorded.
+    /// Ledger rows (the runs' and `WriteLedger`'s durable ones), in the order they were recorded.
     public func ledgerEntries(threadID: String? = nil) throws -> [LedgerEntry] {
         try queue.read { db in
-            let sql = "SELECT l.* FROM agent_ledger l" + (threadID == nil ? "" : " JOIN agent_runs r ON r.id = l.run_id WHERE r.thread_id = ?")
-                + " ORDER BY l.recorded_at, l.rowid"
+            let both = """
+                SELECT run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change, 0 AS src, rowid AS rid
+                FROM agent_ledger
+                UNION ALL
+                SELECT run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change, 1, rowid
+                FROM \(Self.durableLedgerTable)
+                """
+            let sql = "SELECT l.* FROM (\(both)) l" + (threadID == nil ? "" : " JOIN agent_runs r ON r.id = l.run_id WHERE r.thread_id = ?")
+                + " ORDER BY l.recorded_at, l.src, l.rid"
             return try db.rows(sql, threadID.map { [$0] } ?? []).map(Self.ledgerEntry)
         }
     }
@@ -332,8 +339,8 @@ extension ConversationStore {
         try db.row("SELECT \(runColumns) FROM agent_runs WHERE id = ?", [id]).map(runRecord)
     }
 
-    static func ledgerEntry(_ db: Database, _ key: CallKey) throws -> LedgerEntry? {
-        try db.row("SELECT * FROM agent_ledger WHERE run_id = ? AND turn = ? AND call_id = ?", [key.runID, key.turn, key.callID]).map(ledgerEntry)
+    static func ledgerEntry(_ db: Database, _ key: CallKey, table: String = "agent_ledger") throws -> LedgerEntry? {
+        try db.row("SELECT * FROM \(table) WHERE run_id = ? AND turn = ? AND call_id = ?", [key.runID, key.turn, key.callID]).map(ledgerEntry)
     }
 
     static func messages(_ db: Database, threadID: String, afterSeq: Int, queue: DatabaseQueue) throws -> [StoredMessage] {

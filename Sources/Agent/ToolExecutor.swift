@@ -550,9 +550,9 @@ struct ToolExecutor: Sendable {
     }
 
     static func insertLedger(_ db: Database, key: CallKey, call: ToolCall, outcome: LedgerEntry.Outcome, decision: ApprovalDecision?,
-                             output: ToolOutput, now: Double, change: PlannedChange? = nil) throws {
+                             output: ToolOutput, now: Double, change: PlannedChange? = nil, table: String = "agent_ledger") throws {
         try db.execute("""
-            INSERT INTO agent_ledger (run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change)
+            INSERT INTO \(table) (run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [key.runID, key.turn, key.callID, call.name, call.arguments, outcome.rawValue, decision?.rawValue,
                   output.content, output.summary, output.isError, now, change?.serialized])
