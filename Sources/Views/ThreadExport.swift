@@ -82,7 +82,7 @@ public enum ThreadExport {
                         + (m.state == .complete ? "" : " (\(m.state.rawValue))") + "\n\n"
                 }
                 if hasText {
-                    out += clean(Terminal.sanitize(text).trimmingCharacters(in: .whitespacesAndNewlines)) + "\n"
+                    out += quoted(clean(Terminal.sanitize(text).trimmingCharacters(in: .whitespacesAndNewlines))) + "\n"
                 }
                 if !m.message.attachments.isEmpty {
                     // Files (a line each); one whose bytes stayed on another machine says so.
@@ -119,6 +119,17 @@ public enum ThreadExport {
         }
         out += "\n---\n\n_\(JournalViews.medicalNote)_\n"
         return out
+    }
+
+    /// Message text as it can never pass for ofj's own lines: a line that starts like one (a quote
+    /// `>` such as "> tool set_goals (succeeded)" or "> approval: …", a heading, a speaker line
+    /// `**You**`, a file line, a rule) gets a backslash first, so Markdown shows it as text.
+    static func quoted(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            let bare = line.drop { $0 == " " || $0 == "\t" }
+            let looksOurs = [">", "#", "**", "📎", "---", "___", "***", "_Not medical"].contains { bare.hasPrefix($0) }
+            return looksOurs ? String(line[..<bare.startIndex]) + "\\" + bare : String(line)
+        }.joined(separator: "\n")
     }
 
     static func decisionText(_ raw: String) -> String {

@@ -21,6 +21,21 @@ import SQLiteKit
         #expect(tables == ["theirs"])
     }
 
+    /// Issue 31 §7: a file whose list of tables is damaged is said to be damaged, with what to do
+    /// (it used to say "check the folder exists and is writable").
+    @Test func aDamagedSchemaSaysSoAndWhatToDo() async throws {
+        _ = try await OfjBinary.run(["day"], environment: env)
+        let db = try Database(path: home.file("data/ofj.sqlite"))
+        try db.execute("PRAGMA writable_schema = ON")
+        try db.execute("UPDATE sqlite_master SET sql = 'CREATE TABLE garbage((' WHERE name = 'journal_entries'")
+        for args in [["day"], ["log", "X", "--kcal", "1"]] {
+            let r = try await OfjBinary.run(args, environment: env)
+            #expect(r.status == 1, "\(args)")
+            #expect(r.stderr.contains("the file is damaged where SQLite keeps its list of tables"), "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("move it aside and keep it") && !r.stderr.contains("writable"), "\(args): \(r.stderr)")
+        }
+    }
+
     @Test func badInputIsAUsageErrorAndWritesNothing() async throws {
         for args in [["log", "", "--kcal", "10"], ["log", "X", "--kcal", "1e12"], ["log", "X", "--kcal", "-1"],
                      ["log", "X", "--kcal", "10", "--nutrient", "sodum_mg=5"], ["goals", "set", "foo=3"],
