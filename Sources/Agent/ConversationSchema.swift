@@ -237,5 +237,8 @@ extension ConversationStore {
                 FROM agent_ledger WHERE run_id IN (SELECT id FROM agent_runs WHERE thread_id = '\(mcpThreadID)');
             DELETE FROM agent_ledger WHERE run_id IN (SELECT id FROM agent_runs WHERE thread_id = '\(mcpThreadID)');
             """)
+        // Messages written on another machine and pulled by sync (1), not typed here: the request to
+        // the model and every view of the thread say so (`ConversationStore.pulledNote`). Local only.
+        migrator.register("agent-9-pulled-messages", sql: "ALTER TABLE agent_messages ADD COLUMN pulled INTEGER NOT NULL DEFAULT 0;")
     }
 }

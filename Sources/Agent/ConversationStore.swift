@@ -348,7 +348,7 @@ extension ConversationStore {
         let attachments = try attachmentsByMessage(db, threadID: threadID, afterSeq: afterSeq, queue: queue)
         try db.forEachRow("""
             SELECT m.id, m.seq, m.run_id, m.turn, m.state, m.created_at, m.role,
-                   p.kind, p.body, p.call_id, p.name, p.is_error, p.provider, p.subkind
+                   p.kind, p.body, p.call_id, p.name, p.is_error, p.provider, p.subkind, m.pulled
             FROM agent_messages m LEFT JOIN agent_message_parts p ON p.message_id = m.id
             WHERE m.thread_id = ? AND m.seq > ?
               AND NOT EXISTS (SELECT 1 FROM agent_superseded_messages s WHERE s.message_id = m.id)
@@ -356,9 +356,11 @@ extension ConversationStore {
             """, [threadID, afterSeq]) { s in
             let id = try s.decode(0, as: Int64.self)
             if out.last?.id != id {
+                let role = try s.decode(6, as: Role.self)
+                let pulled = try s.decode(14, as: Int.self) != 0
                 out.append(StoredMessage(id: id, seq: try s.decode(1), runID: try s.decodeIfPresent(2), turn: try s.decodeIfPresent(3),
                                          state: try s.decode(4, as: MessageState.self), createdAt: try s.decode(5),
-                                         message: Message(role: try s.decode(6, as: Role.self), parts: [])))
+                                         message: Message(role: role, parts: []), pulled: pulled))
             }
             // NULL kind: the message has no parts (the LEFT JOIN found none).
             guard let kind = try s.decodeIfPresent(7, as: String.self) else { return }
@@ -383,6 +385,9 @@ extension ConversationStore {
         }
         return out
     }
+
+    /// The first line of a user message pulled from another machine, as the model and the person see it.
+    public static let pulledNote = "[synced from another machine, not typed on this one]\n"
 
     /// Inserts a message with its parts at the end of the thread; returns its row id.
     @discardableResult

@@ -74,7 +74,7 @@ public enum ThreadExport {
         for m in messages {
             switch m.message.role {
             case .user, .assistant:
-                let text = m.message.parts.compactMap { if case .text(let s) = $0 { return s } else { return nil } }.joined()
+                let text = m.forModel.parts.compactMap { if case .text(let s) = $0 { return s } else { return nil } }.joined()
                 let calls = m.message.parts.compactMap { if case .toolCall(let c) = $0 { return c } else { return nil } }
                 let hasText = !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
                 if hasText || !m.message.attachments.isEmpty {
@@ -161,6 +161,8 @@ public enum ThreadExport {
             var o: [String: JSONValue] = ["seq": .number(Double(m.seq)), "role": .string(m.message.role.rawValue),
                                           "at": .string(SearchViews.isoTime(m.createdAt, zone))]
             if m.state != .complete { o["state"] = .string(m.state.rawValue) }
+            // Pulled by sync: written on another machine, not typed on this one.
+            if m.pulled { o["from_another_machine"] = .bool(true) }
             let text = m.message.parts.compactMap { if case .text(let s) = $0 { return s } else { return nil } }.joined()
             if !text.isEmpty { o["text"] = .string(clean(text)) }
             var calls: [JSONValue] = []

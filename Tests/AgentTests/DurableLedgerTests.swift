@@ -38,7 +38,7 @@ import SQLiteKit
         ConversationStore.registerMigrations(into: &full)
         var before = Migrator()
         for m in full.migrations.prefix(while: { $0.identifier != "agent-8-durable-ledger" }) { before.register(m.identifier, m.migrate) }
-        #expect(before.migrations.count == full.migrations.count - 1)
+        #expect(before.migrations.count == full.migrations.firstIndex { $0.identifier == "agent-8-durable-ledger" })
         let queue = try DatabaseQueue(path: ":memory:")
         try queue.migrate(before)
         try queue.write { db in
