@@ -152,8 +152,13 @@ public final class AgentRunner: Sendable {
                                                       supersededLine: "A newer message replaced this interrupted answer.")
                 let messageID = try ConversationStore.insertMessage(db, threadID: threadID, runID: runID, role: .user, turn: nil,
                                                                     state: .complete, parts: [.text(text)], now: now)
+                // The person's message clears what was read before it; files attached to it are
+                // content from outside them, read by this run.
+                try ConversationStore.clearUntrusted(db, threadID: threadID, messageID: messageID, now: now)
                 if !attachments.isEmpty {
                     try ConversationStore.insertAttachments(db, messageID: messageID, attachments, queue: store.queue, now: now)
+                    try ConversationStore.recordUntrusted(db, threadID: threadID, runID: runID,
+                                                          reads: attachments.map { UntrustedRead(kind: .attachment, label: $0.name) }, now: now)
                 }
                 try db.execute("UPDATE agent_threads SET title = ? WHERE id = ? AND title IS NULL", [Self.autoTitle(text), threadID])
                 if db.changes > 0 { try ConversationStore.indexTitle(db, threadID: threadID) }

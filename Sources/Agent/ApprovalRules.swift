@@ -91,6 +91,21 @@ public struct ApprovalRule: Sendable, Hashable {
 public struct RuleVerdict: Sendable, Hashable {
     public var decision: RuleDecision
     public var rule: ApprovalRule
+    /// A deny or ask rule whose other conditions hold but whose figure this change does not state
+    /// (and ofj cannot work out): the call is asked about, naming the rule and the figure.
+    public var unstated: String?
+
+    public init(decision: RuleDecision, rule: ApprovalRule, unstated: String? = nil) {
+        self.decision = decision
+        self.rule = rule
+        self.unstated = unstated
+    }
+
+    /// The line above a card this verdict asks about.
+    public var askedLine: String {
+        if let unstated { return "Asked because your approval \(rule.label) cannot be checked: this change does not state \(unstated)" }
+        return "Asked because of your approval \(rule.label)"
+    }
 
     /// The result the model sees for a write this rule denied: which rule, and that the person can change it.
     public var deniedOutput: ToolOutput {
@@ -242,14 +257,61 @@ public struct ApprovalRuleSet: Sendable, Hashable {
 
     /// The rule that decides a call, or nil when none matches: deny > ask > allow; among rules of the
     /// deciding kind the most specific (most conditions) is the one named, then the first written.
+    ///
+    /// A figure may be a list of values (`.array`): the sides of a change, e.g. the date an entry
+    /// has and the date it is moved to. A deny or ask condition holds when any side meets it (a
+    /// move out of a protected day is as protected as a move into one); an allow condition only
+    /// when every side does. A deny or ask rule whose other conditions hold but whose figure the
+    /// change does not have becomes an ask naming the rule and the figure (`RuleVerdict.unstated`):
+    /// a protective rule is never sidestepped by leaving a figure out.
     public func verdict(tool: String, figures: [String: JSONValue], today: String) -> RuleVerdict? {
-        let matching = rules.filter { $0.tool == tool && $0.conditions.allSatisfy { Self.holds($0, figures[$0.field], today: today) } }
-        let best = matching.min { a, b in
-            if a.decision.strength != b.decision.strength { return a.decision.strength > b.decision.strength }
-            if a.conditions.count != b.conditions.count { return a.conditions.count > b.conditions.count }
-            return a.number < b.number
+        var matching: [RuleVerdict] = []
+        for rule in rules where rule.tool == tool {
+            var missing: String?
+            var holds = true
+            for c in rule.conditions {
+                let sides = Self.sides(figures[c.field])
+                if sides.isEmpty {
+                    if missing == nil { missing = c.field }
+                    continue
+                }
+                let met = rule.decision == .allow ? sides.allSatisfy { Self.holds(c, $0, today: today) }
+                                                  : sides.contains { Self.holds(c, $0, today: today) }
+                if !met { holds = false; break }
+            }
+            guard holds else { continue }
+            if let missing {
+                if rule.decision != .allow { matching.append(RuleVerdict(decision: .ask, rule: rule, unstated: missing)) }
+            } else {
+                matching.append(RuleVerdict(decision: rule.decision, rule: rule))
+            }
         }
-        return best.map { RuleVerdict(decision: $0.decision, rule: $0) }
+        return matching.min { a, b in
+            if a.decision.strength != b.decision.strength { return a.decision.strength > b.decision.strength }
+            // A rule that matched outright names the decision before one that could not be checked.
+            if (a.unstated == nil) != (b.unstated == nil) { return a.unstated == nil }
+            if a.rule.conditions.count != b.rule.conditions.count { return a.rule.conditions.count > b.rule.conditions.count }
+            return a.rule.number < b.rule.number
+        }
+    }
+
+    /// The values of a figure: none when missing, each element of a list of sides, else the value.
+    static func sides(_ value: JSONValue?) -> [JSONValue] {
+        guard let value, !value.isNull else { return [] }
+        if case .array(let items) = value { return items.filter { !$0.isNull } }
+        return [value]
+    }
+
+    /// Allow rules whose conditions are all on names (`name`, `brand`, `…_name`): they allow any
+    /// amount of anything so named, in any case ("Water" is "WATER"), so `ofj doctor` warns.
+    public var nameOnlyAllowWarnings: [String] {
+        rules.filter { r in
+            r.decision == .allow && !r.conditions.isEmpty && r.conditions.allSatisfy { c in c.field == "name" || c.field == "brand" || c.field.hasSuffix("_name") }
+        }.map { r in
+            let named = r.conditions.map(\.text).joined(separator: " and ")
+            return "config.json approvals \(r.label) constrains only a name: any amount of anything with \(named) (in any case) is written without a card; "
+                + "add a limit such as {\"energy_kcal\": {\"lt\": 50}}"
+        }
     }
 
     /// Whether `value` (the call's argument or figure) meets the condition; a missing value never does.
@@ -392,6 +454,15 @@ public final class ApprovalRuleBook: ApprovalRuleSource, @unchecked Sendable {
         switch Self.read(path: path, vocabulary: vocabulary) {
         case .success: return []
         case .failure(let e): return e.problems
+        }
+    }
+
+    /// Rules that load but may not mean what they seem to (for `ofj doctor`): allow rules that
+    /// constrain only a name.
+    public func warnings() -> [String] {
+        switch Self.read(path: path, vocabulary: vocabulary) {
+        case .success(let set): return set.nameOnlyAllowWarnings
+        case .failure: return []
         }
     }
 

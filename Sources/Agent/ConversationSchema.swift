@@ -2,6 +2,13 @@
 import SQLiteKit
 
 extension ConversationStore {
+    /// The thread `ofj mcp` keeps its sessions' runs under ("MCP clients (ofj mcp)").
+    public static let mcpThreadID = "mcp"
+    /// Threads ofj keeps for itself: a deletion of one pulled by sync is refused.
+    public static let systemThreadIDs: Set<String> = [mcpThreadID]
+    /// Where `WriteLedger` keeps its rows (see migration agent-8-durable-ledger).
+    static let durableLedgerTable = "agent_durable_ledger"
+
     /// Phases in which a run is in progress; at most one such run per thread (unique partial index).
     static let activePhaseList = "'queued','preparing','waiting_for_provider','executing_tools','awaiting_approval','finalizing'"
 
@@ -186,5 +193,52 @@ extension ConversationStore {
         migrator.register("rules-2-approval-rule", sql: "ALTER TABLE agent_approvals ADD COLUMN rule TEXT;")
         // Images and PDFs attached to user messages (issue 19).
         registerAttachmentMigrations(into: &migrator)
+        // Content from outside the person read in a thread (UntrustedContent.swift): each read,
+        // and when the person's next message cleared it; with each decision, what the card named
+        // and which standing approval (grant or allow rule) was not used because of it.
+        migrator.register("agent-7-untrusted-content", sql: """
+            CREATE TABLE agent_untrusted_reads (
+                id INTEGER PRIMARY KEY,
+                thread_id TEXT NOT NULL REFERENCES agent_threads(id) ON DELETE CASCADE,
+                run_id TEXT,
+                kind TEXT NOT NULL,
+                label TEXT NOT NULL,
+                read_at REAL NOT NULL,
+                cleared_at REAL,
+                cleared_by_message_id INTEGER
+            );
+            CREATE INDEX agent_untrusted_reads_by_thread ON agent_untrusted_reads(thread_id, cleared_at, id);
+            ALTER TABLE agent_approvals ADD COLUMN untrusted TEXT;
+            ALTER TABLE agent_approvals ADD COLUMN standing_not_used TEXT;
+            """)
+        // The ledger of writes that are not a model run's (`WriteLedger`: `ofj mcp`), whose promise
+        // is "a key is written at most once, ever": no foreign key, so no thread deletion (local or
+        // pulled by sync) and no run clean-up can cascade into it. Rows already kept under the MCP
+        // thread's runs move here.
+        migrator.register("agent-8-durable-ledger", sql: """
+            CREATE TABLE agent_durable_ledger (
+                run_id TEXT NOT NULL,
+                turn INTEGER NOT NULL,
+                call_id TEXT NOT NULL,
+                tool_name TEXT NOT NULL,
+                arguments TEXT NOT NULL,
+                outcome TEXT NOT NULL CHECK (outcome IN ('committed','denied','failed')),
+                decision TEXT,
+                result TEXT NOT NULL,
+                summary TEXT NOT NULL,
+                is_error INTEGER NOT NULL DEFAULT 0,
+                recorded_at REAL NOT NULL,
+                change TEXT,
+                PRIMARY KEY (run_id, turn, call_id)
+            );
+            INSERT OR IGNORE INTO agent_durable_ledger
+                (run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change)
+                SELECT run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change
+                FROM agent_ledger WHERE run_id IN (SELECT id FROM agent_runs WHERE thread_id = '\(mcpThreadID)');
+            DELETE FROM agent_ledger WHERE run_id IN (SELECT id FROM agent_runs WHERE thread_id = '\(mcpThreadID)');
+            """)
+        // Messages written on another machine and pulled by sync (1), not typed here: the request to
+        // the model and every view of the thread say so (`ConversationStore.pulledNote`). Local only.
+        migrator.register("agent-9-pulled-messages", sql: "ALTER TABLE agent_messages ADD COLUMN pulled INTEGER NOT NULL DEFAULT 0;")
     }
 }

@@ -157,7 +157,7 @@ extension ConversationStore {
             let place = taken || m.seq < 1
                 ? try db.row("SELECT coalesce(max(seq), 0) + 1 FROM agent_messages WHERE thread_id = ?", [m.threadID])?.decode(0) ?? 1
                 : m.seq
-            try db.execute("INSERT INTO agent_messages (sync_id, thread_id, seq, run_id, role, turn, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            try db.execute("INSERT INTO agent_messages (sync_id, thread_id, seq, run_id, role, turn, state, created_at, pulled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
                            ([m.syncID, m.threadID, place] as [DatabaseValueConvertible]) + rest)
             messageID = db.lastInsertRowID
         }
@@ -173,6 +173,9 @@ extension ConversationStore {
             try db.execute("INSERT INTO agent_superseded_messages (message_id, by_run_id, superseded_at) VALUES (?, ?, ?)", [messageID, s.byRunID, s.at])
         }
         try refreshMessageIndex(db, messageID: messageID)
+        // Written on another machine (or by any libSQL client): not the person's own words here.
+        try recordUntrusted(db, threadID: m.threadID, runID: nil,
+                            reads: [UntrustedRead(kind: .syncedMessage, label: "messages synced from another machine")], now: nil)
         return messageID
     }
 

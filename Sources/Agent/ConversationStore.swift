@@ -1,4 +1,5 @@
 // Persistent threads and their transcripts, runs, tool records, ledger, approvals and usage.
+import Base
 import SQLiteKit
 
 /// Reads and writes the agent's tables on the shared database. The runner writes through the
@@ -202,11 +203,18 @@ public final class ConversationStore: Sendable {
         try queue.read { try Self.ledgerEntry($0, key) }
     }
 
-    /// Ledger rows, in the order they were recorded.
+    /// Ledger rows (the runs' and `WriteLedger`'s durable ones), in the order they were recorded.
     public func ledgerEntries(threadID: String? = nil) throws -> [LedgerEntry] {
         try queue.read { db in
-            let sql = "SELECT l.* FROM agent_ledger l" + (threadID == nil ? "" : " JOIN agent_runs r ON r.id = l.run_id WHERE r.thread_id = ?")
-                + " ORDER BY l.recorded_at, l.rowid"
+            let both = """
+                SELECT run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change, 0 AS src, rowid AS rid
+                FROM agent_ledger
+                UNION ALL
+                SELECT run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change, 1, rowid
+                FROM \(Self.durableLedgerTable)
+                """
+            let sql = "SELECT l.* FROM (\(both)) l" + (threadID == nil ? "" : " JOIN agent_runs r ON r.id = l.run_id WHERE r.thread_id = ?")
+                + " ORDER BY l.recorded_at, l.src, l.rid"
             return try db.rows(sql, threadID.map { [$0] } ?? []).map(Self.ledgerEntry)
         }
     }
@@ -223,6 +231,23 @@ public final class ConversationStore: Sendable {
         try queue.read { db in
             try db.rows("SELECT call_id, tool_name, decision, source FROM agent_approvals WHERE run_id = ? ORDER BY id", [runID]).map {
                 (try $0.decode(0), try $0.decode(1), try $0.decode(2), try $0.decode(3))
+            }
+        }
+    }
+
+    /// Approval decisions of a run in order, with the rule that decided, what untrusted content
+    /// the card named and which standing approval the thread's mark kept from deciding.
+    public func approvalRecords(runID: String) throws -> [ApprovalRecord] {
+        try queue.read { db in
+            try db.rows("""
+                SELECT call_id, tool_name, decision, source, rule, untrusted, standing_not_used FROM agent_approvals WHERE run_id = ? ORDER BY id
+                """, [runID]).map { r in
+                let named: [UntrustedRead] = (try r.decodeIfPresent(5, as: String.self)).flatMap { try? JSONValue.parse($0) }?.arrayValue?.compactMap { v in
+                    guard let kind = v["kind"]?.stringValue.flatMap(UntrustedRead.Kind.init(rawValue:)), let label = v["label"]?.stringValue else { return nil }
+                    return UntrustedRead(kind: kind, label: label)
+                } ?? []
+                return ApprovalRecord(callID: try r.decode(0), toolName: try r.decode(1), decision: try r.decode(2), source: try r.decode(3),
+                                      rule: try r.decodeIfPresent(4), untrusted: named, standingNotUsed: try r.decodeIfPresent(6))
             }
         }
     }
@@ -314,8 +339,8 @@ extension ConversationStore {
         try db.row("SELECT \(runColumns) FROM agent_runs WHERE id = ?", [id]).map(runRecord)
     }
 
-    static func ledgerEntry(_ db: Database, _ key: CallKey) throws -> LedgerEntry? {
-        try db.row("SELECT * FROM agent_ledger WHERE run_id = ? AND turn = ? AND call_id = ?", [key.runID, key.turn, key.callID]).map(ledgerEntry)
+    static func ledgerEntry(_ db: Database, _ key: CallKey, table: String = "agent_ledger") throws -> LedgerEntry? {
+        try db.row("SELECT * FROM \(table) WHERE run_id = ? AND turn = ? AND call_id = ?", [key.runID, key.turn, key.callID]).map(ledgerEntry)
     }
 
     static func messages(_ db: Database, threadID: String, afterSeq: Int, queue: DatabaseQueue) throws -> [StoredMessage] {
@@ -323,7 +348,7 @@ extension ConversationStore {
         let attachments = try attachmentsByMessage(db, threadID: threadID, afterSeq: afterSeq, queue: queue)
         try db.forEachRow("""
             SELECT m.id, m.seq, m.run_id, m.turn, m.state, m.created_at, m.role,
-                   p.kind, p.body, p.call_id, p.name, p.is_error, p.provider, p.subkind
+                   p.kind, p.body, p.call_id, p.name, p.is_error, p.provider, p.subkind, m.pulled
             FROM agent_messages m LEFT JOIN agent_message_parts p ON p.message_id = m.id
             WHERE m.thread_id = ? AND m.seq > ?
               AND NOT EXISTS (SELECT 1 FROM agent_superseded_messages s WHERE s.message_id = m.id)
@@ -331,9 +356,11 @@ extension ConversationStore {
             """, [threadID, afterSeq]) { s in
             let id = try s.decode(0, as: Int64.self)
             if out.last?.id != id {
+                let role = try s.decode(6, as: Role.self)
+                let pulled = try s.decode(14, as: Int.self) != 0
                 out.append(StoredMessage(id: id, seq: try s.decode(1), runID: try s.decodeIfPresent(2), turn: try s.decodeIfPresent(3),
                                          state: try s.decode(4, as: MessageState.self), createdAt: try s.decode(5),
-                                         message: Message(role: try s.decode(6, as: Role.self), parts: [])))
+                                         message: Message(role: role, parts: []), pulled: pulled))
             }
             // NULL kind: the message has no parts (the LEFT JOIN found none).
             guard let kind = try s.decodeIfPresent(7, as: String.self) else { return }
@@ -358,6 +385,9 @@ extension ConversationStore {
         }
         return out
     }
+
+    /// The first line of a user message pulled from another machine, as the model and the person see it.
+    public static let pulledNote = "[synced from another machine, not typed on this one]\n"
 
     /// Inserts a message with its parts at the end of the thread; returns its row id.
     @discardableResult

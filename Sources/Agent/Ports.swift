@@ -14,9 +14,17 @@ public struct ApprovalRequest: Sendable, Hashable {
     /// This asking, unique in the process: an answer is for the card it was given to, never for a
     /// later card of the same call (after Ctrl-C and `/continue` the call is asked about again).
     public var askID: Int
+    /// Content from outside the person read in the thread since their last message (its mark;
+    /// the card names it). Empty when there is none.
+    public var untrusted: [UntrustedRead]
+    /// The grant or allow rule that would have approved this change without asking, had the mark
+    /// not stood ("approval rule 2 (allow …)", "\"always for this thread\"").
+    public var standingNotUsed: String?
     public init(threadID: String, runID: String, callID: String, toolName: String, preview: String, arguments: String = "{}",
-                askID: Int? = nil) {
+                askID: Int? = nil, untrusted: [UntrustedRead] = [], standingNotUsed: String? = nil) {
         self.threadID = threadID
+        self.untrusted = untrusted
+        self.standingNotUsed = standingNotUsed
         self.arguments = arguments
         self.runID = runID
         self.callID = callID

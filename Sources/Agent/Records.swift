@@ -52,6 +52,17 @@ public struct StoredMessage: Sendable, Hashable {
     public var state: MessageState
     public var createdAt: Double
     public var message: Message
+    /// Written on another machine and pulled by sync (not typed here).
+    public var pulled: Bool = false
+
+    /// The message as a request sends it: a user message from another machine starts with
+    /// `ConversationStore.pulledNote`, so the model never takes it for the person's words here.
+    public var forModel: Message {
+        guard pulled, message.role == .user else { return message }
+        var m = message
+        m.parts.insert(.text(ConversationStore.pulledNote), at: 0)
+        return m
+    }
 }
 
 public struct RunRecord: Sendable, Hashable {

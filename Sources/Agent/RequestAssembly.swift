@@ -49,7 +49,7 @@ extension RequestAssembler {
 public struct FullTranscriptAssembler: RequestAssembler {
     public init() {}
     public func assemble(_ context: RequestContext) async throws -> ChatRequest {
-        let messages = try context.store.transcript(threadID: context.threadID).map(\.message)
+        let messages = try context.store.transcript(threadID: context.threadID).map(\.forModel)
         return ChatRequest(system: context.systemPrompt, messages: messages, tools: context.tools, maxOutputTokens: context.maxOutputTokens,
                            contextNote: context.contextNote)
     }

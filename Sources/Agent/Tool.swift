@@ -71,6 +71,10 @@ public protocol Tool: Sendable {
     func activity(arguments: JSONValue) -> String
     /// Read tools: run and answer.
     func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput
+    /// What content from outside the person this call's result brought into the conversation
+    /// (web pages, search results, packaged-food text; default none). The runner records it
+    /// after every read: it marks the thread until the person's next message (UntrustedContent.swift).
+    func untrustedReads(arguments: JSONValue, output: ToolOutput) -> [UntrustedRead]
 }
 
 /// The deadline class of a read tool: local reads are quick, web tools may take longer.
@@ -80,6 +84,7 @@ public enum ToolTiming: String, Sendable, Hashable {
 
 extension Tool {
     public var timing: ToolTiming { .localRead }
+    public func untrustedReads(arguments: JSONValue, output: ToolOutput) -> [UntrustedRead] { [] }
 }
 
 /// The exact change a write will make, resolved when the card is drawn: the card text the person

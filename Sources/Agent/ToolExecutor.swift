@@ -148,9 +148,13 @@ struct ToolExecutor: Sendable {
             }
             let now = env.clock.now()
             let finalOutput = output, finalStatus = status
+            // What the result brought in from outside the person marks the thread, in the same
+            // transaction as the result (a result the model can see is never unmarked).
+            let untrusted = status == .rejected ? [] : tool.untrustedReads(arguments: arguments, output: output)
             try env.store.queue.write { db in
                 try ConversationStore.recordResult(db, threadID: executor.handle.threadID, key: key, ordinal: ordinal, toolName: call.name,
                                                    output: finalOutput, status: finalStatus, now: now)
+                try ConversationStore.recordUntrusted(db, threadID: executor.handle.threadID, runID: executor.handle.runID, reads: untrusted, now: now)
             }
             executor.emit(.toolFinished(callID: call.id, name: call.name, status: status, summary: output.summary))
             var d = executor.diagnostic(.toolExecution, status: status.rawValue, turn: key.turn, call: call)
@@ -327,20 +331,28 @@ struct ToolExecutor: Sendable {
 
     /// An approval rule's verdict, else a standing grant for this tool in this thread, else the person
     /// decides now about `planned`'s card. Returns the rule that decided, if one did (allow or deny).
+    /// While the thread's mark stands (content from outside the person read since their last
+    /// message, UntrustedContent.swift) neither an allow rule nor a grant approves: the person is
+    /// asked, and the card names every such read. A deny rule still refuses.
     private func approval(of planned: PlannedChange, tool: any WriteTool, arguments: JSONValue, notice: String?, editNote: String? = nil,
                           key: CallKey, call: ToolCall, edited: Bool = false,
                           setPhase: (RunPhase) throws -> Void) async throws -> (ApprovalAnswer, RuleVerdict?) {
         let decision: ApprovalDecision
         var askedByRule: RuleVerdict?
+        let threadID = handle.threadID
+        let untrusted = try env.store.queue.read { db in try ConversationStore.standingUntrusted(db, threadID: threadID) }.map(\.read)
+        let named = untrusted.isEmpty ? nil : untrusted
+        // The standing approval that would have decided without asking, when the mark stops it.
+        var standingNotUsed: String?
         if let rules = env.configuration.approvalRules {
             let (verdict, problem) = try env.store.queue.read { db in rules.verdict(tool: tool, arguments: arguments, planned: planned, database: db) }
             if let problem {
                 emit(.ruleDecided(callID: call.id, name: call.name, decision: nil, line: "approval rules not used: \(problem)"))
             }
-            if let v = verdict, v.decision != .ask {
+            if let v = verdict, v.decision == .deny || (v.decision == .allow && named == nil) {
                 let d: ApprovalDecision = v.decision == .allow ? .allowOnce : .deny
                 try keepingDecision(key, d, planned, waited: 0, stored: false, source: "rule") {
-                    try recordApproval(key: key, call: call, decision: d, source: "rule", waited: 0, change: planned, rule: v.rule.label)
+                    try recordApproval(key: key, call: call, decision: d, source: "rule", waited: 0, change: planned, rule: v.rule.label, untrusted: named)
                 }
                 emit(.ruleDecided(callID: call.id, name: call.name, decision: v.decision,
                                   line: "\(v.decision == .allow ? "allowed" : "denied") by rule \(v.rule.number): \(v.rule.text)"))
@@ -348,13 +360,24 @@ struct ToolExecutor: Sendable {
                 try env.faults?.reached(.afterApproval, runID: handle.runID)
                 return (.decision(d), v)
             }
-            askedByRule = verdict
+            if let v = verdict, v.decision == .allow {
+                standingNotUsed = "approval \(v.rule.label)"
+                emit(.ruleDecided(callID: call.id, name: call.name, decision: nil,
+                                  line: "rule \(v.rule.number) not used: untrusted content was read since your last message"))
+            } else {
+                askedByRule = verdict
+            }
         }
         // A rule that says "ask" is asked about even with a grant for the thread.
-        let granted = try askedByRule == nil && env.approvals.honoursThreadGrants && env.store.queue.read { db in
-            try db.row("SELECT 1 FROM agent_tool_grants WHERE thread_id = ? AND tool_name = ?", [handle.threadID, call.name]) != nil
+        let hasGrant = try askedByRule == nil && env.approvals.honoursThreadGrants && env.store.queue.read { db in
+            try db.row("SELECT 1 FROM agent_tool_grants WHERE thread_id = ? AND tool_name = ?", [threadID, call.name]) != nil
         }
-        if granted {
+        if hasGrant && named != nil {
+            standingNotUsed = standingNotUsed.map { $0 + " and your " + UntrustedContent.threadGrant } ?? UntrustedContent.threadGrant
+            emit(.ruleDecided(callID: call.id, name: call.name, decision: nil,
+                              line: "\(UntrustedContent.threadGrant) not used: untrusted content was read since your last message"))
+        }
+        if hasGrant && named == nil {
             decision = .alwaysAllow
             try keepingDecision(key, decision, planned, waited: 0, stored: false, source: "thread_grant") {
                 try recordApproval(key: key, call: call, decision: decision, source: "thread_grant", waited: 0, change: planned)
@@ -364,9 +387,10 @@ struct ToolExecutor: Sendable {
             try env.faults?.reached(.beforeApproval, runID: handle.runID)
             var card = notice.map { "Changed since the card you approved: \($0); nothing was written. The change as it is now:\n" + planned.card } ?? planned.card
             if let editNote { card = editNote + "\n" + card }
-            if let v = askedByRule { card = "Asked because of your approval \(v.rule.label):\n" + card }
+            if let v = askedByRule { card = v.askedLine + ":\n" + card }
+            if let named { card = UntrustedContent.cardHeader(named, standing: standingNotUsed) + "\n" + card }
             let request = ApprovalRequest(threadID: handle.threadID, runID: handle.runID, callID: call.id, toolName: call.name, preview: card,
-                                          arguments: call.arguments)
+                                          arguments: call.arguments, untrusted: untrusted, standingNotUsed: standingNotUsed)
             emit(.approvalRequested(request))
             let askedAt = env.clock.monotonic()
             let answer = await env.approvals.answer(request)
@@ -378,7 +402,8 @@ struct ToolExecutor: Sendable {
             decision = d
             let source = edited ? "person_edited" : "person"
             try keepingDecision(key, decision, planned, waited: waited, stored: false, source: source) {
-                try recordApproval(key: key, call: call, decision: decision, source: source, waited: waited, change: planned)
+                try recordApproval(key: key, call: call, decision: decision, source: source, waited: waited, change: planned,
+                                   untrusted: named, standingNotUsed: standingNotUsed)
             }
         }
         emit(.approvalDecided(callID: call.id, name: call.name, decision: decision))
@@ -500,14 +525,20 @@ struct ToolExecutor: Sendable {
         emit(.toolFinished(callID: item.call.id, name: item.call.name, status: status, summary: output.summary))
     }
 
+    /// `untrusted`: what the card named (the thread's mark when it was decided); `standingNotUsed`:
+    /// the grant or allow rule that did not approve it because of the mark.
     private func recordApproval(key: CallKey, call: ToolCall, decision: ApprovalDecision, source: String, waited: Double,
-                                change: PlannedChange, rule: String? = nil) throws {
+                                change: PlannedChange, rule: String? = nil, untrusted: [UntrustedRead]? = nil,
+                                standingNotUsed: String? = nil) throws {
         let now = env.clock.now()
+        let named = untrusted.map { list in JSONValue.array(list.map { ["kind": .string($0.kind.rawValue), "label": .string($0.label)] }).serialized }
         try env.store.queue.write { db in
             try db.execute("""
-                INSERT INTO agent_approvals (run_id, turn, call_id, tool_name, decision, source, waited_seconds, decided_at, change, rule)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [key.runID, key.turn, key.callID, call.name, decision.rawValue, source, waited, now, change.serialized, rule])
+                INSERT INTO agent_approvals (run_id, turn, call_id, tool_name, decision, source, waited_seconds, decided_at, change, rule,
+                    untrusted, standing_not_used)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [key.runID, key.turn, key.callID, call.name, decision.rawValue, source, waited, now, change.serialized, rule,
+                      named, standingNotUsed])
             if decision == .alwaysAllow && source == "person" {
                 try db.execute("INSERT OR IGNORE INTO agent_tool_grants (thread_id, tool_name, granted_at) VALUES (?, ?, ?)",
                                [handle.threadID, call.name, now])
@@ -519,9 +550,9 @@ struct ToolExecutor: Sendable {
     }
 
     static func insertLedger(_ db: Database, key: CallKey, call: ToolCall, outcome: LedgerEntry.Outcome, decision: ApprovalDecision?,
-                             output: ToolOutput, now: Double, change: PlannedChange? = nil) throws {
+                             output: ToolOutput, now: Double, change: PlannedChange? = nil, table: String = "agent_ledger") throws {
         try db.execute("""
-            INSERT INTO agent_ledger (run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change)
+            INSERT INTO \(table) (run_id, turn, call_id, tool_name, arguments, outcome, decision, result, summary, is_error, recorded_at, change)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [key.runID, key.turn, key.callID, call.name, call.arguments, outcome.rawValue, decision?.rawValue,
                   output.content, output.summary, output.isError, now, change?.serialized])

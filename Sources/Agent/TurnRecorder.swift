@@ -136,6 +136,9 @@ final class TurnRecorder: Sendable {
                     s.hasOutput = true
                     if let id = s.messageID { try ConversationStore.insertPart(db, messageID: id, ordinal: s.partCount, .continuation(item)) }
                     s.partCount += 1
+                    // The provider's own web search and fetch: content from outside the person.
+                    try ConversationStore.recordUntrusted(db, threadID: handle.threadID, runID: handle.runID,
+                                                          reads: ConversationStore.untrustedReads(of: item), now: now)
                 case .usage(let u):
                     // Some providers report input and output in separate events; keep the largest of each.
                     let old = s.usage ?? .zero

@@ -22,17 +22,20 @@ enum LedgerWrite {
     /// `planned` and inserts the committed ledger row (so the change and the row commit together).
     static func applyOnce(_ db: Database, planned: PlannedChange, tool: any WriteTool, call: ToolCall, key: CallKey, context: ToolContext,
                           decision: ApprovalDecision, registry: ToolRegistry, now: () -> Double,
-                          adjust: (ToolOutput) -> ToolOutput = { $0 }) throws -> LedgeredOutcome {
-        if let existing = try ConversationStore.ledgerEntry(db, key) { return .replayed(existing) }
+                          adjust: (ToolOutput) -> ToolOutput = { $0 }, table: String = "agent_ledger") throws -> LedgeredOutcome {
+        if let existing = try ConversationStore.ledgerEntry(db, key, table: table) { return .replayed(existing) }
         let output = adjust(registry.bounded(try tool.apply(planned, context: context, database: db), toolName: tool.name))
-        try ToolExecutor.insertLedger(db, key: key, call: call, outcome: .committed, decision: decision, output: output, now: now(), change: planned)
+        try ToolExecutor.insertLedger(db, key: key, call: call, outcome: .committed, decision: decision, output: output, now: now(), change: planned,
+                                      table: table)
         return .applied(output)
     }
 }
 
 /// The agent's idempotency ledger for writes that do not come from a model run: the caller previews
 /// a `PlannedChange`, gets it approved its own way, and applies it here exactly once under a key it
-/// chooses. Rows need a run to belong to: `openSession` creates a thread and a finished run for them.
+/// chooses. `openSession` creates a thread and a finished run its keys are named under; the rows
+/// themselves are in `agent_durable_ledger`, which nothing cascades into (deleting that thread,
+/// here or on another machine, never forgets a key).
 public struct WriteLedger: Sendable {
     public let store: ConversationStore
     public let tools: ToolRegistry
@@ -57,12 +60,16 @@ public struct WriteLedger: Sendable {
     }
 
     /// The recorded outcome of `key`, if any.
-    public func entry(_ key: CallKey) throws -> LedgerEntry? { try store.ledgerEntry(key) }
+    public func entry(_ key: CallKey) throws -> LedgerEntry? {
+        try store.queue.read { try ConversationStore.ledgerEntry($0, key, table: Self.table) }
+    }
+
+    static let table = ConversationStore.durableLedgerTable
 
     /// The arguments text of the call recorded under `key`, to tell a retry from a reused key.
     public func recordedArguments(_ key: CallKey) throws -> String? {
         try store.queue.read { db in
-            try db.row("SELECT arguments FROM agent_ledger WHERE run_id = ? AND turn = ? AND call_id = ?",
+            try db.row("SELECT arguments FROM \(Self.table) WHERE run_id = ? AND turn = ? AND call_id = ?",
                        [key.runID, key.turn, key.callID])?[0].string
         }
     }
@@ -75,7 +82,7 @@ public struct WriteLedger: Sendable {
         let registry = tools
         return try store.queue.write { db in
             try LedgerWrite.applyOnce(db, planned: planned, tool: tool, call: call, key: key, context: context, decision: decision,
-                                      registry: registry, now: { now })
+                                      registry: registry, now: { now }, table: Self.table)
         }
     }
 
@@ -85,8 +92,9 @@ public struct WriteLedger: Sendable {
                                 output: ToolOutput, change: PlannedChange?, now: Double) throws -> LedgeredOutcome {
         let bounded = tools.bounded(output)
         return try store.queue.write { db in
-            if let existing = try ConversationStore.ledgerEntry(db, key) { return .replayed(existing) }
-            try ToolExecutor.insertLedger(db, key: key, call: call, outcome: outcome, decision: decision, output: bounded, now: now, change: change)
+            if let existing = try ConversationStore.ledgerEntry(db, key, table: Self.table) { return .replayed(existing) }
+            try ToolExecutor.insertLedger(db, key: key, call: call, outcome: outcome, decision: decision, output: bounded, now: now, change: change,
+                                          table: Self.table)
             return .applied(bounded)
         }
     }

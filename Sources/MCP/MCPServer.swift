@@ -60,7 +60,7 @@ public struct MCPConfiguration: Sendable {
 
     public init(serverName: String, serverTitle: String, serverVersion: String, instructions: String, allowWrites: Bool,
                 resources: [MCPResource], annotations: @escaping @Sendable (any Tool) -> MCPToolAnnotations,
-                threadID: String = "mcp", sessionRunID: String, keyRunID: String = "mcp-idempotency-keys") {
+                threadID: String = ConversationStore.mcpThreadID, sessionRunID: String, keyRunID: String = "mcp-idempotency-keys") {
         self.serverName = serverName
         self.serverTitle = serverTitle
         self.serverVersion = serverVersion

@@ -129,6 +129,14 @@ struct LookupBarcode: Tool {
     var timing: ToolTiming { .webSearch }
     func activity(arguments: JSONValue) -> String { "looking up barcode \(Text.clean(arguments["barcode"]?.stringValue ?? "", max: 20))" }
 
+    /// Product text from Open Food Facts (fetched now or cached) is content from outside the
+    /// person; a food from their own Food Bank is not.
+    func untrustedReads(arguments: JSONValue, output: ToolOutput) -> [UntrustedRead] {
+        guard !output.isError, let origin = (try? JSONValue.parse(output.content))?["product"]?["origin"]?.stringValue,
+              origin != PackagedText.origin(.foodBank, source: .openFoodFacts) else { return [] }
+        return [UntrustedRead(kind: .packagedFood, label: "for barcode \(arguments["barcode"]?.stringValue ?? "?") (\(origin))")]
+    }
+
     func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
         let args = Args(arguments)
         let code: Barcode
@@ -164,6 +172,13 @@ struct SearchPackagedFoods: Tool {
     var effect: ToolEffect { .read }
     var timing: ToolTiming { .webSearch }
     func activity(arguments: JSONValue) -> String { "searching packaged foods for '\(Text.clean(arguments["query"]?.stringValue ?? "", max: 60))'" }
+
+    /// Products found online are content from outside the person.
+    func untrustedReads(arguments: JSONValue, output: ToolOutput) -> [UntrustedRead] {
+        guard !output.isError else { return [] }
+        let source = PackagedSource(rawValue: arguments["source"]?.stringValue ?? "off") ?? .openFoodFacts
+        return [UntrustedRead(kind: .packagedFood, label: "for \"\(arguments["query"]?.stringValue ?? "")\" (\(source.displayName))")]
+    }
 
     func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
         let args = Args(arguments)

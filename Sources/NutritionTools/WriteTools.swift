@@ -63,7 +63,10 @@ extension JournalWriteTool {
     }
 
     /// The resolved arguments; the nutrients the change writes (an update: the entry's after it);
-    /// for a change to a logged entry, its date, meal and (when deleted or moved) its nutrients.
+    /// for a change to a logged entry, its date, meal and name both as they are and where the
+    /// change puts them (a list of the two sides when they differ: a deny matches either, an allow
+    /// needs both), and (when deleted or moved) its nutrients. Energy a change does not state is the
+    /// energy its macronutrients make (4 kcal/g protein and carbohydrate, 9 fat).
     func ruleFigures(_ planned: PlannedChange, database: Database) -> [String: JSONValue] {
         var figures = planned.change["arguments"]?.objectValue ?? [:]
         // The raw argument nutrients are replaced by the resolved ones below.
@@ -71,11 +74,27 @@ extension JournalWriteTool {
         let written = (planned.change["nutrients"] ?? planned.change["nutrients_after"])?.objectValue
         for (id, v) in written ?? [:] { figures[id] = v }
         if let id = planned.change["entry_id"]?.stringValue.flatMap(UUID.init(uuidString:)), let e = try? journal.entry(id, in: database) {
-            if figures["date"] == nil { figures["date"] = .string((planned.change["to_date"]?.stringValue) ?? e.day.description) }
-            if figures["meal"] == nil { figures["meal"] = .string((planned.change["to_meal"]?.stringValue) ?? e.meal.rawValue) }
+            let toDate = figures["date"]?.stringValue ?? planned.change["to_date"]?.stringValue ?? e.day.description
+            let toMeal = figures["meal"]?.stringValue ?? planned.change["to_meal"]?.stringValue ?? e.meal.rawValue
+            figures["date"] = Self.sides(e.day.description, toDate)
+            figures["meal"] = Self.sides(e.meal.rawValue, toMeal)
+            figures["name"] = Self.sides(e.name, figures["name"]?.stringValue ?? e.name)
             if written == nil { for (k, v) in e.totalNutrients { figures[k] = Shape.number(v) } }
         }
+        if figures["energy_kcal"] == nil || figures["energy_kcal"]?.isNull == true {
+            let grams = [("protein_g", 4.0), ("carbohydrate_g", 4.0), ("fat_g", 9.0)].compactMap { id, kcal in
+                figures[id]?.doubleValue.map { $0 * kcal }
+            }
+            if !grams.isEmpty { figures["energy_kcal"] = .number(grams.reduce(0, +)) }
+        }
         return figures
+    }
+
+    /// One value when both sides are the same, else both (a rule condition tests each).
+    static func sides(_ before: String, _ after: String) -> JSONValue {
+        let a = RuleDates.resolve(before, today: "2000-01-01") == nil ? before.lowercased() : before
+        let b = RuleDates.resolve(after, today: "2000-01-01") == nil ? after.lowercased() : after
+        return a == b ? .string(after) : .array([.string(before), .string(after)])
     }
 
     /// "the Food Bank food Oatmeal was changed", for the first dependency that differs.

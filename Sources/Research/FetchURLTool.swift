@@ -59,6 +59,15 @@ public struct FetchURLTool: Tool {
         return Self.output(for: page, source: source)
     }
 
+    /// A page the model read is content from outside the person ("[3] https://…" when kept as a source).
+    public func untrustedReads(arguments: JSONValue, output: ToolOutput) -> [UntrustedRead] {
+        guard !output.isError else { return [] }
+        let content = try? JSONValue.parse(output.content)
+        let url = content?["url"]?.stringValue ?? arguments["url"]?.stringValue ?? "?"
+        let id = content?["source_id"]?.intValue.map { "[\($0)] " } ?? ""
+        return [UntrustedRead(kind: .webPage, label: id + url)]
+    }
+
     /// A fetched PDF: kept as a source (its text says only what it is) and as an attachment of
     /// the thread; the result names the attachment so that the request shows it as a document
     /// (the mechanism of read_attachment), or says in one line why it is not shown.

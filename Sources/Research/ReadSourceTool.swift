@@ -41,6 +41,18 @@ public struct ReadConversationSourceTool: Tool {
         return ToolOutput(content: content.serialized, summary: "listed \(all.count) web sources")
     }
 
+    /// A source read again (or the list of their titles) is content from outside the person again.
+    public func untrustedReads(arguments: JSONValue, output: ToolOutput) -> [UntrustedRead] {
+        guard !output.isError else { return [] }
+        let content = try? JSONValue.parse(output.content)
+        guard let id = content?["source_id"]?.intValue else {
+            return [UntrustedRead(kind: .webPage, label: "the list of this conversation's web sources")]
+        }
+        let url = content?["url"]?.stringValue ?? ""
+        let kind: UntrustedRead.Kind = url.hasPrefix("search:") ? .webSearch : .webPage
+        return [UntrustedRead(kind: kind, label: "[\(id)] \(url)")]
+    }
+
     public func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
         // The provider's own searches become sources when first needed.
         try sources.harvest(threadID: context.threadID)

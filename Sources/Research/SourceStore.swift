@@ -46,9 +46,10 @@ public final class SourceStore: Sendable {
         registerUsageMigration(into: &migrator)
     }
 
-    /// Applies only these migrations (tests).
+    /// Applies only these migrations and the agent's (whose untrusted reads `/sources` shows; tests).
     public static func migrate(_ queue: DatabaseQueue) throws {
         var migrator = Migrator()
+        ConversationStore.registerMigrations(into: &migrator)
         registerMigrations(into: &migrator)
         try queue.migrate(migrator)
     }
@@ -139,18 +140,31 @@ public final class SourceStore: Sendable {
             """, [threadID, runID]).map(Self.source)
     }
 
-    /// `/sources`: one line per source of the thread, numbered by source id.
+    /// `/sources`: one line per source of the thread, numbered by source id, then the thread's
+    /// mark: the untrusted content read since the person's last message (attachments, packaged
+    /// foods and synced messages too), during which no grant or allow rule approves a write.
     public func report(threadID: String) throws -> String {
         try harvest(threadID: threadID)
         let all = try sources(threadID: threadID)
-        guard !all.isEmpty else { return "No web sources in this thread yet." }
+        let standing = try ConversationStore(queue: queue).standingUntrusted(threadID: threadID)
+        var lines: [String] = []
+        if !standing.isEmpty {
+            lines.append("Untrusted content read since your last message (until you send your next one, every write is asked about, "
+                + "even with \"always for this thread\" or an allow rule; deny rules still apply):")
+            for r in standing.prefix(50) { lines.append("  · " + r.read.text) }
+            if standing.count > 50 { lines.append("  · and \(standing.count - 50) more") }
+        }
+        return ((all.isEmpty ? ["No web sources in this thread yet."] : try sourceLines(all)) + lines).joined(separator: "\n")
+    }
+
+    private func sourceLines(_ all: [ResearchSource]) throws -> [String] {
         var lines = ["Web sources in this thread (untrusted; read_conversation_source reads one again):"]
         for s in all {
             let title = s.title.isEmpty ? "" : "\(s.title.prefix(80)) — "
             let version = s.version > 1 ? ", version \(s.version)" : ""
             lines.append("  [\(s.id)] \(title)\(s.url.prefix(200))  (\(Self.utcLabel(s.fetchedAt)), \(s.text.count) characters\(version))")
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     static func utcLabel(_ seconds: Double) -> String {

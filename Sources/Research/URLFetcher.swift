@@ -258,6 +258,11 @@ public struct URLFetcher: Sendable {
             addresses = try await resolver.resolve(name)
             guard !addresses.isEmpty else { throw .failed("the host \(name) has no address") }
         }
+        // A port ofj does not fetch from is the URL's problem, not the address's: said once, as such.
+        if PublicInternetPolicy.portRefusal(target.port) != nil, policy.refusal(for: addresses[0], port: target.port) != nil,
+           policy.refusal(for: addresses[0], port: 443) == nil {
+            throw .refused("the URL's port \(target.port) is one ofj does not fetch from (only 80, 443 and 1024-65535); use the page's address without it")
+        }
         for address in addresses {
             if let why = policy.refusal(for: address, port: target.port) {
                 if case .name(let name) = target.host {

@@ -244,6 +244,17 @@ public struct WebSearchTool: Tool {
 
     public func activity(arguments: JSONValue) -> String { "searching the web" }
 
+    /// Search results are content from outside the person: named by their queries (and source id).
+    public func untrustedReads(arguments: JSONValue, output: ToolOutput) -> [UntrustedRead] {
+        guard !output.isError else { return [] }
+        let content = try? JSONValue.parse(output.content)
+        let queries = (arguments["queries"]?.arrayValue ?? []).compactMap(\.stringValue)
+        let asked = queries.isEmpty ? (arguments["objective"]?.stringValue ?? "") : queries.joined(separator: "; ")
+        let id = content?["source_id"]?.intValue.map { "[\($0)] " } ?? ""
+        let backend = content?["backend"]?.stringValue.map { " (\($0))" } ?? ""
+        return [UntrustedRead(kind: .webSearch, label: "\(id)\"\(asked.prefix(120))\"\(backend)")]
+    }
+
     public func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
         let objective = (arguments["objective"]?.stringValue ?? "").trimmingSpaces()
         let queries = (arguments["queries"]?.arrayValue ?? []).compactMap(\.stringValue).map { $0.trimmingSpaces() }.filter { !$0.isEmpty }

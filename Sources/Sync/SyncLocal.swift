@@ -448,6 +448,8 @@ public struct SyncLocal: Sendable {
             for seq in Set([before, after].compactMap { $0 }) { try JournalStore.refreshFullText(entrySeq: seq, in: db) }
         case "thread":
             if payload == nil {
+                // ofj's own threads (the MCP clients' thread) are never deleted by another machine.
+                if ConversationStore.systemThreadIDs.contains(id) { throw Malformed(why: "a deletion of ofj's own thread \(id) is refused") }
                 // Not under a running answer: the page is read again once it has ended.
                 if try ConversationStore.isAnswering(db, threadID: id) { throw ThreadAnswering() }
                 try ConversationStore.removeThreadFromIndex(db, threadID: id)

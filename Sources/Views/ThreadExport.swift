@@ -13,28 +13,29 @@ public enum ThreadExport {
     /// One tool call as it happened: the record, and the person's decisions about it.
     struct Activity {
         var record: ToolRecord?
-        var approvals: [(decision: String, source: String)]
+        var approvals: [ApprovalRecord]
     }
 
     public static func render(_ thread: ThreadSummary, format: Format, store: ConversationStore, timeZone: TimeZone) throws -> String {
         let messages = try store.transcript(threadID: thread.id)
         var records: [String: ToolRecord] = [:]
         for r in try store.toolRecords(threadID: thread.id) { records[key(r.runID, r.turn, r.callID)] = r }
-        var decisions: [String: [(decision: String, source: String)]] = [:]
+        var decisions: [String: [ApprovalRecord]] = [:]
         for runID in Set(messages.compactMap(\.runID)).sorted() {
-            for a in try store.approvals(runID: runID) {
+            for a in try store.approvalRecords(runID: runID) {
                 // Approvals are stored per (run, call id); a turn is not needed to tell calls apart
                 // within a run's messages, since call ids are unique in a run.
-                decisions[runID + "/" + a.callID, default: []].append((a.decision, a.source))
+                decisions[runID + "/" + a.callID, default: []].append(a)
             }
         }
+        let untrusted = try store.untrustedReads(threadID: thread.id)
         func activity(_ m: StoredMessage, _ call: ToolCall) -> Activity {
             let runID = m.runID ?? ""
             return Activity(record: records[key(runID, m.turn ?? 0, call.id)], approvals: decisions[runID + "/" + call.id] ?? [])
         }
         switch format {
-        case .md: return markdown(thread, messages, activity, timeZone)
-        case .json: return json(thread, messages, activity, timeZone)
+        case .md: return markdown(thread, messages, activity, timeZone, untrusted: untrusted)
+        case .json: return json(thread, messages, activity, timeZone, untrusted: untrusted)
         }
     }
 
@@ -65,7 +66,7 @@ public enum ThreadExport {
     // MARK: - Markdown
 
     static func markdown(_ t: ThreadSummary, _ messages: [StoredMessage], _ activity: (StoredMessage, ToolCall) -> Activity,
-                         _ zone: TimeZone) -> String {
+                         _ zone: TimeZone, untrusted: [UntrustedReadRecord] = []) -> String {
         var out = "# \(oneLine(t.title))\n\n"
         var meta = ["Thread \(t.id)", "started \(SearchViews.dateLabel(t.createdAt, zone))", "last message \(SearchViews.dateLabel(t.updatedAt, zone))"]
         if let p = t.provider { meta.append("provider \(oneLine(p))" + (t.model.map { " · model \(oneLine($0))" } ?? "")) }
@@ -73,7 +74,7 @@ public enum ThreadExport {
         for m in messages {
             switch m.message.role {
             case .user, .assistant:
-                let text = m.message.parts.compactMap { if case .text(let s) = $0 { return s } else { return nil } }.joined()
+                let text = m.forModel.parts.compactMap { if case .text(let s) = $0 { return s } else { return nil } }.joined()
                 let calls = m.message.parts.compactMap { if case .toolCall(let c) = $0 { return c } else { return nil } }
                 let hasText = !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
                 if hasText || !m.message.attachments.isEmpty {
@@ -81,7 +82,7 @@ public enum ThreadExport {
                         + (m.state == .complete ? "" : " (\(m.state.rawValue))") + "\n\n"
                 }
                 if hasText {
-                    out += clean(Terminal.sanitize(text).trimmingCharacters(in: .whitespacesAndNewlines)) + "\n"
+                    out += quoted(clean(Terminal.sanitize(text).trimmingCharacters(in: .whitespacesAndNewlines))) + "\n"
                 }
                 if !m.message.attachments.isEmpty {
                     // Files (a line each); one whose bytes stayed on another machine says so.
@@ -97,15 +98,38 @@ public enum ThreadExport {
                     }
                     out += line + "\n"
                     for d in a.approvals {
-                        out += "> approval: \(decisionText(d.decision)) \(sourceText(d.source))\n"
+                        out += "> approval: \(decisionText(d.decision)) \(sourceText(d.source))"
+                            + (d.rule.map { " " + oneLine($0) } ?? "") + "\n"
+                        if !d.untrusted.isEmpty {
+                            out += "> decided after untrusted content was read: \(oneLine(UntrustedContent.list(d.untrusted)))"
+                                + (d.standingNotUsed.map { "; your \(oneLine($0)) was not used" } ?? "") + "\n"
+                        }
                     }
                 }
             case .tool:
                 continue  // results are summarised on the tool lines above
             }
         }
+        if !untrusted.isEmpty {
+            out += "\n## Untrusted content read in this thread\n\n"
+            for r in untrusted {
+                out += "- \(oneLine(r.read.text))"
+                    + (r.clearedAt == nil ? " · **stands** (grants and allow rules wait for your next message)" : " · cleared by your next message") + "\n"
+            }
+        }
         out += "\n---\n\n_\(JournalViews.medicalNote)_\n"
         return out
+    }
+
+    /// Message text as it can never pass for ofj's own lines: a line that starts like one (a quote
+    /// `>` such as "> tool set_goals (succeeded)" or "> approval: …", a heading, a speaker line
+    /// `**You**`, a file line, a rule) gets a backslash first, so Markdown shows it as text.
+    static func quoted(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            let bare = line.drop { $0 == " " || $0 == "\t" }
+            let looksOurs = [">", "#", "**", "📎", "---", "___", "***", "_Not medical"].contains { bare.hasPrefix($0) }
+            return looksOurs ? String(line[..<bare.startIndex]) + "\\" + bare : String(line)
+        }.joined(separator: "\n")
     }
 
     static func decisionText(_ raw: String) -> String {
@@ -131,12 +155,14 @@ public enum ThreadExport {
     // MARK: - JSON
 
     static func json(_ t: ThreadSummary, _ messages: [StoredMessage], _ activity: (StoredMessage, ToolCall) -> Activity,
-                     _ zone: TimeZone) -> String {
+                     _ zone: TimeZone, untrusted: [UntrustedReadRecord] = []) -> String {
         var items: [JSONValue] = []
         for m in messages {
             var o: [String: JSONValue] = ["seq": .number(Double(m.seq)), "role": .string(m.message.role.rawValue),
                                           "at": .string(SearchViews.isoTime(m.createdAt, zone))]
             if m.state != .complete { o["state"] = .string(m.state.rawValue) }
+            // Pulled by sync: written on another machine, not typed on this one.
+            if m.pulled { o["from_another_machine"] = .bool(true) }
             let text = m.message.parts.compactMap { if case .text(let s) = $0 { return s } else { return nil } }.joined()
             if !text.isEmpty { o["text"] = .string(clean(text)) }
             var calls: [JSONValue] = []
@@ -152,7 +178,15 @@ public enum ThreadExport {
                         if let s = r.summary { call["summary"] = .string(clean(s)) }
                     }
                     if !a.approvals.isEmpty {
-                        call["approvals"] = .array(a.approvals.map { ["decision": .string($0.decision), "source": .string($0.source)] })
+                        call["approvals"] = .array(a.approvals.map { d in
+                            var o: [String: JSONValue] = ["decision": .string(d.decision), "source": .string(d.source)]
+                            if let rule = d.rule { o["rule"] = .string(clean(rule)) }
+                            if !d.untrusted.isEmpty {
+                                o["untrusted"] = .array(d.untrusted.map { ["kind": .string($0.kind.rawValue), "label": .string(clean($0.label))] })
+                            }
+                            if let s = d.standingNotUsed { o["standing_approval_not_used"] = .string(clean(s)) }
+                            return .object(o)
+                        })
                     }
                     calls.append(.object(call))
                 case .toolResult(let r):
@@ -178,8 +212,14 @@ public enum ThreadExport {
                                            "updated_at": .string(SearchViews.isoTime(t.updatedAt, zone))]
         if let p = t.provider { thread["provider"] = .string(p) }
         if let m = t.model { thread["model"] = .string(m) }
-        let doc: JSONValue = ["format": "ofj-thread", "version": 1, "thread": .object(thread), "messages": .array(items),
-                              "note": .string(JournalViews.medicalNote)]
-        return TerminalText.escapingJSON(PrettyJSON.format(doc))
+        var doc: [String: JSONValue] = ["format": "ofj-thread", "version": 1, "thread": .object(thread), "messages": .array(items),
+                                        "note": .string(JournalViews.medicalNote)]
+        if !untrusted.isEmpty {
+            doc["untrusted_content"] = .array(untrusted.map { r in
+                // No times: a pulled message's read is stamped by the database's clock, not the run's.
+                ["kind": .string(r.read.kind.rawValue), "label": .string(clean(r.read.label)), "stands": .bool(r.clearedAt == nil)]
+            })
+        }
+        return TerminalText.escapingJSON(PrettyJSON.format(.object(doc)))
     }
 }

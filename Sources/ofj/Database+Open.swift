@@ -68,7 +68,7 @@ enum OfjDatabase {
         } catch let e as DatabaseError where e.isBusy {
             throw CLIError("cannot open \(path): \(e)") // "locked by another ofj process; close it or try again…"
         } catch let e as DatabaseError {
-            throw CLIError("cannot open \(path): \(e.message); check the folder exists and is writable")
+            throw openFailure(path, e)
         }
         // Another program's SQLite file is left alone: only an empty file or one ofj made is used.
         let foreign = try? queue.read { db -> Bool in
@@ -121,7 +121,7 @@ extension OfjDatabase {
         } catch let e as DatabaseError where e.code == 26 /* SQLITE_NOTADB */ {
             throw CLIError("\(path) is not an ofj database (not SQLite); move it aside or set OFJ_HOME to another folder")
         } catch let e as DatabaseError {
-            throw CLIError("cannot open \(path): \(e.message)")
+            throw openFailure(path, e)
         }
         let status: (pending: Int, foreign: Bool, unknown: Bool)
         do {
@@ -169,6 +169,20 @@ struct CLIError: Error, CustomStringConvertible {
 extension OfjDatabase {
     /// A damaged file: no writes from now on, one warning line, and no migration (a file that
     /// needs one cannot be used; salvage it instead).
+    /// Why the file cannot be opened, and what to do, in one line: a damaged file (its list of
+    /// tables unreadable, so not even `backup export --salvage` can read it) is not a folder problem.
+    static func openFailure(_ path: String, _ e: DatabaseError) -> CLIError {
+        if e.isDamaged || e.message.lowercased().contains("malformed") {
+            return CLIError("cannot open \(path): the file is damaged where SQLite keeps its list of tables (\(e.message)), so ofj can neither "
+                + "read nor salvage it and changed nothing; move it aside and keep it (`sqlite3 FILE .recover` may get rows back), "
+                + "then `ofj backup import` your latest backup into the new journal ofj starts")
+        }
+        if e.code == 14 /* SQLITE_CANTOPEN */ {
+            return CLIError("cannot open \(path): \(e.message); check the folder exists and is writable")
+        }
+        return CLIError("cannot open \(path): \(e.message)")
+    }
+
     static func damaged(_ queue: DatabaseQueue, path: String, _ damage: String) throws {
         try queue.refuseWrites(DatabaseError.damaged(damage))
         DatabaseHealth.checked(path, queue: queue, damaged: true)

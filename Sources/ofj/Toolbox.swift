@@ -64,6 +64,13 @@ enum Toolbox {
         return ruleBook(path: path, tools: registry(journal: journal, fetchURL: true, sources: SourceStore(queue: queue)), journal: journal).problems()
     }
 
+    /// Rules of config.json that load but may not mean what they seem (for `ofj doctor`).
+    static func ruleWarnings(path: String) -> [String] {
+        guard let queue = try? SQLiteKit.DatabaseQueue.inMemory() else { return [] }
+        let journal = JournalStore(queue: queue)
+        return ruleBook(path: path, tools: registry(journal: journal, fetchURL: true, sources: SourceStore(queue: queue)), journal: journal).warnings()
+    }
+
     /// Loads the reference foods and their search index in the background while the person types,
     /// so the first lookup answers within the 1 s read deadline.
     static func warmUp() {

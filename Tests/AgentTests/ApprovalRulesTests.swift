@@ -101,18 +101,58 @@ struct RuledWriteTool: WriteTool {
              {"tool":"log_item","when":{"date":{"after":"+1d"}},"decision":"deny"},
              {"tool":"log_item","when":{"date":"2026-11-01"},"decision":"deny"}]
             """)
-        #expect(decide(set, ["item": "coffee"]) == "allow by 1")
-        #expect(decide(set, ["item": "coffee", "grams": 150]) == "ask by 2")
-        #expect(decide(set, ["grams": 201]) == "none")
+        let dated: [String: JSONValue] = ["date": "2026-11-29"]
+        #expect(decide(set, dated.merging(["item": "coffee", "grams": 1]) { $1 }) == "allow by 1")
+        #expect(decide(set, dated.merging(["item": "coffee", "grams": 150]) { $1 }) == "ask by 2")
+        #expect(decide(set, dated.merging(["grams": 201]) { $1 }) == "none")
         #expect(decide(set, ["grams": 100]) == "ask by 2")
-        #expect(decide(set, ["date": "2026-12-01"]) == "deny by 3")
-        #expect(decide(set, ["date": "2026-11-30"]) == "none")
-        #expect(decide(set, ["date": "2026-11-01"]) == "deny by 4")
-        // A figure the call does not have never meets a condition.
-        #expect(decide(set, [:]) == "none")
+        #expect(decide(set, ["date": "2026-12-01", "grams": 1]) == "deny by 3")
+        #expect(decide(set, ["date": "2026-11-30", "grams": 1]) == "none")
+        #expect(decide(set, ["date": "2026-11-01", "grams": 1]) == "deny by 4")
+        // A figure the call does not have never meets an allow condition; a deny or ask rule
+        // that cannot be checked for want of it asks, naming the figure (issue 31 §6).
+        #expect(decide(set, ["date": "2026-11-29", "grams": 1]) == "none")
+        #expect(decide(set, ["date": "2026-11-29"]) == "ask by 2")
+        #expect(set.verdict(tool: "log_item", figures: ["grams": 1], today: Self.today)?.unstated == "date")
+        #expect(set.verdict(tool: "log_item", figures: ["grams": 1], today: Self.today)?.askedLine
+            == "Asked because your approval rule 3 (deny log_item when date after +1d) cannot be checked: this change does not state date")
         #expect(RuleDates.resolve("-7d", today: "2026-03-03") == "2026-02-24")
         #expect(RuleDates.resolve("yesterday", today: "2024-03-01") == "2024-02-29")
         #expect(RuleDates.resolve("2026-02-30", today: "2026-03-03") == nil)
+    }
+
+    /// Sides of a change (an entry's date as it is and where it goes): a deny or ask matches if
+    /// either side does; an allow only if both do.
+    @Test func denyMatchesEitherSideAllowNeedsBoth() throws {
+        let set = try Self.rules("""
+            [{"tool":"log_item","when":{"date":{"before":"-7d"}},"decision":"deny"},
+             {"tool":"log_item","when":{"date":"today"},"decision":"allow"}]
+            """)
+        // Moving an old entry to today: the deny sees the old day.
+        #expect(decide(set, ["date": ["2026-11-01", "2026-11-29"]]) == "deny by 1")
+        #expect(decide(set, ["date": ["2026-11-29", "2026-11-01"]]) == "deny by 1")
+        // Moving yesterday's entry to today: the allow needs both days to be today.
+        #expect(decide(set, ["date": ["2026-11-28", "2026-11-29"]]) == "none")
+        #expect(decide(set, ["date": ["2026-11-29", "2026-11-29"]]) == "allow by 2")
+    }
+
+    /// `ofj doctor` warns about allow rules that constrain only a name: names match in any case.
+    @Test func nameOnlyAllowRulesAreWarnedAbout() throws {
+        let set = try Self.rules("""
+            [{"tool":"log_item","when":{"item":"Water"},"decision":"allow"},
+             {"tool":"log_item","when":{"item":"Tea","grams":{"lt":300}},"decision":"allow"}]
+            """)
+        #expect(decide(set, ["item": "WATER", "grams": 4999, "date": "2026-11-29"]) == "allow by 1")
+        #expect(set.nameOnlyAllowWarnings.isEmpty, "item is not a name field: \(set.nameOnlyAllowWarnings)")
+        let vocabulary = RuleVocabulary(tools: ["log_food": { $0 == "name" || $0 == "brand" ? .string : $0 == "energy_kcal" ? .number : nil }])
+        let named = try ApprovalRuleSet.parse(try JSONValue.parse("""
+            [{"tool":"log_food","when":{"name":"Water"},"decision":"allow"},
+             {"tool":"log_food","when":{"name":"Tea","energy_kcal":{"lt":5}},"decision":"allow"},
+             {"tool":"log_food","when":{"name":"Cake"},"decision":"deny"}]
+            """), vocabulary: vocabulary)
+        #expect(named.nameOnlyAllowWarnings == ["config.json approvals rule 1 (allow log_food when name = Water) constrains only a name: "
+            + "any amount of anything with name = Water (in any case) is written without a card; add a limit such as {\"energy_kcal\": {\"lt\": 50}}"])
+        #expect(named.verdict(tool: "log_food", figures: ["name": "WATER", "energy_kcal": 4999], today: Self.today)?.rule.number == 1)
     }
 
     @Test func typeErrorsUnknownNamesAndContradictionsAreErrorsNamingTheRule() {

@@ -21,6 +21,21 @@ import SQLiteKit
         #expect(tables == ["theirs"])
     }
 
+    /// Issue 31 §7: a file whose list of tables is damaged is said to be damaged, with what to do
+    /// (it used to say "check the folder exists and is writable").
+    @Test func aDamagedSchemaSaysSoAndWhatToDo() async throws {
+        _ = try await OfjBinary.run(["day"], environment: env)
+        let db = try Database(path: home.file("data/ofj.sqlite"))
+        try db.execute("PRAGMA writable_schema = ON")
+        try db.execute("UPDATE sqlite_master SET sql = 'CREATE TABLE garbage((' WHERE name = 'journal_entries'")
+        for args in [["day"], ["log", "X", "--kcal", "1"]] {
+            let r = try await OfjBinary.run(args, environment: env)
+            #expect(r.status == 1, "\(args)")
+            #expect(r.stderr.contains("the file is damaged where SQLite keeps its list of tables"), "\(args): \(r.stderr)")
+            #expect(r.stderr.contains("move it aside and keep it") && !r.stderr.contains("writable"), "\(args): \(r.stderr)")
+        }
+    }
+
     @Test func badInputIsAUsageErrorAndWritesNothing() async throws {
         for args in [["log", "", "--kcal", "10"], ["log", "X", "--kcal", "1e12"], ["log", "X", "--kcal", "-1"],
                      ["log", "X", "--kcal", "10", "--nutrient", "sodum_mg=5"], ["goals", "set", "foo=3"],
@@ -76,6 +91,18 @@ import SQLiteKit
         #expect(try entries() == 1)
         let repl2 = try await OfjBinary.run([], input: "/exit\n", environment: env)
         #expect(repl2.stderr.contains("ofj: approval rules not used: config.json approvals rule 1: unknown tool \"log_reference_fod\""), "\(repl2.stderr)")
+    }
+
+    /// Issue 31 §6: an allow rule that constrains only a name loads, and `ofj doctor` warns that it
+    /// allows any amount of anything so named, in any case.
+    @Test func doctorWarnsAboutAnAllowRuleThatConstrainsOnlyAName() async throws {
+        try FileManager.default.createDirectory(atPath: home.file("config/ofj"), withIntermediateDirectories: true)
+        try #"{"approvals":{"rules":[{"tool":"log_food","when":{"name":"Water"},"decision":"allow"}]}}"#
+            .write(toFile: home.file("config/ofj/config.json"), atomically: true, encoding: .utf8)
+        let doctor = try await OfjBinary.run(["doctor"], environment: env)
+        #expect(doctor.stdout.contains("-- warning: config.json approvals rule 1 (allow log_food when name = Water) constrains only a name: "
+            + "any amount of anything with name = Water (in any case) is written without a card"), "\(doctor.stdout)")
+        #expect(!doctor.stdout.contains("no approval rule applies"), "\(doctor.stdout)")
     }
 
     /// /permissions lists, adds (refusing a rule that does not validate, file unchanged) and removes rules.

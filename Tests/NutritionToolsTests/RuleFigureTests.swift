@@ -38,7 +38,43 @@ import SQLiteKit
                                               vocabulary: RuleVocabulary(registry: f.registry))
         #expect(rules.verdict(tool: "delete_journal_entry", figures: delete, today: "2026-11-29")?.decision == .deny)
         let move = try figures(f, "move_journal_entry", ["entry_id": .string(f.seed.bananaYesterday.uuidString), "meal": "lunch"])
-        #expect(move["date"]?.stringValue == "2026-11-28" && move["meal"]?.stringValue == "lunch")
+        #expect(move["date"]?.stringValue == "2026-11-28" && move["meal"] == ["snack", "lunch"])
+    }
+
+    /// Issue 31 §6: an edit or move is judged by the entry as it is and where it goes.
+    @Test func anEditOrMoveIsJudgedOnBothSides() throws {
+        let f = try Fixture()
+        let vocabulary = RuleVocabulary(registry: f.registry)
+        func verdict(_ tool: String, _ rule: String, _ args: [String: JSONValue]) throws -> RuleVerdict? {
+            var args = args
+            args["entry_id"] = .string(f.seed.bananaYesterday.uuidString)
+            let set = try ApprovalRuleSet.parse(try JSONValue.parse("[\(rule)]"), vocabulary: vocabulary)
+            return set.verdict(tool: tool, figures: try figures(f, tool, .object(args)), today: "2026-11-29")
+        }
+        // Yesterday's snack, moved to today / to lunch: a deny on the old day or meal still matches.
+        for tool in ["move_journal_entry", "update_journal_entry"] {
+            #expect(try verdict(tool, #"{"tool":"\#(tool)","when":{"date":{"before":"today"}},"decision":"deny"}"#, ["date": "today"])?.decision == .deny, "\(tool)")
+            #expect(try verdict(tool, #"{"tool":"\#(tool)","when":{"meal":"snack"},"decision":"deny"}"#, ["meal": "lunch"])?.decision == .deny, "\(tool)")
+            #expect(try verdict(tool, #"{"tool":"\#(tool)","when":{"meal":"lunch"},"decision":"deny"}"#, ["meal": "lunch"])?.decision == .deny, "\(tool)")
+            // An allow for today's entries does not cover moving yesterday's into today.
+            #expect(try verdict(tool, #"{"tool":"\#(tool)","when":{"date":"today"},"decision":"allow"}"#, ["date": "today"]) == nil, "\(tool)")
+        }
+    }
+
+    /// A deny on energy matches a log that states only fat (energy from the macronutrients); one
+    /// whose energy cannot be worked out is asked about, naming the rule.
+    @Test func aDenyOnAFigureTheCallLeavesOutIsStillChecked() throws {
+        let f = try Fixture()
+        let set = try ApprovalRuleSet.parse(try JSONValue.parse(#"[{"tool":"log_food","decision":"allow"},{"tool":"log_food","when":{"energy_kcal":{"gt":2000}},"decision":"deny"}]"#),
+                                            vocabulary: RuleVocabulary(registry: f.registry))
+        let fat = try figures(f, "log_food", ["name": "Lard", "nutrients": ["fat_g": 500]])
+        #expect(fat["energy_kcal"]?.doubleValue == 4500)
+        #expect(set.verdict(tool: "log_food", figures: fat, today: "2026-11-29")?.decision == .deny)
+        let salt = try figures(f, "log_food", ["name": "Salt", "nutrients": ["sodium_mg": 5]])
+        let asked = try #require(set.verdict(tool: "log_food", figures: salt, today: "2026-11-29"))
+        #expect(asked.decision == .ask && asked.unstated == "energy_kcal" && asked.rule.number == 2)
+        let small = try figures(f, "log_food", ["name": "Apple", "nutrients": ["energy_kcal": 95]])
+        #expect(set.verdict(tool: "log_food", figures: small, today: "2026-11-29")?.decision == .allow)
     }
 
     @Test func rulesAreCheckedAgainstTheRealToolsSchemas() throws {

@@ -91,6 +91,30 @@ extension Machine {
         await server.shutdown()
     }
 
+    /// Issue 31 §5: deleting the MCP clients' thread on one machine is refused where it is pulled
+    /// (counted as skipped), and the MCP ledger survives the deletion on both machines.
+    @Test func aPulledDeletionOfTheMCPThreadIsRefusedAndTheLedgerSurvives() async throws {
+        let server = try await Remote.start()
+        let a = try Machine(url: server.url), b = try Machine(url: server.url)
+        let key = CallKey(runID: "mcp-idempotency-keys", turn: 0, callID: "key-1")
+        for m in [a, b] {
+            let ledger = WriteLedger(store: m.threads, tools: ToolRegistry([]))
+            try ledger.openSession(threadID: ConversationStore.mcpThreadID, threadTitle: "MCP clients (ofj mcp)", runID: key.runID, now: 100)
+            _ = try ledger.recordUnwritten(key: key, call: ToolCall(id: "key-1", name: "log_food", arguments: "{}"), outcome: .denied, decision: .deny,
+                                           output: ToolOutput(content: "{}", summary: "declined"), change: nil, now: 100)
+        }
+        try await a.sync()
+        try await b.sync()
+        try a.threads.deleteThread(ConversationStore.mcpThreadID)
+        #expect(try WriteLedger(store: a.threads, tools: ToolRegistry([])).entry(key) != nil)
+        try await a.sync()
+        let pulled = try await b.sync()
+        #expect(pulled.skipped >= 1)
+        #expect(try b.threads.thread(ConversationStore.mcpThreadID) != nil)
+        #expect(try WriteLedger(store: b.threads, tools: ToolRegistry([])).entry(key)?.outcome == .denied)
+        await server.shutdown()
+    }
+
     @Test func aPulledThreadDeletionWaitsForTheAnswerRunningHere() async throws {
         let server = try await Remote.start()
         let a = try Machine(url: server.url), b = try Machine(url: server.url)

@@ -80,6 +80,11 @@ public struct ReadAttachmentTool: Tool {
     }
     public var effect: ToolEffect { .read }
     public func activity(arguments: JSONValue) -> String { "looking at an attachment again" }
+    /// An attachment shown again is content from outside the person again.
+    public func untrustedReads(arguments: JSONValue, output: ToolOutput) -> [UntrustedRead] {
+        guard !output.isError, let id = (try? JSONValue.parse(output.content))?["attachment_id"]?.stringValue else { return [] }
+        return [UntrustedRead(kind: .attachment, label: "attachment \(id)")]
+    }
     public func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
         let id = arguments["id"]?.stringValue ?? ""
         guard let ref = try store.attachment(id: id, threadID: context.threadID) else {

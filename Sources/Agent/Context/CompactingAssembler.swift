@@ -300,7 +300,7 @@ public final class CompactingAssembler: RequestAssembler {
 
     func request(_ shape: Shape, _ plan: Plan) -> ChatRequest {
         let system = shape.systemPrompt + plan.addendum
-        return ChatRequest(system: system, messages: plan.messages.map(\.message), tools: shape.tools, maxOutputTokens: shape.maxOutputTokens,
+        return ChatRequest(system: system, messages: plan.messages.map(\.forModel), tools: shape.tools, maxOutputTokens: shape.maxOutputTokens,
                            contextNote: shape.contextNote)
     }
 
@@ -567,7 +567,7 @@ public final class CompactingAssembler: RequestAssembler {
     func render(_ messages: ArraySlice<StoredMessage>) -> String {
         var out = ""
         for stored in messages {
-            for part in stored.message.parts {
+            for part in stored.forModel.parts {
                 switch part {
                 case .text(let t) where !t.isEmpty: out += "[\(stored.message.role.rawValue) #\(stored.seq)] \(t)\n"
                 case .toolCall(let c): out += "[assistant #\(stored.seq) calls \(c.name)] \(c.arguments)\n"

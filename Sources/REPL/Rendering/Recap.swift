@@ -26,7 +26,8 @@ extension REPLSession {
         lines.append(style.dim(more ? "── earlier in this thread (the last \(Self.recapExchanges) exchanges) ──" : "── earlier in this thread ──"))
         let limit = max(40, writer.width > 0 ? writer.width : 100) - 4
         for stored in messages {
-            let m = stored.message
+            // A message pulled from another machine starts with the line saying so.
+            let m = stored.forModel
             switch m.role {
             case .user:
                 let text = m.parts.compactMap { if case .text(let t) = $0 { return t } else { return nil } }.joined()

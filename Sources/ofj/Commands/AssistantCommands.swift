@@ -283,8 +283,9 @@ struct Launcher {
                     } else {
                         Console.err("ofj: \(shown)\n")
                     }
-                case .approvalRequested(let r) where !p.has("--yes"):
-                    Console.err("ofj: refused \(TerminalText.sanitize(r.toolName, keepNewlines: false)) (writes need --yes in ofj ask)\n")
+                case .approvalRequested(let r):
+                    let line = UntrustedContent.askLine(r, yes: p.has("--yes"))
+                    if !line.isEmpty { Console.err("ofj: " + TerminalText.sanitize(line, keepNewlines: false) + "\n") }
                 case .error(let e): Console.err("ofj: \(hidingSecrets(TerminalText.sanitize(e.line, keepNewlines: false)))\n")
                 default: break
                 }

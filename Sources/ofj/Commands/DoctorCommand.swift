@@ -37,6 +37,8 @@ extension Launcher {
         // Approval rules are checked against every tool's schema; a file that fails is not used at all.
         let ruleProblems = Toolbox.ruleProblems(path: paths.configPath)
         for problem in ruleProblems { show("-- \(problem) (no approval rule applies until this is fixed)") }
+        // Rules that load but allow more than they seem to (a warning: exit status unchanged).
+        for warning in Toolbox.ruleWarnings(path: paths.configPath) { show("-- warning: \(warning)") }
         let (databaseLine, damaged) = DatabaseHealth.doctorLine(paths.databasePath)
         show(databaseLine)
         // Rows the views cannot read (written by another libSQL client, or by an older sync): named, with what to do.
