@@ -15,9 +15,13 @@ public struct RequestContext: Sendable {
     /// Tells the person something in one line during the run (e.g. that old messages were left
     /// out to fit the context); shown as an `AgentEvent` error line.
     public var notice: @Sendable (AgentError) -> Void = { _ in }
+    /// Announces a compaction in one line (done, or skipped because the summary was refused);
+    /// shown as an `AgentEvent.Kind.compaction`.
+    public var compaction: @Sendable (String) -> Void = { _ in }
 
     public init(threadID: String, runID: String, turn: Int, systemPrompt: String, contextNote: String = "", tools: [ToolSpec], maxOutputTokens: Int,
-                store: ConversationStore, model: any ChatModel, notice: @escaping @Sendable (AgentError) -> Void = { _ in }) {
+                store: ConversationStore, model: any ChatModel, notice: @escaping @Sendable (AgentError) -> Void = { _ in },
+                compaction: @escaping @Sendable (String) -> Void = { _ in }) {
         self.threadID = threadID
         self.runID = runID
         self.turn = turn
@@ -28,6 +32,7 @@ public struct RequestContext: Sendable {
         self.store = store
         self.model = model
         self.notice = notice
+        self.compaction = compaction
     }
 }
 

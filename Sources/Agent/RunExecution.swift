@@ -221,7 +221,8 @@ final class RunExecution {
         var overflowRetried = false
         let context = RequestContext(threadID: handle.threadID, runID: handle.runID, turn: turn, systemPrompt: env.configuration.systemPrompt,
                                      contextNote: env.configuration.contextNote(), tools: env.tools.specs, maxOutputTokens: env.configuration.maxOutputTokens, store: env.store, model: model,
-                                     notice: { [env, handle] in env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .error($0))) })
+                                     notice: { [env, handle] in env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .error($0))) },
+                                     compaction: { [env, handle] in env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .compaction($0))) })
         while true {
             try Task.checkCancellation()
             attempt += 1

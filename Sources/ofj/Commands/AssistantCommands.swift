@@ -286,6 +286,7 @@ struct Launcher {
                 case .approvalRequested(let r) where !p.has("--yes"):
                     Console.err("ofj: refused \(TerminalText.sanitize(r.toolName, keepNewlines: false)) (writes need --yes in ofj ask)\n")
                 case .error(let e): Console.err("ofj: \(hidingSecrets(TerminalText.sanitize(e.line, keepNewlines: false)))\n")
+                case .compaction(let line): Console.err("ofj: \(TerminalText.sanitize(line, keepNewlines: false))\n")
                 default: break
                 }
             }
