@@ -93,14 +93,14 @@ struct ContextFixture {
 
     init(window: Int = 4_000, keepRecent: Int = 2, idExists: (@Sendable (String) -> Bool)? = nil, maxSummary: Int = 2_000,
          rounds: Int = 4, tools: [any Tool] = [LookupTool(), AddEntryTool()], compactionTimeout: Double = 60,
-         provider: String = "scripted") throws {
+         provider: String = "scripted", source: ModelLimits.Source = .catalog) throws {
         let queue = try openDatabase()
         let clock = VirtualClock()
         let script = ContextModelScript()
         let model = ScriptedChatModel(clock: clock, provider: provider) { request, _ in script.respond(request) }
         let store = ConversationStore(queue: queue)
         let settings = ContextSettings(defaultBudget: .modelMaximum,
-                                       limits: { _, _ in ModelLimits(contextWindow: window, maxOutputTokens: 500) },
+                                       limits: { _, _ in ModelLimits(contextWindow: window, maxOutputTokens: 500, source: source) },
                                        idExists: idExists, keepRecentTurns: keepRecent, maxSummaryCharacters: maxSummary,
                                        summaryMaxOutputTokens: 300, maxCompactionRounds: rounds,
                                        compactionTimeout: compactionTimeout)

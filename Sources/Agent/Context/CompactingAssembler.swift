@@ -26,6 +26,11 @@ public struct ContextSettings: Sendable {
     /// Whether a provider's models can write summaries (the offline assistant cannot: its
     /// threads are pruned instead).
     public var summarises: @Sendable (_ provider: String) -> Bool
+    /// Called before a request is planned (and by `prepareLimits`): a local server's window is
+    /// read from the server here, once, so `limits` can answer with it.
+    public var prepare: (@Sendable (_ provider: String, _ model: String) async -> Void)?
+    /// How to give the model `tokens` of context ("restart llama-server with -c 16384").
+    public var raiseAdvice: @Sendable (_ provider: String, _ tokens: Int) -> String
 
     public init(defaultBudget: ContextBudgetChoice = .k200,
                 limits: @escaping @Sendable (String, String) -> ModelLimits = { _, _ in ModelLimits(contextWindow: 32_768, maxOutputTokens: 4_096) },
@@ -34,6 +39,8 @@ public struct ContextSettings: Sendable {
                 maxCompactionRounds: Int = 4, compactionTimeout: Double = 60, renderedResultLimit: Int = 2_000,
                 summarises: @escaping @Sendable (String) -> Bool = { _ in true }) {
         self.summarises = summarises
+        self.prepare = nil
+        self.raiseAdvice = { _, tokens in "give the model a context of at least \(CompactingAssembler.number(tokens)) tokens (context_window in config.json)" }
         self.defaultBudget = defaultBudget
         self.limits = limits
         self.idExists = idExists
@@ -72,6 +79,8 @@ public final class CompactingAssembler: RequestAssembler {
     /// originals are sent and no new summary is asked for (a model that wrote markup once would
     /// cost a summarising round on every message).
     let refusedThreads = Mutex(Set<String>())
+    /// Threads already told that the window is too small for the fixed part (when it is assumed).
+    let warnedThreads = Mutex(Set<String>())
 
     public init(store: ConversationStore, settings: ContextSettings, clock: any AgentClock = SystemClock(),
                 diagnostics: any DiagnosticsRecorder = NoDiagnostics()) {
@@ -112,6 +121,7 @@ public final class CompactingAssembler: RequestAssembler {
         /// Start index (in `messages`) of each turn; a turn starts at a user message.
         var turnStarts: [Int]
         var budget: ContextBudget
+        var limits: ModelLimits
         var choice: ContextBudgetChoice
         var ratio: Double
         /// The system prompt and the context note.
@@ -146,8 +156,15 @@ public final class CompactingAssembler: RequestAssembler {
             }
             return built
         }
+        await settings.prepare?(shape.model.provider, shape.model.model)
         try calibrate(threadID: shape.threadID)
         var plan = try makePlan(shape)
+        if let line = fixedPartDoesNotFit(plan, provider: shape.model.provider) {
+            // Nothing ofj can leave out makes this request fit: say so before sending it. A window
+            // ofj only assumed may be wrong, so then the request still goes, once said.
+            if limits(for: shape.model).source.isAuthoritative { throw AgentError(.contextOverflow, line) }
+            if warnedThreads.withLock({ $0.insert(shape.threadID).inserted }) { context.notice(AgentError(.contextOverflow, line)) }
+        }
         if plan.estimate > plan.budget.compactionThreshold && compactionCanHelp(plan) {
             let done = try await reduce(shape, plan, target: plan.budget.usable / 2, keepRecent: settings.keepRecentTurns,
                                         notice: context.notice, announce: context.compaction)
@@ -173,6 +190,27 @@ public final class CompactingAssembler: RequestAssembler {
     func compactionCanHelp(_ plan: Plan) -> Bool {
         plan.corrected(plan.systemTokens + plan.toolTokens) < plan.budget.compactionThreshold
             || plan.corrected(plan.checkpointTokens + plan.rawMessages) > plan.budget.usable / 2
+    }
+
+    /// The context a request of this thread needs at least: the fixed part, the answer's room,
+    /// 2,048 tokens for the conversation, and the 10% kept for tool results.
+    static func neededWindow(_ plan: Plan) -> Int {
+        let fixed = plan.corrected(plan.systemTokens + plan.toolTokens)
+        return Int((Double(fixed + plan.budget.outputHeadroom + 2_048) / 0.9).rounded(.up))
+    }
+
+    /// One line when the fixed part (system prompt, note and tool specs) alone is over the usable
+    /// budget of the model's window; nil when it fits (or the thread's chosen budget is the cap).
+    func fixedPartDoesNotFit(_ plan: Plan, provider: String) -> String? {
+        let fixed = plan.corrected(plan.systemTokens + plan.toolTokens)
+        guard fixed > plan.budget.usable, plan.budget.limit == max(1_024, plan.limits.contextWindow) else { return nil }
+        let window = plan.budget.limit
+        let needed = Self.neededWindow(plan)
+        var suggested = 1_024
+        while suggested < needed { suggested *= 2 }
+        return "The model's context window (\(Self.number(window)) tokens, \(plan.limits.source.phrase)) is too small for ofj's fixed prompt alone "
+            + "(~\(Self.number(fixed)) tokens: system prompt and tool specs, plus \(Self.number(plan.budget.outputHeadroom)) for the answer); "
+            + settings.raiseAdvice(provider, suggested) + " — ofj needs at least \(Self.number(needed))."
     }
 
     /// The one line that announces an automatic compaction.
@@ -251,6 +289,12 @@ public final class CompactingAssembler: RequestAssembler {
         }
     }
 
+    /// Reads the model's window from its server when that is how it is known (see
+    /// `ContextSettings.prepare`), so `report` can show the real figure before the first message.
+    public func prepareLimits(model: any ChatModel) async {
+        await settings.prepare?(model.provider, model.model)
+    }
+
     /// For a context meter: the next request's estimated tokens and the thread's usable budget.
     public func meter(threadID: String, model: any ChatModel, systemPrompt: String, contextNote: String = "", tools: [ToolSpec],
                       maxOutputTokens: Int) throws -> (estimate: Int, usable: Int) {
@@ -268,11 +312,12 @@ public final class CompactingAssembler: RequestAssembler {
         let b = plan.budget
         let n = Self.number
         let percent = b.usable > 0 ? plan.estimate * 100 / b.usable : 0
-        let limits = settings.limits(model.provider, model.model)
+        let limits = plan.limits
         var lines: [String] = []
         lines.append("Context: ~\(n(plan.estimate)) of \(n(b.usable)) tokens (\(percent)%); compacts at 80% (\(n(b.compactionThreshold))).")
-        lines.append("Budget \(plan.choice.rawValue) (\(model.model): \(n(limits.contextWindow))-token window) = \(n(b.limit)), "
+        lines.append("Budget \(plan.choice.rawValue) (\(model.model): \(n(limits.contextWindow))-token window, \(limits.source.phrase)) = \(n(b.limit)), "
                      + "minus \(n(b.outputHeadroom)) for the answer and \(n(b.toolHeadroom)) for tool results.")
+        if let line = fixedPartDoesNotFit(plan, provider: model.provider) { lines.append(line) }
         let c = { (raw: Int) in n(plan.corrected(raw)) }
         var carry = "Next request: system prompt ~\(c(plan.systemTokens))"
         if plan.checkpoint != nil { carry += " · checkpoint ~\(c(plan.checkpointTokens))" }
@@ -320,8 +365,9 @@ public final class CompactingAssembler: RequestAssembler {
             if i > 0 && m.message.role == .user { starts.append(i) }
         }
         let addendum = checkpoint.map { Self.addendum($0) + Self.attachmentNote(earlier) } ?? ""
+        let limits = limits(for: shape.model)
         return Plan(checkpoint: checkpoint, messages: messages, messageTokens: tokens, turnStarts: starts,
-                    budget: ContextBudget(choice: choice, limits: limits(for: shape.model), requestedOutput: shape.maxOutputTokens),
+                    budget: ContextBudget(choice: choice, limits: limits, requestedOutput: shape.maxOutputTokens), limits: limits,
                     choice: choice, ratio: ratio, systemTokens: TokenEstimator.tokens(shape.systemPrompt) + TokenEstimator.tokens(shape.contextNote),
                     checkpointTokens: TokenEstimator.tokens(addendum), toolTokens: TokenEstimator.tokens(shape.tools), addendum: addendum)
     }

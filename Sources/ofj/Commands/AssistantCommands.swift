@@ -85,6 +85,8 @@ struct Launcher {
         let modelBox = ModelBox(model)
         let tools = app.tools
         let assembler = app.makeAssembler()
+        // A local server's context window is read now, so /context shows the real figure.
+        Task { [model] in await assembler.prepareLimits(model: model) }
         var services = SessionServices(
             runner: runner, store: app.store, journal: app.journal, approvals: approvals, clock: clock, ids: UUIDSource(),
             model: { modelBox.value },
@@ -92,6 +94,7 @@ struct Launcher {
                 let current = modelBox.value
                 let m = record(try app.makeModel(provider: provider ?? (name == nil ? nil : current.provider), model: name))
                 modelBox.value = m
+                Task { await assembler.prepareLimits(model: m) }
                 return m
             },
             configureHint: App.configureHint,
