@@ -44,10 +44,14 @@ public protocol RequestAssembler: Sendable {
     /// Called once when the provider says the request was too long. Return true after making
     /// the next request smaller (e.g. by compacting) to have the turn retried once.
     func handleContextOverflow(_ context: RequestContext) async -> Bool
+    /// The one line for a context overflow that making the request smaller cannot fix (or did
+    /// not), with what to do instead; nil for the runner's generic line.
+    func contextOverflowLine(_ context: RequestContext, _ error: ChatError) async -> AgentError?
 }
 
 extension RequestAssembler {
     public func handleContextOverflow(_ context: RequestContext) async -> Bool { false }
+    public func contextOverflowLine(_ context: RequestContext, _ error: ChatError) async -> AgentError? { nil }
 }
 
 /// System prompt + the full stored transcript.

@@ -258,6 +258,26 @@ public final class CompactingAssembler: RequestAssembler {
         }
     }
 
+    /// The overflow could not be fixed by leaving older messages out (or was not): name the
+    /// server's figures when it gave them, and how to give the model more context.
+    public func contextOverflowLine(_ context: RequestContext, _ error: ChatError) async -> AgentError? {
+        guard context.model.provider != "offline" else { return nil }
+        let shape = Shape(threadID: context.threadID, systemPrompt: context.systemPrompt, tools: context.tools,
+                          maxOutputTokens: context.maxOutputTokens, model: context.model, runID: context.runID, contextNote: context.contextNote)
+        guard let plan = try? makePlan(shape) else { return nil }
+        let needed = Self.neededWindow(plan)
+        var suggested = 1_024
+        while suggested < needed { suggested *= 2 }
+        let said = error.message.trimmingSpaces()
+        if error.code == ChatError.emptyStreamCode {
+            return AgentError(.contextOverflow, "The server refused the prompt; its log says why — often the context size: this request is "
+                              + "~\(Self.number(plan.estimate)) tokens and ofj counts on \(Self.number(plan.limits.contextWindow)) (\(plan.limits.source.phrase)); "
+                              + "if that is it, " + settings.raiseAdvice(shape.model.provider, suggested) + ".")
+        }
+        return AgentError(.contextOverflow, "The request is over the model's context (\(said)) and leaving out older messages cannot make it fit; "
+                          + settings.raiseAdvice(shape.model.provider, suggested) + " — ofj needs at least \(Self.number(needed)) tokens.")
+    }
+
     // MARK: - Manual control
 
     /// `/compact [focus]`: summarises all but the most recent turns now. Never prunes: when the

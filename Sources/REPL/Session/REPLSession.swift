@@ -257,6 +257,9 @@ public final class REPLSession {
                 say(style.red("✗ ") + hidingSecrets(Terminal.sanitize(error.line, keepNewlines: false)))
             case .finished(let outcome):
                 endText()
+                if outcome.phase == .completed && outcome.error == nil && outcome.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    say(style.yellow("! ") + AgentError.emptyAnswerLine)
+                }
                 if let e = outcome.error, e.line != printedError {
                     say((outcome.phase == .failed ? style.red("✗ ") : style.yellow("⏸ ")) + hidingSecrets(Terminal.sanitize(e.line, keepNewlines: false)))
                 }

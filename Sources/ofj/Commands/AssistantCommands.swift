@@ -322,6 +322,10 @@ struct Launcher {
         guard let outcome else { return terminated ? Signals.terminationStatus : 1 }
         if terminated && outcome.phase != .completed { return Signals.terminationStatus }
         switch outcome.phase {
+        case .completed where outcome.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && !terminated:
+            // Nothing to show is not a success: scripts must be able to tell.
+            Console.err("ofj: \(AgentError.emptyAnswerLine)\n")
+            return 1
         case .completed where refusedWrites > 0 || lostFiles != nil:
             // The answer finished, but what was asked for was not done (or an attached file could
             // not be kept): scripts must be able to tell.
