@@ -30,6 +30,9 @@ public struct AgentError: Error, Sendable, Hashable, CustomStringConvertible {
     }
     public var description: String { line }
 
+    /// What the person reads when a run completed without any text.
+    public static let emptyAnswerLine = "The model sent an empty answer; ask again, or try another model (ofj doctor checks a local server's setup)."
+
     static let busy = AgentError(.threadBusy, "This thread is still answering; wait for it to finish, or stop it (Ctrl-C) and try again.")
 
     /// Wraps a storage failure. SQLiteKit descriptions never include bound values.

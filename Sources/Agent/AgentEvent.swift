@@ -32,6 +32,9 @@ public struct AgentEvent: Sendable, Hashable {
         /// A safe operation is being tried again after `delaySeconds`.
         case retrying(operation: String, delaySeconds: Double)
         case error(AgentError)
+        /// One line about the thread's context: older messages were compacted into a summary, or
+        /// a summary was refused and the full conversation is still sent.
+        case compaction(String)
         case finished(RunOutcome)
     }
     public var threadID: String
@@ -73,6 +76,8 @@ public struct AgentEvent: Sendable, Hashable {
             o["type"] = "retrying"; o["operation"] = .string(operation); o["delay_seconds"] = .number(delay)
         case .error(let e):
             o["type"] = "error"; o["class"] = .string(e.kind.rawValue); o["message"] = .string(e.line)
+        case .compaction(let line):
+            o["type"] = "compaction"; o["line"] = .string(line)
         case .finished(let outcome):
             o["type"] = "finished"; o["phase"] = .string(outcome.phase.rawValue); o["text"] = .string(outcome.text)
             if let e = outcome.error { o["class"] = .string(e.kind.rawValue); o["message"] = .string(e.line) }

@@ -89,6 +89,10 @@ public enum ChatEvent: Sendable, Hashable {
     /// One line for the person about how the request was sent (e.g. that it was sent again
     /// without the provider's web search after the provider refused the combination).
     case notice(String)
+    /// A sign of life that carries nothing (an SSE comment, a local server's prompt-progress
+    /// event): keeps the first-event and idle deadlines from firing while a server reads a long
+    /// prompt. Emitted by adapters of local servers only; never stored.
+    case alive
     case finish(FinishReason)
 }
 
@@ -122,6 +126,9 @@ public struct ChatError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
     }
     public var description: String { message }
+
+    /// `code` of a context overflow that a local server signalled only by an empty 200 stream.
+    public static let emptyStreamCode = "empty_stream"
 }
 
 /// A model behind any provider. Implementations must stop promptly when the consuming task is

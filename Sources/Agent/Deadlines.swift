@@ -141,6 +141,9 @@ final class StreamWatchdog: Sendable {
         var overallAt: Double?
         var overall: DeadlineExpired?
         var lastEventAt: Double?
+        /// The last sign of life before the first event (`heartbeat`): the first-event wait
+        /// counts from here.
+        var aliveAt: Double?
         var fired: DeadlineExpired?
         var target: Task<Void, Never>?
         var stopped = false
@@ -166,12 +169,56 @@ final class StreamWatchdog: Sendable {
             $0.overallAt = at
             $0.overall = overall
         }
-        let first = schedule(DeadlineExpired(kind: .firstEvent, seconds: firstEvent), after: firstEvent)
         let whole = schedule(overall, after: seconds)
-        state.withLock {
-            $0.eventTimer = first
-            $0.overallTimer = whole
+        state.withLock { $0.overallTimer = whole }
+        armFirstEventTimer(after: firstEvent)
+    }
+
+    /// A sign of life that is not an event (an SSE comment such as llama-cpp-python's `: ping`, or
+    /// llama.cpp's `prompt_progress` while it reads the prompt): before the first event the
+    /// first-event wait starts again from now; after it, it counts for the idle deadline. The
+    /// turn's and run's limits still hold. Throws the deadline that passed, as `eventArrived`.
+    func heartbeat() throws {
+        let now = clock.monotonic()
+        let expired: DeadlineExpired? = state.withLock { s in
+            if let fired = s.fired { return fired }
+            if s.stopped { return nil }
+            if let at = s.overallAt, let overall = s.overall, now >= at {
+                s.fired = overall
+                return overall
+            }
+            if s.lastEventAt != nil { s.lastEventAt = now } else { s.aliveAt = now }
+            return nil
         }
+        if let expired { throw expired }
+    }
+
+    /// The first-event timer: due when neither an event nor a heartbeat came for `firstEvent`
+    /// seconds; after a heartbeat it sets itself again for what is left.
+    private func armFirstEventTimer(after seconds: Double) {
+        let timer = clock.schedule(after: seconds) { [weak self] in
+            guard let self else { return }
+            let now = self.clock.monotonic()
+            enum Next { case nothing, rearm(Double), fire(Task<Void, Never>?) }
+            let next: Next = self.state.withLock { s in
+                if s.stopped || s.fired != nil || s.lastEventAt != nil { return .nothing }
+                let left = (s.aliveAt ?? 0) + self.firstEvent - now
+                if s.aliveAt != nil && left > 1e-9 { return .rearm(left) }
+                s.fired = DeadlineExpired(kind: .firstEvent, seconds: self.firstEvent)
+                return .fire(s.target)
+            }
+            switch next {
+            case .nothing: break
+            case .rearm(let left): self.armFirstEventTimer(after: left)
+            case .fire(let target): target?.cancel()
+            }
+        }
+        let replaced: Bool = state.withLock { s in
+            if s.stopped || s.fired != nil || s.lastEventAt != nil { return false }
+            s.eventTimer = timer
+            return true
+        }
+        if !replaced { timer.cancel() }
     }
 
     /// The task a firing deadline cancels (cancelled at once if one already fired).

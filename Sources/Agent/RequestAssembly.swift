@@ -15,9 +15,13 @@ public struct RequestContext: Sendable {
     /// Tells the person something in one line during the run (e.g. that old messages were left
     /// out to fit the context); shown as an `AgentEvent` error line.
     public var notice: @Sendable (AgentError) -> Void = { _ in }
+    /// Announces a compaction in one line (done, or skipped because the summary was refused);
+    /// shown as an `AgentEvent.Kind.compaction`.
+    public var compaction: @Sendable (String) -> Void = { _ in }
 
     public init(threadID: String, runID: String, turn: Int, systemPrompt: String, contextNote: String = "", tools: [ToolSpec], maxOutputTokens: Int,
-                store: ConversationStore, model: any ChatModel, notice: @escaping @Sendable (AgentError) -> Void = { _ in }) {
+                store: ConversationStore, model: any ChatModel, notice: @escaping @Sendable (AgentError) -> Void = { _ in },
+                compaction: @escaping @Sendable (String) -> Void = { _ in }) {
         self.threadID = threadID
         self.runID = runID
         self.turn = turn
@@ -28,6 +32,7 @@ public struct RequestContext: Sendable {
         self.store = store
         self.model = model
         self.notice = notice
+        self.compaction = compaction
     }
 }
 
@@ -39,10 +44,14 @@ public protocol RequestAssembler: Sendable {
     /// Called once when the provider says the request was too long. Return true after making
     /// the next request smaller (e.g. by compacting) to have the turn retried once.
     func handleContextOverflow(_ context: RequestContext) async -> Bool
+    /// The one line for a context overflow that making the request smaller cannot fix (or did
+    /// not), with what to do instead; nil for the runner's generic line.
+    func contextOverflowLine(_ context: RequestContext, _ error: ChatError) async -> AgentError?
 }
 
 extension RequestAssembler {
     public func handleContextOverflow(_ context: RequestContext) async -> Bool { false }
+    public func contextOverflowLine(_ context: RequestContext, _ error: ChatError) async -> AgentError? { nil }
 }
 
 /// System prompt + the full stored transcript.

@@ -221,7 +221,8 @@ final class RunExecution {
         var overflowRetried = false
         let context = RequestContext(threadID: handle.threadID, runID: handle.runID, turn: turn, systemPrompt: env.configuration.systemPrompt,
                                      contextNote: env.configuration.contextNote(), tools: env.tools.specs, maxOutputTokens: env.configuration.maxOutputTokens, store: env.store, model: model,
-                                     notice: { [env, handle] in env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .error($0))) })
+                                     notice: { [env, handle] in env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .error($0))) },
+                                     compaction: { [env, handle] in env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .compaction($0))) })
         while true {
             try Task.checkCancellation()
             attempt += 1
@@ -245,6 +246,12 @@ final class RunExecution {
                 let result = try recorder.close(.complete)
                 recordRound(result, turn: turn, attempt: attempt, recorder: recorder, start: (attemptStart, wallStart), error: nil)
                 lastText = result.text
+                if result.finish == .length && result.calls.isEmpty {
+                    // Shown, not hidden in a long answer: the model stopped at its output limit.
+                    let n = result.usage?.outputTokens ?? 0
+                    let at = n > 0 ? "at \(CompactingAssembler.number(n)) tokens" : "at the model's output limit"
+                    emit(.error(AgentError(.answerTooLong, "The answer was cut off \(at) (the model's output limit); ask it to go on, or for something shorter.")))
+                }
                 return result
             } catch let crash as SimulatedCrash {
                 throw crash
@@ -255,14 +262,18 @@ final class RunExecution {
                     recordRound(partial, turn: turn, attempt: attempt, recorder: recorder, start: (attemptStart, wallStart), error: AgentError(.cancelled, "cancelled"))
                     throw CancellationError()
                 }
-                let failure = Self.describe(error, policy: policy, hadOutput: recorder.hasOutput)
+                var failure = Self.describe(error, policy: policy, hadOutput: recorder.hasOutput, promptTokens: TokenEstimator.tokens(request))
                 recordRound(partial, turn: turn, attempt: attempt, recorder: recorder, start: (attemptStart, wallStart), error: failure, cause: error)
-                if case ChatError.Kind.contextOverflow? = (error as? ChatError)?.kind, !overflowRetried, !recorder.hasOutput {
-                    overflowRetried = true
-                    if await env.assembler.handleContextOverflow(context) {
-                        attempt -= 1
-                        continue
+                if let chat = error as? ChatError, chat.kind == .contextOverflow, !recorder.hasOutput {
+                    if !overflowRetried {
+                        overflowRetried = true
+                        if await env.assembler.handleContextOverflow(context) {
+                            attempt -= 1
+                            continue
+                        }
                     }
+                    if let line = await env.assembler.contextOverflowLine(context, chat) { failure = line }
+                    throw failure
                 }
                 guard attempt == 1, !recorder.hasOutput, let delay = retryDelay(for: error, turnStart: turnStart) else { throw failure }
                 var d = diagnostic(.retry, status: "scheduled")
@@ -283,6 +294,9 @@ final class RunExecution {
         let delay: Double
         switch error {
         case let e as DeadlineExpired where e.kind == .firstEvent:
+            // A local server (patient policy) that is slow to start is reading the prompt: a retry
+            // would read it all again.
+            if policy.name == DeadlinePolicy.patient.name { return nil }
             delay = backoff
         case let e as ChatError:
             switch e.kind {
@@ -318,6 +332,10 @@ final class RunExecution {
                 for try await event in model.stream(request) {
                     // A stream buffers what arrived: after a stop or a deadline, don't drain it.
                     try Task.checkCancellation()
+                    if case .alive = event {
+                        try watchdog.heartbeat()
+                        continue
+                    }
                     // Deadlines are checked here too: a stream that never pauses keeps this task
                     // busy, and the timers then may not get a thread in time.
                     try watchdog.eventArrived()
@@ -414,7 +432,7 @@ final class RunExecution {
 
     // MARK: - User-facing lines
 
-    static func describe(_ error: any Error, policy: DeadlinePolicy, hadOutput: Bool = false) -> AgentError {
+    static func describe(_ error: any Error, policy: DeadlinePolicy, hadOutput: Bool = false, promptTokens: Int? = nil) -> AgentError {
         switch error {
         case let e as AgentError:
             return e
@@ -422,6 +440,11 @@ final class RunExecution {
             let limit = formatSeconds(e.seconds)
             switch e.kind {
             case .firstEvent:
+                if policy.name == DeadlinePolicy.patient.name, let promptTokens {
+                    // A local server: the time goes into reading the prompt, which a retry reads again.
+                    return AgentError(.timeout, "The model did not start answering within \(limit) for a prompt of ~\(CompactingAssembler.number(promptTokens)) "
+                                      + "tokens; a local server may need longer to read it (a faster model, a smaller context, or its log shows how far it got).")
+                }
                 return AgentError(.timeout, "The model did not start answering within \(limit); check your connection or the provider's status, then try again.")
             case .streamIdle:
                 return AgentError(.timeout, "The model went silent for \(limit) in the middle of its answer; what arrived is saved. Ask again to go on.")

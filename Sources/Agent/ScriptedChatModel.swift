@@ -16,6 +16,8 @@ public struct ScriptedTurn: Sendable, Hashable {
         /// Fails the stream with this error.
         case fail(ChatError)
         case finish(FinishReason)
+        /// A sign of life (`ChatEvent.alive`: an SSE comment or progress event of a local server).
+        case alive
     }
     public var steps: [Step]
     public init(_ steps: [Step]) { self.steps = steps }
@@ -134,6 +136,7 @@ final class ScriptPlayer: Sendable {
             case .finish(let reason):
                 state.withLock { $0.finished = true }
                 return .finish(reason)
+            case .alive: return .alive
             }
         }
     }

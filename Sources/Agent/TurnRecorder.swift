@@ -149,6 +149,8 @@ final class TurnRecorder: Sendable {
                     s.responseID = id
                 case .notice(let line):
                     notice = line
+                case .alive:
+                    break
                 case .finish(let reason):
                     s.finish = reason
                 }

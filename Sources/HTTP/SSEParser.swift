@@ -56,6 +56,8 @@ extension SSEEvent {
 public struct SSEParser: Sendable {
     /// True once a non-empty line was seen that is neither a comment nor a known field.
     public private(set) var sawNonSSEText = false
+    /// How many `:` comment lines were seen (keep-alives such as `: ping`).
+    public private(set) var comments = 0
     /// True once one event (its data lines together, or any single line) grew past
     /// `maxEventBytes`. The parser then drops what it held and ignores the rest of the stream:
     /// a server that never ends a line must not fill the memory.
@@ -205,7 +207,7 @@ public struct SSEParser: Sendable {
             try dispatch(onEvent)
             return
         }
-        if line[0] == Self.colon { return } // comment
+        if line[0] == Self.colon { comments &+= 1; return } // comment
         var colonAt = line.count
         if let base = line.baseAddress, let hit = memchr(base, Int32(Self.colon), line.count) {
             colonAt = UnsafeRawPointer(base).distance(to: UnsafeRawPointer(hit))

@@ -3,6 +3,7 @@ import Base
 import Foundation
 import HTTP
 import Agent
+import Synchronization
 
 /// `POST {base}/chat/completions` with `stream: true`, bearer key (optional for local servers).
 ///
@@ -32,6 +33,9 @@ public struct ChatCompletionsModel: ChatModel {
     /// Stamped on the continuation items this model receives; only items with this origin are replayed.
     public var continuationOrigin: String { config.continuationOrigin(family: continuationFamily) }
 
+    /// What a local server's answers already showed (each said once per model).
+    let localWarnings = LocalAnswerChecks.Said()
+
     public init(config: AdapterConfig, transport: any HTTPTransport, maxTokensField: String? = nil) {
         self.config = config
         self.transport = transport
@@ -42,8 +46,13 @@ public struct ChatCompletionsModel: ChatModel {
         let http = httpRequest(request)
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
                                   origin: continuationOrigin, attachments: request.attachments)
+        let local = ModelCatalog.localProviders.contains(config.provider)
+            ? LocalAnswerChecks(provider: config.provider, toolTokens: request.tools.isEmpty ? 0 : TokenEstimator.tokens(request.tools), said: localWarnings)
+            : nil
         return makeEventStream { out in
-            try await driver.run(http, decoder: ChatCompletionsDecoder(), out: out)
+            var decoder = ChatCompletionsDecoder()
+            decoder.local = local
+            try await driver.run(http, decoder: decoder, out: out)
         }
     }
 
@@ -173,6 +182,8 @@ struct ChatCompletionsDecoder: WireDecoder {
     var isComplete: Bool { done }
     var usage: Usage?
     var responseID: String?
+    /// Checks of a local server's answer (markers, tools not given to the model); nil for hosted.
+    var local: LocalAnswerChecks?
     var reasoningContent = ""
     var reasoning = ""
     /// Perplexity's `citations`/`search_results` (repeated on every chunk: read once) and
@@ -238,7 +249,10 @@ struct ChatCompletionsDecoder: WireDecoder {
                     web.cite(WebSources.Link(url: url, title: c?["title"]?.stringValue ?? "", text: c?["content"]?.stringValue ?? ""))
                 }
             }
-            if let text = delta?["content"]?.stringValue, !text.isEmpty { out.append(.textDelta(text)) }
+            if let text = delta?["content"]?.stringValue, !text.isEmpty {
+                local?.saw(text)
+                out.append(.textDelta(text))
+            }
             if let r = delta?["reasoning_content"]?.stringValue { reasoningContent += r }
             if let r = delta?["reasoning"]?.stringValue { reasoning += r }
             for d in delta?["reasoning_details"]?.arrayValue ?? [] { mergeDetail(d.value) }
@@ -328,6 +342,7 @@ struct ChatCompletionsDecoder: WireDecoder {
             out.append(.toolCall(ToolCall(id: id, name: call.name, arguments: call.arguments)))
         }
         if let usage { out.append(.usage(usage)) }
+        if let local { out += local.notices(usage: usage).map { .notice($0) } }
         let mapped: FinishReason
         if !calls.isEmpty {
             mapped = .toolCalls // finish_reason is not trusted for tool use
@@ -341,6 +356,48 @@ struct ChatCompletionsDecoder: WireDecoder {
             }
         }
         out.append(.finish(mapped))
+        return out
+    }
+}
+
+/// What ofj checks in a local server's answer, because a server set up wrong still answers 200:
+/// chat-template markers in the text (the server's template does not match the model), and a
+/// prompt count far below the tool specs sent (the template dropped the tools). Each is said once
+/// per model, as a notice line.
+struct LocalAnswerChecks: Sendable {
+    final class Said: Sendable {
+        let flags = Mutex(Set<String>())
+        /// True the first time `what` is said.
+        func first(_ what: String) -> Bool { flags.withLock { $0.insert(what).inserted } }
+    }
+    var provider: String
+    /// Estimated tokens of the request's tool specs (0 without tools).
+    var toolTokens: Int
+    let said: Said
+    /// The start of the answer's text (markers show up early).
+    var text = ""
+
+    init(provider: String, toolTokens: Int, said: Said) {
+        self.provider = provider
+        self.toolTokens = toolTokens
+        self.said = said
+    }
+
+    mutating func saw(_ delta: String) {
+        if text.utf8.count < 16_384 { text += delta }
+    }
+
+    func notices(usage: Usage?) -> [String] {
+        var out: [String] = []
+        if let marker = TemplateMarkers.first(in: text), said.first("markers") {
+            out.append("The model's text contains chat-template markers (\(marker.prefix(24))): the server's chat template does not match the model; "
+                       + "start the server with the model's own template (llama-server --jinja; see docs/PROVIDERS.md, \"Local servers\").")
+        }
+        if let input = usage?.inputTokens, input > 0, toolTokens >= 200, input * 2 < toolTokens, said.first("tools") {
+            out.append("The server counted \(input) prompt tokens for a request whose tool specs alone are ~\(toolTokens): the server did not give the "
+                       + "model the tools; start llama-server with --jinja and a template with tools (llama-cpp-python: a tool-capable chat format, "
+                       + "not chatml-function-calling).")
+        }
         return out
     }
 }

@@ -43,7 +43,8 @@ public struct ProviderFlags: Sendable {
 
 /// The provider-related part of `config.json`:
 /// `{"provider":"gemini","model":"…","policy":"fast|patient",
-///   "providers":{"openai":{"base_url":"…","model":"…","wire":"chat|responses","headers":{"X":"y"}}}}`.
+///   "providers":{"openai":{"base_url":"…","model":"…","wire":"chat|responses","headers":{"X":"y"},
+///                          "context_window":16384 | {"model":16384}}}}`.
 public struct ProviderFileConfig: Sendable {
     public struct Entry: Sendable {
         public var baseURL: String?
@@ -51,6 +52,10 @@ public struct ProviderFileConfig: Sendable {
         public var wire: String?
         public var headers: [HTTPHeader]
         public var policy: DeadlinePolicy?
+        /// `context_window`: a number (every model of this provider) …
+        public var contextWindow: Int?
+        /// … or an object of model name → number.
+        public var contextWindows: [String: Int] = [:]
         public init(baseURL: String? = nil, model: String? = nil, wire: String? = nil, headers: [HTTPHeader] = [], policy: DeadlinePolicy? = nil) {
             self.baseURL = baseURL
             self.model = model
@@ -90,6 +95,10 @@ public struct ProviderFileConfig: Sendable {
             e.model = v["model"]?.stringValue
             e.wire = v["wire"]?.stringValue
             e.policy = v["policy"]?.stringValue.flatMap(DeadlinePolicy.named)
+            if let n = v["context_window"]?.intValue, n > 0 { e.contextWindow = n }
+            for (m, w) in v["context_window"]?.objectValue ?? [:] {
+                if let n = w.intValue, n > 0 { e.contextWindows[m] = n }
+            }
             for (h, hv) in (v["headers"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
                 if let s = hv.stringValue { e.headers.append(HTTPHeader(h, s)) }
             }
@@ -457,8 +466,14 @@ extension ProviderFileConfig {
             for (name, value) in entries.sorted(by: { $0.key < $1.key }) {
                 guard let canonical = checkProvider(name, field: "providers.\(name.prefix(40))") else { continue }
                 guard let entry = value.objectValue else { problems.append("\"providers.\(name)\" must be an object"); continue }
-                for key in entry.keys.sorted() where !["base_url", "model", "wire", "headers", "policy"].contains(key) {
-                    problems.append("\"providers.\(name).\(key.prefix(40))\" is not a setting ofj knows (base_url, model, wire, headers, policy)")
+                for key in entry.keys.sorted() where !["base_url", "model", "wire", "headers", "policy", "context_window"].contains(key) {
+                    problems.append("\"providers.\(name).\(key.prefix(40))\" is not a setting ofj knows (base_url, model, wire, headers, policy, context_window)")
+                }
+                if let window = entry["context_window"] {
+                    let values = window.objectValue.map { Array($0.values) } ?? [window]
+                    if !values.allSatisfy({ ($0.intValue ?? 0) >= 1_024 }) {
+                        problems.append("\"providers.\(name).context_window\" must be a number of tokens (at least 1024), or an object of model name → number")
+                    }
                 }
                 if let url = string(entry["base_url"], "providers.\(name).base_url"), !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
                     problems.append("\"providers.\(name).base_url\" must start with http:// or https://")

@@ -85,8 +85,7 @@ struct ErrorMapper: Sendable {
         let detail = parsed?.message.map { ": " + clean($0) } ?? ""
         let code = parsed?.code
         if isContextOverflow(status: status, code: code, message: parsed?.message) {
-            return ChatError(.contextOverflow, "\(provider): the conversation is too long for \(model)\(detail); compact or start a new thread",
-                             httpStatus: status, code: code)
+            return ChatError(.contextOverflow, "\(provider) (HTTP \(status))\(detail)", httpStatus: status, code: code)
         }
         // Gemini answers a bad key with 400; treat it like 401.
         let effective = code?.hasPrefix("API_KEY_") == true ? 401 : status
@@ -124,7 +123,7 @@ struct ErrorMapper: Sendable {
         let detail = body.message.map { ": " + clean($0) } ?? ""
         let code = body.code
         if isContextOverflow(status: 400, code: code, message: body.message) {
-            return ChatError(.contextOverflow, "\(provider): the conversation is too long for \(model)\(detail); compact or start a new thread", code: code)
+            return ChatError(.contextOverflow, "\(provider)\(detail)", code: code)
         }
         let lowered = code?.lowercased() ?? ""
         if lowered == "insufficient_quota" {
@@ -187,12 +186,19 @@ struct ErrorMapper: Sendable {
         s == s.rounded() ? "\(Int(s)) s" : "\(s) s"
     }
 
+    /// Context overflow in every server's words: OpenAI `context_length_exceeded`, llama-server's
+    /// `exceed_context_size_error` ("request (10777 tokens) exceeds the available context size
+    /// (4096 tokens)"), vLLM's "maximum context length is … tokens", Ollama's "input length
+    /// exceeds the context length" (some Ollama versions answer 500).
     func isContextOverflow(status: Int, code: String?, message: String?) -> Bool {
-        guard status == 400 || status == 413 || status == 422 else { return false }
+        guard status == 400 || status == 413 || status == 422 || status == 500 else { return false }
         if status == 413 { return true }
-        if let code, ["context_length_exceeded", "string_above_max_length", "context_window_exceeded"].contains(code) { return true }
+        if let code, ["context_length_exceeded", "string_above_max_length", "context_window_exceeded", "exceed_context_size_error"].contains(code) {
+            return true
+        }
         guard let m = message?.lowercased() else { return false }
-        let phrases = ["prompt is too long", "context length", "context_length", "maximum context", "context window",
+        if status == 500 { return m.contains("context length") || m.contains("context size") }
+        let phrases = ["prompt is too long", "context length", "context_length", "maximum context", "context window", "context size",
                        "too many tokens", "input token count", "exceeds the maximum number of tokens", "tokens exceeds",
                        "input is too long", "reduce the length of the messages"]
         return phrases.contains { m.contains($0) }

@@ -116,13 +116,19 @@ struct StreamDecoding<D: WireDecoder> {
     private(set) var decoder: D
     let mapper: ErrorMapper
     private var parser = SSEParser()
+    /// `ChatError.code` of a local server's empty 200 stream (see `finish`).
+    static var emptyStreamCode: String { ChatError.emptyStreamCode }
     /// True once output (text, a tool call, a continuation item) was produced.
     private(set) var started = false
     private var sawEvent = false
+    /// Local servers: SSE comments (`: ping`) and events that decode to nothing (llama.cpp's
+    /// `prompt_progress`) are passed on as `.alive`, which the runner counts as liveness.
+    let heartbeats: Bool
 
     init(decoder: D, mapper: ErrorMapper) {
         self.decoder = decoder
         self.mapper = mapper
+        heartbeats = ModelCatalog.localProviders.contains(mapper.provider)
     }
 
     /// True once the provider's terminal marker arrived; the caller stops reading.
@@ -131,7 +137,9 @@ struct StreamDecoding<D: WireDecoder> {
     /// Parses and decodes the next body chunk, handing each event to `emit` as it is decoded.
     /// Throws ChatError for an error the provider reported in the stream.
     mutating func feed(_ chunk: some Collection<UInt8>, emit: (ChatEvent) -> Void) throws {
+        let comments = parser.comments
         try parse(emit: emit) { try $0.feed(chunk, onEvent: $1) }
+        if heartbeats && parser.comments != comments { emit(.alive) }
     }
 
     /// Runs one parser step whose events go to `handle`. `handle` mutates the rest of self, so the
@@ -167,6 +175,11 @@ struct StreamDecoding<D: WireDecoder> {
             closing = try decoder.finish()
         } catch let error as ProviderStreamError {
             if !sawEvent && !parser.sawNonSSEText {
+                if ModelCatalog.localProviders.contains(mapper.provider) {
+                    // llama-cpp-python answers a prompt over its context with 200 and no event;
+                    // a retry never helps, a smaller request may.
+                    throw ChatError(.contextOverflow, "\(mapper.provider) answered with an empty stream", httpStatus: status, code: Self.emptyStreamCode)
+                }
                 throw ChatError(.retryable, "\(mapper.provider) closed the connection without answering")
             }
             throw map(error, started: started)
@@ -182,6 +195,7 @@ struct StreamDecoding<D: WireDecoder> {
         } catch let error as ProviderStreamError {
             throw map(error, started: started)
         }
+        if heartbeats && decoded.isEmpty && !decoder.isComplete { emit(.alive) }
         for e in decoded {
             switch e {
             case .textDelta, .toolCall, .continuation: started = true

@@ -142,6 +142,18 @@ public final class LoopbackHTTPServer: Sendable {
     public func url(_ path: String) -> String { url + path }
 
     public func enqueue(_ response: Response) { core.state.withLock { $0.queue.append(response) } }
+
+    /// Answers every request whose path ends with `path` with `response`, without touching the
+    /// queue (what a local server says about itself: `/props`, `/api/show`, model lists).
+    public func route(_ path: String, _ response: Response) { core.state.withLock { $0.routes[path] = response } }
+
+    /// Paths a local model server answers about itself. ofj asks them before the first request;
+    /// unless routed they get a 404 (as from a server without that endpoint), and neither they nor
+    /// a routed request take a queued response or appear in `requests`.
+    public static let serverInfoPaths = ["/props", "/api/show", "/v1/models", "/api/v0/models"]
+
+    /// Requests answered by a route or as a server-info path, in arrival order.
+    public var infoRequests: [ReceivedRequest] { core.state.withLock { $0.infoRequests } }
     public func enqueue(contentsOf responses: [Response]) { core.state.withLock { $0.queue.append(contentsOf: responses) } }
 
     /// Every complete request received so far, in arrival order.
@@ -187,6 +199,8 @@ public typealias SeededRandom = SeededGenerator
 
 struct LoopbackServerState {
     var queue: [LoopbackHTTPServer.Response] = []
+    var routes: [String: LoopbackHTTPServer.Response] = [:]
+    var infoRequests: [LoopbackHTTPServer.ReceivedRequest] = []
     var requests: [LoopbackHTTPServer.ReceivedRequest] = []
     var openConnections = 0
     var clientDisconnects = 0
@@ -296,6 +310,15 @@ final class LoopbackServerCore: Sendable {
         }
         guard let request = readRequest(fd) else { return }
         let response = state.withLock { s -> LoopbackHTTPServer.Response? in
+            let path = String(request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            if let routed = s.routes.first(where: { path.hasSuffix($0.key) }) {
+                s.infoRequests.append(request)
+                return routed.value
+            }
+            if LoopbackHTTPServer.serverInfoPaths.contains(where: { path.hasSuffix($0) }) {
+                s.infoRequests.append(request)
+                return .json(#"{"error":"Not Found"}"#, status: 404)
+            }
             s.requests.append(request)
             return s.queue.isEmpty ? nil : s.queue.removeFirst()
         } ?? .text("no scripted response", status: 500)

@@ -188,7 +188,7 @@ final class EventBox: @unchecked Sendable {
         case .toolCall(let c): events.append(.call(id: c.id, name: c.name, arguments: c.arguments.isEmpty ? "{}" : c.arguments))
         case .continuation(let item): events.append(.continuation(kind: item.kind, payload: item.payload))
         case .usage(let u): events.append(.usage(input: u.inputTokens, output: u.outputTokens, cached: u.cachedInputTokens, reasoning: u.reasoningTokens))
-        case .responseID, .notice, .finish: break
+        case .responseID, .notice, .finish, .alive: break
         }
     }
 

@@ -35,6 +35,8 @@ struct App {
     let researchSetting: String?
     /// The approval rules of config.json (re-read when the file changes).
     let rules: ApprovalRuleBook
+    /// Each model's context window: config.json, else read from a local server, else the catalog.
+    let windows: ContextWindows
 
     /// `access` is what the command's spec declares: `.read` opens the database read-only.
     init(paths: AppPaths, environment: [String: String], appVersion: String, access: DataAccess) throws {
@@ -50,6 +52,7 @@ struct App {
         let files = ProviderFiles.load(environment: environment)
         if let problem = files.problems.first(where: { $0 != files.credentialsProblem }) { throw CLIError(problem) }
         fileConfig = files.file
+        windows = ContextWindows(transport: transport, file: files.file)
         credentials = files.credentials
         credentialsProblem = files.credentialsProblem
         sources = SourceStore(queue: queue)
@@ -90,17 +93,15 @@ struct App {
 
     /// The context manager: budgets from the model catalog, checkpoints validated against the journal.
     func makeAssembler() -> CompactingAssembler {
-        CompactingAssembler(store: store, settings: App.contextSettings(journal: journal), clock: SystemClock(), diagnostics: recorder)
+        CompactingAssembler(store: store, settings: App.contextSettings(journal: journal, windows: windows), clock: SystemClock(), diagnostics: recorder)
     }
 
-    /// Context budgets from the model catalog; checkpoint ids are checked against the journal.
-    static func contextSettings(journal: JournalStore) -> ContextSettings {
-        ContextSettings(
+    /// Context budgets from config.json, the local server or the model catalog (`ContextWindows`);
+    /// checkpoint ids are checked against the journal.
+    static func contextSettings(journal: JournalStore, windows: ContextWindows) -> ContextSettings {
+        var settings = ContextSettings(
             defaultBudget: .k200,
-            limits: { provider, model in
-                let info = ModelCatalog.info(model: model, provider: provider)
-                return ModelLimits(contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens)
-            },
+            limits: { provider, model in windows.limits(provider: provider, model: model) },
             idExists: { id in
                 // A failed lookup counts as "unknown": the summary is then refused, never trusted.
                 guard let uuid = UUID(uuidString: id) else { return false }
@@ -110,6 +111,9 @@ struct App {
                 provider == "offline" ? 0 : ModelCatalog.costEstimator(provider, model, usage)
             },
             summarises: { $0 != "offline" })
+        settings.prepare = { provider, model in await windows.discover(provider: provider, model: model) }
+        settings.raiseAdvice = { provider, tokens in ContextWindows.advice(provider: provider, tokens: tokens) }
+        return settings
     }
 
 
@@ -125,6 +129,7 @@ struct App {
         if resolved.wire == .offline { return Toolbox.offlineAssistant(timeZone: journal.timeZone) }
         let native = resolved.research(setting: researchSetting, settings: searchSettings).mode == .native
         guard let m = resolved.makeModel(transport: transport, nativeWebSearch: native) else { throw CLIError("cannot build a model for \(resolved.provider)") }
+        windows.register(resolved)
         return m
     }
 

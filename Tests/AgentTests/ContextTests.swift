@@ -14,6 +14,12 @@ enum SummaryBehaviour: Sendable {
     case empty
     /// Never answers (until cancelled).
     case stall
+    /// A good text that stopped at the output limit (finish reason length).
+    case cutOff
+    /// A run of chat-template markers, as a small local model with the wrong template writes.
+    case markup
+    /// The same sentence over and over.
+    case repetitive
 }
 
 /// A model that answers ordinary requests with a long text and summarising requests per `behaviour`;
@@ -50,6 +56,13 @@ final class ContextModelScript: Sendable {
                 return ScriptedTurn([.text("   "), usage])
             case .stall:
                 return ScriptedTurn([.stall])
+            case .cutOff:
+                return ScriptedTurn([.text("The person is planning meals; earlier topics were discussed, and then the person asked about"),
+                                     usage, .finish(.length)])
+            case .markup:
+                return ScriptedTurn([.text(String(repeating: "<|im_end|>user\n<|im_start|>assistant\n", count: 60) + "Summary: meals."), usage])
+            case .repetitive:
+                return ScriptedTurn([.text(String(repeating: "The person asked about meals and the assistant answered about meals. ", count: 40)), usage])
             }
         }
         let (n, overflow, ratio, call) = state.withLock { s -> (Int, Int?, Double?, Bool) in
@@ -80,14 +93,14 @@ struct ContextFixture {
 
     init(window: Int = 4_000, keepRecent: Int = 2, idExists: (@Sendable (String) -> Bool)? = nil, maxSummary: Int = 2_000,
          rounds: Int = 4, tools: [any Tool] = [LookupTool(), AddEntryTool()], compactionTimeout: Double = 60,
-         provider: String = "scripted") throws {
+         provider: String = "scripted", source: ModelLimits.Source = .catalog) throws {
         let queue = try openDatabase()
         let clock = VirtualClock()
         let script = ContextModelScript()
         let model = ScriptedChatModel(clock: clock, provider: provider) { request, _ in script.respond(request) }
         let store = ConversationStore(queue: queue)
         let settings = ContextSettings(defaultBudget: .modelMaximum,
-                                       limits: { _, _ in ModelLimits(contextWindow: window, maxOutputTokens: 500) },
+                                       limits: { _, _ in ModelLimits(contextWindow: window, maxOutputTokens: 500, source: source) },
                                        idExists: idExists, keepRecentTurns: keepRecent, maxSummaryCharacters: maxSummary,
                                        summaryMaxOutputTokens: 300, maxCompactionRounds: rounds,
                                        compactionTimeout: compactionTimeout)
@@ -167,8 +180,10 @@ struct ContextFixture {
                                              idExists: { $0 == "99999999-2222-3333-4444-555555555555" }) == .success(fabricated))
         #expect(CheckpointValidator.validate(fabricated, replacedText: known, maxCharacters: 500, idExists: { _ in false }) != .success(fabricated))
         #expect(CheckpointValidator.validate("  \n ", replacedText: known, maxCharacters: 500, idExists: nil) == .failure(.empty))
-        #expect(CheckpointValidator.validate(String(repeating: "a", count: 501), replacedText: known, maxCharacters: 500, idExists: nil)
-                == .failure(.tooLong(characters: 501, limit: 500)))
+        let foods = ["eggs", "oats", "rice", "tea", "figs", "bread", "plums"], meals = ["lunch", "dinner", "snacks", "breakfast"]
+        let long = (0..<40).map { "\(foods[$0 % 7]) \($0 * 7_919 % 1_000) g at \(meals[$0 % 4])" }.joined(separator: ", ")
+        #expect(CheckpointValidator.validate(long, replacedText: String(repeating: known, count: 40), maxCharacters: 500, idExists: nil)
+                == .failure(.tooLong(characters: long.count, limit: 500)))
     }
 
     @Test func theOfflineAssistantGetsOnlyTheLastExchangeAndNeverCompacts() async throws {

@@ -31,6 +31,34 @@ import Testing
         #expect(try h.store.transcript(threadID: "t1").count == 1) // nothing arrived, nothing stored
     }
 
+    @Test func heartbeatsLongerThanTheFirstEventDeadlineKeepTheTurnAlive() async throws {
+        // A local server reading a long prompt: `: ping` every 8 s for 40 s, past the 10 s
+        // first-event deadline; then the answer. Without the heartbeats the turn fails at 10 s.
+        let h = try Harness()
+        let pings = Array(repeating: [ScriptedTurn.Step.alive, .delay(8)], count: 5).flatMap { $0 }
+        h.model.enqueue(ScriptedTurn(pings + [.text("read it all")]))
+        let (_, outcome) = try await h.ask("hi")
+        #expect(outcome == RunOutcome(phase: .completed, text: "read it all"), "\(String(describing: outcome.error))")
+        #expect(h.model.requests.count == 1)
+        #expect(abs(h.clock.monotonic() - 40) < 0.001)
+        // Heartbeats do not stretch it forever: a silence after the last one still trips it.
+        let g = try Harness()
+        g.model.enqueue(ScriptedTurn([.alive, .delay(8), .alive, .delay(11), .text("late")]), ScriptedTurn([.delay(11), .text("late")]))
+        let (_, failed) = try await g.ask("hi")
+        #expect(failed.phase == .failed && failed.error?.kind == .timeout)
+        #expect(abs(g.clock.monotonic() - (18 + 0.25 + 10)) < 0.001, "virtual time \(g.clock.monotonic())")
+    }
+
+    @Test func aPatientFirstEventTimeoutIsNotRetriedAndNamesThePromptSize() async throws {
+        let h = try Harness(policy: .patient)
+        h.model.enqueue(ScriptedTurn([.delay(121), .text("too late")]))
+        let (_, outcome) = try await h.ask("hi")
+        #expect(outcome.phase == .failed && outcome.error?.kind == .timeout)
+        let line = try #require(outcome.error?.line)
+        #expect(line.hasPrefix("The model did not start answering within 2 min for a prompt of ~"), "\(line)")
+        #expect(h.model.requests.count == 1)
+    }
+
     @Test func firstEventTimeoutThenSuccess() async throws {
         let h = try Harness()
         h.model.enqueue(ScriptedTurn([.delay(10.5), .text("late")]), .text("on time"))

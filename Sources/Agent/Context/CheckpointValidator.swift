@@ -3,13 +3,28 @@
 /// Why a summary was refused.
 public enum CheckpointRejection: Error, Sendable, Hashable, CustomStringConvertible {
     case empty
+    /// The summary ended because it reached its output limit (finish reason length / max_tokens).
+    case cutOff
+    /// Most of the summary is chat-template markup (`<|im_end|>user` …), not a summary.
+    case markup
+    /// The summary repeats itself (a model stuck in a loop).
+    case repetitive
+    /// A few words standing for a long stretch of conversation.
+    case tooShort(characters: Int)
     case tooLong(characters: Int, limit: Int)
+    /// Longer than the messages it would replace.
+    case longerThanOriginal(characters: Int, original: Int)
     /// The summary cites ids that neither the replaced messages nor the database know.
     case unknownIDs([String])
 
     public var description: String {
         switch self {
         case .empty: return "the summary was empty"
+        case .cutOff: return "the summary was cut off at its length limit"
+        case .markup: return "the summary was mostly chat-template markup"
+        case .repetitive: return "the summary repeated itself"
+        case .tooShort(let n): return "the summary was implausibly short (\(n) characters)"
+        case .longerThanOriginal(let n, let original): return "the summary was longer than what it summarised (\(n) characters for \(original))"
         case .tooLong(let n, let limit): return "the summary was too long (\(n) characters, limit \(limit))"
         case .unknownIDs(let ids): return "the summary cited \(ids.count) id(s) that do not exist"
         }
@@ -17,15 +32,29 @@ public enum CheckpointRejection: Error, Sendable, Hashable, CustomStringConverti
 }
 
 public enum CheckpointValidator {
-    /// Accepts `summary` when it is non-empty, at most `maxCharacters` long, and every UUID it
-    /// cites occurs in `replacedText` (the messages it replaces, with the earlier checkpoint) or
-    /// passes `idExists` (the journal's entries and foods). Returns the trimmed summary.
+    /// Summaries under this many characters are refused when they stand for `shortFor` or more.
+    static let minimumCharacters = 40
+    static let shortFor = 2_000
+    /// Markup above this share of the summary's non-space text refuses it.
+    static let markupLimit = 0.25
+
+    /// Accepts `summary` when it is non-empty, was not cut off (`cutOff`: the model stopped at
+    /// its output limit), is not mostly chat-template markup, does not repeat itself, is neither
+    /// implausibly short for what it replaces nor longer than it (nor over `maxCharacters`), and
+    /// every UUID it cites occurs in `replacedText` (the messages it replaces, with the earlier
+    /// checkpoint) or passes `idExists` (the journal's entries and foods). Returns the trimmed summary.
     public static func validate(_ summary: String, replacedText: String, maxCharacters: Int,
-                                idExists: (@Sendable (String) -> Bool)?) -> Result<String, CheckpointRejection> {
+                                idExists: (@Sendable (String) -> Bool)?, cutOff: Bool = false) -> Result<String, CheckpointRejection> {
         let trimmed = summary.trimmingSpaces()
         guard !trimmed.isEmpty else { return .failure(.empty) }
+        guard !cutOff else { return .failure(.cutOff) }
+        guard TemplateMarkers.markupFraction(of: trimmed) <= markupLimit else { return .failure(.markup) }
+        guard !Repetition.isRepetitive(trimmed) else { return .failure(.repetitive) }
         let n = trimmed.count
+        let original = replacedText.count
+        guard n >= minimumCharacters || original < shortFor else { return .failure(.tooShort(characters: n)) }
         guard n <= maxCharacters else { return .failure(.tooLong(characters: n, limit: maxCharacters)) }
+        guard n <= max(1_000, original) else { return .failure(.longerThanOriginal(characters: n, original: original)) }
         let cited = UUIDScanner.ids(in: trimmed)
         guard !cited.isEmpty else { return .success(trimmed) }
         let known = Set(UUIDScanner.ids(in: replacedText))

@@ -26,6 +26,11 @@ public struct ContextSettings: Sendable {
     /// Whether a provider's models can write summaries (the offline assistant cannot: its
     /// threads are pruned instead).
     public var summarises: @Sendable (_ provider: String) -> Bool
+    /// Called before a request is planned (and by `prepareLimits`): a local server's window is
+    /// read from the server here, once, so `limits` can answer with it.
+    public var prepare: (@Sendable (_ provider: String, _ model: String) async -> Void)?
+    /// How to give the model `tokens` of context ("restart llama-server with -c 16384").
+    public var raiseAdvice: @Sendable (_ provider: String, _ tokens: Int) -> String
 
     public init(defaultBudget: ContextBudgetChoice = .k200,
                 limits: @escaping @Sendable (String, String) -> ModelLimits = { _, _ in ModelLimits(contextWindow: 32_768, maxOutputTokens: 4_096) },
@@ -34,6 +39,8 @@ public struct ContextSettings: Sendable {
                 maxCompactionRounds: Int = 4, compactionTimeout: Double = 60, renderedResultLimit: Int = 2_000,
                 summarises: @escaping @Sendable (String) -> Bool = { _ in true }) {
         self.summarises = summarises
+        self.prepare = nil
+        self.raiseAdvice = { _, tokens in "give the model a context of at least \(CompactingAssembler.number(tokens)) tokens (context_window in config.json)" }
         self.defaultBudget = defaultBudget
         self.limits = limits
         self.idExists = idExists
@@ -57,6 +64,8 @@ public enum ContextReduction: Sendable, Hashable {
 /// Why the model's summary could not be used.
 struct CompactionFailure: Error, CustomStringConvertible {
     var description: String
+    /// The model answered, but its summary was refused by `CheckpointValidator`.
+    var refused = false
 }
 
 /// A `RequestAssembler` that keeps requests within the thread's budget: system prompt, the latest
@@ -66,6 +75,12 @@ public final class CompactingAssembler: RequestAssembler {
     public let settings: ContextSettings
     let clock: any AgentClock
     let diagnostics: any DiagnosticsRecorder
+    /// Threads whose last automatic summary was refused: while their requests still fit, the
+    /// originals are sent and no new summary is asked for (a model that wrote markup once would
+    /// cost a summarising round on every message).
+    let refusedThreads = Mutex(Set<String>())
+    /// Threads already told that the window is too small for the fixed part (when it is assumed).
+    let warnedThreads = Mutex(Set<String>())
 
     public init(store: ConversationStore, settings: ContextSettings, clock: any AgentClock = SystemClock(),
                 diagnostics: any DiagnosticsRecorder = NoDiagnostics()) {
@@ -106,6 +121,7 @@ public final class CompactingAssembler: RequestAssembler {
         /// Start index (in `messages`) of each turn; a turn starts at a user message.
         var turnStarts: [Int]
         var budget: ContextBudget
+        var limits: ModelLimits
         var choice: ContextBudgetChoice
         var ratio: Double
         /// The system prompt and the context note.
@@ -140,11 +156,22 @@ public final class CompactingAssembler: RequestAssembler {
             }
             return built
         }
+        await settings.prepare?(shape.model.provider, shape.model.model)
         try calibrate(threadID: shape.threadID)
         var plan = try makePlan(shape)
-        if plan.estimate > plan.budget.compactionThreshold {
-            let done = try await reduce(shape, plan, target: plan.budget.usable / 2, keepRecent: settings.keepRecentTurns, notice: context.notice)
-            if done != .nothing { plan = try makePlan(shape) }
+        if let line = fixedPartDoesNotFit(plan, provider: shape.model.provider) {
+            // Nothing ofj can leave out makes this request fit: say so before sending it. A window
+            // ofj only assumed may be wrong, so then the request still goes, once said.
+            if limits(for: shape.model).source.isAuthoritative { throw AgentError(.contextOverflow, line) }
+            if warnedThreads.withLock({ $0.insert(shape.threadID).inserted }) { context.notice(AgentError(.contextOverflow, line)) }
+        }
+        if plan.estimate > plan.budget.compactionThreshold && compactionCanHelp(plan) {
+            let done = try await reduce(shape, plan, target: plan.budget.usable / 2, keepRecent: settings.keepRecentTurns,
+                                        notice: context.notice, announce: context.compaction)
+            if done != .nothing {
+                plan = try makePlan(shape)
+                if case .compacted(let checkpoint) = done { context.compaction(Self.compactedLine(checkpoint, plan)) }
+            }
         }
         var built = request(shape, plan)
         if plan.estimate > plan.budget.usable {
@@ -154,6 +181,42 @@ public final class CompactingAssembler: RequestAssembler {
         }
         try recordEstimate(threadID: shape.threadID, raw: TokenEstimator.tokens(built))
         return built
+    }
+
+    /// Whether the thread's own messages put the request over the compaction threshold. When the
+    /// fixed part (system prompt, note and tool specs) alone is over it, summarising the messages
+    /// cannot make the request fit, so it is done only once they are a large part themselves
+    /// (half the usable budget); the window is too small and `/context` says so.
+    func compactionCanHelp(_ plan: Plan) -> Bool {
+        plan.corrected(plan.systemTokens + plan.toolTokens) < plan.budget.compactionThreshold
+            || plan.corrected(plan.checkpointTokens + plan.rawMessages) > plan.budget.usable / 2
+    }
+
+    /// The context a request of this thread needs at least: the fixed part, the answer's room,
+    /// 2,048 tokens for the conversation, and the 10% kept for tool results.
+    static func neededWindow(_ plan: Plan) -> Int {
+        let fixed = plan.corrected(plan.systemTokens + plan.toolTokens)
+        return Int((Double(fixed + plan.budget.outputHeadroom + 2_048) / 0.9).rounded(.up))
+    }
+
+    /// One line when the fixed part (system prompt, note and tool specs) alone is over the usable
+    /// budget of the model's window; nil when it fits (or the thread's chosen budget is the cap).
+    func fixedPartDoesNotFit(_ plan: Plan, provider: String) -> String? {
+        let fixed = plan.corrected(plan.systemTokens + plan.toolTokens)
+        guard fixed > plan.budget.usable, plan.budget.limit == max(1_024, plan.limits.contextWindow) else { return nil }
+        let window = plan.budget.limit
+        let needed = Self.neededWindow(plan)
+        var suggested = 1_024
+        while suggested < needed { suggested *= 2 }
+        return "The model's context window (\(Self.number(window)) tokens, \(plan.limits.source.phrase)) is too small for ofj's fixed prompt alone "
+            + "(~\(Self.number(fixed)) tokens: system prompt and tool specs, plus \(Self.number(plan.budget.outputHeadroom)) for the answer); "
+            + settings.raiseAdvice(provider, suggested) + " — ofj needs at least \(Self.number(needed))."
+    }
+
+    /// The one line that announces an automatic compaction.
+    static func compactedLine(_ c: ContextCheckpoint, _ after: Plan) -> String {
+        "Compacted the older messages (up to #\(c.toSeq)) into a summary to fit the context; the next request carries "
+            + "~\(number(after.estimate)) of \(number(after.budget.usable)) tokens. All messages stay saved; /context shows what is sent."
     }
 
     static let shortenedNote = " [… shortened to fit the context; call the tool again for the full result]"
@@ -186,10 +249,33 @@ public final class CompactingAssembler: RequestAssembler {
                 try db.execute("UPDATE agent_context_state SET ratio = min(4.0, ratio * 1.25) WHERE thread_id = ?", [shape.threadID])
             }
             let plan = try makePlan(shape)
-            return try await reduce(shape, plan, target: plan.budget.usable * 4 / 10, keepRecent: 0, force: true, notice: context.notice) != .nothing
+            let done = try await reduce(shape, plan, target: plan.budget.usable * 4 / 10, keepRecent: 0, force: true,
+                                        notice: context.notice, announce: context.compaction)
+            if case .compacted(let checkpoint) = done { context.compaction(Self.compactedLine(checkpoint, try makePlan(shape))) }
+            return done != .nothing
         } catch {
             return false
         }
+    }
+
+    /// The overflow could not be fixed by leaving older messages out (or was not): name the
+    /// server's figures when it gave them, and how to give the model more context.
+    public func contextOverflowLine(_ context: RequestContext, _ error: ChatError) async -> AgentError? {
+        guard context.model.provider != "offline" else { return nil }
+        let shape = Shape(threadID: context.threadID, systemPrompt: context.systemPrompt, tools: context.tools,
+                          maxOutputTokens: context.maxOutputTokens, model: context.model, runID: context.runID, contextNote: context.contextNote)
+        guard let plan = try? makePlan(shape) else { return nil }
+        let needed = Self.neededWindow(plan)
+        var suggested = 1_024
+        while suggested < needed { suggested *= 2 }
+        let said = error.message.trimmingSpaces()
+        if error.code == ChatError.emptyStreamCode {
+            return AgentError(.contextOverflow, "The server refused the prompt; its log says why — often the context size: this request is "
+                              + "~\(Self.number(plan.estimate)) tokens and ofj counts on \(Self.number(plan.limits.contextWindow)) (\(plan.limits.source.phrase)); "
+                              + "if that is it, " + settings.raiseAdvice(shape.model.provider, suggested) + ".")
+        }
+        return AgentError(.contextOverflow, "The request is over the model's context (\(said)) and leaving out older messages cannot make it fit; "
+                          + settings.raiseAdvice(shape.model.provider, suggested) + " — ofj needs at least \(Self.number(needed)) tokens.")
     }
 
     // MARK: - Manual control
@@ -223,6 +309,12 @@ public final class CompactingAssembler: RequestAssembler {
         }
     }
 
+    /// Reads the model's window from its server when that is how it is known (see
+    /// `ContextSettings.prepare`), so `report` can show the real figure before the first message.
+    public func prepareLimits(model: any ChatModel) async {
+        await settings.prepare?(model.provider, model.model)
+    }
+
     /// For a context meter: the next request's estimated tokens and the thread's usable budget.
     public func meter(threadID: String, model: any ChatModel, systemPrompt: String, contextNote: String = "", tools: [ToolSpec],
                       maxOutputTokens: Int) throws -> (estimate: Int, usable: Int) {
@@ -240,11 +332,12 @@ public final class CompactingAssembler: RequestAssembler {
         let b = plan.budget
         let n = Self.number
         let percent = b.usable > 0 ? plan.estimate * 100 / b.usable : 0
-        let limits = settings.limits(model.provider, model.model)
+        let limits = plan.limits
         var lines: [String] = []
         lines.append("Context: ~\(n(plan.estimate)) of \(n(b.usable)) tokens (\(percent)%); compacts at 80% (\(n(b.compactionThreshold))).")
-        lines.append("Budget \(plan.choice.rawValue) (\(model.model): \(n(limits.contextWindow))-token window) = \(n(b.limit)), "
+        lines.append("Budget \(plan.choice.rawValue) (\(model.model): \(n(limits.contextWindow))-token window, \(limits.source.phrase)) = \(n(b.limit)), "
                      + "minus \(n(b.outputHeadroom)) for the answer and \(n(b.toolHeadroom)) for tool results.")
+        if let line = fixedPartDoesNotFit(plan, provider: model.provider) { lines.append(line) }
         let c = { (raw: Int) in n(plan.corrected(raw)) }
         var carry = "Next request: system prompt ~\(c(plan.systemTokens))"
         if plan.checkpoint != nil { carry += " · checkpoint ~\(c(plan.checkpointTokens))" }
@@ -292,8 +385,9 @@ public final class CompactingAssembler: RequestAssembler {
             if i > 0 && m.message.role == .user { starts.append(i) }
         }
         let addendum = checkpoint.map { Self.addendum($0) + Self.attachmentNote(earlier) } ?? ""
+        let limits = limits(for: shape.model)
         return Plan(checkpoint: checkpoint, messages: messages, messageTokens: tokens, turnStarts: starts,
-                    budget: ContextBudget(choice: choice, limits: limits(for: shape.model), requestedOutput: shape.maxOutputTokens),
+                    budget: ContextBudget(choice: choice, limits: limits, requestedOutput: shape.maxOutputTokens), limits: limits,
                     choice: choice, ratio: ratio, systemTokens: TokenEstimator.tokens(shape.systemPrompt) + TokenEstimator.tokens(shape.contextNote),
                     checkpointTokens: TokenEstimator.tokens(addendum), toolTokens: TokenEstimator.tokens(shape.tools), addendum: addendum)
     }
@@ -351,12 +445,17 @@ public final class CompactingAssembler: RequestAssembler {
     /// Compacts (or, when that fails, prunes) the leading turns so the rest fits `target`.
     /// Unless `force`d or over the hard limit, a stretch smaller than two summaries is left alone
     /// (with a tiny window and many tool specs, compacting every turn would gain nothing).
+    /// A summary the validator refuses is never stored: while the request still fits (not over
+    /// the usable budget, not a provider overflow) the originals are sent, with one line saying
+    /// so (`announce`); only a request that cannot be sent as it is gets its oldest turns pruned.
     func reduce(_ shape: Shape, _ plan: Plan, target: Int, keepRecent: Int, force: Bool = false,
-                notice: @Sendable (AgentError) -> Void) async throws -> ContextReduction {
+                notice: @Sendable (AgentError) -> Void, announce: @Sendable (String) -> Void = { _ in }) async throws -> ContextReduction {
         let split = splitPoint(plan, openLast: true, keepRecent: keepRecent, target: target)
         guard split > 0 else { return .nothing }
         let replaced = plan.corrected(plan.messageTokens[..<plan.turnStarts[split]].reduce(0, +))
-        if !force && plan.estimate <= plan.budget.usable && replaced < 2 * settings.summaryMaxOutputTokens { return .nothing }
+        let fits = !force && plan.estimate <= plan.budget.usable
+        if fits && replaced < 2 * settings.summaryMaxOutputTokens { return .nothing }
+        if fits && refusedThreads.withLock({ $0.contains(shape.threadID) }) { return .nothing }
         let reason: String
         do {
             guard settings.summarises(shape.model.provider) else { throw CompactionFailure(description: "this model cannot summarise") }
@@ -372,10 +471,22 @@ public final class CompactingAssembler: RequestAssembler {
                 split = splitPoint(plan, openLast: true, keepRecent: keepRecent, target: target)
                 guard split > 0 else { return .nothing }
             }
-            return .compacted(try await compactTurns(shape, plan, turns: split, focus: ""))
+            let checkpoint = try await compactTurns(shape, plan, turns: split, focus: "")
+            _ = refusedThreads.withLock { $0.remove(shape.threadID) }
+            return .compacted(checkpoint)
         } catch let e as CancellationError {
             throw e
         } catch let e as CompactionFailure {
+            if e.refused {
+                _ = refusedThreads.withLock { $0.insert(shape.threadID) }
+                if fits {
+                    // Chunks summarised before the refused one are valid checkpoints: they stand.
+                    if let latest = try store.latestCheckpoint(threadID: shape.threadID), latest.id != plan.checkpoint?.id { return .compacted(latest) }
+                    announce("Compaction skipped: \(e.description), so it was not used; the full conversation is still sent "
+                             + "(~\(Self.number(plan.estimate)) of \(Self.number(plan.budget.usable)) tokens).")
+                    return .nothing
+                }
+            }
             reason = e.description
         } catch let e as ChatError {
             reason = "the model did not answer: \(e.message.trimmingSpaces())"
@@ -389,7 +500,7 @@ public final class CompactingAssembler: RequestAssembler {
         let now = latest?.id == plan.checkpoint?.id ? plan : try makePlan(shape)
         let pruneSplit = max(1, splitPoint(now, openLast: true, keepRecent: 0, target: target))
         guard pruneSplit <= now.turnStarts.count - 1,
-              let checkpoint = try prune(shape, now, turns: pruneSplit, reason: "compaction_failed", notice: notice) else { return .nothing }
+              let checkpoint = try prune(shape, now, turns: pruneSplit, reason: "compaction_failed", why: reason, notice: notice) else { return .nothing }
         return .pruned(checkpoint, reason: reason)
     }
 
@@ -416,7 +527,7 @@ public final class CompactingAssembler: RequestAssembler {
     /// Stores a pruned checkpoint for the first `turns` turns of `plan` (carrying its checkpoint's
     /// summary) and tells the person.
     @discardableResult
-    func prune(_ shape: Shape, _ plan: Plan, turns: Int, reason: String = "backlog_too_long",
+    func prune(_ shape: Shape, _ plan: Plan, turns: Int, reason: String = "backlog_too_long", why failure: String = "",
                notice: @Sendable (AgentError) -> Void) throws -> ContextCheckpoint? {
         let dropped = plan.messages[plan.turnStarts[0]..<plan.turnStarts[turns]]
         guard let first = dropped.first, let last = dropped.last else { return nil }
@@ -430,7 +541,7 @@ public final class CompactingAssembler: RequestAssembler {
         d.errorClass = reason
         d.resultCount = dropped.count
         diagnostics.record(d)
-        let why = reason == "compaction_failed" ? "could not be summarised" : "is too long to summarise whole"
+        let why = reason == "compaction_failed" ? "could not be summarised\(failure.isEmpty ? "" : " (\(failure))")" : "is too long to summarise whole"
         notice(AgentError(.contextOverflow, "This conversation got too long for the model and \(why), so its \(dropped.count) oldest "
                           + "message(s) are now left out of what the model sees (they stay saved); /context shows what is sent."))
         return ContextCheckpoint(id: id, threadID: shape.threadID, kind: .pruned, fromSeq: first.seq, toSeq: last.seq,
@@ -464,15 +575,17 @@ public final class CompactingAssembler: RequestAssembler {
             let maxBytes = inputCap * TokenEstimator.bytesPerToken
             if rendered.utf8.count > maxBytes { rendered = String(rendered.prefix(maxBytes / 2)) + "\n[… the rest of this turn is shortened …]\n" }
             let messages = plan.messages[plan.turnStarts[start]..<plan.turnRange(end - 1).upperBound]
-            let summary = try await summarise(shape, previous: previous, rendered: rendered, focus: focus)
+            let (summary, cutOff) = try await summarise(shape, previous: previous, rendered: rendered, focus: focus)
             let replaced = previous + "\n" + messages.map { Self.fullText($0.message) }.joined(separator: "\n")
-            switch CheckpointValidator.validate(summary, replacedText: replaced, maxCharacters: settings.maxSummaryCharacters, idExists: settings.idExists) {
+            switch CheckpointValidator.validate(summary, replacedText: replaced, maxCharacters: settings.maxSummaryCharacters, idExists: settings.idExists,
+                                                cutOff: cutOff) {
             case .failure(let rejection):
                 var d = diagnostic(shape, status: "rejected")
                 d.errorClass = "invalid_checkpoint"
+                d.errorCode = Self.code(rejection)
                 d.sizeBytes = summary.utf8.count
                 diagnostics.record(d)
-                throw CompactionFailure(description: rejection.description)
+                throw CompactionFailure(description: rejection.description, refused: true)
             case .success(let text):
                 guard let first = messages.first, let last = messages.last else { throw CompactionFailure(description: "nothing to summarise") }
                 let now = clock.now()
@@ -495,8 +608,23 @@ public final class CompactingAssembler: RequestAssembler {
         return stored
     }
 
+    /// A rejection's class for diagnostics (never the summary's text).
+    static func code(_ r: CheckpointRejection) -> String {
+        switch r {
+        case .empty: return "empty"
+        case .cutOff: return "cut_off"
+        case .markup: return "markup"
+        case .repetitive: return "repetitive"
+        case .tooShort: return "too_short"
+        case .tooLong: return "too_long"
+        case .longerThanOriginal: return "longer_than_original"
+        case .unknownIDs: return "unknown_ids"
+        }
+    }
+
     /// One summarising request to the current model, under a deadline. Its usage is stored.
-    func summarise(_ shape: Shape, previous: String, rendered: String, focus: String) async throws -> String {
+    /// Returns the text and whether the model stopped at its output limit.
+    func summarise(_ shape: Shape, previous: String, rendered: String, focus: String) async throws -> (text: String, cutOff: Bool) {
         var input = ""
         if !previous.isEmpty { input += "Summary of what came before (an earlier checkpoint; keep what still matters):\n\(previous)\n\n" }
         input += "Messages to summarise:\n\(rendered)"
@@ -506,18 +634,20 @@ public final class CompactingAssembler: RequestAssembler {
                                   purpose: .summary)
         let model = shape.model
         let timeout = settings.compactionTimeout
-        let consumer = Task { () throws -> (String, Usage?) in
+        let consumer = Task { () throws -> (String, Usage?, Bool) in
             var text = ""
             var usage: Usage?
+            var cutOff = false
             for try await event in model.stream(request) {
                 switch event {
                 case .textDelta(let t): text += t
                 case .usage(let u): usage = u
+                case .finish(let reason): cutOff = reason == .length
                 default: break
                 }
             }
             try Task.checkCancellation()
-            return (text, usage)
+            return (text, usage, cutOff)
         }
         // A scheduled deadline (not a sleep), so a virtual clock does not jump ahead.
         let expired = Mutex(false)
@@ -529,9 +659,9 @@ public final class CompactingAssembler: RequestAssembler {
         timer.cancel()
         try Task.checkCancellation()
         if expired.withLock({ $0 }) { throw DeadlineExpired(kind: .modelTurn, seconds: timeout) }
-        let (text, usage) = try result.get()
+        let (text, usage, cutOff) = try result.get()
         if let usage { recordUsage(shape, usage) }
-        return text
+        return (text, cutOff)
     }
 
     /// Compaction rounds are model rounds too: stored with turn 0 so they count in totals but not

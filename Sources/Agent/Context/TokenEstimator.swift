@@ -67,11 +67,43 @@ public enum ContextBudgetChoice: String, Sendable, Hashable, CaseIterable {
 
 /// What a model allows (from the model catalog, which the Agent module does not import).
 public struct ModelLimits: Sendable, Hashable {
+    /// Where the window figure came from, for `/context` and `ofj doctor`.
+    public enum Source: Sendable, Hashable {
+        /// `context_window` in config.json.
+        case config
+        /// Read from the running server; `detail` names the field ("/props n_ctx").
+        case server(String)
+        /// ofj's model catalog.
+        case catalog
+        /// Nothing known: ofj's assumption for this kind of model.
+        case assumed
+
+        /// "from config.json", "read from the server (/props n_ctx)", …
+        public var phrase: String {
+            switch self {
+            case .config: return "from config.json context_window"
+            case .server(let detail): return "read from the server (\(detail))"
+            case .catalog: return "from ofj's model catalog"
+            case .assumed: return "assumed (not known for this model; set context_window in config.json)"
+            }
+        }
+
+        /// Whether the figure is the server's real limit (config or server), so a request over it
+        /// is refused before it is sent.
+        public var isAuthoritative: Bool {
+            switch self {
+            case .config, .server: return true
+            case .catalog, .assumed: return false
+            }
+        }
+    }
     public var contextWindow: Int
     public var maxOutputTokens: Int
-    public init(contextWindow: Int, maxOutputTokens: Int) {
+    public var source: Source
+    public init(contextWindow: Int, maxOutputTokens: Int, source: Source = .catalog) {
         self.contextWindow = contextWindow
         self.maxOutputTokens = maxOutputTokens
+        self.source = source
     }
 }
 

@@ -250,11 +250,16 @@ public final class REPLSession {
             case .retrying(let operation, let delay):
                 let what = operation.hasPrefix("tool:") ? "a lookup (\(operation.dropFirst(5))) was slow" : "the request to the model failed"
                 say(style.dim("  (\(what); trying again in \(JournalViews.number(delay, places: 1)) s)"))
+            case .compaction(let line):
+                say(style.dim("  · " + Terminal.sanitize(line, keepNewlines: false)))
             case .error(let error):
                 printedError = error.line
                 say(style.red("✗ ") + hidingSecrets(Terminal.sanitize(error.line, keepNewlines: false)))
             case .finished(let outcome):
                 endText()
+                if outcome.phase == .completed && outcome.error == nil && outcome.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    say(style.yellow("! ") + AgentError.emptyAnswerLine)
+                }
                 if let e = outcome.error, e.line != printedError {
                     say((outcome.phase == .failed ? style.red("✗ ") : style.yellow("⏸ ")) + hidingSecrets(Terminal.sanitize(e.line, keepNewlines: false)))
                 }

@@ -85,6 +85,8 @@ struct Launcher {
         let modelBox = ModelBox(model)
         let tools = app.tools
         let assembler = app.makeAssembler()
+        // A local server's context window is read now, so /context shows the real figure.
+        Task { [model] in await assembler.prepareLimits(model: model) }
         var services = SessionServices(
             runner: runner, store: app.store, journal: app.journal, approvals: approvals, clock: clock, ids: UUIDSource(),
             model: { modelBox.value },
@@ -92,6 +94,7 @@ struct Launcher {
                 let current = modelBox.value
                 let m = record(try app.makeModel(provider: provider ?? (name == nil ? nil : current.provider), model: name))
                 modelBox.value = m
+                Task { await assembler.prepareLimits(model: m) }
                 return m
             },
             configureHint: App.configureHint,
@@ -287,6 +290,7 @@ struct Launcher {
                     let line = UntrustedContent.askLine(r, yes: p.has("--yes"))
                     if !line.isEmpty { Console.err("ofj: " + TerminalText.sanitize(line, keepNewlines: false) + "\n") }
                 case .error(let e): Console.err("ofj: \(hidingSecrets(TerminalText.sanitize(e.line, keepNewlines: false)))\n")
+                case .compaction(let line): Console.err("ofj: \(TerminalText.sanitize(line, keepNewlines: false))\n")
                 default: break
                 }
             }
@@ -319,6 +323,10 @@ struct Launcher {
         guard let outcome else { return terminated ? Signals.terminationStatus : 1 }
         if terminated && outcome.phase != .completed { return Signals.terminationStatus }
         switch outcome.phase {
+        case .completed where outcome.text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && !terminated:
+            // Nothing to show is not a success: scripts must be able to tell.
+            Console.err("ofj: \(AgentError.emptyAnswerLine)\n")
+            return 1
         case .completed where refusedWrites > 0 || lostFiles != nil:
             // The answer finished, but what was asked for was not done (or an attached file could
             // not be kept): scripts must be able to tell.

@@ -2,6 +2,7 @@
 // (quick_check) and its permissions, research and sync settings; never a key.
 import CommandLineKit
 import Foundation
+import HTTP
 import OutputSafety
 import Providers
 import Research
@@ -13,12 +14,12 @@ extension OfjCommands {
                     // Reads the file for quick_check through its own open (DatabaseHealth.doctorLine),
                     // which neither migrates nor writes, so that a damaged file can be checked.
                     access: .read,
-                    action: .sync { _ in try Launcher(ctx).doctor() })
+                    action: .async { _ in try await Launcher(ctx).doctor() })
     }
 }
 
 extension Launcher {
-    func doctor() throws -> Int32 {
+    func doctor() async throws -> Int32 {
         // The same loader as start-up; the doctor reports a broken file instead of stopping at it.
         let files = ProviderFiles.load(environment: environment)
         let lines = ProviderDoctor.report(environment: environment, file: files.file, credentials: files.credentials,
@@ -45,6 +46,12 @@ extension Launcher {
         let rowProblems = damaged ? [] : DatabaseHealth.journalRowProblems(paths.databasePath)
         for line in rowProblems { show("-- " + line) }
         show(ProviderDoctor.render(lines))
+        // The selected model's context window (a local server is asked for it, and llama.cpp for
+        // tool support): where the figure comes from matters as much as the figure.
+        if let resolved = try? ProviderResolver.resolve(environment: environment, file: files.file, credentials: files.credentials),
+           resolved.wire != .offline {
+            for line in await ContextWindows(transport: CurlTransport(), file: files.file).doctorLines(resolved, model: resolved.model) { show(line) }
+        }
         // Which web search the selected provider gets (config.json "research", OFJ_RESEARCH).
         let setting = App.researchSetting(environment: environment, credentials: files.credentials, file: files.file)
         let settings = files.credentials.merging(environment) { _, env in env }

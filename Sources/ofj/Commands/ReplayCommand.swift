@@ -3,7 +3,9 @@ import Agent
 import CommandLineKit
 import Diagnostics
 import Foundation
+import HTTP
 import PackagedFoods
+import Providers
 import Journal
 import OutputSafety
 import REPL
@@ -84,7 +86,8 @@ struct ReplayCommand {
             makeAssembler: { store, journal, clock, diagnostics, contextWindow in
                 // Scripted models get a small window when the transcript asks for one, so that a
                 // few turns cross the 80% line; the product's context manager does the rest.
-                var settings = App.contextSettings(journal: journal)
+                // No model of a replay is registered with `ContextWindows`, so no server is asked.
+                var settings = App.contextSettings(journal: journal, windows: ContextWindows(transport: CurlTransport(), file: nil))
                 if let contextWindow {
                     settings.defaultBudget = .modelMaximum
                     settings.limits = { _, _ in ModelLimits(contextWindow: contextWindow, maxOutputTokens: 256) }
