@@ -112,7 +112,6 @@ struct App {
             summarises: { $0 != "offline" })
     }
 
-
     /// Resolves provider and model (flags > environment > config.json) and builds the model.
     func makeModel(provider: String?, model: String?) throws -> any ChatModel {
         let resolved: ResolvedProvider
