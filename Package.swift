@@ -22,16 +22,19 @@ let package = Package(
         // credential redaction, the secret and content redactor (Redactor), 0600 files.
         .target(name: "OutputSafety", swiftSettings: swiftSettings),
         .target(name: "SQLiteKit", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        // Where ofj's files are (XDG rules, OFJ_HOME) and config.json read and written whole; each section's
+        // meaning stays with the module that owns it (approvals: Agent, providers: Providers, sync: Sync, meals: ofj).
+        .target(name: "Settings", dependencies: ["Base", "OutputSafety"], swiftSettings: swiftSettings),
         .target(name: "Nutrition", dependencies: ["Base"], swiftSettings: swiftSettings),
         .target(name: "ReferenceFoods", resources: [.copy("Resources")], swiftSettings: swiftSettings),
         .target(name: "Journal", dependencies: ["Base", "SQLiteKit", "Nutrition", "ReferenceFoods", "OutputSafety"], swiftSettings: swiftSettings),
-        .target(name: "Agent", dependencies: ["Base", "SQLiteKit"], swiftSettings: swiftSettings),
+        .target(name: "Agent", dependencies: ["Base", "SQLiteKit", "Settings"], swiftSettings: swiftSettings),
         .target(name: "HTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         // The Turso (libSQL) Hrana-over-HTTP client: values, pipelines (v3, v2 fallback), cursor,
         // configuration, errors. Diagnostics and Sync each name their own database in its errors.
         .target(name: "Hrana", dependencies: ["Base", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
         // Wire adapters (Gemini, Chat Completions, Responses, Anthropic), the model catalog, provider resolution.
-        .target(name: "Providers", dependencies: ["Base", "Agent", "HTTP"], swiftSettings: swiftSettings),
+        .target(name: "Providers", dependencies: ["Base", "Agent", "HTTP", "Settings"], swiftSettings: swiftSettings),
         // Packaged and branded foods: barcodes, Open Food Facts and FoodData Central, their cache.
         .target(name: "PackagedFoods", dependencies: ["Base", "HTTP", "SQLiteKit", "Nutrition"], swiftSettings: swiftSettings),
         .target(name: "Diagnostics", dependencies: ["Base", "SQLiteKit", "Agent", "HTTP", "Hrana", "OutputSafety"], swiftSettings: swiftSettings),
@@ -59,13 +62,14 @@ let package = Package(
                 swiftSettings: swiftSettings),
         .executableTarget(name: "ofj", dependencies: ["Base", "CommandLineKit", "Views", "REPL", "Transcripts", "Agent", "Journal", "Nutrition", "ReferenceFoods",
                                                        "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP", "PackagedFoods", "HTTP",
-                                                       "Hrana", "Offline", "Research", "Sync", "SQLiteKit"],
+                                                       "Hrana", "Offline", "Research", "Sync", "SQLiteKit", "Settings"],
                           swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["Base", "SQLiteKit", "HTTP", "Hrana", "CEditLine"], path: "Sources/TestSupport",
                 swiftSettings: swiftSettings),
 
         .testTarget(name: "BaseTests", dependencies: ["Base", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "OutputSafetyTests", dependencies: ["OutputSafety"], swiftSettings: swiftSettings),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings", "Base", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "CSQLite", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionTests", dependencies: ["Nutrition"], swiftSettings: swiftSettings),
         .testTarget(name: "ReferenceFoodsTests", dependencies: ["ReferenceFoods"], swiftSettings: swiftSettings),

@@ -10,6 +10,7 @@ import Providers
 import Research
 import REPL
 import ReferenceFoods
+import Settings
 import SQLiteKit
 
 /// Everything a running ofj needs, built once at start-up.
