@@ -22,16 +22,19 @@ let package = Package(
         // credential redaction, the secret and content redactor (Redactor), 0600 files.
         .target(name: "OutputSafety", swiftSettings: swiftSettings),
         .target(name: "SQLiteKit", dependencies: ["CSQLite"], swiftSettings: swiftSettings),
+        // Where ofj's files are (XDG rules, OFJ_HOME) and config.json read and written whole; each section's
+        // meaning stays with the module that owns it (approvals: Agent, providers: Providers, sync: Sync, meals: ofj).
+        .target(name: "Settings", dependencies: ["Base", "OutputSafety"], swiftSettings: swiftSettings),
         .target(name: "Nutrition", dependencies: ["Base"], swiftSettings: swiftSettings),
         .target(name: "ReferenceFoods", resources: [.copy("Resources")], swiftSettings: swiftSettings),
         .target(name: "Journal", dependencies: ["Base", "SQLiteKit", "Nutrition", "ReferenceFoods", "OutputSafety"], swiftSettings: swiftSettings),
-        .target(name: "Agent", dependencies: ["Base", "SQLiteKit"], swiftSettings: swiftSettings),
+        .target(name: "Agent", dependencies: ["Base", "SQLiteKit", "Settings"], swiftSettings: swiftSettings),
         .target(name: "HTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
         // The Turso (libSQL) Hrana-over-HTTP client: values, pipelines (v3, v2 fallback), cursor,
         // configuration, errors. Diagnostics and Sync each name their own database in its errors.
         .target(name: "Hrana", dependencies: ["Base", "HTTP", "OutputSafety"], swiftSettings: swiftSettings),
         // Wire adapters (Gemini, Chat Completions, Responses, Anthropic), the model catalog, provider resolution.
-        .target(name: "Providers", dependencies: ["Base", "Agent", "HTTP"], swiftSettings: swiftSettings),
+        .target(name: "Providers", dependencies: ["Base", "Agent", "HTTP", "Settings"], swiftSettings: swiftSettings),
         // Packaged and branded foods: barcodes, Open Food Facts and FoodData Central, their cache.
         .target(name: "PackagedFoods", dependencies: ["Base", "HTTP", "SQLiteKit", "Nutrition"], swiftSettings: swiftSettings),
         .target(name: "Diagnostics", dependencies: ["Base", "SQLiteKit", "Agent", "HTTP", "Hrana", "OutputSafety"], swiftSettings: swiftSettings),
@@ -39,7 +42,7 @@ let package = Package(
         .target(name: "Sync", dependencies: ["Base", "SQLiteKit", "Agent", "Journal", "HTTP", "Hrana", "OutputSafety"], swiftSettings: swiftSettings),
         // Web research: fetch_url (and its address policy), web search and durable sources.
         .target(name: "Research", dependencies: ["Base", "Agent", "HTTP", "SQLiteKit", "Providers"], swiftSettings: swiftSettings),
-        .target(name: "NutritionTools", dependencies: ["Base", "Agent", "Journal", "Nutrition", "PackagedFoods"], swiftSettings: swiftSettings),
+        .target(name: "NutritionTools", dependencies: ["Base", "Agent", "Journal", "Nutrition", "ReferenceFoods", "PackagedFoods", "SQLiteKit"], swiftSettings: swiftSettings),
         // The offline assistant: a deterministic ChatModel over the nutrition tools' published names (no network).
         .target(name: "Offline", dependencies: ["Base", "Agent", "NutritionTools"], swiftSettings: swiftSettings),
         // ofj as an MCP server: JSON-RPC over stdio, the same tools, approvals through elicitation, the same ledger.
@@ -51,7 +54,7 @@ let package = Package(
         // search results, thread export), for the CLI and the REPL alike; with the terminal basics they need.
         .target(name: "Views", dependencies: ["Base", "Journal", "Nutrition", "ReferenceFoods", "Agent", "SQLiteKit", "OutputSafety"],
                 swiftSettings: swiftSettings),
-        .target(name: "REPL", dependencies: ["Base", "CEditLine", "CommandLineKit", "Views", "Agent", "Journal", "Nutrition", "NutritionTools", "Providers",
+        .target(name: "REPL", dependencies: ["Base", "CEditLine", "CommandLineKit", "Views", "Agent", "Journal", "Nutrition", "Providers",
                                              "SQLiteKit", "OutputSafety"],
                 swiftSettings: swiftSettings),
         .target(name: "Transcripts", dependencies: ["Base", "REPL", "CommandLineKit", "Views", "Agent", "Journal", "Diagnostics", "SQLiteKit", "OutputSafety",
@@ -59,25 +62,27 @@ let package = Package(
                 swiftSettings: swiftSettings),
         .executableTarget(name: "ofj", dependencies: ["Base", "CommandLineKit", "Views", "REPL", "Transcripts", "Agent", "Journal", "Nutrition", "ReferenceFoods",
                                                        "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP", "PackagedFoods", "HTTP",
-                                                       "Hrana", "Offline", "Research", "Sync", "SQLiteKit"],
+                                                       "Hrana", "Offline", "Research", "Sync", "SQLiteKit", "Settings"],
                           swiftSettings: swiftSettings),
-        .target(name: "TestSupport", dependencies: ["Base", "SQLiteKit", "Agent", "HTTP", "Hrana", "CEditLine"], path: "Sources/TestSupport",
+        .target(name: "TestSupport", dependencies: ["Base", "SQLiteKit", "HTTP", "Hrana", "CEditLine"], path: "Sources/TestSupport",
                 swiftSettings: swiftSettings),
 
         .testTarget(name: "BaseTests", dependencies: ["Base", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "OutputSafetyTests", dependencies: ["OutputSafety"], swiftSettings: swiftSettings),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings", "Base", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "CSQLite", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionTests", dependencies: ["Nutrition"], swiftSettings: swiftSettings),
         .testTarget(name: "ReferenceFoodsTests", dependencies: ["ReferenceFoods"], swiftSettings: swiftSettings),
-        .testTarget(name: "JournalTests", dependencies: ["Base", "Journal", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "AgentTests", dependencies: ["Base", "Agent", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "JournalTests", dependencies: ["Base", "Journal", "Nutrition", "ReferenceFoods", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "AgentTests", dependencies: ["Base", "Agent", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PackagedFoodsTests", dependencies: ["PackagedFoods", "TestSupport", "HTTP", "SQLiteKit", "Nutrition"],
                     resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "HranaTests", dependencies: ["Hrana", "Base", "HTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "ProvidersTests", dependencies: ["Base", "Providers", "Offline", "Research", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ProvidersTests", dependencies: ["Base", "Agent", "HTTP", "SQLiteKit", "Providers", "Offline", "Research", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "Agent", "HTTP", "Hrana", "OutputSafety", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NutritionToolsTests", dependencies: ["Base", "NutritionTools", "Offline", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
+        .testTarget(name: "NutritionToolsTests", dependencies: ["Base", "Agent", "HTTP", "Journal", "Nutrition", "ReferenceFoods", "SQLiteKit", "NutritionTools",
+                                                            "Offline", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "OfflineTests", dependencies: ["Offline", "Agent", "NutritionTools"], swiftSettings: swiftSettings),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: swiftSettings),
         .testTarget(name: "ViewsTests", dependencies: ["Base", "Views", "Journal", "Nutrition", "ReferenceFoods", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
@@ -85,9 +90,12 @@ let package = Package(
         .testTarget(name: "REPLTests", dependencies: ["Base", "REPL", "Views", "Agent", "Journal", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         // The ofj command line as whole processes: commands, exit statuses, help, completion, files it writes.
         .testTarget(name: "CLITests", dependencies: ["Base", "Agent", "Journal", "Nutrition", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "MCPTests", dependencies: ["Base", "MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "ResearchTests", dependencies: ["Base", "Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "MCPTests", dependencies: ["Base", "Agent", "ReferenceFoods", "SQLiteKit", "MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ResearchTests", dependencies: ["Base", "Agent", "SQLiteKit", "Research", "HTTP", "Diagnostics", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncTests", dependencies: ["Base", "Sync", "Journal", "Nutrition", "Agent", "Research", "Hrana", "HTTP", "SQLiteKit", "TestSupport", "Views"], swiftSettings: swiftSettings),
-        .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "TestSupport"], swiftSettings: swiftSettings),
+        // The repository's own map against the tree: Package.swift's edges and the imports, docs' file tables,
+        // tools/README.md, ARCHITECTURE.md's module tree.
+        .testTarget(name: "RepositoryTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "TranscriptsTests", dependencies: ["Transcripts", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

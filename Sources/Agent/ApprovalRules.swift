@@ -3,6 +3,7 @@
 // against each tool's schema when loaded; a file that fails is not used at all (never half-applied).
 import Base
 import Foundation
+import Settings
 import SQLiteKit
 
 public enum RuleDecision: String, Sendable, Hashable, CaseIterable {
@@ -487,9 +488,8 @@ public final class ApprovalRuleBook: ApprovalRuleSource, @unchecked Sendable {
     }
 
     static func document(path: String) throws(ApprovalRulesError) -> JSONValue? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        do { return try JSONValue.parse(String(decoding: data, as: UTF8.self)) } catch {
-            throw ApprovalRulesError(["config.json is not valid JSON (\(error)); fix it: no approval rule applies until it parses"])
+        do { return try ConfigFile(path: path).document() } catch {
+            throw ApprovalRulesError(["\(error); fix it: no approval rule applies until it parses"])
         }
     }
 
@@ -548,25 +548,9 @@ public final class ApprovalRuleBook: ApprovalRuleSource, @unchecked Sendable {
         return current.rules[number - 1]
     }
 
-    /// Writes the whole file at once (a temporary file renamed over it), 0600.
+    /// Writes the whole file at once (a temporary file renamed over it), 0600; rules stay one
+    /// line each, as they are written by hand.
     private func write(_ doc: JSONValue) throws(ApprovalRulesError) {
-        // Rules stay one line each, as they are written by hand.
-        let text = PrettyJSON.format(doc, oneLineObjectsInArrays: true)
-        let dir = (path as NSString).deletingLastPathComponent
-        let tmp = path + ".tmp-\(getpid())"
-        do {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-            guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
-                throw ApprovalRulesError(["cannot write \(tmp)"])
-            }
-            guard rename(tmp, path) == 0 else {
-                unlink(tmp)
-                throw ApprovalRulesError(["cannot replace \(path) (\(String(cString: strerror(errno))))"])
-            }
-        } catch let e as ApprovalRulesError {
-            throw e
-        } catch {
-            throw ApprovalRulesError(["cannot write config.json (\(error)); check the folder's permissions"])
-        }
+        do { try ConfigFile(path: path).write(doc.objectValue ?? [:]) } catch { throw ApprovalRulesError([error.description]) }
     }
 }

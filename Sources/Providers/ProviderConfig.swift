@@ -2,6 +2,7 @@
 import Base
 import Foundation
 import HTTP
+import Settings
 import Agent
 
 extension DeadlinePolicy {
@@ -117,11 +118,10 @@ public struct ProviderConfigError: Error, Sendable, Hashable, CustomStringConver
 
 /// The credentials file `$XDG_CONFIG_HOME/ofj/credentials`: KEY=VALUE lines, mode 0600 only.
 public enum CredentialsFile {
-    /// `$XDG_CONFIG_HOME/ofj/credentials`, or `~/.config/ofj/credentials`.
+    /// `$XDG_CONFIG_HOME/ofj/credentials`, or `~/.config/ofj/credentials`: AppPaths' rules (a
+    /// relative XDG_CONFIG_HOME is ignored). Never nil; optional for its callers.
     public static func path(environment: [String: String]) -> String? {
-        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return "\(xdg)/ofj/credentials" }
-        if let home = environment["HOME"], !home.isEmpty { return "\(home)/.config/ofj/credentials" }
-        return nil
+        AppPaths(environment: environment).credentialsPath
     }
 
     /// Reads the file. A missing file is an empty set; a file readable by group or others is
@@ -384,17 +384,17 @@ public enum ProviderFiles {
         public var problems: [String]
     }
 
+    /// config.json where AppPaths puts it, the same file every other section is read from. Never
+    /// nil; optional for its callers.
     public static func configPath(environment: [String: String]) -> String? {
-        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return "\(xdg)/ofj/config.json" }
-        if let home = environment["HOME"], !home.isEmpty { return "\(home)/.config/ofj/config.json" }
-        return nil
+        AppPaths(environment: environment).configPath
     }
 
     public static func load(environment: [String: String]) -> Loaded {
         var loaded = Loaded(file: nil, credentials: [:], credentialsProblem: nil, problems: [])
-        if let path = configPath(environment: environment), let data = FileManager.default.contents(atPath: path) {
+        if let path = configPath(environment: environment), let text = ConfigFile(path: path).text() {
             do {
-                loaded.file = try ProviderFileConfig.parse(String(decoding: data, as: UTF8.self))
+                loaded.file = try ProviderFileConfig.parse(text)
             } catch {
                 loaded.problems.append("\(path): \(error)")
             }
@@ -415,8 +415,9 @@ extension ProviderFiles {
     /// What loading config.json tolerates but a person should fix: a provider or model ofj does
     /// not know, or a field of the wrong type or value (for `ofj doctor`, which exits 1 on any).
     public static func configProblems(environment: [String: String]) -> [String] {
-        guard let path = configPath(environment: environment), let data = FileManager.default.contents(atPath: path),
-              let json = try? JSONValue.parse(String(decoding: data, as: UTF8.self)) else { return [] } // unreadable: `load` reports it
+        guard let path = configPath(environment: environment), let json = try? ConfigFile(path: path).document() else {
+            return [] // missing, or unreadable: `load` reports it
+        }
         return ProviderFileConfig.fieldProblems(json).map { "\(path): \($0)" }
     }
 }

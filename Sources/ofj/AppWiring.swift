@@ -10,6 +10,7 @@ import Providers
 import Research
 import REPL
 import ReferenceFoods
+import Settings
 import SQLiteKit
 
 /// Everything a running ofj needs, built once at start-up.
@@ -115,7 +116,6 @@ struct App {
         settings.raiseAdvice = { provider, tokens in ContextWindows.advice(provider: provider, tokens: tokens) }
         return settings
     }
-
 
     /// Resolves provider and model (flags > environment > config.json) and builds the model.
     func makeModel(provider: String?, model: String?) throws -> any ChatModel {

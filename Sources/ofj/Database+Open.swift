@@ -15,16 +15,21 @@ import SQLiteKit
 import Sync
 
 enum OfjDatabase {
-    /// All schema migrations, in dependency order.
+    /// All schema migrations, in dependency order: the one composition, used by every database
+    /// ofj opens and by `ofj replay`'s (ReplayCommand.environment).
     static var migrator: Migrator {
         var m = Migrator()
+        registerMigrations(into: &m)
+        return m
+    }
+
+    static func registerMigrations(into m: inout Migrator) {
         JournalStore.registerMigrations(into: &m)
         ConversationStore.registerMigrations(into: &m)
         DiagnosticsOutbox.registerMigrations(into: &m)
         PackagedStore.registerMigrations(into: &m)
         SourceStore.registerMigrations(into: &m)
         SyncSchema.registerMigrations(into: &m)
-        return m
     }
 
     /// Opens an existing database for `backup export --salvage`: no check, no migration, no

@@ -7,6 +7,7 @@ import Foundation
 import Nutrition
 import OutputSafety
 import REPL
+import Settings
 
 enum MealConfig {
     static let kinds = ["breakfast", "lunch", "dinner"]
@@ -14,9 +15,7 @@ enum MealConfig {
     /// The schedule in config.json, the standard one when there is none or it is invalid
     /// (`problem` says why; `ofj meals` and `ofj doctor` show it).
     static func load(configPath: String) -> (schedule: MealSchedule, configured: Bool, problem: String?) {
-        guard let data = FileManager.default.contents(atPath: configPath),
-              let json = try? JSONValue.parse(String(decoding: data, as: UTF8.self)),
-              let meals = json["meals"] else { return (.standard, false, nil) }
+        guard let json = try? ConfigFile(path: configPath).document(), let meals = json["meals"] else { return (.standard, false, nil) }
         do { return (try schedule(meals, base: .standard), true, nil) } catch {
             return (.standard, false, "\(configPath): \"meals\": \(error); fix it or run ofj meals reset")
         }
@@ -81,17 +80,13 @@ enum MealConfig {
     }
 
     static func configObject(_ path: String) throws -> [String: JSONValue] {
-        guard let data = FileManager.default.contents(atPath: path) else { return [:] }
-        guard let value = try? JSONValue.parse(String(decoding: data, as: UTF8.self)), let object = value.objectValue else {
+        do { return try ConfigFile(path: path).object() } catch {
             throw CLIError("\(path) is not a JSON object; fix it (ofj doctor shows the problem) before changing the meal schedule")
         }
-        return object
     }
 
+    /// The whole file, other sections kept (approval rules stay one line each).
     static func save(_ root: [String: JSONValue], _ path: String) throws {
-        let dir = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        // Approval rules stay one line each, as saving a rule writes them.
-        try PrivateFile.write(Array(PrettyJSON.format(JSONValue.object(root), oneLineObjectsInArrays: true).utf8), to: path, overwrite: true)
+        do { try ConfigFile(path: path).write(root) } catch { throw CLIError(error.description) }
     }
 }

@@ -9,6 +9,7 @@ import REPL
 import Views
 #if canImport(Glibc)
 import Glibc
+import Settings
 #endif
 
 let version = "0.1.0"

@@ -16,6 +16,7 @@ import Transcripts
 import Views
 #if canImport(Glibc)
 import Glibc
+import Settings
 #endif
 
 extension OfjCommands {

@@ -7,6 +7,7 @@ import OutputSafety
 import Providers
 import Research
 import REPL
+import Settings
 
 extension OfjCommands {
     static func doctor(_ ctx: CLIContext) -> CommandSpec {

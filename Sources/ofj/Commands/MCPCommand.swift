@@ -25,7 +25,8 @@ extension OfjCommands {
 enum MCPCommand {
     /// Runs the server until the client closes stdin. Never reads provider keys or the credentials
     /// file: it opens the database and reads config.json's `meals` and `approvals.rules` only
-    /// (docs/MCP.md). Logs go to stderr only; stdout is the protocol.
+    /// (docs/MCP.md); only the packaged-food tools use the network. Logs go to stderr only;
+    /// stdout is the protocol.
     static func run(_ inv: CommandInvocation, _ ctx: CLIContext) async throws -> Int32 {
         let p = inv.arguments
         let paths = ctx.paths, version = ctx.version

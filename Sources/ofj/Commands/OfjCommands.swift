@@ -9,6 +9,7 @@ import Journal
 import Providers
 import ReferenceFoods
 import REPL
+import Settings
 import SQLiteKit
 
 /// What the handlers need from the process: where data lives, the environment, the version.

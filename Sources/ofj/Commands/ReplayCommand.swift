@@ -72,13 +72,8 @@ struct ReplayCommand {
             makeTools: { Toolbox.registry(journal: $0, packaged: false) },
             systemPrompt: { _ in Toolbox.systemPrompt(packaged: false) },
             contextNote: { Toolbox.contextNote(journal: $0) },
-            registerMigrations: { m in
-                JournalStore.registerMigrations(into: &m)
-                ConversationStore.registerMigrations(into: &m)
-                DiagnosticsOutbox.registerMigrations(into: &m)
-                PackagedStore.registerMigrations(into: &m)
-                SourceStore.registerMigrations(into: &m)
-            },
+            // The executable's own composition, Sync's migrations included.
+            registerMigrations: { OfjDatabase.registerMigrations(into: &$0) },
             makeModel: { provider, now, timeZone in
                 provider == "offline" ? Toolbox.offlineAssistant(now: now, timeZone: timeZone) : nil
             },

@@ -8,6 +8,7 @@ import SQLiteKit
 import Sync
 #if canImport(Glibc)
 import Glibc
+import Settings
 #endif
 
 extension OfjCommands {
@@ -37,8 +38,7 @@ enum SyncCommand {
 
     static func configuration(environment: [String: String]) throws -> SyncConfiguration? {
         let files = ProviderFiles.load(environment: environment)
-        let config = ProviderFiles.configPath(environment: environment).flatMap { FileManager.default.contents(atPath: $0) }
-            .map { String(decoding: $0, as: UTF8.self) }
+        let config = ConfigFile(AppPaths(environment: environment)).text()
         do {
             return try SyncConfiguration.resolve(environment: environment, credentials: files.credentials, configJSON: config)
         } catch let e as SyncConfiguration.Problem {

@@ -1,4 +1,6 @@
-// Where ofj keeps its files (XDG base directories, OFJ_HOME override).
+// Where ofj keeps its files: the one resolver of every path (XDG base directories, OFJ_HOME
+// override). An XDG_* variable that is not an absolute path is ignored, as the XDG Base Directory
+// specification says; config.json and the credentials file share the config folder.
 import Foundation
 
 public struct AppPaths: Sendable {
@@ -23,6 +25,8 @@ public struct AppPaths: Sendable {
 
     public var databasePath: String { dataDirectory + "/ofj.sqlite" }
     public var configPath: String { configDirectory + "/config.json" }
+    /// KEY=VALUE lines, mode 0600 only (Providers' CredentialsFile reads it).
+    public var credentialsPath: String { configDirectory + "/credentials" }
     public var historyPath: String { stateDirectory + "/history" }
 
     /// Creates the data directory (mode 0700: it holds health data).
