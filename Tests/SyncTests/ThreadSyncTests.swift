@@ -92,7 +92,7 @@ extension Machine {
     }
 
     /// Issue 31 §5: deleting the MCP clients' thread on one machine is refused where it is pulled
-    /// (counted as skipped), and the MCP ledger survives the deletion on both machines.
+    /// (quarantined with its reason, never applied), and the MCP ledger survives the deletion on both machines.
     @Test func aPulledDeletionOfTheMCPThreadIsRefusedAndTheLedgerSurvives() async throws {
         let server = try await Remote.start()
         let a = try Machine(url: server.url), b = try Machine(url: server.url)
@@ -109,7 +109,8 @@ extension Machine {
         #expect(try WriteLedger(store: a.threads, tools: ToolRegistry([])).entry(key) != nil)
         try await a.sync()
         let pulled = try await b.sync()
-        #expect(pulled.skipped >= 1)
+        #expect(pulled.quarantined >= 1)
+        #expect(try b.count("sync_quarantine") >= 1)
         #expect(try b.threads.thread(ConversationStore.mcpThreadID) != nil)
         #expect(try WriteLedger(store: b.threads, tools: ToolRegistry([])).entry(key)?.outcome == .denied)
         await server.shutdown()
