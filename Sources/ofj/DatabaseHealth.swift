@@ -184,6 +184,8 @@ enum DatabaseHealth {
     /// would fail or trip on), one line each with what to do; empty when there are none or the
     /// journal tables are not there yet. Ids are shown, content never.
     static func journalRowProblems(_ databasePath: String) -> [String] {
+        // No file yet: nothing to check, and opening it would create an empty one.
+        guard let now = stamp(databasePath), now.size > 0 else { return [] }
         guard let queue = try? DatabaseQueue(path: databasePath, options: Database.Options(walMode: false)) else { return [] }
         let journal = JournalStore(queue: queue)
         guard let (problems, total) = try? queue.read({ db -> ([StoredRowProblem], Int)? in

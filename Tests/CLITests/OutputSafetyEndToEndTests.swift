@@ -160,6 +160,20 @@ import SQLiteKit
                 "\(r.stdout)")
     }
 
+    /// Doctor on a machine that has no journal yet reads nothing into being: no empty database
+    /// file (which would be created with the umask's mode, not 0600), and no warning about one.
+    @Test func doctorBeforeTheFirstUseCreatesNoDatabaseFile() async throws {
+        var e = env
+        e["OFJ_HOME"] = home.file("fresh-home")
+        try FileManager.default.createDirectory(atPath: home.file("fresh-home"), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let r = try await OfjBinary.run(["doctor"], environment: e, umask: "022")
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("database: none yet"), "\(r.stdout)")
+        #expect(!r.stdout.contains("warning:"), "\(r.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: home.file("fresh-home") + "/ofj.sqlite"))
+    }
+
     // MARK: - File modes
 
     static func mode(_ path: String) -> String? {
