@@ -170,6 +170,8 @@ extension ConversationStore {
         if reads.isEmpty && !sources.citations.isEmpty {
             reads.append(UntrustedRead(kind: .webSearch, label: "(\(sources.backend) search, \(sources.citations.count) cited)"))
         }
+        // A search that ran (or was offered, its results in the prompt) but reported nothing.
+        if reads.isEmpty && sources.searched { reads.append(UntrustedRead(kind: .webSearch, label: "(\(sources.backend) search)")) }
         return Array(reads.prefix(40))
     }
 }

@@ -159,6 +159,25 @@ struct OutsideTool: Tool {
         }
     }
 
+    /// A provider-side search that reported no query, URL or citation (OpenRouter's web plugin
+    /// offered; a bare web_search_call) still marks the thread: a grant does not write after it.
+    @Test func aSearchThatReportedNothingStillMarksTheThread() async throws {
+        let clock = VirtualClock()
+        let gate = ScriptedApprovalGate(fallback: .deny)
+        let model = ScriptedChatModel(clock: clock) { request, _ in
+            if request.results["w1"] != nil { return .text("Done.") }
+            return ScriptedTurn([.continuation(WebSources(backend: "openrouter", searched: true).item),
+                                 .toolCall(id: "w1", name: "log_food", arguments: #"{"item":"Donut","grams":395}"#)])
+        }
+        let h = try Harness(model: model, clock: clock, tools: Self.tools(), gate: gate)
+        _ = try h.store.createThread(id: "t1", now: 0)
+        try h.queue.write { try $0.execute("INSERT INTO agent_tool_grants (thread_id, tool_name, granted_at) VALUES ('t1', 'log_food', 0)") }
+        _ = try await h.ask("log my donut")
+        #expect(try h.store.standingUntrusted(threadID: "t1").map(\.read.text) == ["web search results (openrouter search)"])
+        #expect(gate.asked.count == 1)
+        #expect(try h.entries() == 0)
+    }
+
     /// A deny rule refuses with no card whether or not untrusted content was read.
     @Test func aDenyRuleStillRefusesWithoutACard() async throws {
         for write in Self.writeTools {
