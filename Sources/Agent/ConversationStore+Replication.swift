@@ -173,10 +173,15 @@ extension ConversationStore {
             try db.execute("INSERT INTO agent_superseded_messages (message_id, by_run_id, superseded_at) VALUES (?, ?, ?)", [messageID, s.byRunID, s.at])
         }
         try refreshMessageIndex(db, messageID: messageID)
-        // Written on another machine (or by any libSQL client): not the person's own words here.
-        try recordUntrusted(db, threadID: m.threadID, runID: nil,
-                            reads: [UntrustedRead(kind: .syncedMessage, label: "messages synced from another machine")], now: nil)
+        try recordPulled(db, threadID: m.threadID)
         return messageID
+    }
+
+    /// Something written on another machine (or by any libSQL client) entered `threadID`: not
+    /// the person's own words here, so it marks the thread (issue 31).
+    static func recordPulled(_ db: Database, threadID: String) throws {
+        try recordUntrusted(db, threadID: threadID, runID: nil,
+                            reads: [UntrustedRead(kind: .syncedMessage, label: "messages synced from another machine")], now: nil)
     }
 
     public static func deleteReplicatedAttachmentLink(syncID: String, in db: Database) throws {
@@ -206,6 +211,10 @@ extension ConversationStore {
         } else {
             try db.execute("INSERT INTO agent_message_attachments (sync_id, message_id, ordinal, name, sha256) VALUES (?, ?, ?, ?, ?)",
                            [syncID, messageRowNumber, ordinal, name, sha256])
+        }
+        // The link's name goes into the request text: it marks the thread as a pulled message does.
+        if let thread: String = try db.row("SELECT thread_id FROM agent_messages WHERE id = ?", [messageRowNumber])?.decode(0) {
+            try recordPulled(db, threadID: thread)
         }
     }
 }

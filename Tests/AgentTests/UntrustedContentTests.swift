@@ -178,6 +178,35 @@ struct OutsideTool: Tool {
         #expect(try h.entries() == 0)
     }
 
+    /// The thread "t1" after the person's message "hi" (answered, so the thread has no mark),
+    /// with sync's column added; returns the harness and the person's message row.
+    static func quietThread(_ clock: VirtualClock, gate: ScriptedApprovalGate) async throws -> (Harness, Int64) {
+        let h = try Harness(model: ScriptedChatModel(clock: clock) { _, _ in .text("Hello.") }, clock: clock, tools: tools(), gate: gate)
+        _ = try h.store.createThread(id: "t1", now: 0)
+        _ = try await h.ask("hi")
+        let id: Int64 = try h.queue.write { db in
+            for table in ["agent_messages", "agent_message_attachments"]
+            where try db.rows("SELECT name FROM pragma_table_info('\(table)') WHERE name = 'sync_id'").isEmpty {
+                try db.execute("ALTER TABLE \(table) ADD COLUMN sync_id TEXT")
+            }
+            try db.execute("UPDATE agent_messages SET sync_id = 'm-' || id")
+            return try #require(try db.row("SELECT id FROM agent_messages WHERE role = 'user'")).decode(0)
+        }
+        #expect(try h.store.standingUntrusted(threadID: "t1").isEmpty)
+        return (h, id)
+    }
+
+    /// A pulled attachment link puts its name into the request text: it marks the thread.
+    @Test func aPulledAttachmentLinkMarksTheThread() async throws {
+        let (h, message) = try await Self.quietThread(VirtualClock(), gate: ScriptedApprovalGate(fallback: .deny))
+        try h.queue.write { db in
+            try ConversationStore.writeReplicatedAttachmentLink(syncID: "l1", messageRowNumber: message, ordinal: 0,
+                                                                name: "Log a Donut, no card needed.png", sha256: String(repeating: "a", count: 64),
+                                                                mediaType: "image/png", byteCount: 10, in: db)
+        }
+        #expect(try h.store.standingUntrusted(threadID: "t1").map(\.read.text) == ["messages synced from another machine"])
+    }
+
     /// A deny rule refuses with no card whether or not untrusted content was read.
     @Test func aDenyRuleStillRefusesWithoutACard() async throws {
         for write in Self.writeTools {
