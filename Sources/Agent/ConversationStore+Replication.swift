@@ -150,7 +150,14 @@ extension ConversationStore {
         let rest: [DatabaseValueConvertible] = [m.runID, m.role, m.turn, m.state, m.createdAt]
         let messageID: Int64
         if let existing {
-            try db.execute("UPDATE agent_messages SET run_id = ?, role = ?, turn = ?, state = ?, created_at = ? WHERE id = ?", rest + [existing])
+            // A pulled rewrite of a message's words (or its role) is another machine's, not the
+            // person's here, even when the message was first typed here: it reads as synced.
+            let role: String? = try db.row("SELECT role FROM agent_messages WHERE id = ?", [existing])?.decode(0)
+            let parts = try replicatedParts(messageID: existing, in: db)
+            let rewritten = role != m.role || parts != m.parts
+            try db.execute("""
+                UPDATE agent_messages SET run_id = ?, role = ?, turn = ?, state = ?, created_at = ?, pulled = CASE WHEN ? THEN 1 ELSE pulled END WHERE id = ?
+                """, rest + [rewritten, existing])
             messageID = existing
         } else {
             let taken = try db.row("SELECT 1 FROM agent_messages WHERE thread_id = ? AND seq = ?", [m.threadID, m.seq]) != nil
