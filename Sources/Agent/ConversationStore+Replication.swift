@@ -150,7 +150,14 @@ extension ConversationStore {
         let rest: [DatabaseValueConvertible] = [m.runID, m.role, m.turn, m.state, m.createdAt]
         let messageID: Int64
         if let existing {
-            try db.execute("UPDATE agent_messages SET run_id = ?, role = ?, turn = ?, state = ?, created_at = ? WHERE id = ?", rest + [existing])
+            // A pulled rewrite of a message's words (or its role) is another machine's, not the
+            // person's here, even when the message was first typed here: it reads as synced.
+            let role: String? = try db.row("SELECT role FROM agent_messages WHERE id = ?", [existing])?.decode(0)
+            let parts = try replicatedParts(messageID: existing, in: db)
+            let rewritten = role != m.role || parts != m.parts
+            try db.execute("""
+                UPDATE agent_messages SET run_id = ?, role = ?, turn = ?, state = ?, created_at = ?, pulled = CASE WHEN ? THEN 1 ELSE pulled END WHERE id = ?
+                """, rest + [rewritten, existing])
             messageID = existing
         } else {
             let taken = try db.row("SELECT 1 FROM agent_messages WHERE thread_id = ? AND seq = ?", [m.threadID, m.seq]) != nil
@@ -173,10 +180,15 @@ extension ConversationStore {
             try db.execute("INSERT INTO agent_superseded_messages (message_id, by_run_id, superseded_at) VALUES (?, ?, ?)", [messageID, s.byRunID, s.at])
         }
         try refreshMessageIndex(db, messageID: messageID)
-        // Written on another machine (or by any libSQL client): not the person's own words here.
-        try recordUntrusted(db, threadID: m.threadID, runID: nil,
-                            reads: [UntrustedRead(kind: .syncedMessage, label: "messages synced from another machine")], now: nil)
+        try recordPulled(db, threadID: m.threadID)
         return messageID
+    }
+
+    /// Something written on another machine (or by any libSQL client) entered `threadID`: not
+    /// the person's own words here, so it marks the thread (issue 31).
+    static func recordPulled(_ db: Database, threadID: String) throws {
+        try recordUntrusted(db, threadID: threadID, runID: nil,
+                            reads: [UntrustedRead(kind: .syncedMessage, label: "messages synced from another machine")], now: nil)
     }
 
     public static func deleteReplicatedAttachmentLink(syncID: String, in db: Database) throws {
@@ -206,6 +218,10 @@ extension ConversationStore {
         } else {
             try db.execute("INSERT INTO agent_message_attachments (sync_id, message_id, ordinal, name, sha256) VALUES (?, ?, ?, ?, ?)",
                            [syncID, messageRowNumber, ordinal, name, sha256])
+        }
+        // The link's name goes into the request text: it marks the thread as a pulled message does.
+        if let thread: String = try db.row("SELECT thread_id FROM agent_messages WHERE id = ?", [messageRowNumber])?.decode(0) {
+            try recordPulled(db, threadID: thread)
         }
     }
 }

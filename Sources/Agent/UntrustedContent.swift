@@ -29,7 +29,10 @@ public struct UntrustedRead: Sendable, Hashable {
 
     public init(kind: Kind, label: String) {
         self.kind = kind
-        self.label = Self.printable(label)
+        // A label blank once cleaned (spaces, controls, direction overrides) still names a read:
+        // a read is never dropped for its name.
+        let printable = Self.printable(label)
+        self.label = printable.isEmpty ? (kind == .syncedMessage ? "messages synced from another machine" : "(no printable name)") : printable
     }
 
     /// "web page https://example.com/donut" (one line).
@@ -115,7 +118,7 @@ extension ConversationStore {
     /// the database's clock). A read the standing mark already names (same kind and label) is not
     /// added again, so a thread's rows stay bounded by what it read.
     public static func recordUntrusted(_ db: Database, threadID: String, runID: String?, reads: [UntrustedRead], now: Double?) throws {
-        for read in reads where !read.label.isEmpty {
+        for read in reads {
             try db.execute("""
                 INSERT INTO agent_untrusted_reads (thread_id, run_id, kind, label, read_at)
                 SELECT ?1, ?2, ?3, ?4, coalesce(?5, (julianday('now') - 2440587.5) * 86400.0) WHERE EXISTS (SELECT 1 FROM agent_threads WHERE id = ?1)
@@ -170,6 +173,8 @@ extension ConversationStore {
         if reads.isEmpty && !sources.citations.isEmpty {
             reads.append(UntrustedRead(kind: .webSearch, label: "(\(sources.backend) search, \(sources.citations.count) cited)"))
         }
+        // A search that ran (or was offered, its results in the prompt) but reported nothing.
+        if reads.isEmpty && sources.searched { reads.append(UntrustedRead(kind: .webSearch, label: "(\(sources.backend) search)")) }
         return Array(reads.prefix(40))
     }
 }

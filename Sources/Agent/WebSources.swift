@@ -39,15 +39,22 @@ public struct WebSources: Sendable, Hashable {
     public var pages: [Link]
     /// Where the answer's statements came from, in the order first cited.
     public var citations: [Link]
+    /// The provider searched, or was asked to put search results into the prompt (OpenRouter's web
+    /// plugin), in this turn, even when no query, URL or citation came back: such a turn still
+    /// carries content from outside the person (issue 31).
+    public var searched: Bool
 
-    public init(backend: String, searches: [Search] = [], pages: [Link] = [], citations: [Link] = []) {
+    public init(backend: String, searches: [Search] = [], pages: [Link] = [], citations: [Link] = [], searched: Bool = false) {
         self.backend = backend
         self.searches = searches
         self.pages = pages
         self.citations = citations
+        self.searched = searched
     }
 
-    public var isEmpty: Bool { searches.allSatisfy { $0.results.isEmpty && $0.query.isEmpty } && pages.isEmpty && citations.isEmpty }
+    public var isEmpty: Bool {
+        !searched && searches.allSatisfy { $0.results.isEmpty && $0.query.isEmpty } && pages.isEmpty && citations.isEmpty
+    }
 
     /// Adds a citation unless one with the same URL is already there.
     public mutating func cite(_ link: Link) {
@@ -59,9 +66,13 @@ public struct WebSources: Sendable, Hashable {
         func links(_ l: [Link]) -> JSONValue {
             .array(l.map { ["url": .string($0.url), "title": .string($0.title), "text": .string($0.text)] })
         }
-        return ["backend": .string(backend),
-                "searches": .array(searches.map { ["query": .string($0.query), "results": links($0.results)] }),
-                "pages": links(pages), "citations": links(citations)]
+        var out: [String: JSONValue] = [
+            "backend": .string(backend),
+            "searches": .array(searches.map { ["query": .string($0.query), "results": links($0.results)] }),
+            "pages": links(pages), "citations": links(citations),
+        ]
+        if searched { out["searched"] = true }
+        return .object(out)
     }
 
     public init?(json: JSONValue) {
@@ -73,7 +84,8 @@ public struct WebSources: Sendable, Hashable {
         }
         self.init(backend: backend,
                   searches: (json["searches"]?.arrayValue ?? []).map { Search(query: $0["query"]?.stringValue ?? "", results: links($0["results"])) },
-                  pages: links(json["pages"]), citations: links(json["citations"]))
+                  pages: links(json["pages"]), citations: links(json["citations"]),
+                  searched: json["searched"]?.boolValue ?? false)
     }
 
     /// The continuation item that carries it.

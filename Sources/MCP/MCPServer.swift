@@ -91,6 +91,9 @@ public final class MCPServer: Sendable {
         var clientElicits = false
         var closed = false
         var sessionOpened = false
+        /// Content from outside the person this session served to the client (packaged-food text,
+        /// for one): while any stands, no allow rule writes without asking (issue 31).
+        var untrusted: [UntrustedRead] = []
         var inFlight: [JSONValue: Task<Void, Never>] = [:]
         var cancelled: Set<JSONValue> = []
         var pending: [JSONValue: CheckedContinuation<JSONValue?, Never>] = [:]

@@ -72,6 +72,12 @@ extension MCPServer {
                                       now: WallTime(secondsSince1970: clock.now()))
             do {
                 let raw = try await resolved.tool.execute(arguments: resolved.arguments, context: context)
+                let reads = resolved.tool.untrustedReads(arguments: resolved.arguments, output: raw)
+                if !reads.isEmpty {
+                    state.withLock { s in
+                        for r in reads where !s.untrusted.contains(r) && s.untrusted.count < UntrustedContent.namedOnCard { s.untrusted.append(r) }
+                    }
+                }
                 return (tools.bounded(raw), raw.isError ? "failed" : "succeeded", nil)
             } catch let e as ToolArgumentError {
                 return (.error(e.description), "rejected", "invalid_arguments")
@@ -293,6 +299,13 @@ extension MCPServer {
         }
         if let problem { log("approval rules not used: \(problem)") }
         guard let v = verdict, v.decision != .ask else { return nil }
+        // After this session served content from outside the person, an allow rule does not
+        // decide: the client asks (elicitation), as the REPL shows a card. A deny still refuses.
+        let untrusted = state.withLock { $0.untrusted }
+        if v.decision == .allow && !untrusted.isEmpty {
+            log("\(write.tool.name): \(v.rule.label) not used: this session served content from outside the person (\(untrusted.count) reads)")
+            return nil
+        }
         log("\(write.tool.name): \(v.decision == .allow ? "allowed" : "denied") by \(v.rule.label)")
         return commit(write, planned: planned, context: context, decision: v.decision == .allow ? .allowOnce : .deny, source: "rule", waited: 0,
                       sequence: sequence, rule: v)

@@ -65,10 +65,16 @@ extension JournalWriteTool {
     /// The resolved arguments; the nutrients the change writes (an update: the entry's after it);
     /// for a change to a logged entry, its date, meal and name both as they are and where the
     /// change puts them (a list of the two sides when they differ: a deny matches either, an allow
-    /// needs both), and (when deleted or moved) its nutrients. Energy a change does not state is the
-    /// energy its macronutrients make (4 kcal/g protein and carbohydrate, 9 fat).
+    /// needs both), and (when deleted or moved) its nutrients. A meal and a name are as the write
+    /// reads them (trimmed; "Snacks " is snack). Energy is the larger of what the change states and
+    /// what its macronutrients make (4 kcal/g protein and carbohydrate, 9 fat), so a call cannot
+    /// pass a rule by stating 1 kcal beside 500 g of fat.
     func ruleFigures(_ planned: PlannedChange, database: Database) -> [String: JSONValue] {
         var figures = planned.change["arguments"]?.objectValue ?? [:]
+        // The journal's own reading of the arguments (Args.meal, Args.text), as the write does.
+        let args = Args(.object(figures))
+        if let meal = try? args.meal() { figures["meal"] = .string(meal.rawValue) }
+        if let name = try? args.text("name", max: JournalStore.Limits.name, required: false) { figures["name"] = .string(name) }
         // The raw argument nutrients are replaced by the resolved ones below.
         figures["nutrients"] = nil
         let written = (planned.change["nutrients"] ?? planned.change["nutrients_after"])?.objectValue
@@ -81,11 +87,13 @@ extension JournalWriteTool {
             figures["name"] = Self.sides(e.name, figures["name"]?.stringValue ?? e.name)
             if written == nil { for (k, v) in e.totalNutrients { figures[k] = Shape.number(v) } }
         }
-        if figures["energy_kcal"] == nil || figures["energy_kcal"]?.isNull == true {
-            let grams = [("protein_g", 4.0), ("carbohydrate_g", 4.0), ("fat_g", 9.0)].compactMap { id, kcal in
-                figures[id]?.doubleValue.map { $0 * kcal }
-            }
-            if !grams.isEmpty { figures["energy_kcal"] = .number(grams.reduce(0, +)) }
+        let grams = [("protein_g", 4.0), ("carbohydrate_g", 4.0), ("fat_g", 9.0)].compactMap { id, kcal in
+            figures[id]?.doubleValue.map { $0 * kcal }
+        }
+        if !grams.isEmpty {
+            let fromMacros = grams.reduce(0, +)
+            if let stated = figures["energy_kcal"]?.doubleValue, stated >= fromMacros { return figures }
+            figures["energy_kcal"] = .number(fromMacros)
         }
         return figures
     }

@@ -43,7 +43,8 @@ public struct ChatCompletionsModel: ChatModel {
     }
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ChatEvent, Error> {
-        let http = httpRequest(request)
+        let body = requestBody(request)
+        let http = httpRequest(body: body)
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
                                   origin: continuationOrigin, attachments: request.attachments)
         let local = ModelCatalog.localProviders.contains(config.provider)
@@ -52,16 +53,21 @@ public struct ChatCompletionsModel: ChatModel {
         return makeEventStream { out in
             var decoder = ChatCompletionsDecoder()
             decoder.local = local
+            // The web plugin puts search results into the prompt whether or not the answer cites
+            // them: the turn carries outside content even when it is only a tool call.
+            decoder.web.searched = Self.declaresWebPlugin(body)
             try await driver.run(http, decoder: decoder, out: out)
         }
     }
 
-    public func httpRequest(_ request: ChatRequest) -> HTTPRequest {
+    public func httpRequest(_ request: ChatRequest) -> HTTPRequest { httpRequest(body: requestBody(request)) }
+
+    func httpRequest(body: JSONValue) -> HTTPRequest {
         var headers = [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "text/event-stream")]
         if let key = config.apiKey, !key.isEmpty { headers.append(HTTPHeader("Authorization", "Bearer \(key)")) }
         headers += config.extraHeaders
         return HTTPRequest(url: "\(config.baseURL)/chat/completions", headers: headers,
-                           body: WireJSON.body(requestBody(request)), timeouts: config.timeouts)
+                           body: WireJSON.body(body), timeouts: config.timeouts)
     }
 
     public func requestBody(_ request: ChatRequest) -> JSONValue {
@@ -86,6 +92,11 @@ public struct ChatCompletionsModel: ChatModel {
             body["plugins"] = [["id": "web", "max_results": 5]]
         }
         return WireJSON.merge(body, config.extraBody)
+    }
+
+    /// Whether a request body asks OpenRouter's web plugin to search (ours, or one `extraBody` adds).
+    static func declaresWebPlugin(_ body: JSONValue) -> Bool {
+        body["plugins"]?.arrayValue?.contains { $0["id"]?.stringValue == "web" } ?? false
     }
 
     /// `origin`: the items of this origin are replayed (`continuationOrigin`). `contextNote`: the

@@ -393,6 +393,8 @@ struct GeminiDecoder: WireDecoder {
     /// Queries, the chunks found, and the chunks the answer's segments cite (indexes are checked:
     /// recorded responses point past the chunk list).
     mutating func noteGrounding(_ g: JSONRef) {
+        // Grounding metadata is evidence of a search even when no chunk came back.
+        web.searched = true
         let chunks = (g["groundingChunks"]?.arrayValue ?? []).map { c -> WebSources.Link? in
             guard let url = c["web"]?["uri"]?.stringValue else { return nil }
             return WebSources.Link(url: url, title: c["web"]?["title"]?.stringValue ?? "")

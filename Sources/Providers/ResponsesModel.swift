@@ -396,6 +396,8 @@ struct ResponsesDecoder: WireDecoder {
 
     /// A web_search_call's action: a search (query, sources), or a page opened or searched.
     mutating func noteSearch(_ item: JSONValue) {
+        // A web_search_call is evidence of a search even when it says nothing of what it found.
+        web.searched = true
         guard let action = item["action"] else { return }
         switch action["type"]?.stringValue {
         case "search":

@@ -20,8 +20,13 @@ import SQLiteKit
         let log = try figures(f, "log_saved_food", ["food_id": .string(f.seed.oatmeal.uuidString), "servings": 2])
         #expect(log["date"]?.stringValue == "2026-11-29")
         #expect(log["meal"]?.stringValue == "breakfast")
-        let perServing = try #require(try f.journal.food(f.seed.oatmeal)?.nutrients["energy_kcal"])
-        #expect(log["energy_kcal"]?.doubleValue == (perServing * 2 * 10_000).rounded() / 10_000)
+        // The fixture's energy is below what its macronutrients make: rules see the larger.
+        let food = try #require(try f.journal.food(f.seed.oatmeal)?.nutrients)
+        let stated = (try #require(food["energy_kcal"]) * 2 * 10_000).rounded() / 10_000
+        let grams = [("protein_g", 4.0), ("carbohydrate_g", 4.0), ("fat_g", 9.0)].map { id, kcal in
+            ((food[id] ?? 0) * 2 * 10_000).rounded() / 10_000 * kcal
+        }
+        #expect(abs(try #require(log["energy_kcal"]?.doubleValue) - max(stated, grams.reduce(0, +))) < 1e-6)
         let manual = try figures(f, "log_food", ["name": "Apple", "nutrients": ["energy_kcal": 95], "date": "yesterday"])
         #expect(manual["energy_kcal"]?.doubleValue == 95)
         #expect(manual["date"]?.stringValue == "2026-11-28")
@@ -75,6 +80,34 @@ import SQLiteKit
         #expect(asked.decision == .ask && asked.unstated == "energy_kcal" && asked.rule.number == 2)
         let small = try figures(f, "log_food", ["name": "Apple", "nutrients": ["energy_kcal": 95]])
         #expect(set.verdict(tool: "log_food", figures: small, today: "2026-11-29")?.decision == .allow)
+    }
+
+    /// Issue 31 §6: rules see a meal and a name as the journal writes them (trimmed, "snacks" is
+    /// snack), and energy no smaller than the macronutrients make.
+    @Test func rulesSeeTheMealNameAndEnergyTheWriteWouldStore() throws {
+        let f = try Fixture()
+        let vocabulary = RuleVocabulary(registry: f.registry)
+        func verdict(_ tool: String, _ rule: String, _ args: [String: JSONValue]) throws -> RuleVerdict? {
+            let set = try ApprovalRuleSet.parse(try JSONValue.parse("[\(rule)]"), vocabulary: vocabulary)
+            return set.verdict(tool: tool, figures: try figures(f, tool, .object(args)), today: "2026-11-29")
+        }
+        let banana = JSONValue.string(f.seed.bananaYesterday.uuidString)
+        #expect(try verdict("move_journal_entry", #"{"tool":"move_journal_entry","when":{"meal":"breakfast"},"decision":"deny"}"#,
+                            ["entry_id": banana, "meal": " breakfast"])?.decision == .deny)
+        #expect(try verdict("move_journal_entry", #"{"tool":"move_journal_entry","when":{"meal":"lunch"},"decision":"deny"}"#,
+                            ["entry_id": banana, "meal": "Lunch "])?.decision == .deny)
+        #expect(try verdict("log_food", #"{"tool":"log_food","when":{"meal":"snack"},"decision":"deny"}"#,
+                            ["name": "Apple", "meal": "snacks", "nutrients": ["energy_kcal": 95]])?.decision == .deny)
+        #expect(try verdict("log_food", #"{"tool":"log_food","when":{"name":"Donut"},"decision":"deny"}"#,
+                            ["name": "Donut ", "nutrients": ["energy_kcal": 95]])?.decision == .deny)
+        // 1 kcal stated beside 500 g of fat is judged as the 4,500 kcal the fat makes.
+        let lard = try figures(f, "log_food", ["name": "Lard", "nutrients": ["energy_kcal": 1, "fat_g": 500]])
+        #expect(lard["energy_kcal"]?.doubleValue == 4500)
+        #expect(try verdict("log_food", #"{"tool":"log_food","when":{"energy_kcal":{"lt":800}},"decision":"allow"}"#,
+                            ["name": "Lard", "nutrients": ["energy_kcal": 1, "fat_g": 500]]) == nil)
+        // Stated energy above the macronutrients' stays as stated.
+        let cake = try figures(f, "log_food", ["name": "Cake", "nutrients": ["energy_kcal": 400, "fat_g": 10]])
+        #expect(cake["energy_kcal"]?.doubleValue == 400)
     }
 
     @Test func rulesAreCheckedAgainstTheRealToolsSchemas() throws {

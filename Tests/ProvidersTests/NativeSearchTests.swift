@@ -408,6 +408,50 @@ import TestSupport
         #expect(web.citations == [WebSources.Link(url: "https://example.com/n", title: "Nutrition", text: "1,000 kcal")])
     }
 
+    /// Evidence that the provider searched marks the turn even when no URL, query or citation came
+    /// back (issue 31): OpenRouter's web plugin offered (its results enter the prompt) with an
+    /// answer that is only a tool call; a web_search_call with no action; grounding with no chunks.
+    @Test func aSearchThatReportsNoURLStillLeavesASearchedItem() async throws {
+        let call = """
+            data: {"id":"gen-1","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"search_foods","arguments":"{\\"q\\":\\"d\\"}"}}]},"finish_reason":"tool_calls"}]}
+
+            data: [DONE]
+
+
+            """
+        let request = ChatRequest(system: "", messages: [.user("x")], tools: [lookup])
+        let router = await runTurn(ChatCompletionsModel(config: native(config("openrouter", base: "https://openrouter.ai/api/v1", model: "x/y")), transport: transport(call)), request)
+        #expect(router.error == nil)
+        #expect(webSources(router).map(\.searched) == [true], "the plugin was offered: the turn carries its results")
+        let plain = await runTurn(ChatCompletionsModel(config: config("openrouter", base: "https://openrouter.ai/api/v1", model: "x/y"), transport: transport(call)), request)
+        #expect(webSources(plain).isEmpty, "no plugin, no search")
+
+        let responses = """
+            data: {"type":"response.output_item.done","item":{"type":"web_search_call","id":"ws_1","status":"completed"}}
+
+            data: {"type":"response.output_item.done","item":{"type":"function_call","call_id":"c1","name":"search_foods","arguments":"{}"}}
+
+            data: {"type":"response.completed","response":{"status":"completed"}}
+
+
+            """
+        let openai = await runTurn(ResponsesModel(config: native(config("openai", base: "https://api.openai.com/v1", model: "gpt-4.1")), transport: transport(responses)), request)
+        #expect(openai.error == nil)
+        #expect(webSources(openai).map(\.searched) == [true])
+
+        let gemini = """
+            data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"search_foods","args":{}}}]},"finishReason":"STOP","groundingMetadata":{"webSearchQueries":["donut kcal"]}}]}
+
+
+            """
+        let g = await runTurn(GeminiModel(config: native(config("gemini", base: "https://g.test/v1beta", model: "gemini-2.5-flash")), transport: transport(gemini)), request)
+        #expect(g.error == nil)
+        #expect(webSources(g).map(\.searched) == [true])
+        // The flag survives the stored payload.
+        let stored = try #require(webSources(g).first)
+        #expect(WebSources(json: stored.json)?.searched == true && !stored.isEmpty)
+    }
+
     // MARK: Setting
 
     @Test func researchChoiceDefaultsToNativeWhereTheProviderHasIt() {
