@@ -175,7 +175,9 @@ def check_attempt(a):
         return problems
     if rc < 0 or rc >= 128 or rc not in (0, 1):
         problems.append(f"exit status {rc}" + (f" (signal {signal.Signals(-rc).name})" if rc < 0 else ""))
-    lines = [l for l in a["err"].split("\n") if l != ""]
+    # A successful ask prints nothing on stderr, except the note --yes gives when it approved a
+    # write after untrusted content (a search) was read: that note is the product telling the truth.
+    lines = [l for l in a["err"].split("\n") if l != "" and not l.startswith("ofj: --yes approved ")]
     if rc == 0 and lines:
         problems.append(f"success with stderr: {lines[:3]!r}")
     if rc != 0:
