@@ -69,6 +69,10 @@ public protocol Tool: Sendable {
     var timing: ToolTiming { get }
     /// One short line for the person while the tool runs ("searching your Food Bank for 'yogurt'").
     func activity(arguments: JSONValue) -> String
+    /// One-time set-up the tool needs before it can answer, such as loading data it ships with
+    /// on first use; cheap once done. The runner calls it before a read's deadline starts, so
+    /// the deadline bounds the read, not the set-up (default: none).
+    func prepare() async
     /// Read tools: run and answer.
     func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput
     /// What content from outside the person this call's result brought into the conversation
@@ -84,6 +88,7 @@ public enum ToolTiming: String, Sendable, Hashable {
 
 extension Tool {
     public var timing: ToolTiming { .localRead }
+    public func prepare() async {}
     public func untrustedReads(arguments: JSONValue, output: ToolOutput) -> [UntrustedRead] { [] }
 }
 

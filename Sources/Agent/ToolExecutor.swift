@@ -96,6 +96,7 @@ struct ToolExecutor: Sendable {
             let env = executor.env
             let policy = executor.policy
             let started = env.clock.monotonic()
+            await tool.prepare() // outside the deadline: a first use may load data (counted in the total)
             let limit = policy.seconds(for: tool.timing)
             var attempt = 0
             var output: ToolOutput

@@ -22,6 +22,8 @@ struct GetNutrientGaps: JournalReadTool {
                        "to": Schema.string("Last day. Defaults to today.", maxLength: 20)])
     }
     func activity(arguments: JSONValue) -> String { "checking which nutrients fall short of their Daily Value" }
+    /// The first use of the process reads the reference files (looked up by id, no search index).
+    func prepare() async { try? reference.load() }
 
     func read(_ args: Args, _ db: Database) throws -> ToolOutput {
         let (from, to) = try range(args, journal: journal, defaultDays: 14)

@@ -420,6 +420,8 @@ struct SearchReferenceFoods: Tool {
     }
     var effect: ToolEffect { .read }
     func activity(arguments: JSONValue) -> String { "searching reference foods for '\(Text.clean(arguments["query"]?.stringValue ?? "", max: 60))'" }
+    /// The first search of the process reads the files and builds the word index (ReferenceDatabase).
+    func prepare() async { try? reference.prepareSearch() }
 
     func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
         let args = Args(arguments)

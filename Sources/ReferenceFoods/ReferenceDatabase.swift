@@ -5,10 +5,13 @@ import Synchronization
 /// The ~8,800 USDA SR28 foods that ship inside ofj (offline). Loads its resource files lazily,
 /// once, on first use; safe to share between tasks.
 public final class ReferenceDatabase: Sendable {
-    /// The database built into ofj (the ReferenceFoods target's resources).
-    public static let shared = ReferenceDatabase(directory: ReferenceDatabase.bundledDirectory)
+    /// The database built into ofj (the ReferenceFoods target's resources). Creating it reads
+    /// nothing and does not even locate the resource bundle: a command that never looks a food
+    /// up (a text-only turn, `ofj day`) never pays for the 2.8 MB of TSV.
+    public static let shared = ReferenceDatabase(locate: { ReferenceDatabase.bundledDirectory })
 
-    private let directory: URL
+    /// Where the resource files are, asked on the first load.
+    private let locate: @Sendable () -> URL
     private let state = Mutex<LoadState>(.notLoaded)
 
     private enum LoadState: Sendable {
@@ -48,11 +51,12 @@ public final class ReferenceDatabase: Sendable {
     /// A database read from `directoryPath` (a folder holding columns.tsv, foods.tsv and
     /// portions.tsv as written by tools/build-reference.py). Nothing is read until first use.
     public convenience init(directoryPath: String) {
-        self.init(directory: URL(fileURLWithPath: directoryPath, isDirectory: true))
+        let directory = URL(fileURLWithPath: directoryPath, isDirectory: true)
+        self.init(locate: { directory })
     }
 
-    private init(directory: URL) {
-        self.directory = directory
+    private init(locate: @escaping @Sendable () -> URL) {
+        self.locate = locate
     }
 
     /// The folder holding the shipped TSV files. SwiftPM copies "Resources" into the bundle;
@@ -83,6 +87,15 @@ public final class ReferenceDatabase: Sendable {
         _ = catalog()?.search
     }
 
+    /// Whether the resource files have been read (successfully or not). False until the first
+    /// lookup, search, count or `load()`.
+    public var isLoaded: Bool {
+        state.withLock { state in
+            if case .notLoaded = state { return false }
+            return true
+        }
+    }
+
     private func catalog() -> Catalog? {
         if case .loaded(let catalog) = loadState() { return catalog }
         return nil
@@ -91,6 +104,7 @@ public final class ReferenceDatabase: Sendable {
     private func loadState() -> LoadState {
         state.withLock { state in
             if case .notLoaded = state {
+                let directory = locate()
                 do {
                     state = .loaded(Catalog(try ResourceParser.load(directory: directory)))
                 } catch let error as ReferenceDatabaseError {

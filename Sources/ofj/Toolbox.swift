@@ -71,8 +71,10 @@ enum Toolbox {
         return ruleBook(path: path, tools: registry(journal: journal, fetchURL: true, sources: SourceStore(queue: queue)), journal: journal).warnings()
     }
 
-    /// Loads the reference foods and their search index in the background while the person types,
-    /// so the first lookup answers within the 1 s read deadline.
+    /// Loads the reference foods and their search index in the background, so a long-running
+    /// server's first lookup is as fast as the rest (`ofj mcp`). The REPL and `ofj ask` do not:
+    /// a text-only turn never reads them, and a reference tool loads them on its first call,
+    /// before its read deadline starts (`Tool.prepare`).
     static func warmUp() {
         Thread { try? ReferenceDatabase.shared.prepareSearch() }.start()
     }

@@ -138,6 +138,22 @@ import Testing
         #expect(abs(clock.monotonic() - 2.25) < 0.001)
     }
 
+    @Test func aToolsSetUpRunsBeforeItsReadDeadline() async throws {
+        // A first use that loads data for 3 s (virtual) still answers: only the read is bounded.
+        let clock = VirtualClock()
+        let tool = PreparingTool(clock: clock, setUpSeconds: 3)
+        let h = try Harness(clock: clock, tools: [tool])
+        h.model.enqueue(.calls(("c1", "prepared", "{}")), .calls(("c2", "prepared", "{}")), .text("done"))
+        let (handle, outcome) = try await h.ask("hi")
+        #expect(outcome.phase == .completed)
+        #expect(h.model.requests.last?.results["c1"]?.content == #"{"prepared":true}"#)
+        #expect(h.model.requests.last?.results["c2"]?.content == #"{"prepared":true}"#)
+        #expect(try h.store.toolRecords(runID: handle.runID).map(\.status) == [.succeeded, .succeeded])
+        #expect(retries(h).isEmpty)
+        #expect(tool.setUps.withLock { $0 } == 1) // once, not on every call
+        #expect(abs(clock.monotonic() - 3) < 0.001)
+    }
+
     @Test func aFailedReadIsRetriedOnce() async throws {
         let counter = FailingCounter(1)
         let h = try Harness(tools: [FlakyTool(counter: counter)])

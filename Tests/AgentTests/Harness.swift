@@ -40,6 +40,35 @@ final class ActivityLog: Sendable {
     var running: Int { state.withLock { $0.running } }
 }
 
+/// A read tool whose first use sets up for `setUpSeconds` of virtual time (in `prepare`), then
+/// answers `{"prepared": true}` once set up.
+final class PreparingTool: Tool {
+    let name = "prepared"
+    let description = "Answers once set up."
+    let parameters: JSONValue = ["type": "object", "properties": [:], "additionalProperties": false]
+    var effect: ToolEffect { .read }
+    let clock: VirtualClock
+    let setUpSeconds: Double
+    let setUps = Mutex(0)
+
+    init(clock: VirtualClock, setUpSeconds: Double) {
+        self.clock = clock
+        self.setUpSeconds = setUpSeconds
+    }
+
+    func activity(arguments: JSONValue) -> String { "answering" }
+
+    func prepare() async {
+        guard setUps.withLock({ $0 }) == 0 else { return }
+        try? await clock.sleep(seconds: setUpSeconds)
+        setUps.withLock { $0 += 1 }
+    }
+
+    func execute(arguments: JSONValue, context: ToolContext) async throws -> ToolOutput {
+        ToolOutput(content: #"{"prepared":\#(setUps.withLock { $0 } > 0)}"#, summary: "answered")
+    }
+}
+
 /// A read tool: answers `{"found": query}`; can take virtual time, real time, or stall until cancelled.
 struct LookupTool: Tool {
     var name = "lookup"

@@ -164,9 +164,23 @@ struct ReferenceDirectoryTests {
         #expect(db.search("widget", limit: 5).map(\.id) == ["00001", "00002"])
     }
 
+    @Test func nothingIsReadUntilTheFirstLookup() throws {
+        let scratch = try ScratchDirectory()
+        let db = try Fixtures.miniDatabase(in: scratch)
+        #expect(!db.isLoaded)
+        // The file as it is at the first lookup is the one read: making the database read nothing.
+        try scratch.write("foods.tsv", Fixtures.foodsHeader + "00009\t\tTest Group\tLate widget\t\t10\t1\t1\n")
+        #expect(!db.isLoaded)
+        #expect(db.food(id: "00009")?.description == "Late widget")
+        #expect(db.isLoaded)
+        #expect(db.count == 1)
+    }
+
     @Test func missingDirectoryIsAClearError() throws {
         let db = ReferenceDatabase(directoryPath: "/nonexistent/ofj-reference")
+        #expect(!db.isLoaded)
         #expect(throws: ReferenceDatabaseError.missingFile("columns.tsv")) { try db.load() }
+        #expect(db.isLoaded) // tried once; not read again
         #expect(db.count == 0)
         #expect(db.search("egg", limit: 5).isEmpty)
         #expect(db.food(id: "01123") == nil)

@@ -74,7 +74,6 @@ struct Launcher {
         let recorder = try p.value("--record").map { try startRecording(to: $0, app: app, model: p.value("--model") ?? "recorded") }
         let record: @Sendable (any ChatModel) -> any ChatModel = { m in recorder.map { RecordingChatModel(m, recorder: $0) } ?? m }
         let model = record(try app.makeModel(provider: p.value("--provider"), model: p.value("--model")))
-        Toolbox.warmUp()
         let approvals = ApprovalBroker()
         let clock = SystemClock()
         let runner = try app.makeRunner(model: model, approvals: approvals)
@@ -229,7 +228,6 @@ struct Launcher {
             }
             recorder.input(text)
         }
-        Toolbox.warmUp()
         let runner = try app.makeRunner(model: model, approvals: FixedApprovals(p.has("--yes") ? .allowOnce : .deny))
         _ = try? runner.recoverInterruptedRuns()
         let threadID = try p.value("--thread").map { try resolveThread($0, store: app.store) } ?? UUIDSource().next()
