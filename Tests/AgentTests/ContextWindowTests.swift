@@ -19,8 +19,23 @@ import SQLiteKit
         #expect(line.contains("too small for ofj's fixed prompt alone"))
         #expect(line.contains("ofj needs at least"))
         #expect(!line.contains("\n"))
+        // The size it names is the sum of the parts it names: fixed part, the answer's room,
+        // 2,048 for the conversation, over the 90% left after tool results' tenth.
+        let figures = Self.figures(line, after: ["prompt alone (~", "; with ", "needs at least "])
+        #expect(figures.count == 3, "\(line)")
+        if figures.count == 3 {
+            #expect(figures[2] == Int((Double(figures[0] + figures[1] + 2_048) / 0.9).rounded(.up)), "\(line)")
+        }
         #expect(f.ordinaryRequests.isEmpty) // nothing was sent
         #expect(f.script.summaries == 0)
+    }
+
+    /// The whole number (digits and thousands commas) right after each marker in the line.
+    static func figures(_ line: String, after markers: [String]) -> [Int] {
+        markers.compactMap { marker in
+            guard let r = line.range(of: marker) else { return nil }
+            return Int(line[r.upperBound...].prefix { $0.isNumber || $0 == "," }.filter(\.isNumber))
+        }
     }
 
     @Test func anAssumedWindowIsWarnedAboutOnceAndTheRequestStillGoes() async throws {

@@ -208,9 +208,11 @@ public final class CompactingAssembler: RequestAssembler {
         let needed = Self.neededWindow(plan)
         var suggested = 1_024
         while suggested < needed { suggested *= 2 }
+        // Every figure the sum needs is in the line, so the person can check "needs at least".
         return "The model's context window (\(Self.number(window)) tokens, \(plan.limits.source.phrase)) is too small for ofj's fixed prompt alone "
-            + "(~\(Self.number(fixed)) tokens: system prompt and tool specs, plus \(Self.number(plan.budget.outputHeadroom)) for the answer); "
-            + settings.raiseAdvice(provider, suggested) + " — ofj needs at least \(Self.number(needed))."
+            + "(~\(Self.number(fixed)) tokens of system prompt and tool specs); with \(Self.number(plan.budget.outputHeadroom)) for the answer, "
+            + "2,048 for the conversation and a tenth kept for tool results, ofj needs at least \(Self.number(needed)) tokens: "
+            + settings.raiseAdvice(provider, suggested) + "."
     }
 
     /// The one line that announces an automatic compaction.
