@@ -121,6 +121,12 @@ public enum ModelCatalog {
     /// Unknown models: a small context (so compaction starts early rather than failing), a
     /// modest output limit, and prices on the high side for hosted models (local ones are free).
     public static func defaults(model: String, provider: String) -> ModelInfo {
+        // The built-in offline assistant is ofj's own: its figures are known, not assumed, and
+        // no context_window setting applies to it.
+        if provider == "offline" {
+            return ModelInfo(provider: provider, model: model, contextWindow: 32_768, maxOutputTokens: 4_096,
+                             inputPrice: 0, cachedInputPrice: 0, outputPrice: 0)
+        }
         if localProviders.contains(provider) {
             return ModelInfo(provider: provider, model: model, contextWindow: 8_192, maxOutputTokens: 4_096,
                              inputPrice: 0, cachedInputPrice: 0, outputPrice: 0, isKnown: false)

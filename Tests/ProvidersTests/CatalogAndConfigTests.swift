@@ -18,6 +18,8 @@ import TestSupport
         #expect(ModelCatalog.info(model: "google/gemini-2.5-flash", provider: "openrouter").isKnown)
         #expect(ModelCatalog.info(model: "gpt-5-mini", provider: "azure").isKnown)
         #expect(!ModelCatalog.info(model: "gpt-4o", provider: "gemini").isKnown)
+        // ofj's own offline assistant is known (so /context never tells to configure its window).
+        #expect(ModelCatalog.info(model: "offline", provider: "offline").isKnown)
     }
 
     @Test func unknownModelsGetConservativeDefaults() {
