@@ -156,9 +156,13 @@ extension ConversationStore {
     }
 
     static func untrustedRecord(_ r: Row) throws -> UntrustedReadRecord {
-        let kind: String = try r.decode(3)
+        let name: String = try r.decode(3)
+        // A kind this ofj does not know is an error, never read as some other kind.
+        guard let kind = UntrustedRead.Kind(rawValue: name) else {
+            throw RowDecodingError(column: "agent_untrusted_reads.kind", expected: "one of ofj's kinds of read", found: "other text")
+        }
         return UntrustedReadRecord(id: try r.decode(0), threadID: try r.decode(1), runID: try r.decodeIfPresent(2),
-                                   read: UntrustedRead(kind: UntrustedRead.Kind(rawValue: kind) ?? .webPage, label: try r.decode(4)),
+                                   read: UntrustedRead(kind: kind, label: try r.decode(4)),
                                    readAt: try r.decode(5), clearedAt: try r.decodeIfPresent(6))
     }
 

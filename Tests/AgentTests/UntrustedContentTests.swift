@@ -293,6 +293,18 @@ struct OutsideTool: Tool {
         #expect(try h.store.untrustedReads(threadID: "t1").count == 3)
     }
 
+    /// A stored read of a kind this ofj does not know (written by something else) is an error
+    /// when read back, never taken for some other kind.
+    @Test func aStoredReadOfAnUnknownKindIsAnErrorNotADefault() async throws {
+        let clock = VirtualClock()
+        let model = ScriptedChatModel(clock: clock)
+        let h = try Harness(model: model, clock: clock, tools: Self.tools())
+        model.enqueue(.calls(("r1", "fetch_url", #"{"q":"a"}"#)), .text("ok"))
+        _ = try await h.ask("read")
+        try h.store.queue.write { try $0.execute("UPDATE agent_untrusted_reads SET kind = 'telepathy'") }
+        #expect(throws: RowDecodingError.self) { try h.store.standingUntrusted(threadID: "t1") }
+    }
+
     /// `ofj ask` has no card to show: its line says what was read, which rule did not apply and
     /// how to approve; with --yes it says --yes approved it after untrusted content.
     @Test func askSaysWhyAWriteWasRefusedAndHowToApproveIt() async throws {
