@@ -174,8 +174,8 @@ public struct SyncLocal: Sendable {
         try queue.read { db in
             try db.rows("SELECT kind, record_id, position, reason, payload_bytes, quarantined_at FROM sync_quarantine ORDER BY seq DESC LIMIT ?",
                         [limit]).map { r in
-                SyncQuarantined(kind: r[0].string ?? "", recordID: r[1].string ?? "", position: r[2].int64 ?? 0, reason: r[3].string ?? "",
-                                payloadBytes: r[4].int ?? 0, at: r[5].double ?? 0)
+                SyncQuarantined(kind: try r.decode(0), recordID: try r.decode(1), position: try r.decode(2), reason: try r.decode(3),
+                                payloadBytes: try r.decode(4), at: try r.decode(5))
             }
         }
     }
