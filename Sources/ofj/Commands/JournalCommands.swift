@@ -23,16 +23,19 @@ extension OfjCommands {
 
     static func log(_ ctx: CLIContext) -> CommandSpec {
         CommandSpec("log", summary: "log an entry: manual nutrients, a Food Bank food (--food), a USDA reference food (--ref) or a packaged food by barcode (--barcode)",
-                    synopsis: ["[NAME] --kcal N|--kj N [--protein G] [--carbs G] [--fat G] [--nutrient ID=VALUE]… [options]",
+                    synopsis: ["WORDS… [--yes] [options]",
+                               "[NAME] --kcal N|--kj N [--protein G] [--carbs G] [--fat G] [--nutrient ID=VALUE]… [options]",
                                "--food NAME_OR_ID [--amount \"QTY [UNIT]\" | --grams G] [options]",
                                "--ref REF_ID [--portion TEXT | --grams G] [options]",
                                "--barcode CODE [--amount \"1 bar\" | --grams G] [--refresh] [options]"],
                     details: """
                         Common options: --date, --meal, --servings, --force, --json.
+                        WORDS ("2 eggs and toast for breakfast") are read as the offline assistant reads them: each
+                        food's card is shown and asked about on a terminal (--yes logs without asking).
                         Energy without a NAME logs a "Quick add" entry. A food logged with no amount gets the amount
                         it was logged with last time (said so); --serving logs its own serving instead.
                         """,
-                    arguments: [PositionalSpec("NAME", optional: true)],
+                    arguments: [PositionalSpec("NAME", optional: true, variadic: true)],
                     options: [
                         .value("--kcal", "N", .number, "energy in kcal (manual entry)", excludes: ["--kj"]),
                         .value("--kj", "N", .number, "energy in kilojoules, stored as kcal (manual entry)"),
@@ -54,10 +57,11 @@ extension OfjCommands {
                         .value("--date", "DATE", .date, "the day (today, yesterday, -N, YYYY-MM-DD)", default: "today"),
                         .value("--meal", "MEAL", .suggestions(mealNames), "breakfast, lunch, dinner or snack"),
                         .flag("--force", "log an entry over 5,000 kcal or 5 kg"),
+                        .flag("--yes", "with plain words: log what the cards show without asking (scripts; needed when there is no terminal)"),
                         .json,
                     ],
                     modes: [
-                        ModeSpec("manual entry", selector: nil, options: ["--brand", "--kcal", "--kj", "--protein", "--carbs", "--fat", "--nutrient"],
+                        ModeSpec("manual entry", selector: nil, options: ["--brand", "--kcal", "--kj", "--protein", "--carbs", "--fat", "--nutrient", "--yes"],
                                  takesArguments: true,
                                  hint: "a manual entry takes NAME with --kcal/--kj, --protein, --carbs, --fat, --nutrient, --brand"),
                         ModeSpec("food", selector: "--food", options: ["--food", "--amount", "--unit", "--grams", "--serving"],
@@ -237,6 +241,15 @@ struct JournalCommands {
                                     grams: amount.grams * servings, force: p.has("--force"))
             entry = try journal.logReferenceFood(food, amount: amount, servings: servings, day: dayValue, meal: meal)
         } else {
+            // Words with no nutrients are read by the offline assistant (issue 34 §3).
+            let manual = ["--kcal", "--kj", "--protein", "--carbs", "--fat", "--brand"].contains { p.value($0) != nil } || !p.values("--nutrient").isEmpty
+            if !p.positionals.isEmpty && !manual {
+                if p.value("--servings") != nil { throw CLIError("with plain words give the amount in the words (\"2 eggs\"), not --servings", status: 2) }
+                try PlainWordsLog(journal: journal, out: out, ask: JournalOps.terminalAsk)
+                    .run(p.positionals.joined(separator: " "), yes: p.has("--yes"), json: p.has("--json"), meal: meal?.rawValue, date: dayValue?.description)
+                return
+            }
+            if p.has("--yes") { throw CLIError("--yes goes with plain words (ofj log \"2 eggs\" --yes)", status: 2) }
             // Energy with no name is a quick add (issue 34 §4), named as such.
             let quickAdd = p.positionals.isEmpty && (p.value("--kcal") != nil || p.value("--kj") != nil)
             guard quickAdd || p.positionals.count == 1, let name = p.positionals.first ?? (quickAdd ? Self.quickAddName : nil) else {

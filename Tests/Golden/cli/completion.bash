@@ -107,7 +107,7 @@ _ofj() {
         /month) options="-h --help"; words="" ;;
         /gaps) options="--days --json -h --help"; words="" ;;
         /report) options="--from --to -o --output --force -h --help"; words="" ;;
-        /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --serving --date --meal --force --json -h --help"; words="" ;;
+        /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --serving --date --meal --force --yes --json -h --help"; words="" ;;
         /entry) options="-h --help"; words="show edit move delete" ;;
         /entry/show) options="--json -h --help"; words="" ;;
         /entry/edit) options="--name --brand --servings --amount --kcal --kj --protein --carbs --fat --nutrient --date --meal --yes --json -h --help"; words="" ;;

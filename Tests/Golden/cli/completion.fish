@@ -79,6 +79,7 @@ complete -c ofj -n '__fish_seen_subcommand_from log' -l serving -d 'with --food 
 complete -c ofj -n '__fish_seen_subcommand_from log' -l date -x -d 'the day (today, yesterday, -N, YYYY-MM-DD)'
 complete -c ofj -n '__fish_seen_subcommand_from log' -l meal -x -a 'breakfast lunch dinner snack' -d 'breakfast, lunch, dinner or snack'
 complete -c ofj -n '__fish_seen_subcommand_from log' -l force -d 'log an entry over 5,000 kcal or 5 kg'
+complete -c ofj -n '__fish_seen_subcommand_from log' -l yes -d 'with plain words: log what the cards show without asking (scripts; needed when there is no terminal)'
 complete -c ofj -n '__fish_seen_subcommand_from log' -l json -d 'print JSON'
 complete -c ofj -n '__fish_seen_subcommand_from log' -l help -s h -d 'show this help'
 complete -c ofj -n '__fish_seen_subcommand_from entry; and not __fish_seen_subcommand_from show edit move delete' -a show -d 'show an entry with its nutrients'
