@@ -59,3 +59,38 @@ extension JournalStore {
         return (ReferenceAmount(grams: grams, serving: e.serving, label: e.serving.label), e.servings, label)
     }
 }
+
+// MARK: - Copying a meal or a day (issue 34 §2)
+
+extension JournalStore {
+    /// The entries of `day` (only `meal`'s when given), in the order they were logged.
+    public func entriesToCopy(from day: CalendarDay, meal: Meal?, in db: Database) throws -> [Entry] {
+        try dayView(day, in: db).entries.filter { meal == nil || $0.meal == meal }
+    }
+
+    /// How many of `entries` the target day already holds as they would be copied (same meal,
+    /// name, serving, servings and nutrients): a copy made twice.
+    public func copiesAlreadyThere(_ entries: [Entry], to target: CalendarDay, meal targetMeal: Meal?, in db: Database) throws -> Int {
+        let there = try dayView(target, in: db).entries
+        return entries.filter { e in
+            there.contains { t in
+                t.meal == (targetMeal ?? e.meal) && t.name == e.name && t.serving == e.serving && t.servings == e.servings && t.nutrients == e.nutrients
+            }
+        }.count
+    }
+
+    /// Copies `entries` to `target` (to `targetMeal`, or each to its own meal) in one transaction,
+    /// so the copy is one undo step; each copy keeps its original's serving, servings, nutrients,
+    /// source, saved food and derived marks, and gets a new id and times.
+    @discardableResult
+    public func copyEntries(_ entries: [Entry], to target: CalendarDay, meal targetMeal: Meal?, in db: Database) throws -> [Entry] {
+        guard !entries.isEmpty else { throw JournalError.invalid(field: "copy", reason: "has no entries to copy") }
+        return try db.transaction { db in
+            try entries.map { e in
+                try logEntry(EntryDraft(day: target, meal: targetMeal ?? e.meal, name: e.name, brand: e.brand, serving: e.serving,
+                                        servings: e.servings, nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source,
+                                        derivedNutrients: Set(e.derivedNutrients ?? [])), in: db)
+            }
+        }
+    }
+}
