@@ -23,12 +23,19 @@ extension OfjCommands {
 
     static func log(_ ctx: CLIContext) -> CommandSpec {
         CommandSpec("log", summary: "log an entry: manual nutrients, a Food Bank food (--food), a USDA reference food (--ref) or a packaged food by barcode (--barcode)",
-                    synopsis: ["NAME --kcal N|--kj N [--protein G] [--carbs G] [--fat G] [--nutrient ID=VALUE]… [options]",
+                    synopsis: ["WORDS… [--yes] [options]",
+                               "[NAME] --kcal N|--kj N [--protein G] [--carbs G] [--fat G] [--nutrient ID=VALUE]… [options]",
                                "--food NAME_OR_ID [--amount \"QTY [UNIT]\" | --grams G] [options]",
                                "--ref REF_ID [--portion TEXT | --grams G] [options]",
                                "--barcode CODE [--amount \"1 bar\" | --grams G] [--refresh] [options]"],
-                    details: "Common options: --date, --meal, --servings, --force, --json.",
-                    arguments: [PositionalSpec("NAME", optional: true)],
+                    details: """
+                        Common options: --date, --meal, --servings, --force, --json.
+                        WORDS ("2 eggs and toast for breakfast") are read as the offline assistant reads them: each
+                        food's card is shown and asked about on a terminal (--yes logs without asking).
+                        Energy without a NAME logs a "Quick add" entry. A food logged with no amount gets the amount
+                        it was logged with last time (said so); --serving logs its own serving instead.
+                        """,
+                    arguments: [PositionalSpec("NAME", optional: true, variadic: true)],
                     options: [
                         .value("--kcal", "N", .number, "energy in kcal (manual entry)", excludes: ["--kj"]),
                         .value("--kj", "N", .number, "energy in kilojoules, stored as kcal (manual entry)"),
@@ -44,20 +51,22 @@ extension OfjCommands {
                         .value("--portion", "TEXT", .text, "a portion of the reference food, e.g. \"2 large\", \"1 cup\"", excludes: ["--grams"]),
                         .value("--barcode", "CODE", .text, "log a packaged food by its barcode (Food Bank, cache, then Open Food Facts)"),
                         .flag("--refresh", "with --barcode: ask Open Food Facts again instead of the cache"),
-                        .value("--grams", "G", .number, "grams of the food (--ref without --portion: 100)"),
+                        .value("--grams", "G", .number, "grams of the food (--ref without --portion: the amount last logged, else 100)"),
                         .value("--servings", "N", .number, "how many servings (multiplies the amount)", default: "1"),
+                        .flag("--serving", "with --food or --ref and no amount: the food's own serving, not the amount last logged"),
                         .value("--date", "DATE", .date, "the day (today, yesterday, -N, YYYY-MM-DD)", default: "today"),
                         .value("--meal", "MEAL", .suggestions(mealNames), "breakfast, lunch, dinner or snack"),
                         .flag("--force", "log an entry over 5,000 kcal or 5 kg"),
+                        .flag("--yes", "with plain words: log what the cards show without asking (scripts; needed when there is no terminal)"),
                         .json,
                     ],
                     modes: [
-                        ModeSpec("manual entry", selector: nil, options: ["--brand", "--kcal", "--kj", "--protein", "--carbs", "--fat", "--nutrient"],
+                        ModeSpec("manual entry", selector: nil, options: ["--brand", "--kcal", "--kj", "--protein", "--carbs", "--fat", "--nutrient", "--yes"],
                                  takesArguments: true,
                                  hint: "a manual entry takes NAME with --kcal/--kj, --protein, --carbs, --fat, --nutrient, --brand"),
-                        ModeSpec("food", selector: "--food", options: ["--food", "--amount", "--unit", "--grams"],
+                        ModeSpec("food", selector: "--food", options: ["--food", "--amount", "--unit", "--grams", "--serving"],
                                  hint: "with --food give the amount as --amount QTY [UNIT], --grams G or --servings N"),
-                        ModeSpec("reference food", selector: "--ref", options: ["--ref", "--portion", "--grams"],
+                        ModeSpec("reference food", selector: "--ref", options: ["--ref", "--portion", "--grams", "--serving"],
                                  hint: "with --ref give the amount as --portion TEXT (\"2 large\", \"1 cup\", \"8 fl oz\") or --grams G"),
                         // Asks the Food Bank, the cache, then Open Food Facts (PackagedCommands.swift).
                         logBarcode(ctx),
@@ -135,6 +144,9 @@ struct JournalCommands {
     let reference: ReferenceDatabase?
     let out: (String) -> Void
 
+    /// The name of an entry logged with energy and no name (`ofj log --kcal 450`).
+    static let quickAddName = "Quick add"
+
     static var dayHelp: String { OfjCommands.usage("day") }
     static var logHelp: String { OfjCommands.usage("log") }
     static var goalsHelp: String { OfjCommands.usage("goals") }
@@ -180,6 +192,9 @@ struct JournalCommands {
             do { return try Meal(parsing: text) } catch { throw CLIError("invalid meal '\(text.prefix(40))': use breakfast, lunch, dinner or snack", status: 2) }
         }
         let entry: Entry
+        // Without an amount a food is logged as it was last time (issue 34 §1), said so.
+        var sameAsLast: String?
+        let noAmount = p.value("--servings") == nil && !p.has("--serving")
         if let foodKey = p.value("--food") {
             if p.value("--amount") != nil && p.value("--grams") != nil { throw CLIError("give --amount or --grams, not both", status: 2) }
             if p.value("--unit") != nil && p.value("--amount") == nil { throw CLIError("--unit goes with --amount QTY", status: 2) }
@@ -201,6 +216,9 @@ struct JournalCommands {
                     }
                     amount = .quantity(parsed.quantity * servings, unit)
                 }
+            } else if noAmount, let last = try journal.lastAmount(of: food) {
+                amount = last.amount
+                sameAsLast = last.note + " (--serving for one serving)"
             }
             try requireOrdinarySize(food: food, amount: amount, force: p.has("--force"))
             entry = try journal.logFood(food.id, amount: amount, day: dayValue, meal: meal)
@@ -211,12 +229,30 @@ struct JournalCommands {
             if p.value("--portion") != nil && p.value("--grams") != nil { throw CLIError("give --portion or --grams, not both", status: 2) }
             let grams = try p.value("--grams").map { try positiveNumber($0, field: "--grams") }
             let portion = p.value("--portion")
-            let amount = try JournalStore.referenceAmount(food, portion: portion, grams: grams ?? (portion == nil ? 100 : nil))
+            var amount = try JournalStore.referenceAmount(food, portion: portion, grams: grams ?? (portion == nil ? 100 : nil))
+            var servings = servings
+            if grams == nil, portion == nil, noAmount,
+               let e = try journal.queue.read({ try journal.lastReferenceEntry(named: food.description, in: $0) }),
+               let last = JournalStore.lastReferenceAmount(from: e) {
+                (amount, servings) = (last.amount, last.servings)
+                sameAsLast = "same as last time: \(last.label) (--serving for 100 g)"
+            }
             try requireOrdinarySize(kcal: food.per100g("energy_kcal").map { $0 * amount.grams / 100 * servings },
                                     grams: amount.grams * servings, force: p.has("--force"))
             entry = try journal.logReferenceFood(food, amount: amount, servings: servings, day: dayValue, meal: meal)
         } else {
-            guard let name = p.positionals.first, p.positionals.count == 1 else {
+            // Words with no nutrients are read by the offline assistant (issue 34 §3).
+            let manual = ["--kcal", "--kj", "--protein", "--carbs", "--fat", "--brand"].contains { p.value($0) != nil } || !p.values("--nutrient").isEmpty
+            if !p.positionals.isEmpty && !manual {
+                if p.value("--servings") != nil { throw CLIError("with plain words give the amount in the words (\"2 eggs\"), not --servings", status: 2) }
+                try PlainWordsLog(journal: journal, out: out, ask: JournalOps.terminalAsk)
+                    .run(p.positionals.joined(separator: " "), yes: p.has("--yes"), json: p.has("--json"), meal: meal?.rawValue, date: dayValue?.description)
+                return
+            }
+            if p.has("--yes") { throw CLIError("--yes goes with plain words (ofj log \"2 eggs\" --yes)", status: 2) }
+            // Energy with no name is a quick add (issue 34 §4), named as such.
+            let quickAdd = p.positionals.isEmpty && (p.value("--kcal") != nil || p.value("--kj") != nil)
+            guard quickAdd || p.positionals.count == 1, let name = p.positionals.first ?? (quickAdd ? Self.quickAddName : nil) else {
                 throw CLIError("give the food's NAME (quote it), or --food / --ref\n" + Self.logHelp, status: 2)
             }
             var raw: [String: Double] = [:]
@@ -245,7 +281,10 @@ struct JournalCommands {
                                    servings: servings, nutrients: nutrients, source: .manual)
             entry = try journal.logEntry(draft)
         }
-        if p.has("--json") { try json(entry) } else { out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry)) + " (id \(JournalStore.shortID(entry.id)))") }
+        if p.has("--json") { try json(entry) } else {
+            out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry)) + " (id \(JournalStore.shortID(entry.id)))"
+                + (sameAsLast.map { "; " + TerminalText.sanitize($0) } ?? ""))
+        }
     }
 
     /// An entry over 5,000 kcal or 5 kg is most likely a typo: it needs --force.
