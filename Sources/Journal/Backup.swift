@@ -20,10 +20,15 @@ public struct JournalBackup: Sendable, Codable {
     /// skipped when decoding), which is why the schema version stays 1. This module only carries
     /// them: the ofj command reads and restores them through the Agent's attachment store.
     public var attachments: [BackupAttachment]? = nil
+    /// The profile and the standing notes (issue 33); absent when not set, ignored by an older ofj.
+    public var profile: Profile? = nil
+    public var notes: String? = nil
+    /// Weigh-ins (issue 33); absent when there are none.
+    public var weights: [WeighIn]? = nil
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", exportedAt = "exported_at", goals, foods, entries, foodBarcodes = "food_barcodes"
-        case attachments
+        case attachments, profile, notes, weights
     }
 }
 
@@ -67,18 +72,20 @@ public struct BackupImportReport: Sendable, Hashable, Codable {
     public var foodsUpdated = 0
     public var foodsUnchanged = 0
     public var goalsChanged = false
+    public var profileChanged = false
+    public var weightsInserted = 0
     /// Composite ingredients whose `source_food_id` names a food neither in the backup nor in the
     /// journal. The link is informational (the ingredient is a snapshot), so they are imported
     /// as they are and only counted.
     public var unknownIngredientLinks = 0
 
     /// True when the import wrote nothing.
-    public var changedNothing: Bool { entriesInserted + entriesUpdated + foodsInserted + foodsUpdated == 0 && !goalsChanged }
+    public var changedNothing: Bool { entriesInserted + entriesUpdated + foodsInserted + foodsUpdated + weightsInserted == 0 && !goalsChanged && !profileChanged }
 
     enum CodingKeys: String, CodingKey {
         case entriesInserted = "entries_inserted", entriesUpdated = "entries_updated", entriesUnchanged = "entries_unchanged"
         case foodsInserted = "foods_inserted", foodsUpdated = "foods_updated", foodsUnchanged = "foods_unchanged"
-        case goalsChanged = "goals_changed"
+        case goalsChanged = "goals_changed", profileChanged = "profile_changed", weightsInserted = "weights_inserted"
         case unknownIngredientLinks = "unknown_ingredient_links"
     }
 }
@@ -94,9 +101,15 @@ extension JournalStore {
         for row in try db.rows("SELECT id, barcode FROM journal_saved_foods WHERE barcode IS NOT NULL") {
             if let id = row[0].string, let code = row[1].string { barcodes[id] = code }
         }
-        return JournalBackup(schemaVersion: JournalStore.backupSchemaVersion, exportedAt: now(),
-                             goals: hasGoals ? try goals(in: db) : nil, foods: foods, entries: try entries(in: db),
-                             foodBarcodes: barcodes.isEmpty ? nil : barcodes)
+        var doc = JournalBackup(schemaVersion: JournalStore.backupSchemaVersion, exportedAt: now(),
+                                goals: hasGoals ? try goals(in: db) : nil, foods: foods, entries: try entries(in: db),
+                                foodBarcodes: barcodes.isEmpty ? nil : barcodes)
+        let profile = try profile(in: db)
+        doc.profile = profile.isEmpty ? nil : profile
+        doc.notes = try notes(in: db)
+        let weights = try weighIns(in: db)
+        doc.weights = weights.isEmpty ? nil : weights
+        return doc
     }
 
     /// The backup as JSON bytes (UTF-8, sorted keys).
@@ -162,6 +175,14 @@ extension JournalStore {
             }
         }
         try checkDates(foods: foods, entries: entries)
+        if let p = doc.profile, let why = p.problem(today: today()) { throw JournalError.malformedBackup("profile: \(why)") }
+        if let n = doc.notes, n.count > Self.notesLimit { throw JournalError.malformedBackup("notes: longer than \(Self.notesLimit) characters") }
+        for (i, w) in (doc.weights ?? []).enumerated() {
+            guard Self.weightRange.contains(w.kg), (1900...2200).contains(w.day.year), w.source.count <= 40,
+                  dateProblem([("created_at", w.createdAt)]) == nil else {
+                throw JournalError.malformedBackup("weight \(i + 1) (id \(w.id.uuidString)): not a weigh-in this journal can hold")
+            }
+        }
         // An entry logged from a food must name a food this journal will have: a dangling link
         // means the file was edited or cut, so nothing is imported (the first offender is named).
         let backupFoods = Set(foods.map(\.id))
@@ -225,6 +246,18 @@ extension JournalStore {
             if let g = doc.goals, try goals(in: db) != g || db.row("SELECT 1 FROM journal_settings WHERE key = 'goals'") == nil {
                 try setGoals(g, in: db)
                 report.goalsChanged = true
+            }
+            if let p = doc.profile, try profile(in: db) != p {
+                try setProfile(p, in: db)
+                report.profileChanged = true
+            }
+            if let n = doc.notes, try notes(in: db) != n {
+                try setNotes(n, in: db)
+                report.profileChanged = true
+            }
+            for w in doc.weights ?? [] where try db.row("SELECT 1 FROM journal_weights WHERE id = ?", [w.id.uuidString]) == nil {
+                try insertWeighIn(w, in: db)
+                report.weightsInserted += 1
             }
             return report
         }

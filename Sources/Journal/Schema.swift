@@ -94,6 +94,7 @@ extension JournalStore {
                 imported_at INTEGER NOT NULL
             );
             """)
+        registerPersonMigration(into: &migrator)
     }
 
     /// Applies only the journal's migrations. For a database that holds only the journal

@@ -96,6 +96,9 @@ extension JournalStore {
         guard let row = try db.row("SELECT value FROM journal_settings WHERE key = ?", [key]) else { return nil }
         guard let value = row[0].string else { return "its value is not text" }
         guard value.utf8.count <= 64 << 10 else { return "its value is larger than 64 KiB" }
+        if key == "profile" {
+            do { return try profile(in: db).problem(today: today()) } catch { return "the profile is not readable" }
+        }
         guard key == "goals" else { return nil }
         let g: Goals
         do { g = try goals(in: db) } catch { return "the goals are not readable" }
@@ -122,6 +125,10 @@ extension JournalStore {
         for row in try db.rows("SELECT CAST(id AS TEXT) FROM journal_saved_foods ORDER BY rowid") {
             let id = row[0].string ?? ""
             note("food", id, try problemWithStoredFood(id: id, in: db))
+        }
+        for row in try db.rows("SELECT CAST(id AS TEXT) FROM journal_weights ORDER BY rowid") {
+            let id = row[0].string ?? ""
+            note("weight", id, try problemWithStoredWeight(id: id, in: db))
         }
         for row in try db.rows("SELECT CAST(key AS TEXT) FROM journal_settings ORDER BY key") {
             let key = row[0].string ?? ""

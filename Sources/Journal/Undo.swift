@@ -97,7 +97,7 @@ struct UndoImage: Codable, Hashable {
 
 /// What an undo log change is about.
 public enum UndoKind: String, Sendable, Codable {
-    case entry, food, goals
+    case entry, food, goals, profile, weight
 }
 
 /// One recorded change: an object before and after a write (nil = did not exist).
@@ -192,6 +192,12 @@ extension JournalStore {
         case .goals:
             guard let v = try db.row("SELECT value FROM journal_settings WHERE key = 'goals'") else { return nil }
             return UndoImage(row: ["value": UndoCell(v[0])], nutrients: nil)
+        case .profile:
+            guard let v = try db.row("SELECT value FROM journal_settings WHERE key = ?", [id]) else { return nil }
+            return UndoImage(row: ["value": UndoCell(v[0])], nutrients: nil)
+        case .weight:
+            guard let r = try db.row("SELECT * FROM journal_weights WHERE id = ?", [id]) else { return nil }
+            return UndoImage(row: Dictionary(uniqueKeysWithValues: zip(r.columns, r.values.map(UndoCell.init))), nutrients: nil)
         }
     }
 
@@ -323,7 +329,7 @@ extension JournalStore {
             // Removals first (entries before the foods they name), then the rest (foods before entries).
             let removals = order.filter { (restored["\($0.0.rawValue):\($0.1)"] ?? nil) == nil }
             let others = order.filter { (restored["\($0.0.rawValue):\($0.1)"] ?? nil) != nil }
-            let rank: [UndoKind: Int] = [.food: 0, .entry: 1, .goals: 2]
+            let rank: [UndoKind: Int] = [.food: 0, .entry: 1, .goals: 2, .profile: 3, .weight: 4]
             let sorted = removals.sorted { rank[$0.0]! > rank[$1.0]! } + others.sorted { rank[$0.0]! < rank[$1.0]! }
             for (kind, id) in sorted {
                 try restore(kind, id, to: restored["\(kind.rawValue):\(id)"] ?? nil, in: db)
@@ -392,6 +398,19 @@ extension JournalStore {
                 } else {
                     try db.execute("DELETE FROM journal_settings WHERE key = 'goals'")
                 }
+            case .profile:
+                if let value = target?.row["value"]?.text {
+                    try db.execute("INSERT INTO journal_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [id, value])
+                } else {
+                    try db.execute("DELETE FROM journal_settings WHERE key = ?", [id])
+                }
+            case .weight:
+                try db.execute("DELETE FROM journal_weights WHERE id = ?", [id])
+                if let target {
+                    let columns = target.row.keys.sorted()
+                    try db.execute("INSERT INTO journal_weights (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+                                   columns.map { target.row[$0]!.databaseValue })
+                }
             }
         }
     }
@@ -445,6 +464,10 @@ enum UndoText {
         case (.food, let b?, nil): return "removed \(name(b)) from the Food Bank"
         case (.food, let b?, let a?): return "changed the Food Bank food \(name(b)): " + differences(.food, from: b, to: a).joined(separator: ", ")
         case (.goals, let b, let a): return "set the goals: " + goalDifferences(from: b, to: a).joined(separator: ", ")
+        case (.profile, _, _): return c.objectID == "profile" ? "changed the profile" : "changed the standing notes"
+        case (.weight, nil, let a?): return "logged a weigh-in of \(weighIn(a)) on \(a.row["day"]?.text ?? "?")"
+        case (.weight, let b?, nil): return "deleted the weigh-in of \(weighIn(b)) on \(b.row["day"]?.text ?? "?")"
+        case (.weight, let b?, _?): return "changed the weigh-in of \(weighIn(b)) on \(b.row["day"]?.text ?? "?")"
         default: return "changed nothing"
         }
     }
@@ -458,8 +481,14 @@ enum UndoText {
         case (.food, _?, nil): return "puts the food back"
         case (.food, let b?, let a?): return "sets it back: " + differences(.food, from: a, to: b).joined(separator: ", ")
         case (.goals, let b, let a): return "sets the goals back: " + goalDifferences(from: a, to: b).joined(separator: ", ")
+        case (.profile, _, _): return c.objectID == "profile" ? "sets the profile back" : "sets the standing notes back"
+        case (.weight, nil, _): return "removes that weigh-in"
+        case (.weight, _?, nil): return "puts the weigh-in back"
+        case (.weight, _?, _?): return "sets the weigh-in back"
         }
     }
+
+    static func weighIn(_ i: UndoImage) -> String { "\((i.row["kg"]?.number ?? 0).rounded(places: 1).formattedAmount) kg" }
 
     static let labels: [String: String] = [
         "day": "date", "meal": "meal", "name": "name", "brand": "brand", "servings": "servings", "serving_quantity": "serving",
@@ -523,6 +552,8 @@ enum UndoText {
             return i
         }
         if strip(expected) == strip(now) { return nil }
+        if kind == .profile { return "the profile or notes were changed since" }
+        if kind == .weight { return "the weigh-in was changed since" }
         let thing = kind == .entry ? "the entry" : kind == .food ? "the Food Bank food" : "the goals"
         switch (expected, now) {
         case (let e?, nil): return "\(thing) \(kind == .goals ? "were reset" : name(e) + " was deleted") since"

@@ -421,6 +421,7 @@ public struct SyncLocal: Sendable {
         case "entry": return try journal.problemWithStoredEntry(id: id, in: db)
         case "food": return try journal.problemWithStoredFood(id: id, in: db)
         case "setting": return try journal.problemWithStoredSetting(key: id, in: db)
+        case "weight": return try journal.problemWithStoredWeight(id: id, in: db)
         default:
             // Conversation records: titles and addresses of a size a view can show on one line, a bounded number of parts.
             let object = (try? JSONValue.parse(payload))?.objectValue ?? [:]

@@ -51,6 +51,10 @@ public struct SyncedKind: Sendable, Hashable {
     ])
     /// Journal settings: goals and meal settings.
     public static let setting = SyncedKind("setting", table: "journal_settings", key: "key", [("key", .text), ("value", .text)])
+    /// Weigh-ins (issue 33, migration `sync5-1-weights`).
+    public static let weight = SyncedKind("weight", table: "journal_weights", key: "id", [
+        ("id", .text), ("day", .text), ("kg", .real), ("source", .text), ("created_at", .integer), ("updated_at", .integer),
+    ])
     /// Conversation threads (titles and models); with `sync.threads`.
     public static let thread = SyncedKind("thread", ConversationStore.Replicated.threads, isThread: true)
 
@@ -71,7 +75,7 @@ public struct SyncedKind: Sendable, Hashable {
     /// `media_type` and `byte_count` added to the payload. Never the bytes (see SyncLocal.writeAttachment).
     public static let attachment = SyncedKind("attachment", ConversationStore.Replicated.attachmentLinks, isThread: true)
 
-    public static let all: [SyncedKind] = [.entry, .food, .setting, .thread, .message, .source, .attachment]
+    public static let all: [SyncedKind] = [.entry, .food, .setting, .weight, .thread, .message, .source, .attachment]
 
     public static func named(_ kind: String) -> SyncedKind? { all.first { $0.kind == kind } }
 }
@@ -192,6 +196,14 @@ public enum SyncSchema {
                 try db.execute(batch: "DROP TRIGGER \(name);\n" + sql.replacingOccurrences(of: unboundedStamp, with: nextStamp) + ";")
             }
             try SyncLocal.repairClock(in: db)
+        }
+        // Weigh-ins written before: stamped now so the next sync sends them.
+        migrator.register("sync5-1-weights") { db in
+            let k = SyncedKind.weight
+            try db.execute(batch: triggers(k))
+            try db.execute("UPDATE sync_clock SET hlc = \(nextStamp)")
+            try db.execute("INSERT INTO sync_versions (kind, id, hlc, device) SELECT '\(k.kind)', \(k.key), (SELECT hlc FROM sync_clock), (SELECT device FROM sync_clock) FROM \(k.table) WHERE true ON CONFLICT DO NOTHING")
+            try db.execute("INSERT INTO sync_pending (kind, id, hlc) SELECT '\(k.kind)', \(k.key), (SELECT hlc FROM sync_clock) FROM \(k.table) WHERE true ON CONFLICT DO NOTHING")
         }
     }
 }
