@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/trend|/month|/gaps|/report|/log|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/profile|/profile/set|/profile/notes|/weight|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/sync/quarantine|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/status|/trend|/month|/gaps|/report|/log|/copy|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/profile|/profile/set|/profile/notes|/weight|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/sync/quarantine|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -17,6 +17,7 @@ _ofj() {
         /ask:--provider) COMPREPLY=($(compgen -W "offline gemini openai openrouter anthropic azure ollama llamacpp vllm lmstudio" -- "$cur")); return ;;
         /ask:--model) COMPREPLY=(); return ;;
         /ask:--record) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        /status:--format) COMPREPLY=(); return ;;
         /trend:--days) COMPREPLY=(); return ;;
         /trend:--weeks) COMPREPLY=(); return ;;
         /trend:--months) COMPREPLY=(); return ;;
@@ -41,6 +42,7 @@ _ofj() {
         /log:--servings) COMPREPLY=(); return ;;
         /log:--date) COMPREPLY=(); return ;;
         /log:--meal) COMPREPLY=($(compgen -W "breakfast lunch dinner snack" -- "$cur")); return ;;
+        /copy:--to) COMPREPLY=(); return ;;
         /entry/edit:--name) COMPREPLY=(); return ;;
         /entry/edit:--brand) COMPREPLY=(); return ;;
         /entry/edit:--servings) COMPREPLY=(); return ;;
@@ -103,14 +105,16 @@ _ofj() {
     esac
     local options words files=0
     case "$cmd" in
-        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day trend month gaps report log entry foods ref barcode packaged goals profile weight undo backup import export search threads meals diag sync replay mcp doctor completion help" ;;
+        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day status trend month gaps report log copy entry foods ref barcode packaged goals profile weight undo backup import export search threads meals diag sync replay mcp doctor completion help" ;;
         /ask) options="--yes --json --attach --thread --provider --model --record -h --help"; words="" ;;
         /day) options="--json -h --help"; words="" ;;
+        /status) options="--format -h --help"; words="" ;;
         /trend) options="--days --weeks --months --json -h --help"; words="energy_kcal protein_g carbohydrate_g fat_g fiber_g sugars_g added_sugars_g sodium_mg cholesterol_mg saturated_fat_g trans_fat_g monounsaturated_fat_g polyunsaturated_fat_g vitamin_a_mcg vitamin_c_mg vitamin_d_mcg vitamin_e_mg vitamin_k_mcg vitamin_b6_mg vitamin_b12_mcg thiamin_mg riboflavin_mg niacin_mg pantothenic_acid_mg biotin_mcg folate_mcg choline_mg calcium_mg iron_mg magnesium_mg phosphorus_mg potassium_mg zinc_mg copper_mg manganese_mg selenium_mcg chromium_mcg molybdenum_mcg iodine_mcg chloride_mg water_g caffeine_mg" ;;
         /month) options="-h --help"; words="" ;;
         /gaps) options="--days --json -h --help"; words="" ;;
         /report) options="--from --to -o --output --force -h --help"; words="" ;;
-        /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --date --meal --force --json -h --help"; words="" ;;
+        /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --serving --date --meal --force --yes --json -h --help"; words="" ;;
+        /copy) options="--to --yes --json -h --help"; words="breakfast lunch dinner snack breakfast lunch dinner snack" ;;
         /entry) options="-h --help"; words="show edit move delete" ;;
         /entry/show) options="--json -h --help"; words="" ;;
         /entry/edit) options="--name --brand --servings --amount --kcal --kj --protein --carbs --fat --nutrient --date --meal --yes --json -h --help"; words="" ;;

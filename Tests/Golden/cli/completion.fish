@@ -3,6 +3,7 @@
 complete -c ofj -f
 complete -c ofj -n '__fish_use_subcommand' -a ask -d 'one turn without the REPL; writes are refused unless --yes or an allow rule in config.json (an "always" for a thread given in the REPL does not count; a deny rule refuses even with --yes), and each write made is shown as a ✓ line (also when the answer fails afterwards); --json prints the event stream as JSON lines; TEXT from stdin when piped or `-`'
 complete -c ofj -n '__fish_use_subcommand' -a day -d 'a day by meal with totals against goals (DATE: today, yesterday, -N, YYYY-MM-DD)'
+complete -c ofj -n '__fish_use_subcommand' -a status -d 'one line for a prompt or status bar: today\'s energy and protein against goals, time since the last entry'
 complete -c ofj -n '__fish_use_subcommand' -a trend -d 'bars of a nutrient per day, week or month against its goal (default: calories over 14 days); days without entries stay blank'
 complete -c ofj -n '__fish_use_subcommand' -a month -d 'a calendar of a month: each day\'s calories as % of the goal, with a glyph (default: this month)'
 complete -c ofj -n '__fish_use_subcommand' -a gaps -d 'nutrients averaging below 80% of their Daily Value, with foods that bring the most per 100 kcal'
@@ -48,6 +49,8 @@ complete -c ofj -n '__fish_seen_subcommand_from ask' -l record -r -F -d 'save th
 complete -c ofj -n '__fish_seen_subcommand_from ask' -l help -s h -d 'show this help'
 complete -c ofj -n '__fish_seen_subcommand_from day' -l json -d 'print JSON'
 complete -c ofj -n '__fish_seen_subcommand_from day' -l help -s h -d 'show this help'
+complete -c ofj -n '__fish_seen_subcommand_from status; and not __fish_seen_subcommand_from diag sync' -l format -x -d 'the line, with fields in braces (default: {kcal}/{kcal_goal} kcal · {protein_g} g P · {fast})'
+complete -c ofj -n '__fish_seen_subcommand_from status; and not __fish_seen_subcommand_from diag sync' -l help -s h -d 'show this help'
 complete -c ofj -n '__fish_seen_subcommand_from trend' -l days -x -d 'one bar per day for the last N days'
 complete -c ofj -n '__fish_seen_subcommand_from trend' -l weeks -x -d 'one bar per week for the last N weeks'
 complete -c ofj -n '__fish_seen_subcommand_from trend' -l months -x -d 'one bar per month for the last N months'
