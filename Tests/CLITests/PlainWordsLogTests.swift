@@ -43,7 +43,7 @@ import TestSupport
         let r = try await OfjBinary.run(["log", "2 eggs"], environment: env)
         #expect(r.status == 1)
         #expect(r.stdout.contains("Egg, whole, raw, fresh"), "the card is shown: \(r.stdout)")
-        #expect(r.stderr == "ofj: ofj log changes your journal and there is no terminal to ask on; add --yes to log it without asking\n")
+        #expect(r.stderr == "ofj: ofj log changes your journal and there is no terminal to ask on; add --yes to do it without asking\n")
         #expect(try await entries().isEmpty)
     }
 

@@ -170,25 +170,43 @@ struct JournalOps {
         guard let tool = registry.tool(named: toolName) as? any WriteTool else { throw CLIError("internal: no tool \(toolName)") }
         let context = ToolContext(threadID: "cli", runID: "cli", callID: UUID().uuidString,
                                   now: WallTime(secondsSince1970: journal.now().timeIntervalSince1970))
-        let planned: PlannedChange
+        let applied: ToolOutput?
+        var asking: ((String) -> Bool?)?
+        if destructive && !p.has("--yes") { asking = { [ask] in ask($0) } }
         do {
-            planned = try journal.queue.read { try tool.preview(arguments: .object(arguments), context: context, database: $0) }
+            applied = try Self.confirmAndApply(tool, arguments: .object(arguments), context: context, journal: journal,
+                                               ask: asking, question: "Go ahead? [y/N] ",
+                                               command: command, json: p.has("--json"), out: out)
         } catch let e as ToolArgumentError {
             throw CLIError(Self.explain(e), status: 2)
         }
+        guard let output = applied else { throw CLIError("nothing was changed", status: 1) }
+        guard !output.isError else { throw CLIError(output.summary) }
+        return (try? JSONValue.parse(output.content)) ?? .null
+    }
+
+    /// The one way a command changes the journal through a write tool: plan the change, show its
+    /// card (asking `question` first when `ask` is given; nil from it means no terminal: the card
+    /// is shown and nothing is written), then apply
+    /// exactly the planned change once. Returns nil when the person declined; argument errors are
+    /// thrown as `ToolArgumentError` for the caller to word.
+    static func confirmAndApply(_ tool: any WriteTool, arguments: JSONValue, context: ToolContext, journal: JournalStore,
+                                ask: ((String) -> Bool?)?, question: String, command: String, json: Bool,
+                                out: (String) -> Void) throws -> ToolOutput? {
+        let planned = try journal.queue.read { try tool.preview(arguments: arguments, context: context, database: $0) }
         let card = TerminalText.sanitize(planned.card)
-        let jsonOutput = p.has("--json")
-        if destructive && !p.has("--yes") {
-            let question = card + "\n" + "Go ahead? [y/N] "
-            switch ask(question) {
+        if let ask {
+            switch ask(card + "\n" + question) {
             case nil:
+                // No terminal: show what would have been asked about, and write nothing.
+                if !json { out(card) }
                 throw CLIError("\(command) changes your journal and there is no terminal to ask on; add --yes to do it without asking")
             case false?:
-                throw CLIError("nothing was changed", status: 1)
+                return nil
             case true?:
                 break
             }
-        } else if !jsonOutput {
+        } else if !json {
             out(card)
         }
         let output: ToolOutput
@@ -196,12 +214,9 @@ struct JournalOps {
             output = try journal.queue.write { try tool.apply(planned, context: context, database: $0) }
         } catch let e as ChangeConflict {
             throw CLIError("nothing was changed: \(e.message) while this ran; run the command again")
-        } catch let e as ToolArgumentError {
-            throw CLIError(Self.explain(e), status: 2)
         }
-        guard !output.isError else { throw CLIError(output.summary) }
-        if !jsonOutput { out("✓ " + TerminalText.sanitize(output.summary, keepNewlines: false)) }
-        return (try? JSONValue.parse(output.content)) ?? .null
+        if !json && !output.isError { out("✓ " + TerminalText.sanitize(output.summary, keepNewlines: false)) }
+        return output
     }
 
     /// A tool's argument error in command-line words: "food_id" is the ID, "servings" --servings.

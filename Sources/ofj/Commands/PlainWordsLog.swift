@@ -89,28 +89,16 @@ struct PlainWordsLog {
             if let date { fields["date"] = .string(date) }
             arguments = .object(fields)
         }
-        let planned: PlannedChange
+        var asking: ((String) -> Bool?)?
+        if !yes { asking = { [ask] in ask($0) } }
         do {
-            planned = try journal.queue.read { try write.preview(arguments: arguments, context: context, database: $0) }
+            let output = try JournalOps.confirmAndApply(write, arguments: arguments, context: context, journal: journal,
+                                                        ask: asking, question: "Log this? [y/N] ", command: "ofj log",
+                                                        json: json, out: out)
+            return output ?? ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written."}"#, summary: "declined")
         } catch let e as ToolArgumentError {
             return .error(e.description)
         }
-        let card = TerminalText.sanitize(planned.card)
-        if !yes {
-            switch ask(card + "\nLog this? [y/N] ") {
-            case nil:
-                out(card)
-                throw CLIError("ofj log changes your journal and there is no terminal to ask on; add --yes to log it without asking")
-            case false?:
-                return ToolOutput(content: #"{"denied":true,"message":"The person declined this change; nothing was written."}"#, summary: "declined")
-            case true?: break
-            }
-        } else if !json {
-            out(card)
-        }
-        let output = try journal.queue.write { try write.apply(planned, context: context, database: $0) }
-        if !json && !output.isError { out("✓ " + TerminalText.sanitize(output.summary, keepNewlines: false)) }
-        return output
     }
 
     /// Runs an async tool from this synchronous command (read tools only; they do not need the main thread).
