@@ -69,7 +69,7 @@ extension JournalStore {
     /// Replaces the profile after checking it can be a person's today; nothing is stored otherwise.
     @discardableResult
     public func setProfile(_ profile: Profile, in db: Database) throws -> Profile {
-        if let problem = profile.problem(today: today()) { throw JournalError.invalid(field: "profile", reason: problem) }
+        if let problem = profile.problem(today: today()) { throw JournalError.invalid(field: "profile", reason: "not stored: \(problem)") }
         let json = String(decoding: try JournalJSON.compactEncoder.encode(profile), as: UTF8.self)
         try db.transaction { db in
             try recording(.profile, "profile", in: db) {

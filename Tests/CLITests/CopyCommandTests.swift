@@ -55,7 +55,7 @@ import TestSupport
         _ = try await ofj(["copy", "yesterday"])
         let again = try await OfjBinary.run(["copy", "yesterday"], environment: env)
         #expect(again.status == 1)
-        #expect(again.stderr.hasSuffix("already has 1 of these entries; add --yes to copy them again\n"), "\(again.stderr)")
+        #expect(again.stderr.hasSuffix("already has this entry; add --yes to copy again\n"), "\(again.stderr)")
         #expect(try await entries("today").count == 1)
         let empty = try await OfjBinary.run(["copy", "yesterday", "lunch"], environment: env)
         #expect(empty.status == 1)

@@ -37,9 +37,10 @@ extension JournalCommands {
         guard !entries.isEmpty else { throw CLIError("nothing is logged \(fromMeal.map { "at \($0.rawValue) " } ?? "")on \(from); nothing was copied") }
         let twins = try journal.queue.read { try journal.copiesAlreadyThere(entries, to: to, meal: toMeal, in: $0) }
         if twins > 0 && !p.has("--yes") {
-            let question = "\(to) already has \(twins) of these \(entries.count) entr\(entries.count == 1 ? "y" : "ies"); copy them again? [y/N] "
+            let which = twins == entries.count ? (twins == 1 ? "this entry" : "these \(twins) entries") : "\(twins) of these \(entries.count) entries"
+            let question = "\(to) already has \(which); copy \(entries.count == 1 ? "it" : "them") again? [y/N] "
             switch JournalOps.terminalAsk(question) {
-            case nil: throw CLIError("\(to) already has \(twins) of these entries; add --yes to copy them again", status: 1)
+            case nil: throw CLIError("\(to) already has \(which); add --yes to copy again", status: 1)
             case false?: throw CLIError("nothing was copied", status: 1)
             case true?: break
             }
