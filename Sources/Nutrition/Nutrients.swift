@@ -91,7 +91,39 @@ public enum NutrientCatalog {
         Nutrient(id: "chloride_mg", displayName: "Chloride", unit: .mg, dailyValue: 2300),
         Nutrient(id: "water_g", displayName: "Water", unit: .g, dailyValue: nil),
         Nutrient(id: "caffeine_mg", displayName: "Caffeine", unit: .mg, dailyValue: nil, direction: .limit),
+        // The other nutrients reference foods carry (SR28 columns ofj stores under their own id),
+        // so each can be typed, imported and goaled with its unit; none has an FDA Daily Value.
+        Nutrient(id: "starch_g", displayName: "Starch", unit: .g, dailyValue: nil),
+        Nutrient(id: "alcohol_g", displayName: "Alcohol", unit: .g, dailyValue: nil, direction: .limit,
+                 aliases: ["Alcohol, ethyl", "Ethanol", "Ethyl alcohol"]),
+        Nutrient(id: "ash_g", displayName: "Ash", unit: .g, dailyValue: nil),
+        Nutrient(id: "theobromine_mg", displayName: "Theobromine", unit: .mg, dailyValue: nil),
+        Nutrient(id: "pufa_18_2_g", displayName: "Linoleic acid (18:2)", unit: .g, dailyValue: nil, aliases: ["Linoleic acid", "PUFA 18:2"]),
+        Nutrient(id: "pufa_18_3_g", displayName: "Linolenic acid (18:3)", unit: .g, dailyValue: nil, aliases: ["Linolenic acid", "PUFA 18:3"]),
+        Nutrient(id: "ala_18_3_n3_g", displayName: "ALA (18:3 n-3)", unit: .g, dailyValue: nil, aliases: ["ALA", "Alpha-linolenic acid"]),
+        Nutrient(id: "epa_20_5_n3_g", displayName: "EPA (20:5 n-3)", unit: .g, dailyValue: nil, aliases: ["EPA", "Eicosapentaenoic acid"]),
+        Nutrient(id: "dpa_22_5_n3_g", displayName: "DPA (22:5 n-3)", unit: .g, dailyValue: nil, aliases: ["DPA", "Docosapentaenoic acid"]),
+        Nutrient(id: "dha_22_6_n3_g", displayName: "DHA (22:6 n-3)", unit: .g, dailyValue: nil, aliases: ["DHA", "Docosahexaenoic acid"]),
+        Nutrient(id: "fluoride_mcg", displayName: "Fluoride", unit: .mcg, dailyValue: nil),
+        Nutrient(id: "retinol_mcg", displayName: "Retinol", unit: .mcg, dailyValue: nil),
+        Nutrient(id: "beta_carotene_mcg", displayName: "Beta-carotene", unit: .mcg, dailyValue: nil, aliases: ["Carotene, beta"]),
+        Nutrient(id: "alpha_carotene_mcg", displayName: "Alpha-carotene", unit: .mcg, dailyValue: nil, aliases: ["Carotene, alpha"]),
+        Nutrient(id: "beta_cryptoxanthin_mcg", displayName: "Beta-cryptoxanthin", unit: .mcg, dailyValue: nil, aliases: ["Cryptoxanthin, beta"]),
+        Nutrient(id: "lycopene_mcg", displayName: "Lycopene", unit: .mcg, dailyValue: nil),
+        Nutrient(id: "lutein_zeaxanthin_mcg", displayName: "Lutein + zeaxanthin", unit: .mcg, dailyValue: nil, aliases: ["Lutein+Zeaxanthin"]),
+        Nutrient(id: "folate_total_mcg", displayName: "Folate, total", unit: .mcg, dailyValue: nil, aliases: ["Total folate"]),
+        Nutrient(id: "betaine_mg", displayName: "Betaine", unit: .mg, dailyValue: nil),
+        Nutrient(id: "vitamin_b12_added_mcg", displayName: "Vitamin B12, added", unit: .mcg, dailyValue: nil),
+        Nutrient(id: "vitamin_d2_mcg", displayName: "Vitamin D2", unit: .mcg, dailyValue: nil, aliases: ["Ergocalciferol"]),
+        Nutrient(id: "vitamin_d3_mcg", displayName: "Vitamin D3", unit: .mcg, dailyValue: nil, aliases: ["Cholecalciferol"]),
+        Nutrient(id: "vitamin_e_added_mg", displayName: "Vitamin E, added", unit: .mg, dailyValue: nil),
+        Nutrient(id: "vitamin_k2_mk4_mcg", displayName: "Vitamin K2 (MK-4)", unit: .mcg, dailyValue: nil, aliases: ["Menaquinone-4"]),
     ]
+
+    /// The nutrients of labels and Daily Values (every entry of `all` before the other nutrients
+    /// reference foods carry): the ones tool schemas name as properties, so every request stays
+    /// compact; the others are accepted by id all the same.
+    public static let named: [Nutrient] = Array(all.prefix { $0.id != "starch_g" })
 
     /// The four macros every entry shows.
     public static let coreIDs = ["energy_kcal", "protein_g", "carbohydrate_g", "fat_g"]

@@ -24,12 +24,13 @@ enum Schema {
     static let id: JSONValue = string("An id exactly as a previous tool result gave it.", maxLength: 64)
     static let date = string("A date: YYYY-MM-DD, \"today\" or \"yesterday\" (the person's time zone). Defaults to today.", maxLength: 20)
     static let meal = string("breakfast, lunch, dinner or snack. Defaults to the meal of the current local time.", maxLength: 20)
-    /// Every catalog nutrient as a named property (so the model sees the ids and their units, and
-    /// providers that need declared properties get them); other snake_case ids are allowed too.
+    /// Every label nutrient (`NutrientCatalog.named`) as a named property (so the model sees the ids
+    /// and their units, and providers that need declared properties get them); other snake_case
+    /// ids (alcohol_g, starch_g, the rest of the catalog) are allowed too.
     static let nutrients: JSONValue = [
         "type": "object",
         "description": "Nutrient id -> amount in the unit the id ends with (energy_kcal, protein_g, sodium_mg, vitamin_d_mcg, ...). Include every nutrient you know; leave out unknown ones (never guess zero).",
-        "properties": .object(Dictionary(uniqueKeysWithValues: NutrientCatalog.all.map { ($0.id, ["type": "number"] as JSONValue) })),
+        "properties": .object(Dictionary(uniqueKeysWithValues: NutrientCatalog.named.map { ($0.id, ["type": "number"] as JSONValue) })),
         "additionalProperties": ["type": "number"],
     ]
     /// A nutrient map without the named ids (for nested places such as calculator portions).
@@ -40,7 +41,7 @@ enum Schema {
     static let goalMap: JSONValue = [
         "type": "object",
         "description": "Nutrient id -> daily amount in the unit the id ends with, or null to remove that goal.",
-        "properties": .object(Dictionary(uniqueKeysWithValues: NutrientCatalog.all.map { ($0.id, ["type": ["number", "null"]] as JSONValue) })),
+        "properties": .object(Dictionary(uniqueKeysWithValues: NutrientCatalog.named.map { ($0.id, ["type": ["number", "null"]] as JSONValue) })),
         "additionalProperties": ["type": ["number", "null"]],
     ]
     static let nutrientList: JSONValue = [

@@ -30,7 +30,7 @@ public enum ImportViews {
         if !r.otherMeals.isEmpty {
             lines.append("  logged as snack: " + r.otherMeals.sorted { $0.key < $1.key }.map { "\(JournalViews.safeName($0.key)) (\($0.value))" }.joined(separator: ", "))
         }
-        // Grouped by reason: "not a nutrient ofj tracks: Alcohol (g), Starch (g)".
+        // Grouped by reason: "not a nutrient ofj tracks: Net Carbs (g), Omega-3 (g)".
         var reasons: [String] = []
         var columns: [String: [String]] = [:]
         for u in r.unmappedNutrients {

@@ -44,7 +44,10 @@ import TestSupport
         #expect(all.first { $0.name == "Water" }?.meal == .snack && first.otherMeals["Uncategorized"] == 1)
         // Columns ofj does not track are listed, not dropped silently.
         #expect(first.unmappedNutrients.map(\.column).contains("Omega-3 (g)"))
-        #expect(first.unmappedNutrients.map(\.column).contains("Alcohol (g)"))
+        // Every nutrient ofj stores is imported with its unit (issue 30 §7): alcohol and starch too.
+        #expect(!first.unmappedNutrients.map(\.column).contains("Alcohol (g)") && !first.unmappedNutrients.map(\.column).contains("Starch (g)"))
+        #expect(first.mappedColumns["Alcohol (g)"] == "alcohol_g" && first.mappedColumns["Starch (g)"] == "starch_g")
+        #expect(oats.totalNutrients["starch_g"] == 22.4 && oats.totalNutrients["alcohol_g"] == 0)
         let second = try store.importFile(file, options: ImportOptions(format: .cronometer))
         #expect(second.added == 0 && second.alreadyImported == 7)
         #expect(try entries(store).count == 7)

@@ -18,7 +18,7 @@ let utc = TimeZone(identifier: "UTC") ?? TimeZone(secondsFromGMT: 0) ?? .current
 func fullNutrients(_ scale: Double = 1) -> NutrientAmounts {
     var values: [String: Double] = [:]
     for (i, n) in NutrientCatalog.all.enumerated() { values[n.id] = ((Double(i + 1) * 1.25 + 0.0625) * scale * 10_000).rounded() / 10_000 }
-    values["lutein_zeaxanthin_mcg"] = 12.5 * scale
+    values["hesperidin_mg"] = 12.5 * scale
     return (try? NutrientAmounts(values)) ?? NutrientAmounts()
 }
 

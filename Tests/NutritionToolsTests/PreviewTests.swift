@@ -82,7 +82,7 @@ import Testing
                 Serving: 1 serving · composite
                 Ingredients: 340 g Greek yogurt, 40 g Oatmeal (makes 2)
                 Per serving: 101 kcal, protein 19.3 g, carbohydrate 7.91 g, fat 2.53 g
-                Also: copper 21.3 mg ⚠ unusually high, fiber 3.16 g, sugars 8.78 g, added sugars 4.41 g, sodium 5.03 mg, cholesterol 5.66 mg, saturated fat 6.28 g, trans fat 6.91 g, and 31 more nutrients
+                Also: copper 21.3 mg ⚠ unusually high, fiber 3.16 g, sugars 8.78 g, added sugars 4.41 g, sodium 5.03 mg, cholesterol 5.66 mg, saturated fat 6.28 g, trans fat 6.91 g, and 55 more nutrients
                 """),
             ("save_food", ["name": "Poke bowl", "calculator_ingredients": [["name": "Base", "portions": [["name": "rice", "nutrients": ["energy_kcal": 200]],
                                                                                                       ["name": "greens", "nutrients": ["energy_kcal": 20]]]]]], """
@@ -130,7 +130,7 @@ import Testing
             Log to the journal: Supplement — 1 serving
             Date: Sunday 2026-11-29 · Meal: snack
             Nutrients: 1.31 kcal, protein 2.56 g, carbohydrate 3.81 g, fat 5.06 g
-            Also: thiamin 26.3 mg ⚠ unusually high, riboflavin 27.6 mg ⚠ unusually high, copper 42.6 mg ⚠ unusually high, selenium 50000 mcg ⚠ unusually high, mystery_extract 25000 mg ⚠ unusually high, fiber 6.31 g, sugars 7.56 g, added sugars 8.81 g, and 32 more nutrients
+            Also: thiamin 26.3 mg ⚠ unusually high, riboflavin 27.6 mg ⚠ unusually high, copper 42.6 mg ⚠ unusually high, selenium 50000 mcg ⚠ unusually high, mystery_extract 25000 mg ⚠ unusually high, fiber 6.31 g, sugars 7.56 g, added sugars 8.81 g, and 56 more nutrients
             """, "\(preview)")
         // Plausible amounts are not marked.
         let plain = try f.preview("log_food", ["name": "Apple", "nutrients": ["energy_kcal": 95, "sodium_mg": 2], "date": "2026-11-29", "meal": "snack"])

@@ -14,7 +14,7 @@ import Nutrition
         let id = try #require(r["logged"]?["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
         let e = try #require(try f.journal.entry(id))
         #expect(e.nutrients == full)
-        #expect(e.nutrients["lutein_zeaxanthin_mcg"] == 25)
+        #expect(e.nutrients["hesperidin_mg"] == 25)
         #expect(e.meal == .snack && e.day.description == "2026-11-29")
         #expect(e.serving.milliliters == 350)
         #expect(e.source == .assistant)
