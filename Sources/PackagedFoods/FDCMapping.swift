@@ -14,18 +14,19 @@ public enum FDCMapping {
         "410": "pantothenic_acid_mg", "416": "biotin_mcg", "435": "folate_mcg", "421": "choline_mg",
         "301": "calcium_mg", "303": "iron_mg", "304": "magnesium_mg", "305": "phosphorus_mg", "306": "potassium_mg",
         "309": "zinc_mg", "312": "copper_mg", "315": "manganese_mg", "317": "selenium_mcg", "255": "water_g", "262": "caffeine_mg",
+        "209": "starch_g", "221": "alcohol_g", "263": "theobromine_mg",
     ]
     static let energyNumbers = ["208", "958", "957"]
 
     /// Factor from an FDC unit name to the canonical unit of `id`; nil when it does not convert (IU).
     static func factor(from unitName: String, to id: String) -> Double? {
         let from: Double
-        switch unitName.uppercased() {
-        case "G": from = 1
-        case "MG": from = 1e-3
-        case "UG", "µG", "MCG": from = 1e-6
-        case "KCAL": return id == "energy_kcal" ? 1 : nil
-        case "KJ": return id == "energy_kcal" ? 1 / OFFMapping.kilojoulesPerKilocalorie : nil
+        switch unitKey(unitName) {
+        case "g": from = 1
+        case "mg": from = 1e-3
+        case "ug", "mcg": from = 1e-6
+        case "kcal": return id == "energy_kcal" ? 1 : nil
+        case "kj": return id == "energy_kcal" ? 1 / OFFMapping.kilojoulesPerKilocalorie : nil
         default: return nil
         }
         guard let unit = NutrientCatalog.nutrient(id)?.unit else { return nil }
@@ -35,6 +36,22 @@ public enum FDCMapping {
         case .mcg: return from * 1e6
         case .kcal: return nil
         }
+    }
+
+    /// A unit name compared without Unicode case folding: only ASCII letters are lowercased, and
+    /// the micro sign (U+00B5), Greek mu (U+03BC) and capital Greek mu (U+039C, what Swift's
+    /// `uppercased()` turns "µ" into) all read as "u", so "µg", "µG", "μg", "UG" and "mcg" match.
+    static func unitKey(_ unitName: String) -> String {
+        var out = ""
+        for scalar in unitName.unicodeScalars {
+            switch scalar.value {
+            case 0x41...0x5A: out.unicodeScalars.append(Unicode.Scalar(scalar.value + 0x20) ?? scalar)
+            case 0xB5, 0x3BC, 0x39C: out.append("u")
+            case 0x20, 0x09: continue
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// Reads the nutrient rows of any FDC shape: search hits (`nutrientNumber`, `value`),
@@ -51,7 +68,7 @@ public enum FDCMapping {
         }
         var out: [String: Double] = [:]
         var derived: Set<String> = []
-        if let n = energyNumbers.first(where: { byNumber[$0]?.1.uppercased() == "KCAL" }), let (v, _) = byNumber[n] {
+        if let n = energyNumbers.first(where: { byNumber[$0].map { unitKey($0.1) == "kcal" } == true }), let (v, _) = byNumber[n] {
             out["energy_kcal"] = v.rounded(places: 6)
         } else if let (v, u) = byNumber["268"], let f = factor(from: u, to: "energy_kcal") {
             out["energy_kcal"] = (v * f).rounded(places: 6)

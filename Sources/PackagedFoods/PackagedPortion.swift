@@ -65,15 +65,23 @@ public struct PackagedPortion: Sendable, Hashable {
         guard !p.per100.isEmpty else {
             throw Problem("\(p.source.displayName) gives \"\(p.name)\" per serving only; log servings instead")
         }
-        let serving = ServingSize(quantity: quantity, unit: unit)
-        let base: Double?
-        if p.per100Unit == "ml" {
-            base = serving.milliliters ?? (serving.grams.flatMap { g in p.serving?.grams == nil && p.serving?.milliliters != nil ? nil : g })
-        } else {
-            base = serving.grams
+        var serving = ServingSize(quantity: quantity, unit: unit)
+        let perML = p.per100Unit == "ml"
+        // Across mass and volume only through the label's own serving, when it gives both a
+        // weight and a volume; never a density of 1 assumed.
+        let density: Double? = {
+            guard let g = p.serving?.grams, let ml = p.serving?.milliliters, g > 0, ml > 0 else { return nil }
+            return g / ml
+        }()
+        if let d = density {
+            if serving.grams == nil, let ml = serving.milliliters { serving.grams = (ml * d).rounded(places: 6) }
+            if serving.milliliters == nil, let g = serving.grams { serving.milliliters = (g / d).rounded(places: 6) }
         }
+        let base = perML ? serving.milliliters : serving.grams
         guard let amount = base else {
-            throw Problem("the values of \"\(p.name)\" are per 100 \(p.per100Unit == "ml" ? "mL" : "g"); give the amount in \(p.per100Unit == "ml" ? "mL" : "grams")")
+            let per = perML ? "mL" : "g"
+            let typed = unit.isMass ? "a weight" : "a volume"
+            throw Problem("the values of \"\(p.name)\" are per 100 \(per) and its label gives no density to turn \(typed) into \(perML ? "mL" : "grams"); nothing logged: give the amount in \(perML ? "mL (e.g. \"250 ml\")" : "grams (e.g. \"40 g\")") or servings")
         }
         return PackagedPortion(serving: serving, servings: 1, nutrients: p.nutrients(per100Amount: amount))
     }

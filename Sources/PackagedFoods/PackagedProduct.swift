@@ -65,6 +65,40 @@ public struct PackagedProduct: Sendable, Hashable, Codable {
         self.dataType = dataType; self.per100Unit = per100Unit; self.per100 = per100; self.perServing = perServing
         self.serving = serving; self.servingText = servingText; self.packageQuantity = packageQuantity
         self.derived = derived; self.atMost = atMost
+        normalizeServing()
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        source = try c.decode(PackagedSource.self, forKey: .source)
+        id = try c.decode(String.self, forKey: .id)
+        barcode = try c.decodeIfPresent(String.self, forKey: .barcode)
+        name = try c.decode(String.self, forKey: .name)
+        brand = try c.decodeIfPresent(String.self, forKey: .brand)
+        dataType = try c.decodeIfPresent(String.self, forKey: .dataType)
+        per100Unit = try c.decode(String.self, forKey: .per100Unit)
+        per100 = try c.decode(NutrientAmounts.self, forKey: .per100)
+        perServing = try c.decode(NutrientAmounts.self, forKey: .perServing)
+        serving = try c.decodeIfPresent(ServingSize.self, forKey: .serving)
+        servingText = try c.decodeIfPresent(String.self, forKey: .servingText)
+        packageQuantity = try c.decodeIfPresent(Double.self, forKey: .packageQuantity)
+        derived = try c.decodeIfPresent([String].self, forKey: .derived) ?? []
+        atMost = try c.decodeIfPresent([String].self, forKey: .atMost) ?? []
+        normalizeServing()
+    }
+
+    /// The serving a label with per-serving values but no readable serving size is logged by:
+    /// "1 serving" (of unknown weight), so its values can be shown and logged as "1 serving" or
+    /// `--servings N` instead of being unreachable.
+    public static let unreadServing = ServingSize(quantity: 1, unit: .count("serving"))
+
+    /// Whether `serving` is `unreadServing` (the label's serving text was not understood).
+    public var servingIsUnread: Bool {
+        serving == PackagedProduct.unreadServing && !perServing.isEmpty && servingText.flatMap(ServingSizeParser.parse) == nil
+    }
+
+    mutating func normalizeServing() {
+        if serving == nil, !perServing.isEmpty { serving = PackagedProduct.unreadServing }
     }
 
     enum CodingKeys: String, CodingKey {

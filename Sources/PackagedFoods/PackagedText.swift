@@ -30,7 +30,9 @@ public enum PackagedText {
         ids.append(PackagedText.origin(origin, source: p.source))
         lines.append("  " + ids.joined(separator: " · "))
         var sizes: [String] = []
-        if let s = p.serving { sizes.append("serving \(s.label)") } else if let t = p.servingText { sizes.append("serving \"\(t)\" (not understood)") }
+        if p.servingIsUnread {
+            sizes.append("serving " + (p.servingText.map { "\"\($0)\" (not understood; " } ?? "(not given; ") + "values per 1 serving, logged as \"1 serving\")")
+        } else if let s = p.serving { sizes.append("serving \(s.label)") } else if let t = p.servingText { sizes.append("serving \"\(t)\" (not understood)") }
         if let q = p.packageQuantity { sizes.append("package \(q.formattedAmount) \(p.per100Unit == "ml" ? "mL" : "g")") }
         if !sizes.isEmpty { lines.append("  " + sizes.joined(separator: " · ")) }
         return lines
