@@ -26,7 +26,7 @@ let package = Package(
         // meaning stays with the module that owns it (approvals: Agent, providers: Providers, sync: Sync, meals: ofj).
         .target(name: "Settings", dependencies: ["Base", "OutputSafety"], swiftSettings: swiftSettings),
         .target(name: "Nutrition", dependencies: ["Base"], swiftSettings: swiftSettings),
-        .target(name: "ReferenceFoods", resources: [.copy("Resources")], swiftSettings: swiftSettings),
+        .target(name: "ReferenceFoods", dependencies: ["Base"], resources: [.copy("Resources")], swiftSettings: swiftSettings),
         .target(name: "Journal", dependencies: ["Base", "SQLiteKit", "Nutrition", "ReferenceFoods", "OutputSafety"], swiftSettings: swiftSettings),
         .target(name: "Agent", dependencies: ["Base", "SQLiteKit", "Settings"], swiftSettings: swiftSettings),
         .target(name: "HTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),

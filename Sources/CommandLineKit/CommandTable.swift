@@ -353,7 +353,11 @@ public struct CommandTable: Sendable {
                 throw UsageError("\(what) takes a whole number\(bounds), not '\(UsageError.quote(value))'", command: line)
             }
         case .number:
-            guard let n = Double(value), n.isFinite else {
+            // The one decimal rule (`TypedNumber`): "1,5" is 1.5, "1.5,5" is refused with what to type.
+            if case .failure(let problem)? = TypedNumber.read(value) {
+                throw UsageError("\(what) takes a number, and '\(UsageError.quote(value))' \(problem.reason); \(problem.hint)", command: line)
+            }
+            guard let n = Double(value) ?? TypedNumber.value(value), n.isFinite else {
                 throw UsageError("\(what) takes a number, not '\(UsageError.quote(value))'", command: line)
             }
         case .choice(let choices):

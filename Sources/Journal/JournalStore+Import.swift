@@ -327,14 +327,10 @@ extension JournalStore {
                           nutrients: try NutrientAmounts(values), source: .import)
     }
 
-    /// "100.00 g", "1.00 cup", "2 medium", "8 fl oz", "1,5 cup" (a decimal comma), through the one amount model.
+    /// "100.00 g", "1.00 cup", "2 medium", "8 fl oz", "1,5 cup" (a decimal comma), through the one
+    /// amount parser and its one decimal rule (`TypedNumber`: "1,000 g" is 1000 g, "1.5,5" is not read).
     static func serving(_ text: String, separator: UInt8) -> ServingSize? {
-        var t = text
-        // A decimal comma in the quantity ("1,5 cup").
-        if let first = t.split(separator: " ").first, first.contains(","), let v = ImportValues.number(String(first), separator: separator) {
-            t = "\(v)" + t.dropFirst(first.count)
-        }
-        guard let typed = AmountText.parse(t), typed.quantity <= JournalStore.Limits.quantity else { return nil }
+        guard let typed = AmountText.parse(text), typed.quantity <= JournalStore.Limits.quantity else { return nil }
         if typed.unitText.isEmpty { return ServingSize(quantity: typed.quantity, unit: .count("serving")) }
         let word = String(typed.unitText.prefix(40))
         guard let unit = try? ServingUnit.parse(word, extraCounts: [word]) else { return nil }

@@ -1,5 +1,6 @@
 // The one parser for what a person types as an amount ("2 large", "1/2 cup", "8 fl oz", "200ml",
 // "1½ tbsp"): a quantity and the words after it, with the mass or volume unit they start with.
+import Base
 
 /// An amount as typed: `quantity` of `unitText`. `measure` is the mass or volume unit the words
 /// start with ("fl oz" of "8 fl oz", "cup" of "1 cup, chopped"), `descriptor` what follows it.
@@ -20,25 +21,52 @@ public struct AmountText: Sendable, Hashable {
         self.descriptor = lead?.rest ?? ""
     }
 
-    /// Parses "2 large", "1 1/2 cups", "½ cup", "1½ tbsp", "200ml", "8 fl oz", "a cup", "cup"
-    /// (quantity 1 when no number leads). Nil when the number is zero, negative, not finite or
-    /// the text is longer than 200 characters.
+    /// Why typed text is not an amount, as one line saying what was read and what to type.
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        public let description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// Parses "2 large", "1 1/2 cups", "½ cup", "1½ tbsp", "200ml", "8 fl oz", "a cup", "cup",
+    /// "1,5 cups" (quantity 1 when no number leads). Nil when `read` throws.
     public static func parse(_ text: String) -> AmountText? {
-        guard text.utf8.count <= 200 else { return nil }
+        try? read(text)
+    }
+
+    /// Like `parse`, saying why not: a number the decimal rule refuses (`TypedNumber`: "1.5,5",
+    /// "1/0"), a quantity that is zero, negative or not finite, or text longer than 200 characters.
+    public static func read(_ text: String) throws -> AmountText {
+        let shown = String(text.trimmingWhitespace().prefix(40))
+        guard text.utf8.count <= 200 else { throw Problem("the amount is longer than 200 characters; type e.g. \"1 cup\" or \"150 g\"") }
         var rest = Substring(text.trimmingWhitespace())
         var total = 0.0
         var found = false
+        func refused(_ p: TypedNumber.Problem) -> Problem {
+            Problem("read \"\(shown)\" as a number and a unit, but \(p); \(p.hint)")
+        }
         while let token = rest.split(separator: " ", maxSplits: 1).first {
-            if let value = number(token) {
+            switch TypedNumber.read(token) {
+            case .success(let value)?:
                 total += value; found = true
                 rest = rest.dropFirst(token.count).drop { $0 == " " }
                 continue
+            case .failure(let p)?:
+                throw refused(p)
+            case nil:
+                break
             }
-            // A number glued to its unit: "200ml", "1.5kg", "8oz".
-            let digits = token.prefix { $0.isNumber || $0 == "." || $0 == "/" }
-            if !digits.isEmpty, digits.count < token.count, let value = number(digits) {
-                total += value; found = true
-                rest = rest.dropFirst(digits.count)
+            // A number glued to its unit: "200ml", "1,5kg", "8oz".
+            let digits = token.prefix(while: TypedNumber.isNumberCharacter)
+            if !digits.isEmpty, digits.count < token.count, token[digits.endIndex].isLetter {
+                switch TypedNumber.read(digits) {
+                case .success(let value)?:
+                    total += value; found = true
+                    rest = rest.dropFirst(digits.count)
+                case .failure(let p)?:
+                    throw refused(p)
+                case nil:
+                    break
+                }
             } else if !found, token.lowercased() == "a" || token.lowercased() == "an" {
                 total = 1; found = true
                 rest = rest.dropFirst(token.count).drop { $0 == " " }
@@ -46,27 +74,18 @@ public struct AmountText: Sendable, Hashable {
             break
         }
         let quantity = found ? total : 1
-        guard quantity.isFinite, quantity > 0 else { return nil }
+        guard quantity.isFinite, quantity > 0 else {
+            throw Problem("\"\(shown)\" needs a quantity above zero, e.g. \"2 large\", \"1 cup\" or \"150 g\"")
+        }
         return AmountText(quantity: quantity, unitText: String(rest))
     }
 
-    static let unicodeFractions: [Character: Double] = ["½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1.0 / 3, "⅔": 2.0 / 3, "⅛": 0.125]
+    static var unicodeFractions: [Character: Double] { TypedNumber.unicodeFractions }
 
-    /// "2", "1.5", "1/2", "½", "1½"; nil for anything else (a zero denominator gives NaN, refused by the caller).
+    /// "2", "1.5", "1,5", "1,000", "1/2", "½", "1½" by the one decimal rule (`TypedNumber`); nil
+    /// for anything else, including what the rule refuses ("1.5,5") and a zero denominator.
     public static func number<S: StringProtocol>(_ token: S) -> Double? {
-        if token.contains(where: { $0.isLetter }) { return nil }  // "inf", "nan", "1e5" are not amounts people type
-        if let value = Double(String(token)) { return value }
-        if let last = token.last, let fraction = unicodeFractions[last] {
-            let whole = token.dropLast()
-            if whole.isEmpty { return fraction }
-            if let value = Double(String(whole)) { return value + fraction }
-            return nil
-        }
-        let parts = token.split(separator: "/")
-        if parts.count == 2, let top = Double(String(parts[0])), let bottom = Double(String(parts[1])) {
-            return bottom == 0 ? .nan : top / bottom
-        }
-        return nil
+        TypedNumber.value(token)
     }
 }
 

@@ -39,6 +39,9 @@ public enum OfflineIntent: Hashable, Sendable {
     case lastEaten(String)
     /// "3 eggs and toast": several foods, logged one after the other.
     case logEach([OfflineIntent])
+    /// "log 1.5,5 cups milk": an amount the one decimal rule (`TypedNumber`) refuses; the line
+    /// says what was read and what to type, and nothing is logged.
+    case badAmount(String)
     case help
     case unknown
 }
@@ -69,6 +72,8 @@ public enum OfflineGrammar {
         (["vitamin c"], "vitamin_c_mg"),
         (["vitamin d"], "vitamin_d_mcg"),
         (["caffeine"], "caffeine_mg"),
+        (["alcohol"], "alcohol_g"),
+        (["starch"], "starch_g"),
         (["water"], "water_g"),
     ]
 
@@ -174,13 +179,14 @@ public enum OfflineGrammar {
         guard let m = s.firstMatch(#"^(?:please )?(?:log|i had|i've had|i ate|i just ate|i just had|had|ate|add|track|record|i drank|drank)(?: me)? (.+)$"#) else { return nil }
         // "3 eggs and toast": two foods when the first starts with an amount and is not "… of …"
         // ("1 cup of mac and cheese" stays one food). A day or meal at the end applies to both.
-        if let pair = m[0].firstMatch(#"^((?:[0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+|a|an|one|two|three|four|five|six) [a-z]+(?: [a-z]+)?) and (.+)$"#),
+        if let pair = m[0].firstMatch(#"^((?:[0-9][0-9.,/]*|a|an|one|two|three|four|five|six) [a-z]+(?: [a-z]+)?) and (.+)$"#),
            !pair[0].contains(" of ") {
             var tail = ""
             if let t = pair[1].firstMatch(#"^.+?((?:,? (?:for|as|at|with|to|in|into) (?:my |the |a )?(?:breakfast|lunch|dinner|supper|snacks?))?(?:,? (?:\#(dayPattern)))?(?:,? (?:for|as|at|with|to|in|into) (?:my |the |a )?(?:breakfast|lunch|dinner|supper|snacks?))?)$"#) {
                 tail = t[0]
             }
             if let first = log("log " + pair[0] + tail), let second = log("log " + pair[1]) {
+                for item in [first, second] { if case .badAmount = item { return item } }
                 return .logEach([first, second])
             }
         }
@@ -212,15 +218,19 @@ public enum OfflineGrammar {
         var quantity = 1.0
         var unit: String?
         // "150g greek yogurt", "150 g of yogurt", "2 eggs", "a banana", "half a cup of rice", "1/2 cup oats"
-        if let q = rest.firstMatch(#"^([0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+) ?(fl oz|fluid ounces?|[a-z]+)?(?: of)? (.+)$"#) {
-            quantity = number(q[0]) ?? 1
+        if let q = rest.firstMatch(#"^([0-9][0-9.,/]*) ?(fl oz|fluid ounces?|[a-z]+)?(?: of)? (.+)$"#) {
+            switch TypedNumber.read(q[0]) {
+            case .success(let v)?: quantity = v
+            case .failure(let problem)?: return .badAmount("I read \(problem) in \"\(String(rest.prefix(40)))\", so nothing was logged: \(problem.hint).")
+            case nil: quantity = 1
+            }
             if let u = units[q[1]] {
                 unit = u
                 rest = q[2]
             } else {
                 rest = (q[1].isEmpty ? "" : q[1] + " ") + q[2]
             }
-        } else if let q = rest.firstMatch(#"^([0-9]+(?:\.[0-9]+)?|[0-9]+/[0-9]+)([a-z]+)$"#) {
+        } else if let q = rest.firstMatch(#"^([0-9][0-9.,/]*)([a-z]+)$"#) {
             // "log 150g" with no food is not a food.
             _ = q
             return nil
@@ -245,12 +255,9 @@ public enum OfflineGrammar {
         return .dated(intent, day)
     }
 
+    /// A number by the one decimal rule (`TypedNumber`: "1,5" = 1.5, "1,000" = 1000).
     static func number(_ text: String) -> Double? {
-        if let slash = text.firstIndex(of: "/") {
-            guard let a = Double(text[..<slash]), let b = Double(text[text.index(after: slash)...]), b != 0 else { return nil }
-            return a / b
-        }
-        return Double(text)
+        TypedNumber.value(text)
     }
 
     /// The nutrient a phrase names exactly ("protein", "added sugar"); anything more is not guessed,

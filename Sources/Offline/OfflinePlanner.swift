@@ -48,6 +48,8 @@ struct OfflinePlanner {
             return lastEaten(food)
         case .logEach(let items):
             return logEach(items)
+        case .badAmount(let line):
+            return .answer(line)
         case .showDay(let p):
             return showDay(p)
         case .showRange(let p):
@@ -525,6 +527,7 @@ struct OfflinePlanner {
         case .lastEaten(let q): return .lastEaten(clean(q))
         case .dated(let inner, let p): return .dated(sanitized(inner), p)
         case .logEach(let items): return .logEach(items.map(sanitized))
+        case .badAmount(let line): return .badAmount(clean(line))
         default: return intent
         }
     }

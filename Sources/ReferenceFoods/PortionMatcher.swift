@@ -1,4 +1,5 @@
 // Matches what a person types ("1 large egg", "2 tbsp", "1/2 cup", "slice") to a household portion.
+import Base
 
 enum PortionMatcher {
     /// Spellings of the same unit, mapped to the form USDA uses in its measure text.
@@ -13,7 +14,6 @@ enum PortionMatcher {
         "lg": "large", "med": "medium", "sm": "small", "xl": "extra",
     ]
     static let fillerWords: Set<String> = ["of", "a", "an", "the", "x"]
-    static let unicodeFractions: [Character: Double] = ["½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1.0 / 3, "⅔": 2.0 / 3, "⅛": 0.125]
 
     static func match(_ text: String, in food: ReferenceFood, allowed: (ReferencePortion) -> Bool = { _ in true }) -> ReferencePortionMatch? {
         guard text.utf8.count <= 200, !food.portions.isEmpty else { return nil }
@@ -65,7 +65,12 @@ enum PortionMatcher {
         var rest = Substring(text).drop { $0 == " " }
         var total = 0.0
         var found = false
-        while let token = rest.split(separator: " ", maxSplits: 1).first, let value = number(token) {
+        while let token = rest.split(separator: " ", maxSplits: 1).first {
+            guard let value = number(token) else {
+                // "-1", "1e400", "+2": a number the rule does not read is refused, not read as words.
+                if !found, let c = token.first, c.isNumber || c == "-" || c == "+" || c == "." || c == "," { return (.nan, String(rest)) }
+                break
+            }
             total += value
             found = true
             rest = rest.dropFirst(token.count).drop { $0 == " " }
@@ -73,18 +78,13 @@ enum PortionMatcher {
         return (found ? total : 1, String(rest))
     }
 
+    /// The one decimal rule (`TypedNumber`); a refused number ("1.5,5", "1/0") gives NaN, which
+    /// the caller's check refuses.
     private static func number(_ token: Substring) -> Double? {
-        if let value = Double(token) { return value }  // inf / nan pass through and fail the caller's check
-        if let last = token.last, let fraction = unicodeFractions[last] {
-            let whole = token.dropLast()
-            if whole.isEmpty { return fraction }
-            if let value = Double(whole) { return value + fraction }
-            return nil
+        switch TypedNumber.read(token) {
+        case .success(let v)?: return v
+        case .failure?: return .nan
+        case nil: return nil
         }
-        let parts = token.split(separator: "/")
-        if parts.count == 2, let top = Double(parts[0]), let bottom = Double(parts[1]) {
-            return bottom == 0 ? .nan : top / bottom
-        }
-        return nil
     }
 }

@@ -26,38 +26,50 @@ import ReferenceFoods
         }
     }
 
-    @Test func volumeUnitsAgreeOnEveryFoodWithVolumeMeasures() throws {
-        var checked = 0
-        for food in reference.allFoods {
-            guard let density = ReferenceAmounts.density(of: food) else {
-                // No volume measure at all: a volume is refused, never guessed.
-                #expect(throws: JournalError.self) { try grams("1 cup", food) }
-                continue
-            }
-            checked += 1
-            let perML = try grams("100 ml", food) / 100
-            #expect(abs(perML - density.gramsPerMilliliter) / density.gramsPerMilliliter < 1e-9, "\(food.id)")
-            let byUnit: [(String, Double)] = [("1 cup", 236.5882365), ("1 tbsp", 14.78676478125), ("1 tsp", 4.92892159375),
-                                              ("1 fl oz", 29.5735295625), ("1 l", 1000), ("1 pint", 473.176473), ("1 quart", 946.352946)]
-            for (text, ml) in byUnit {
-                let g = try grams(text, food)
-                #expect(abs(g / ml - perML) / perML < 0.01, "\(food.id) \(text): \(g) g vs \(perML) g/mL")
+    /// Grams per mL of every USDA volume measure of the food (and of containers that state
+    /// their volume): the only densities a volume may be weighed by.
+    static func rowDensities(_ food: ReferenceFood) -> [Double] {
+        food.portions.compactMap { p -> Double? in
+            guard p.amount > 0, p.gramWeight > 0 else { return nil }
+            switch ReferenceAmounts.kind(p) {
+            case .volume(let u): return p.gramWeight / (p.amount * u.milliliters)
+            case .count: return ReferenceAmounts.statedVolume(p.measure).map { p.gramWeight / (p.amount * $0) }
+            case .mass: return nil
             }
         }
-        #expect(checked > 3500)  // 3,700 SR28 foods have a volume measure
+    }
+
+    @Test func everyVolumeIsAUSDARowScaledNeverAMadeUpDensity() throws {
+        var checked = 0
+        let units: [(String, Double)] = [("1 cup", 236.5882365), ("1 tbsp", 14.78676478125), ("1 tsp", 4.92892159375),
+                                         ("1 fl oz", 29.5735295625), ("100 ml", 100), ("1 l", 1000), ("1 pint", 473.176473), ("1 quart", 946.352946)]
+        for food in reference.allFoods {
+            let densities = Self.rowDensities(food)
+            for (text, ml) in units {
+                guard let g = try? grams(text, food) else {
+                    // Refused only when the food has no measure that keeps its state to weigh it by.
+                    #expect(ReferenceAmounts.density(of: food) == nil, "\(food.id) \(text) refused")
+                    continue
+                }
+                checked += 1
+                #expect(densities.contains { abs(g / ml - $0) / $0 < 1e-9 }, "\(food.id) \(text): \(g) g is no USDA row's density")
+            }
+            if densities.isEmpty { #expect(throws: JournalError.self) { try grams("1 cup", food) } }
+        }
+        #expect(checked > 25_000)  // 3,700 SR28 foods have a volume measure
     }
 
     @Test func fluidOuncesAreNeverContainers() throws {
         var containers = 0
         for food in reference.allFoods {
-            let statesFluidOunces = food.portions.contains {
+            let containerRows = food.portions.filter {
                 ReferenceAmounts.kind($0) == .count && $0.measure.lowercased().contains("fl oz")
             }
-            guard statesFluidOunces, let density = ReferenceAmounts.density(of: food) else { continue }
+            guard !containerRows.isEmpty, ReferenceAmounts.density(of: food) != nil else { continue }
             containers += 1
             let g = try grams("8 fl oz", food)
-            let expected = 8 * 29.5735295625 * density.gramsPerMilliliter
-            #expect(abs(g - expected) / expected < 1e-9, "\(food.id): \(g) g")
+            #expect(Self.rowDensities(food).contains { abs(g / (8 * 29.5735295625) - $0) / $0 < 1e-9 }, "\(food.id): \(g) g")
+            for c in containerRows where c.amount == 1 { #expect(abs(g - 8 * c.gramWeight) > 1e-6, "\(food.id): 8 fl oz are 8 × \(c.measure)") }
         }
         #expect(containers > 100)
     }
@@ -102,7 +114,7 @@ import ReferenceFoods
     }
 
     @Test func aVolumeWithoutAVolumeMeasureIsRefusedWithALine() throws {
-        let food = try #require(reference.allFoods.first { ReferenceAmounts.density(of: $0) == nil && !$0.portions.isEmpty })
+        let food = try #require(reference.allFoods.first { ReferenceAmounts.volumeRows(of: $0).isEmpty && !$0.portions.isEmpty })
         do {
             _ = try ReferenceAmounts.resolve("200 ml", of: food)
             Issue.record("a volume was guessed for \(food.id)")

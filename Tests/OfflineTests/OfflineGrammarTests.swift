@@ -143,3 +143,29 @@ import Foundation
         #expect(OfflineGrammar.parse(utterance) == expected)
     }
 }
+
+/// Amounts follow the one decimal rule (`TypedNumber`): a decimal comma is a number, never part
+/// of the food's name, and a number the rule refuses logs nothing and says what to type.
+@Suite struct OfflineDecimalCommaTests {
+    @Test(arguments: [
+        ("log 1,5 cups milk", OfflineIntent.log(food: "milk", quantity: 1.5, unit: "cup", meal: nil, usual: false)),
+        ("log 1.5 cups milk", .log(food: "milk", quantity: 1.5, unit: "cup", meal: nil, usual: false)),
+        ("log 0,5 l orange juice", .log(food: "orange juice", quantity: 0.5, unit: "l", meal: nil, usual: false)),
+        ("log 1,000 g of rice", .log(food: "rice", quantity: 1000, unit: "g", meal: nil, usual: false)),
+        ("log 2,5 eggs and toast", .logEach([.log(food: "eggs", quantity: 2.5, unit: nil, meal: nil, usual: false),
+                                             .log(food: "toast", quantity: 1, unit: nil, meal: nil, usual: false)])),
+    ])
+    func decimalCommasAreNumbers(_ utterance: String, _ expected: OfflineIntent) {
+        #expect(OfflineGrammar.parse(utterance) == expected)
+    }
+
+    @Test(arguments: ["log 1.5,5 cups milk", "log 1/0 cup rice", "log 1,5,5 g cheese", "log 2.5.1 cups milk and toast"])
+    func refusedNumbersLogNothingAndSayWhatToType(_ utterance: String) {
+        guard case .badAmount(let line) = OfflineGrammar.parse(utterance) else {
+            Issue.record("\(utterance) was not refused: \(OfflineGrammar.parse(utterance))")
+            return
+        }
+        #expect(line.contains("nothing was logged") && line.contains("type"), "\(line)")
+        #expect(!line.contains("\n"))
+    }
+}

@@ -204,9 +204,7 @@ struct JournalCommands {
                 amount = .quantity(try positiveNumber(g, field: "--grams") * servings, .mass(.g))
             } else if let a = p.value("--amount") {
                 let typed = a + (p.value("--unit").map { " " + $0 } ?? "")
-                guard let parsed = AmountText.parse(typed) else {
-                    throw CLIError("--amount must be a number above zero with an optional unit, not '\(JournalViews.safeName(String(a.prefix(20))))'", status: 2)
-                }
+                let parsed = try amountText(typed, field: "--amount")
                 if parsed.unitText.isEmpty {
                     amount = .servings(parsed.quantity * servings)
                 } else {
@@ -240,6 +238,7 @@ struct JournalCommands {
             try requireOrdinarySize(kcal: food.per100g("energy_kcal").map { $0 * amount.grams / 100 * servings },
                                     grams: amount.grams * servings, force: p.has("--force"))
             entry = try journal.logReferenceFood(food, amount: amount, servings: servings, day: dayValue, meal: meal)
+            if sameAsLast == nil, let note = amount.note { sameAsLast = note }
         } else {
             // Words with no nutrients are read by the offline assistant (issue 34 §3).
             let manual = ["--kcal", "--kj", "--protein", "--carbs", "--fat", "--brand"].contains { p.value($0) != nil } || !p.values("--nutrient").isEmpty
@@ -314,14 +313,37 @@ struct JournalCommands {
         }
     }
 
+    /// A number option by the one decimal rule (`TypedNumber`: "1,5" = 1.5, "1,000" = 1000;
+    /// "1.5,5" and "1/0" are refused with what to type).
+    func typedNumber(_ text: String, field: String, rule: String) throws -> Double {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        switch TypedNumber.read(t) {
+        case .success(let v)?: return v
+        case .failure(let problem)?:
+            throw CLIError("\(field): \(JournalViews.safeName(problem.description)); \(problem.hint)", status: 2)
+        case nil:
+            throw CLIError("\(field) must be \(rule), not '\(JournalViews.safeName(String(t.prefix(20))))'", status: 2)
+        }
+    }
+
     func positiveNumber(_ text: String, field: String) throws -> Double {
-        guard let v = Double(text), v.isFinite, v > 0 else { throw CLIError("\(field) must be a number above zero, not '\(text.prefix(20))'", status: 2) }
+        let v = try typedNumber(text, field: field, rule: "a number above zero")
+        guard v.isFinite, v > 0 else { throw CLIError("\(field) must be a number above zero, not '\(JournalViews.safeName(String(text.prefix(20))))'", status: 2) }
         return v
     }
 
     func nonNegativeNumber(_ text: String, field: String) throws -> Double {
-        guard let v = Double(text), v.isFinite, v >= 0 else { throw CLIError("\(field) must be a number, zero or more, not '\(text.prefix(20))'", status: 2) }
+        let v = try typedNumber(text, field: field, rule: "a number, zero or more")
+        guard v.isFinite, v >= 0 else { throw CLIError("\(field) must be a number, zero or more, not '\(JournalViews.safeName(String(text.prefix(20))))'", status: 2) }
         return v
+    }
+
+    /// An amount option ("1,5 cups", "150 g", "2") by the one amount parser; a refused number
+    /// or a zero quantity is one line saying what was read and what to type.
+    func amountText(_ text: String, field: String) throws -> AmountText {
+        do { return try AmountText.read(text) } catch {
+            throw CLIError("\(field): \(JournalViews.safeName(String(describing: error))); nothing was changed", status: 2)
+        }
     }
 
     func findFood(_ key: String) throws -> SavedFood {

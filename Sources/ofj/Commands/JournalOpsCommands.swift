@@ -297,9 +297,7 @@ struct JournalOps {
     /// Servings for "150 g", "2 cups" or "2" of an entry: through the Food Bank food it was logged
     /// from when there is one (its measures), else the entry's own serving.
     func servingsOf(_ text: String, entry e: Entry) throws -> Double {
-        guard let typed = AmountText.parse(text) else {
-            throw CLIError("--amount must be a number above zero with an optional unit, not '\(JournalViews.safeName(String(text.prefix(20))))'", status: 2)
-        }
+        let typed = try commands.amountText(text, field: "--amount")
         if typed.unitText.isEmpty { return typed.quantity }
         let measures = try e.savedFoodID.flatMap { try journal.food($0) }?.measures ?? FoodMeasures(serving: e.serving)
         do {
@@ -394,9 +392,7 @@ struct JournalOps {
         if let n = p.value("--name") ?? (existing == nil ? p.positionals.first : nil) { args["name"] = .string(n) }
         if let b = p.value("--brand") { args["brand"] = .string(b) }
         if let s = p.value("--serving") {
-            guard let typed = AmountText.parse(s) else {
-                throw CLIError("--serving must be an amount such as \"1 cup\", \"30 g\" or \"1 bar\", not '\(JournalViews.safeName(String(s.prefix(20))))'", status: 2)
-            }
+            let typed = try commands.amountText(s, field: "--serving")
             if let meant = ServingUnit.measureTypo(typed.unitText) {
                 throw CLIError("--serving: '\(JournalViews.safeName(String(typed.unitText.prefix(20))))' is not a unit ofj knows (did you mean \(meant)?); use g, oz, mL, cup, tbsp or a count word like \"bar\"", status: 2)
             }
@@ -422,9 +418,7 @@ struct JournalOps {
         let key = String(text[..<eq]).trimmingCharacters(in: .whitespaces)
         let amount = String(text[text.index(after: eq)...])
         let food = try food(key)
-        guard let typed = AmountText.parse(amount) else {
-            throw CLIError("--ingredient \(JournalViews.safeName(String(key.prefix(30)))): '\(JournalViews.safeName(String(amount.prefix(20))))' is not an amount; give e.g. 40 g, 1 cup or 2 (servings)", status: 2)
-        }
+        let typed = try commands.amountText(amount, field: "--ingredient \(JournalViews.safeName(String(key.prefix(30))))")
         let quantity = typed.unitText.isEmpty ? typed.quantity * food.serving.quantity : typed.quantity
         let unit = typed.unitText.isEmpty ? food.serving.unit.symbol : typed.unitText
         return .object(["food_id": .string(food.id.uuidString), "quantity": .number(quantity), "unit": .string(unit)])
