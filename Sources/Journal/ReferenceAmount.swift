@@ -241,6 +241,11 @@ public enum ReferenceAmounts {
                 throw JournalError.invalid(field: "portion", reason: "needs a unit or measure after the number, e.g. \"2 large\", \"1 cup\" or \"150 g\"; this food lists: \(listed(food))")
             }
             guard let match = food.portion(matching: typed.unitText, among: { kind($0) == .count }) else {
+                // "a glass", "a bowl": the food's own row above, else the household table.
+                let words = typed.unitText.lowercased().split(whereSeparator: { !$0.isLetter })
+                if let first = words.first, let measure = HouseholdMeasures.measure(named: String(first)) {
+                    return try household(measure, quantity, rest: words.dropFirst().joined(separator: " "), of: food)
+                }
                 throw JournalError.invalid(field: "portion", reason: "\"\(typed.unitText.prefix(40))\" is not a measure of this food; give grams or one of: \(listed(food))")
             }
             return try portionAmount(match.portion, quantity: quantity * match.quantity, food: food)
@@ -306,6 +311,35 @@ public enum ReferenceAmounts {
             throw JournalError.invalid(field: "portion", reason: "\"\(shown)\" is a volume and USDA gives this food no cup, tbsp, tsp or fl oz measure; give its weight (g, oz) or one of: \(listed(food))")
         }
         throw JournalError.invalid(field: "portion", reason: "\"\(shown)\" is a volume, and \(name) has no plain volume measure to weigh it by (it \(lists)); nothing logged: type one of those or a weight (g, oz)")
+    }
+
+    /// Whether the food is a drink: USDA files it under Beverages or measures it in fl oz.
+    static func isDrink(_ food: ReferenceFood) -> Bool {
+        food.group == "Beverages" || food.portions.contains { $0.measure.lowercased().contains("fl oz") }
+    }
+
+    /// `quantity` household measures ("a glass" = 240 mL) weighed like that volume, with the
+    /// table's source on the card; refused when the food's state does not allow it (a glass of rice).
+    static func household(_ m: HouseholdMeasure, _ quantity: Double, rest: String, of food: ReferenceFood) throws -> ReferenceAmount {
+        let shown = "\(quantity.formattedAmount) \(m.word)"
+        let ml = quantity * m.milliliters
+        let volumeAmount: ReferenceAmount
+        switch m.appliesTo {
+        case .drink:
+            guard isDrink(food) else {
+                throw JournalError.invalid(field: "portion", reason: "\"\(shown)\" is a drink measure (\(m.milliliters.formattedAmount) mL) and \(String(food.description.prefix(60))) is not a drink; nothing logged: type e.g. \"1 cup\" or a weight (g, oz)")
+            }
+            volumeAmount = try volume(ml, .ml, descriptor: rest, typed: "ml", of: food)
+        case .cup:
+            guard volumeRows(of: food).contains(where: { $0.unit == .cup }) else {
+                throw JournalError.invalid(field: "portion", reason: "\"\(shown)\" is a cup (\(m.milliliters.formattedAmount) mL) and USDA measures \(String(food.description.prefix(60))) by no cup; nothing logged: give one of \(listed(food, weights: true))")
+            }
+            volumeAmount = try volume(ml / ServingUnit.VolumeUnit.cup.milliliters, .cup, descriptor: rest, typed: "cup", of: food)
+        }
+        let grams = volumeAmount.grams
+        let note = "household measure: a \(m.word) = \(m.milliliters.rounded(places: 1).formattedAmount) mL (\(m.source))"
+        return ReferenceAmount(grams: grams, serving: ServingSize(quantity: quantity, unit: .count(m.word), grams: grams, milliliters: ml.rounded(places: 6)),
+                               label: "\(shown) (\(grams.formattedAmount) g), \(note)", note: note)
     }
 
     /// `grams` of the food, recorded in grams.

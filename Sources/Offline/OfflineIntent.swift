@@ -90,7 +90,7 @@ public enum OfflineGrammar {
         "cup": "cup", "cups": "cup", "tbsp": "tbsp", "tablespoon": "tbsp", "tablespoons": "tbsp",
         "tsp": "tsp", "teaspoon": "tsp", "teaspoons": "tsp", "slice": "slice", "slices": "slice",
         "piece": "piece", "pieces": "piece", "serving": "serving", "servings": "serving",
-        "bowl": "bowl", "bowls": "bowl", "glass": "glass", "glasses": "glass", "scoop": "scoop", "scoops": "scoop",
+        "bowl": "bowl", "bowls": "bowl", "glass": "glass", "glasses": "glass", "mug": "mug", "mugs": "mug", "scoop": "scoop", "scoops": "scoop",
     ]
 
     /// Parses one utterance.

@@ -117,7 +117,12 @@ struct OfflinePlanner {
             var args = mealArg
             args["reference_id"] = .string(id)
             let portions = f["portions"]?.arrayValue?.compactMap { $0["measure"]?.stringValue } ?? []
-            args.merge(OfflinePlanner.referenceAmount(quantity: quantity, unit: unit, portions: portions)) { $1 }
+            // "a cup of sliced carrots": words of the request that are not the food's name but
+            // are in its measures ("sliced" of "cup strips or slices") go with the unit, so they
+            // choose the measure instead of being dropped.
+            let descriptor = unit == nil ? [] : OfflinePlanner.measureWords(food, name: f["name"]?.stringValue ?? "", portions: portions)
+            let typedUnit = unit.map { ([$0] + descriptor).joined(separator: " ") }
+            args.merge(OfflinePlanner.referenceAmount(quantity: quantity, unit: typedUnit, portions: portions)) { $1 }
             return .calls([(.logReferenceFood, .object(args))])
         }
 
@@ -211,11 +216,28 @@ struct OfflinePlanner {
 
     /// For "2 eggs" or "a banana": a whole item rather than a cup or a weight. USDA lists the
     /// usual whole item first when there is one ("large" egg); otherwise take a medium one.
+    /// Words of `request` that the food's name does not have and one of its measures does
+    /// (compared on their first four letters: "sliced" ~ "slices").
+    static func measureWords(_ request: String, name: String, portions: [String]) -> [String] {
+        func words(_ t: String) -> [String] { t.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init) }
+        let named = Set(words(name).map { String($0.prefix(4)) })
+        let measured = Set(portions.flatMap { words($0) }.filter { $0.count >= 4 }.map { String($0.prefix(4)) })
+        return words(request).filter { $0.count >= 4 && !named.contains(String($0.prefix(4))) && measured.contains(String($0.prefix(4))) }
+    }
+
     static func wholeItemPortion(_ portions: [String]) -> String? {
         let measures = ["cup", "tbsp", "tsp", "fl oz", "oz", "ml", "g", "lb", "liter", "quart", "pint"]
         func isMeasure(_ p: String) -> Bool { measures.contains { p.lowercased() == $0 || p.lowercased().hasPrefix($0 + " ") || p.lowercased().hasPrefix($0 + ",") } }
+        // A drink (USDA measures it in fl oz): "a coffee", "a coke" is one container USDA lists
+        // (can, bottle, carton), else one cup, never one fl oz or "1 fruit yields".
+        if portions.contains(where: { $0.lowercased().hasPrefix("fl oz") }) {
+            let containers = ["can", "bottle", "carton", "box", "container", "glass", "mug"]
+            if let c = portions.first(where: { p in containers.contains { p.lowercased().hasPrefix($0) } }) { return c }
+            if let cup = portions.first(where: { $0.lowercased().hasPrefix("cup") }) { return cup }
+        }
         if let first = portions.first, !isMeasure(first) { return first }
-        for preferred in ["medium", "large"] {
+        // A whole item is USDA's medium, else its "fruit" (an orange: 131 g), else its large.
+        for preferred in ["medium", "fruit", "large"] {
             if let p = portions.first(where: { $0.lowercased().hasPrefix(preferred) }) { return p }
         }
         return portions.first { !isMeasure($0) } ?? portions.first

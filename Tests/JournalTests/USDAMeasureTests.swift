@@ -153,4 +153,24 @@ import ReferenceFoods
             }
         }
     }
+
+    @Test func householdMeasuresComeFromTheFoodsRowOrTheDocumentedTable() throws {
+        #expect(HouseholdMeasures.all.map(\.word).sorted() == ["bowl", "glass", "mug"])
+        for m in HouseholdMeasures.all { #expect(!m.source.isEmpty && m.milliliters > 0, "\(m.word)") }
+        let milk = try food("01077")  // cup 244 g
+        let glass = try ReferenceAmounts.resolve("1 glass", of: milk)
+        #expect(abs(glass.grams - 240 * 244 / 236.5882365) < 1e-9)
+        #expect(glass.serving.unit == .count("glass") && glass.serving.milliliters == 240)
+        #expect(glass.note?.contains("household measure: a glass = 240 mL (FDA reference amount") == true, "\(glass.label)")
+        #expect(abs(try grams("2 glasses", milk) - 2 * 240 * 244 / 236.5882365) < 1e-9)
+        #expect(try grams("1 bowl", try food("20045")) == 158)  // cooked rice: one cup
+        do {
+            _ = try grams("a glass", try food("20045"))
+            Issue.record("a glass of rice was logged")
+        } catch let JournalError.invalid(_, reason) {
+            #expect(reason.contains("is a drink measure") && reason.contains("nothing logged") && !reason.contains("\n"), "\(reason)")
+        }
+        // The food's own row wins over the table: bread's "slice" is USDA's.
+        #expect(try grams("1 slice", try food("18069")) == 29)
+    }
 }
