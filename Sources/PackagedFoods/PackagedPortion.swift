@@ -1,4 +1,5 @@
 // How much of a packaged food: "1 bar", 40 g, 2 servings, resolved against its label.
+import Base
 import Foundation
 import Nutrition
 
@@ -33,7 +34,18 @@ public struct PackagedPortion: Sendable, Hashable {
         if let grams {
             return try byWeight(p, grams, unit: .mass(.g))
         }
-        if let amount {
+        if let typed = amount {
+            // The number a person types follows the one decimal rule (`TypedNumber`: "1,5 bar" is
+            // 1.5, "1,000 g" a thousand, "1.5,5" refused); label text keeps `LabelNumber`'s.
+            let t = typed.trimmingCharacters(in: .whitespaces)
+            let lead = t.prefix(while: TypedNumber.isNumberCharacter)
+            var amount = t
+            switch TypedNumber.read(lead) {
+            case .success(let v)?: amount = "\(v)" + t.dropFirst(lead.count)
+            case .failure(let problem)?:
+                throw Problem("read \"\(t.prefix(40))\" as a number and a unit, but \(problem); \(problem.hint); nothing logged")
+            case nil: break
+            }
             guard let parsed = ServingSizeParser.parse(amount) else {
                 throw Problem("\"\(amount.prefix(40))\" is not an amount; use e.g. \"1 serving\", \"40 g\" or \"250 ml\"")
             }

@@ -35,4 +35,24 @@ import Journal
         let week = try await h.ask("show last week")
         #expect(week.text.contains("a day over the 1 of 2 logged days that report it"), "\(week.text)")
     }
+
+    @Test func aDecimalCommaIsANumberAndARefusedNumberLogsNothing() async throws {
+        let h = try OfflineHarness()
+        _ = try await h.ask("log 1,5 cups milk")
+        let milk = try #require(try h.journal.lastEntry())
+        #expect(milk.name.lowercased().hasPrefix("milk") && milk.serving.grams == 366, "\(milk.name) \(milk.serving)")
+        let before = try h.fixture.entryCount()
+        let r = try await h.ask("log 1.5,5 cups milk")
+        #expect(r.calls.isEmpty && r.text.contains("two decimal separators") && r.text.contains("nothing was logged"), "\(r.text)")
+        #expect(try h.fixture.entryCount() == before)
+    }
+
+    /// The approval card names the USDA row a weight comes from when the food's rows disagree.
+    @Test func theCardNamesTheUSDARowUsed() throws {
+        let f = try Fixture()
+        let card = try f.preview("log_reference_food", ["reference_id": "01053", "portion": "1 cup", "date": "2026-11-29", "meal": "snack"])
+        #expect(card.hasPrefix("Log a reference food (USDA 01053): Cream, fluid, heavy whipping — 1 cup (238 g), USDA's \"1 cup, fluid (yields 2 cups whipped)\" = 238 g\n"), "\(card)")
+        let glass = try f.preview("log_reference_food", ["reference_id": "01077", "portion": "glass", "date": "2026-11-29", "meal": "snack"])
+        #expect(glass.contains("1 glass (247.52 g), household measure: a glass = 240 mL (FDA reference amount"), "\(glass)")
+    }
 }

@@ -62,4 +62,14 @@ final class PackagedEdgeTests: XCTestCase {
         let decoded = try JSONDecoder().decode(PackagedProduct.self, from: try JSONEncoder().encode(p))
         XCTAssertEqual(try PackagedPortion.resolve(decoded).total["energy_kcal"], 210)
     }
+
+    func testTypedAmountsFollowTheOneDecimalRule() throws {
+        let p = drink(serving: ServingSize(quantity: 250, unit: .volume(.ml)))
+        XCTAssertEqual(try PackagedPortion.resolve(p, amount: "1,000 ml").total["energy_kcal"], 450)
+        XCTAssertEqual(try PackagedPortion.resolve(p, amount: "0,5 l").total["energy_kcal"] ?? 0, 225, accuracy: 1e-9)
+        XCTAssertThrowsError(try PackagedPortion.resolve(p, amount: "1.5,5 ml")) { error in
+            XCTAssertTrue("\(error)".contains("two decimal separators") && "\(error)".contains("nothing logged"), "\(error)")
+        }
+        XCTAssertThrowsError(try PackagedPortion.resolve(p, amount: "1/0 serving"))
+    }
 }
