@@ -136,7 +136,13 @@ extension JournalStore {
     public func createFood(fromReference food: ReferenceFood, name: String? = nil, in db: Database) throws -> SavedFood {
         var mappings: [UnitMapping] = []
         var seen: Set<String> = []
-        for p in food.portions where p.amount > 0 && p.gramWeight > 0 {
+        // One mapping per unit: for a volume, the row that keeps the food's state wins (heavy
+        // cream's "cup, fluid", not "cup, whipped"), as it does for the reference food itself.
+        let keeps = Set(ReferenceAmounts.volumeRows(of: food).filter { $0.unit != nil && $0.keepsState }.map { $0.portion.sequence })
+        let ordered = food.portions.enumerated().sorted { a, b in
+            (keeps.contains(a.element.sequence) ? 0 : 1, a.offset) < (keeps.contains(b.element.sequence) ? 0 : 1, b.offset)
+        }.map(\.element)
+        for p in ordered where p.amount > 0 && p.gramWeight > 0 {
             let s = JournalStore.referenceServing(p, quantity: p.amount, grams: p.gramWeight)
             if s.unit.isMass { continue } // grams already convert; a mass measure adds nothing
             guard seen.insert(s.unit.symbol).inserted else { continue }

@@ -173,4 +173,11 @@ import ReferenceFoods
         // The food's own row wins over the table: bread's "slice" is USDA's.
         #expect(try grams("1 slice", try food("18069")) == 29)
     }
+
+    @Test func aFoodBankCopyMeasuresByTheSameRows() throws {
+        let (store, _) = try makeStore()
+        let saved = try store.createFood(fromReference: try food("01053"))
+        let cup = try store.logFood(saved.id, amount: .quantity(1, .volume(.cup)))
+        #expect(cup.serving.grams == 238)  // the fluid cup, not the whipped one (120 g)
+    }
 }
