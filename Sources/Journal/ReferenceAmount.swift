@@ -243,8 +243,11 @@ public enum ReferenceAmounts {
             guard let match = food.portion(matching: typed.unitText, among: { kind($0) == .count }) else {
                 // "a glass", "a bowl": the food's own row above, else the household table.
                 let words = typed.unitText.lowercased().split(whereSeparator: { !$0.isLetter })
-                if let first = words.first, let measure = HouseholdMeasures.measure(named: String(first)) {
-                    return try household(measure, quantity, rest: words.dropFirst().joined(separator: " "), of: food)
+                if let first = words.first {
+                    let named = HouseholdMeasures.measures(named: String(first))
+                    if let measure = named.first(where: { applies($0, to: food) }) ?? named.last {
+                        return try household(measure, quantity, rest: words.dropFirst().joined(separator: " "), of: food)
+                    }
                 }
                 throw JournalError.invalid(field: "portion", reason: "\"\(typed.unitText.prefix(40))\" is not a measure of this food; give grams or one of: \(listed(food))")
             }
@@ -318,6 +321,15 @@ public enum ReferenceAmounts {
         food.group == "Beverages" || food.portions.contains { $0.measure.lowercased().contains("fl oz") }
     }
 
+    /// Whether a household measure is meant for this food (the table's most specific row first).
+    static func applies(_ m: HouseholdMeasure, to food: ReferenceFood) -> Bool {
+        switch m.appliesTo {
+        case .wine: return isDrink(food) && food.description.lowercased().hasPrefix("alcoholic beverage") && foodWords(food).contains("wine")
+        case .drink: return isDrink(food)
+        case .cup: return volumeRows(of: food).contains { $0.unit == .cup }
+        }
+    }
+
     /// `quantity` household measures ("a glass" = 240 mL) weighed like that volume, with the
     /// table's source on the card; refused when the food's state does not allow it (a glass of rice).
     static func household(_ m: HouseholdMeasure, _ quantity: Double, rest: String, of food: ReferenceFood) throws -> ReferenceAmount {
@@ -325,13 +337,13 @@ public enum ReferenceAmounts {
         let ml = quantity * m.milliliters
         let volumeAmount: ReferenceAmount
         switch m.appliesTo {
-        case .drink:
-            guard isDrink(food) else {
+        case .drink, .wine:
+            guard applies(m, to: food) else {
                 throw JournalError.invalid(field: "portion", reason: "\"\(shown)\" is a drink measure (\(m.milliliters.formattedAmount) mL) and \(String(food.description.prefix(60))) is not a drink; nothing logged: type e.g. \"1 cup\" or a weight (g, oz)")
             }
             volumeAmount = try volume(ml, .ml, descriptor: rest, typed: "ml", of: food)
         case .cup:
-            guard volumeRows(of: food).contains(where: { $0.unit == .cup }) else {
+            guard applies(m, to: food) else {
                 throw JournalError.invalid(field: "portion", reason: "\"\(shown)\" is a cup (\(m.milliliters.formattedAmount) mL) and USDA measures \(String(food.description.prefix(60))) by no cup; nothing logged: give one of \(listed(food, weights: true))")
             }
             volumeAmount = try volume(ml / ServingUnit.VolumeUnit.cup.milliliters, .cup, descriptor: rest, typed: "cup", of: food)

@@ -7,6 +7,8 @@ public struct HouseholdMeasure: Sendable, Hashable {
     /// What the measure may be used for: a drink ("a glass of rice" is refused), or any food
     /// USDA measures by the cup.
     public enum AppliesTo: String, Sendable, Hashable {
+        /// A wine (an alcoholic beverage named wine): a glass is a standard pour.
+        case wine
         case drink, cup
     }
 
@@ -38,10 +40,10 @@ public enum HouseholdMeasures {
         }
     }
 
-    /// The measure a typed word names ("glass", "glasses", "Bowl"), if any.
-    public static func measure(named word: String) -> HouseholdMeasure? {
+    /// The measures a typed word names ("glass", "glasses", "Bowl"), most specific first.
+    public static func measures(named word: String) -> [HouseholdMeasure] {
         let w = word.lowercased()
         let forms = [w, w.hasSuffix("es") ? String(w.dropLast(2)) : w, w.hasSuffix("s") ? String(w.dropLast()) : w]
-        return all.first { forms.contains($0.word) }
+        return all.filter { forms.contains($0.word) }
     }
 }

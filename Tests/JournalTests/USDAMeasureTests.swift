@@ -155,7 +155,10 @@ import ReferenceFoods
     }
 
     @Test func householdMeasuresComeFromTheFoodsRowOrTheDocumentedTable() throws {
-        #expect(HouseholdMeasures.all.map(\.word).sorted() == ["bowl", "glass", "mug"])
+        #expect(HouseholdMeasures.all.map(\.word).sorted() == ["bowl", "glass", "glass", "mug"])
+        // A glass of wine is a standard pour (5 fl oz), USDA's own serving size for it.
+        let wine = try ReferenceAmounts.resolve("1 glass", of: try food("14096"))
+        #expect(abs(wine.grams - 147) < 0.5 && wine.note?.contains("NIAAA") == true, "\(wine.label)")
         for m in HouseholdMeasures.all { #expect(!m.source.isEmpty && m.milliliters > 0, "\(m.word)") }
         let milk = try food("01077")  // cup 244 g
         let glass = try ReferenceAmounts.resolve("1 glass", of: milk)
