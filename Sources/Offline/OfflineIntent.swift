@@ -169,9 +169,11 @@ public enum OfflineGrammar {
     }
 
     static func setGoal(_ s: String) -> OfflineIntent? {
-        guard let m = s.firstMatch(#"^set (?:my )?(?:daily )?(.+?) goal to ([0-9]+(?:\.[0-9]+)?) ?(?:g|mg|mcg|kcal|calories|grams)?$"#)
-            ?? s.firstMatch(#"^(?:my )?(.+?) goal (?:is|should be|=) ([0-9]+(?:\.[0-9]+)?) ?(?:g|mg|mcg|kcal|calories|grams)?$"#),
-              let n = nutrientID(m[0]), let v = Double(m[1]) else { return nil }
+        guard let m = s.firstMatch(#"^set (?:my )?(?:daily )?(.+?) goal to ([0-9][0-9.,]*) ?(?:g|mg|mcg|kcal|calories|grams)?$"#)
+            ?? s.firstMatch(#"^(?:my )?(.+?) goal (?:is|should be|=) ([0-9][0-9.,]*) ?(?:g|mg|mcg|kcal|calories|grams)?$"#),
+              let n = nutrientID(m[0]) else { return nil }
+        // The one decimal rule: "2,200" is 2200, "1,5" is 1.5; "2.200,5" is not guessed.
+        guard let v = TypedNumber.value(m[1]) else { return .unknown }
         return .setGoal(nutrient: n, amount: v)
     }
 

@@ -152,6 +152,8 @@ import Foundation
         ("log 1.5 cups milk", .log(food: "milk", quantity: 1.5, unit: "cup", meal: nil, usual: false)),
         ("log 0,5 l orange juice", .log(food: "orange juice", quantity: 0.5, unit: "l", meal: nil, usual: false)),
         ("log 1,000 g of rice", .log(food: "rice", quantity: 1000, unit: "g", meal: nil, usual: false)),
+        ("set my calorie goal to 2,200", .setGoal(nutrient: "energy_kcal", amount: 2200)),
+        ("set my alcohol goal to 14", .setGoal(nutrient: "alcohol_g", amount: 14)),
         ("log 2,5 eggs and toast", .logEach([.log(food: "eggs", quantity: 2.5, unit: nil, meal: nil, usual: false),
                                              .log(food: "toast", quantity: 1, unit: nil, meal: nil, usual: false)])),
     ])
