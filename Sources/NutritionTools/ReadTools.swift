@@ -91,7 +91,8 @@ struct GetNutritionContext: JournalReadTool {
         let now = journal.now()
         let today = journal.today()
         let view = try checked(field: "date") { try journal.dayView(today, in: db) }
-        let goals = try journal.goals(in: db)
+        let goals = try journal.goals(on: today, in: db)
+        let sources = try journal.goalSources(in: db)
         let start = (try? today.adding(days: -6)) ?? today
         let week = try checked(field: "date") { try journal.rangeSummary(from: start, to: today, in: db) }
         let local = now.timeIntervalSince1970 + Double(journal.timeZone.secondsFromGMT(for: now))
@@ -106,6 +107,8 @@ struct GetNutritionContext: JournalReadTool {
             "meal_schedule": ["breakfast_from": .string(schedule.breakfastStart.description), "lunch_from": .string(schedule.lunchStart.description),
                               "dinner_from": .string(schedule.dinnerStart.description), "snack": "only when chosen"],
             "goals": Shape.goals(goals),
+            // Whose goals these are: FDA defaults until personal targets are approved or set.
+            "goals_basis": .string(sources.tag(goals, ids: goals.ids)),
             "today_totals": Shape.totals(view.totals),
             // A goal nutrient no entry reported has no known remainder: it is left out, not counted as 0 eaten.
             "remaining": Shape.nutrients(Dictionary(uniqueKeysWithValues: view.goals.compactMap { g in g.remaining.map { (g.id, $0) } })),
@@ -158,7 +161,7 @@ struct GetJournalDay: JournalReadTool {
         }
         let goals: [JSONValue] = view.goals.map { g in
             ["id": .string(g.id), "goal": Shape.number(g.goal), "consumed": g.consumed.map(Shape.number) ?? .null, "remaining": g.remaining.map(Shape.number) ?? .null,
-             "direction": .string(g.direction.rawValue)]
+             "direction": .string(g.direction.rawValue), "origin": .string((g.origin ?? .fdaDefault).rawValue)]
         }
         let offset = max(0, args.raw["offset"]?.intValue ?? 0)
         let json = Paging.fit(entries, offset: offset, limit: args.limit(default: 60, max: 100)) { page, next in
@@ -395,11 +398,23 @@ struct GetGoals: JournalReadTool {
 
     func read(_ args: Args, _ db: Database) throws -> ToolOutput {
         let goals = try journal.goals(in: db)
+        let sources = try journal.goalSources(in: db)
         let list: [JSONValue] = goals.ids.compactMap { id in
-            goals[id].map { ["id": .string(id), "name": .string(NutrientCatalog.displayName(id)), "amount": Shape.number($0),
-                             "direction": .string(Goals.direction(id).rawValue)] }
+            goals[id].map { v -> JSONValue in
+                // origin: fda_default (the label Daily Value, not personal), profile (DRIs, with the source) or person.
+                var o: [String: JSONValue] = ["id": .string(id), "name": .string(NutrientCatalog.displayName(id)), "amount": Shape.number(v),
+                                              "direction": .string(Goals.direction(id).rawValue),
+                                              "origin": .string(sources.origin(of: id, in: goals).rawValue)]
+                if sources.origin(of: id, in: goals) == .profile, let s = sources.sources[id]?.source { o["source"] = .string(s) }
+                if let l = sources.upperLimits[id] { o["upper_limit"] = ["kind": .string(l.kind), "amount": Shape.number(l.value)] }
+                return .object(o)
+            }
         }
-        return output(["goals": .array(list), "fda_defaults": .bool(goals == .fdaDefaults)], "read \(list.count) goals")
+        var out: [String: JSONValue] = ["goals": .array(list), "fda_defaults": .bool(goals == .fdaDefaults)]
+        if !sources.weekdayEnergy.isEmpty {
+            out["energy_kcal_by_weekday"] = .object(Dictionary(uniqueKeysWithValues: sources.weekdayEnergy.map { (GoalSources.weekdayNames[$0.key - 1], Shape.number($0.value)) }))
+        }
+        return output(.object(out), "read \(list.count) goals")
     }
 }
 
@@ -476,6 +491,8 @@ struct RecommendShelfFoods: JournalReadTool {
             if let b = r.brand { o["brand"] = .string(Text.clean(b, max: 100)) }
             return .object(o)
         }
-        return output(["date": .string(day.description), "recommendations": .array(list)], "\(recs.count) Shelf suggestions")
+        let goals = try journal.goals(on: day, in: db)
+        return output(["date": .string(day.description), "recommendations": .array(list),
+                       "goals_basis": .string(try journal.goalSources(in: db).tag(goals, ids: goals.ids))], "\(recs.count) Shelf suggestions")
     }
 }

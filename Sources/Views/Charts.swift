@@ -84,10 +84,12 @@ public struct Trend: Sendable, Hashable, Codable {
     public let average: Double?
     public let reportingDays: Int
     public let loggedDays: Int
+    /// Where the goal comes from (FDA default, the profile, the person); nil when not known.
+    public var goalOrigin: GoalOrigin? = nil
 
     enum CodingKeys: String, CodingKey {
         case nutrient, name, unit, period, from, to, goal, direction, bars, average, reportingDays = "reporting_days",
-             loggedDays = "logged_days"
+             loggedDays = "logged_days", goalOrigin = "goal_origin"
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -104,11 +106,13 @@ public struct Trend: Sendable, Hashable, Codable {
         try c.encode(average, forKey: .average)
         try c.encode(reportingDays, forKey: .reportingDays)
         try c.encode(loggedDays, forKey: .loggedDays)
+        try c.encodeIfPresent(goalOrigin, forKey: .goalOrigin)
     }
 
     /// Bars of `nutrient` from a range summary (which must include it): one per day, per ISO
     /// week (Monday first) or per calendar month, cut to the summary's range.
-    public init(_ summary: RangeSummary, nutrient: String, goal: Double?, period: TrendPeriod) {
+    public init(_ summary: RangeSummary, nutrient: String, goal: Double?, period: TrendPeriod, goalOrigin: GoalOrigin? = nil) {
+        self.goalOrigin = goal == nil ? nil : goalOrigin
         self.nutrient = nutrient
         name = NutrientCatalog.displayName(nutrient)
         unit = NutrientCatalog.nutrient(nutrient)?.unit.rawValue ?? ""
@@ -212,7 +216,7 @@ public enum Charts {
         let name = id == "energy_kcal" ? "Calories" : NutrientCatalog.displayName(id)
         let lowerName = id == "energy_kcal" ? "calories" : lowercasedName(id)
         var lines = [style.bold("\(name), \(unit) a day") + " · \(trend.from) to \(trend.to)"]
-        var key = trend.goal.map { "\(options.unicode ? "│" : "|") goal \(value($0)) \(unit)" } ?? "no goal set"
+        var key = trend.goal.map { "\(options.unicode ? "│" : "|") goal \(value($0)) \(unit)" + (trend.goalOrigin.map { " (\($0.phrase))" } ?? "") } ?? "no goal set"
         if trend.period != .day { key += " · each bar: average a day over its days that report it" }
         lines.append(wrapText(key, width: options.width))
 
@@ -315,7 +319,9 @@ public enum Charts {
         let today = journal.today()
         // Days after today are not summed (nothing to show there), but the calendar has them.
         let summary = try journal.rangeSummary(from: first, to: min(last, max(first, today)), nutrients: ["energy_kcal"])
-        return Charts.month(summary, year: year, month: month, goal: try journal.goals()["energy_kcal"], today: today, options: options)
+        let (goals, sources) = try journal.queue.read { (try journal.goals(in: $0), try journal.goalSources(in: $0)) }
+        return Charts.month(summary, year: year, month: month, goal: goals["energy_kcal"], today: today, options: options,
+                            goalOrigin: sources.origin(of: "energy_kcal", in: goals))
     }
 
     /// The last 7 days' calories as bars (/week); nil when nothing was logged in them.
@@ -323,16 +329,19 @@ public enum Charts {
         let today = journal.today()
         let summary = try journal.rangeSummary(from: try today.adding(days: -6), to: today, nutrients: ["energy_kcal"])
         guard summary.loggedDayCount > 0 else { return nil }
-        return trend(Trend(summary, nutrient: "energy_kcal", goal: try journal.goals()["energy_kcal"], period: .day), options: options)
+        let (goals, sources) = try journal.queue.read { (try journal.goals(in: $0), try journal.goalSources(in: $0)) }
+        return trend(Trend(summary, nutrient: "energy_kcal", goal: goals["energy_kcal"], period: .day,
+                           goalOrigin: sources.origin(of: "energy_kcal", in: goals)), options: options)
     }
 
     /// A calendar of a month (`summary` covers it, or its first days up to today): each day's
     /// energy as a percentage of the goal (kcal when no goal is set) and a glyph.
-    public static func month(_ summary: RangeSummary, year: Int, month: Int, goal: Double?, today: CalendarDay, options: ChartOptions) -> String {
+    public static func month(_ summary: RangeSummary, year: Int, month: Int, goal: Double?, today: CalendarDay, options: ChartOptions,
+                             goalOrigin: GoalOrigin? = nil) -> String {
         let style = options.style
         let cell = max(7, min(16, options.width / 7))
         let byDay = Dictionary(summary.days.map { ($0.day, $0) }, uniquingKeysWith: { a, _ in a })
-        let goalText = goal.map { "energy as % of the \(value($0)) kcal goal" } ?? "energy in kcal (no goal set)"
+        let goalText = goal.map { "energy as % of the \(value($0)) kcal goal" + (goalOrigin.map { " (\($0.phrase))" } ?? "") } ?? "energy in kcal (no goal set)"
         var lines = [style.bold("\(monthNames[month - 1]) \(year)") + " · " + goalText]
         lines.append(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map { $0.padding(toLength: cell, withPad: " ", startingAt: 0) }
             .joined().trimmingTrailingSpaces())
