@@ -109,6 +109,8 @@ struct GetNutritionContext: JournalReadTool {
             "goals": Shape.goals(goals),
             // Whose goals these are: FDA defaults until personal targets are approved or set.
             "goals_basis": .string(sources.tag(goals, ids: goals.ids)),
+            // Goals that are not the FDA default (from the profile or set by the person).
+            "personal_goals": .array(goals.ids.filter { sources.origin(of: $0, in: goals) != .fdaDefault }.map { .string($0) }),
             "today_totals": Shape.totals(view.totals),
             // A goal nutrient no entry reported has no known remainder: it is left out, not counted as 0 eaten.
             "remaining": Shape.nutrients(Dictionary(uniqueKeysWithValues: view.goals.compactMap { g in g.remaining.map { (g.id, $0) } })),
@@ -161,13 +163,16 @@ struct GetJournalDay: JournalReadTool {
         }
         let goals: [JSONValue] = view.goals.map { g in
             ["id": .string(g.id), "goal": Shape.number(g.goal), "consumed": g.consumed.map(Shape.number) ?? .null, "remaining": g.remaining.map(Shape.number) ?? .null,
-             "direction": .string(g.direction.rawValue), "origin": .string((g.origin ?? .fdaDefault).rawValue)]
+             "direction": .string(g.direction.rawValue)]
         }
+        // Whose goals these are, once for the day (per goal: get_goals).
+        let basis = GoalSources.tag(view.goals.compactMap { g in g.origin.map { (g.id, $0) } })
         let offset = max(0, args.raw["offset"]?.intValue ?? 0)
         let json = Paging.fit(entries, offset: offset, limit: args.limit(default: 60, max: 100)) { page, next in
             var o: [String: JSONValue] = ["date": .string(day.description), "entry_count": .number(Double(entries.count)),
                                           "offset": .number(Double(min(offset, entries.count))), "meals": .array(grouped(page)),
-                                          "totals": Shape.totals(view.totals, only: shown), "goals": .array(goals)]
+                                          "totals": Shape.totals(view.totals, only: shown), "goals": .array(goals),
+                                          "goals_basis": .string(basis)]
             // Shown totals that include a value derived by USDA's rules (vitamin D from IU, folate DFE).
             let derived = (view.partlyDerived ?? []).filter(shown.contains)
             if !derived.isEmpty { o["totals_partly_derived"] = .array(derived.map { .string($0) }) }

@@ -454,7 +454,8 @@ struct OfflinePlanner {
         let eaten = done.content?["today_totals"]?["nutrients"]?[nutrient]?.doubleValue ?? 0
         let left = goal - eaten
         let line = left >= 0 ? "\(format(left))\(unit) of \(name) left today" : "\(format(-left))\(unit) over your \(name) goal today"
-        let basis = done.content?["goals_basis"]?.stringValue == "FDA defaults" ? ", the FDA default" : ""
+        let personal = done.content?["personal_goals"]?.arrayValue?.contains(.string(nutrient)) ?? false
+        let basis = personal ? "" : ", the FDA default"
         return .answer("\(capitalized(line)) (goal \(format(goal))\(unit)\(basis), eaten \(format(eaten))\(unit)).")
     }
 
