@@ -54,7 +54,8 @@ extension JournalStore {
 
     public func setGoals(_ goals: Goals, sources: GoalSources) throws { try queue.write { try setGoals(goals, sources: sources, in: $0) } }
 
-    private func writeGoals(_ goals: Goals, sources: GoalSources, in db: Database) throws {
+    private func writeGoals(_ goals: Goals, sources given: GoalSources, in db: Database) throws {
+        let sources = given.normalized(for: goals)
         for (id, v) in goals.values {
             guard NutrientAmounts.isPlausibleID(id) else { throw JournalError.invalid(field: "goal id", reason: "must be a snake_case id") }
             try check(positive: v, field: "goal \(id)", max: Limits.nutrientAmount)
@@ -64,6 +65,9 @@ extension JournalStore {
         try recording(.goals, "goals", in: db) {
             try db.execute("INSERT INTO journal_settings (key, value) VALUES ('goals', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [json])
         }
+        let stored = try db.row("SELECT 1 FROM journal_settings WHERE key = ?", [Self.goalSourcesKey]) != nil
+        // Goals set by hand with no sources row need none: their origin is inferred (no extra synced row).
+        if sources.isEmpty && !stored { return }
         try recording(.goals, Self.goalSourcesKey, in: db) {
             if sources.isEmpty {
                 try db.execute("DELETE FROM journal_settings WHERE key = ?", [Self.goalSourcesKey])

@@ -139,6 +139,19 @@ public struct GoalSources: Sendable, Hashable, Codable {
         return s
     }
 
+    /// Without the origins `origin(of:in:)` infers anyway (a hand-set value that differs from the
+    /// Daily Value, a Daily Value nobody changed), so goals set by hand alone need no row at all.
+    public func normalized(for goals: Goals) -> GoalSources {
+        var s = self
+        for (id, src) in sources where src.source == nil {
+            var bare = self
+            bare.sources[id] = nil
+            if bare.origin(of: id, in: goals) == src.origin || goals[id] == nil { s.sources[id] = nil }
+        }
+        if s.sources.isEmpty && s.upperLimits.isEmpty && s.weekdayEnergy.isEmpty { return GoalSources() }
+        return s
+    }
+
     /// One line that says what the markers of `ids` (all goals by default) mean, the same in every view:
     /// "DRI = from your profile (females 31–50 y, approved 2026-12-02) · FDA = FDA Daily Value default".
     public func legend(_ goals: Goals, ids: [String]? = nil) -> String {

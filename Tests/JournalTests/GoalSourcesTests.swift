@@ -35,7 +35,7 @@ import Testing
         try store.setGoals(plan.goals, sources: plan.sources)
         try store.setGoal("protein_g", to: 120)
         let s = try store.goalSources()
-        #expect(s.sources["protein_g"] == GoalSource(.person))
+        #expect(s.origin(of: "protein_g", in: try store.goals()) == .person)
         #expect(s.origin(of: "iron_mg", in: try store.goals()) == .profile)
         #expect(s.upperLimits["iron_mg"]?.value == 45)
         try store.resetGoals()
@@ -53,6 +53,16 @@ import Testing
         #expect(friday.goals.first { $0.id == "energy_kcal" }?.goal == plan.goals["energy_kcal"])
         #expect(friday.goals.first { $0.id == "protein_g" }?.origin == .profile)
         #expect(friday.goals.first { $0.id == "saturated_fat_g" }?.origin == .fdaDefault)
+    }
+
+    @Test func goalsSetByHandAloneWriteNoSourcesRow() throws {
+        let (store, _) = try makeStore()
+        try store.setGoal("protein_g", to: 140)
+        #expect(try store.queue.read { try $0.scalar("SELECT count(*) FROM journal_settings WHERE key = 'goal_sources'").int } == 0)
+        #expect(try store.goalSources().origin(of: "protein_g", in: try store.goals()) == .person)
+        // Set back to the Daily Value by hand, it is still theirs: that takes an explicit origin.
+        try store.setGoal("protein_g", to: 50)
+        #expect(try store.goalSources().origin(of: "protein_g", in: try store.goals()) == .person)
     }
 
     @Test func aStoredGoalSourcesRowIsCheckedLikeEveryOtherSetting() throws {
