@@ -217,7 +217,14 @@ public enum Charts {
         let lowerName = id == "energy_kcal" ? "calories" : lowercasedName(id)
         var lines = [style.bold("\(name), \(unit) a day") + " · \(trend.from) to \(trend.to)"]
         var key = trend.goal.map { "\(options.unicode ? "│" : "|") goal \(value($0)) \(unit)" + (trend.goalOrigin.map { " (\($0.phrase))" } ?? "") } ?? "no goal set"
-        if trend.period != .day { key += " · each bar: average a day over its days that report it" }
+        let each = "each bar: average a day over its days that report it"
+        if trend.period != .day, (key + " · " + each).count <= options.width {
+            key += " · " + each
+        } else if trend.period != .day {
+            // Too long for one line (a goal with its origin): the note goes on its own line, unbroken.
+            lines.append(wrapText(key, width: options.width))
+            key = each
+        }
         lines.append(wrapText(key, width: options.width))
 
         let labels = trend.bars.map { label($0, trend.period, withYear: trend.from.year != trend.to.year) }

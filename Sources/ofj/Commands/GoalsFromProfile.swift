@@ -27,6 +27,11 @@ extension OfjCommands {
 }
 
 extension JournalCommands {
+    /// The person's own daily energy expenditure as of `day` (kcal), when ofj has an estimate:
+    /// it replaces Mifflin–St Jeor on the card (`PersonalTargets.energy(…, expenditureKcal:)`).
+    /// The hook for the adaptive-expenditure estimate (issue 33 §4); nil until it exists.
+    func expenditureForTargets(on day: CalendarDay, in db: Database) throws -> Double? { nil }
+
     /// Plans the targets, shows the card, asks (unless --yes), then stores them in one transaction.
     func goalsFromProfile(_ p: ParsedArguments, ask: @Sendable (String) -> Bool?) throws {
         let today = journal.today()
@@ -41,7 +46,8 @@ extension JournalCommands {
             let last = try journal.weightTrend(to: today, in: db).last
             let plan: TargetPlan
             do {
-                plan = try PersonalTargets.plan(profile: profile, today: today, weightKg: last?.trend, expenditureKcal: nil,
+                plan = try PersonalTargets.plan(profile: profile, today: today, weightKg: last?.trend,
+                                                expenditureKcal: try expenditureForTargets(on: today, in: db),
                                                 current: try journal.goals(in: db), currentSources: try journal.goalSources(in: db),
                                                 weekdays: weekdays, table: table)
             } catch let e as ProfileError {
