@@ -55,6 +55,20 @@ import Testing
         #expect(friday.goals.first { $0.id == "saturated_fat_g" }?.origin == .fdaDefault)
     }
 
+    @Test func aBackupKeepsWhereTheGoalsCameFrom() throws {
+        let (store, _) = try makeStore()
+        let plan = try profilePlan(store, weekdays: [7: 2600])
+        try store.setGoals(plan.goals, sources: plan.sources)
+        let data = try store.exportBackup()
+        let (other, _) = try makeStore()
+        _ = try other.importBackup(data)
+        #expect(try other.goals() == plan.goals)
+        #expect(try other.goalSources() == plan.sources)
+        #expect(try other.goalSources().origin(of: "iron_mg", in: try other.goals()) == .profile)
+        // Importing it again changes nothing.
+        #expect(try other.importBackup(data).changedNothing)
+    }
+
     @Test func goalsSetByHandAloneWriteNoSourcesRow() throws {
         let (store, _) = try makeStore()
         try store.setGoal("protein_g", to: 140)
