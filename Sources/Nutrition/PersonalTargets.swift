@@ -142,8 +142,8 @@ public enum PersonalTargets {
             switch id {
             case "energy_kcal":
                 value = energy.kcal
-                basis = expenditureKcal != nil ? "expenditure" : "Mifflin–St Jeor"
-                source = expenditureKcal != nil ? "ofj expenditure" : energy.kcal == nil ? "not estimated (see Energy)" : "Mifflin & St Jeor 1990 × activity"
+                basis = expenditureKcal != nil ? "expenditure" : "Mifflin–St Jeor × " + String(format: "%g", profile.activity?.factor ?? 1)
+                source = expenditureKcal != nil ? "ofj expenditure" : energy.kcal == nil ? "not estimated (see Energy)" : "Mifflin & St Jeor 1990"
             case "protein_g":
                 if let kg = weightKg, dri.intake != nil {
                     value = (group.proteinPerKg * kg).rounded()

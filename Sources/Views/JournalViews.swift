@@ -170,8 +170,15 @@ public enum JournalViews {
             guard let v = goals.values[id] else { continue }
             let name = safe(NutrientCatalog.displayName(id))
             var line = "  \(name):" + String(repeating: " ", count: width - name.count + 1) + amount(id, v)
-            line += String(repeating: " ", count: max(1, 12 - amount(id, v).count)) + sources.origin(of: id, in: goals).marker
-            if let l = sources.upperLimits[id] { line += "   \(l.kind) \(amount(id, l.value))" + (l.caveat.map { caveatHint($0) } ?? "") }
+            let origin = sources.origin(of: id, in: goals)
+            line += String(repeating: " ", count: max(1, 12 - amount(id, v).count)) + origin.marker
+            var basis = ""
+            if origin == .profile, let s = sources.sources[id]?.source { basis = profileBasis(s, group: sources.group) }
+            let limit = sources.upperLimits[id].map { l in "\(l.kind) \(amount(id, l.value))" + (l.caveat.map { caveatHint($0) } ?? "") } ?? ""
+            if !basis.isEmpty || !limit.isEmpty {
+                line += String(repeating: " ", count: 6 - origin.marker.count) + basis
+                if !limit.isEmpty { line += String(repeating: " ", count: max(2, 52 - basis.count)) + limit }
+            }
             lines.append(line)
         }
         if !sources.weekdayEnergy.isEmpty {
@@ -179,6 +186,16 @@ public enum JournalViews {
         }
         lines.append("  " + sources.legend(goals))
         return lines.joined(separator: "\n")
+    }
+
+    /// "RDA · Elements RDA/AI, 2001" from a profile goal's stored source
+    /// ("RDA, females 31–50 y; DRI summary tables, Elements RDA/AI, NASEM; … (2001)").
+    static func profileBasis(_ source: String, group: DRIGroup?) -> String {
+        let parts = source.components(separatedBy: "; ")
+        var basis = parts[0]
+        if let g = group, basis.hasSuffix(", " + g.label) { basis = String(basis.dropLast(g.label.count + 2)) }
+        let rest = parts.dropFirst().joined(separator: "; ")
+        return rest.isEmpty ? basis : basis + " · " + PersonalTargets.shortSource(rest)
     }
 
     /// A UL's caveat in a few words, where it changes what the limit means.

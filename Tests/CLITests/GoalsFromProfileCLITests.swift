@@ -51,7 +51,7 @@ import TestSupport
 
         let view = try await ofj(["goals"])
         #expect(view.stdout.hasPrefix("Daily goals (personal)\n"))
-        #expect(view.stdout.contains("Calcium:          1,000 mg    DRI   UL 2,500 mg"))
+        #expect(view.stdout.contains("Calcium:          1,000 mg    DRI   RDA · Elements RDA/AI, 2011                         UL 2,500 mg"))
         #expect(view.stdout.contains("Saturated fat:    20 g        FDA"))
         #expect(view.stdout.contains("DRI = from your profile (females 31–50 y"))
 
