@@ -19,7 +19,7 @@ public enum TargetCard {
         }
         for n in plan.energy.notes { lines.append("  " + n) }
         if !plan.weekdayEnergy.isEmpty {
-            lines.append("Calories by weekday: " + weekdayText(plan.weekdayEnergy))
+            lines.append("Calories by weekday (yours; they replace the calorie goal on their days): " + weekdayText(plan.weekdayEnergy))
         }
         lines.append("")
         let header = [pad("Nutrient", 20), pad("Now", 18), pad("New", 14), pad("Basis", 26), pad("Upper limit", 16), "Source"]
@@ -38,7 +38,7 @@ public enum TargetCard {
             lines.append("Notes:")
             for r in notes { lines.append("  \(NutrientCatalog.displayName(r.id)): \(r.caveat)") }
         }
-        lines.append("Sources: NASEM Dietary Reference Intakes summary tables (RDA, AI*, UL; sodium CDRR 2019), with each report's year;")
+        lines.append("Sources: NASEM Dietary Reference Intakes summary tables (RDA, AI, UL; sodium CDRR 2019), with each report's year;")
         lines.append("  protein as g per kg of body weight (RDA, macronutrient report 2002/2005); full list: Sources/Nutrition/Resources/PROVENANCE.md.")
         if plan.changes {
             lines.append("Approving replaces the goals shown as → (the rest stay as they are); ofj undo puts them back in one step.")

@@ -44,7 +44,7 @@ import TestSupport
         let applied = try await ofj(["goals", "from-profile", "--weekdays", "mon-fri=2200,sat-sun=2500", "--yes"])
         #expect(applied.stdout.contains("Mifflin–St Jeor: 10 × 68 kg + 6.25 × 168 cm"))
         #expect(applied.stdout.contains("× 1.55 (activity moderate)"))
-        #expect(applied.stdout.contains("Calories by weekday: mon–fri 2,200 kcal, sat–sun 2,500 kcal"))
+        #expect(applied.stdout.contains("mon–fri 2,200 kcal, sat–sun 2,500 kcal"))
         #expect(applied.stdout.contains("✓ 33 goals set from your profile (females 31–50 y)"))
         let g = try await goals()
         #expect(g["calcium_mg"] == 1000 && g["iron_mg"] == 18 && g["protein_g"] == 54 && g["sodium_mg"] == 2300)
