@@ -91,7 +91,8 @@ extension JournalCommands {
         let (from, to, period) = try trendRange(p)
         let summary = try journal.rangeSummary(from: from, to: to, nutrients: ids)
         let (goals, sources) = try journal.queue.read { (try journal.goals(in: $0), try journal.goalSources(in: $0)) }
-        let trends = ids.map { Trend(summary, nutrient: $0, goal: goals[$0], period: period, goalOrigin: sources.origin(of: $0, in: goals)) }
+        let trends = ids.map { Trend(summary, nutrient: $0, goal: goals[$0], period: period, goalOrigin: sources.origin(of: $0, in: goals),
+                                     weekdayGoals: $0 == "energy_kcal" ? sources.weekdayEnergy : [:]) }
         if p.has("--json") {
             try json(trends.count == 1 ? AnyEncodable(trends[0]) : AnyEncodable(trends))
             return
