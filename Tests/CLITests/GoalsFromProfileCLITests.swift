@@ -20,6 +20,27 @@ import TestSupport
         return try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Double])
     }
 
+    /// On a terminal the card is shown and y/N asked: n changes nothing, y applies.
+    @Test func aTerminalIsAskedFirst() async throws {
+        _ = try await ofj(["profile", "set", "sex=male", "birth=1950-02-01", "height=175cm", "activity=sedentary"])
+        _ = try await ofj(["weight", "78"])
+        let binary = try #require(OfjBinary.path)
+        let no = try PTYProcess(executable: binary, arguments: ["goals", "from-profile"], environment: env, columns: 160)
+        let card = await no.read(until: "Apply these targets? [y/N]")
+        #expect(card?.contains("Personal targets for males >70 y") == true, "\(card ?? "")")
+        #expect(card?.contains("Vitamin D") == true && card?.contains("→ 20 mcg") == true)
+        no.send("n\r")
+        #expect(await no.waitForExit() == 1)
+        let before = try await goals()
+        #expect(before["vitamin_d_mcg"] == 20 && before["calcium_mg"] == 1300)
+        let yes = try PTYProcess(executable: binary, arguments: ["goals", "from-profile"], environment: env, columns: 160)
+        _ = await yes.read(until: "Apply these targets? [y/N]")
+        yes.send("y\r")
+        #expect(await yes.read(until: "goals set from your profile") != nil)
+        #expect(await yes.waitForExit() == 0)
+        #expect(try await goals()["calcium_mg"] == 1200)
+    }
+
     @Test func anIncompleteProfileIsOneLineNamingTheFieldsItNeeds() async throws {
         let empty = try await ofj(["goals", "from-profile"], status: 2)
         #expect(empty.stderr == "ofj: goals from-profile needs sex, birth, height and activity in the profile; set them with: ofj profile set sex=female|male birth=YYYY-MM-DD height=170cm activity=moderate\n")

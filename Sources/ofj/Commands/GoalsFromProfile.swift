@@ -66,8 +66,8 @@ extension JournalCommands {
                 out(card)
                 throw CLIError("ofj goals from-profile changes your goals and there is no terminal to ask on; add --yes to apply them without asking")
             case false?:
-                out("Nothing changed: your goals are as they were.")
-                return
+                // Declined, as `ofj entry delete` answers n: exit 1, nothing written.
+                throw CLIError("nothing was changed: your goals are as they were", status: 1)
             case true?:
                 break
             }
