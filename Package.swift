@@ -25,7 +25,8 @@ let package = Package(
         // Where ofj's files are (XDG rules, OFJ_HOME) and config.json read and written whole; each section's
         // meaning stays with the module that owns it (approvals: Agent, providers: Providers, sync: Sync, meals: ofj).
         .target(name: "Settings", dependencies: ["Base", "OutputSafety"], swiftSettings: swiftSettings),
-        .target(name: "Nutrition", dependencies: ["Base"], swiftSettings: swiftSettings),
+        // The nutrition domain; Resources/dri.tsv is the DRI table (Resources/PROVENANCE.md).
+        .target(name: "Nutrition", dependencies: ["Base"], resources: [.copy("Resources")], swiftSettings: swiftSettings),
         .target(name: "ReferenceFoods", dependencies: ["Base"], resources: [.copy("Resources")], swiftSettings: swiftSettings),
         .target(name: "Journal", dependencies: ["Base", "SQLiteKit", "Nutrition", "ReferenceFoods", "OutputSafety"], swiftSettings: swiftSettings),
         .target(name: "Agent", dependencies: ["Base", "SQLiteKit", "Settings"], swiftSettings: swiftSettings),
@@ -71,7 +72,7 @@ let package = Package(
         .testTarget(name: "OutputSafetyTests", dependencies: ["OutputSafety"], swiftSettings: swiftSettings),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "Base", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "CSQLite", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NutritionTests", dependencies: ["Nutrition"], swiftSettings: swiftSettings),
+        .testTarget(name: "NutritionTests", dependencies: ["Base", "Nutrition"], swiftSettings: swiftSettings),
         .testTarget(name: "ReferenceFoodsTests", dependencies: ["ReferenceFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Base", "Journal", "Nutrition", "ReferenceFoods", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AgentTests", dependencies: ["Base", "Agent", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),

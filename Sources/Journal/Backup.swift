@@ -25,10 +25,13 @@ public struct JournalBackup: Sendable, Codable {
     public var notes: String? = nil
     /// Weigh-ins (issue 33); absent when there are none.
     public var weights: [WeighIn]? = nil
+    /// Where each goal came from, DRI upper limits and weekday calorie targets (issue 33 §2);
+    /// absent when there is no goal_sources row, ignored by an older ofj.
+    public var goalSources: GoalSources? = nil
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", exportedAt = "exported_at", goals, foods, entries, foodBarcodes = "food_barcodes"
-        case attachments, profile, notes, weights
+        case attachments, profile, notes, weights, goalSources = "goal_sources"
     }
 }
 
@@ -109,6 +112,8 @@ extension JournalStore {
         doc.notes = try notes(in: db)
         let weights = try weighIns(in: db)
         doc.weights = weights.isEmpty ? nil : weights
+        let sources = try goalSources(in: db)
+        doc.goalSources = sources.isEmpty ? nil : sources
         return doc
     }
 
@@ -243,8 +248,10 @@ extension JournalStore {
                 }
             }
             if touchedDays.count > 200 { try rebuildAllDayTotals(in: db) } else { try refreshDayTotals(touchedDays, in: db) }
-            if let g = doc.goals, try goals(in: db) != g || db.row("SELECT 1 FROM journal_settings WHERE key = 'goals'") == nil {
-                try setGoals(g, in: db)
+            if let g = doc.goals, try goals(in: db) != g || db.row("SELECT 1 FROM journal_settings WHERE key = 'goals'") == nil
+                || (doc.goalSources.map { try goalSources(in: db) != $0 } ?? false) {
+                // With its sources the backup's goals keep their origins; without, they count as set by hand.
+                if let s = doc.goalSources { try setGoals(g, sources: s, in: db) } else { try setGoals(g, in: db) }
                 report.goalsChanged = true
             }
             if let p = doc.profile, try profile(in: db) != p {

@@ -253,7 +253,7 @@ extension JournalStore {
     /// Ranks Shelf foods against what is left of `day`'s goals (today by default).
     public func recommendFromShelf(day: CalendarDay? = nil, limit: Int = 5, in db: Database) throws -> [ShelfRecommendation] {
         let view = try dayView(day ?? today(), in: db)
-        return ShelfRecommender.recommend(foods: try shelfFoods(in: db), goals: try goals(in: db), consumed: view.totals, limit: limit)
+        return ShelfRecommender.recommend(foods: try shelfFoods(in: db), goals: try goals(on: view.day, in: db), consumed: view.totals, limit: limit)
     }
 
     public func recommendFromShelf(day: CalendarDay? = nil, limit: Int = 5) throws -> [ShelfRecommendation] {

@@ -41,11 +41,18 @@ public struct NutrientGap: Sendable, Hashable, Codable {
     public let foods: [GapFood]
     /// The foods of the journal that gave the most of it over the period (only when asked for).
     public let contributors: [FoodContribution]
+    /// What the average is compared with: the person's goal once it is personal (from the profile's
+    /// DRIs or set by them), else the Daily Value; `fraction` and `gap` are against it.
+    public var target: Double? = nil
+    public var targetOrigin: GoalOrigin? = nil
 
     enum CodingKeys: String, CodingKey {
         case nutrient, name, unit, dailyValue = "daily_value", average, fraction, reportingDays = "reporting_days", gap, foods,
-             contributors
+             contributors, target, targetOrigin = "target_origin"
     }
+
+    /// The amount the average is compared with.
+    public var reference: Double { target ?? dailyValue }
 }
 
 /// The gaps of a period.
@@ -59,9 +66,11 @@ public struct GapReport: Sendable, Hashable, Codable {
     public let gaps: [NutrientGap]
     /// Nutrients with a Daily Value that no entry of the period reports (not gaps: unknown).
     public let notReported: [String]
+    /// True when some nutrient is compared with a personal target rather than its Daily Value.
+    public var personalTargets: Bool = false
 
     enum CodingKeys: String, CodingKey {
-        case from, to, loggedDays = "logged_days", threshold, gaps, notReported = "not_reported"
+        case from, to, loggedDays = "logged_days", threshold, gaps, notReported = "not_reported", personalTargets = "personal_targets"
     }
 }
 
@@ -80,10 +89,17 @@ extension JournalStore {
                              contributors: Int = 0, in db: Database) throws -> GapReport {
         let candidates = Self.gapNutrients
         let summary = try rangeSummary(from: from, to: to, nutrients: candidates.map(\.id), in: db)
+        // Personal targets (approved from the profile, or set by the person) replace the Daily Values.
+        let goals = try self.goals(in: db), sources = try goalSources(in: db)
+        func target(_ n: Nutrient) -> (Double, GoalOrigin)? {
+            let origin = sources.origin(of: n.id, in: goals)
+            if origin != .fdaDefault, let g = goals[n.id] { return (g, origin) }
+            return n.dailyValue.map { ($0, .fdaDefault) }
+        }
         var short: [(Nutrient, Double, Int)] = []
         var notReported: [String] = []
         for n in candidates {
-            guard let dv = n.dailyValue else { continue }
+            guard let (dv, _) = target(n) else { continue }
             let days = summary.reportingDays(n.id)
             guard days > 0, let avg = summary.dailyAverages[n.id] else {
                 if summary.loggedDayCount > 0 { notReported.append(n.id) }
@@ -93,16 +109,19 @@ extension JournalStore {
         }
         let ranked = reference.map { _ in try? foodDensities(ids: short.map(\.0.id), reference: reference, in: db) } ?? nil
         let gaps = try short.map { n, avg, days -> NutrientGap in
-            let dv = n.dailyValue ?? 1
+            let (dv, origin) = target(n) ?? (n.dailyValue ?? 1, .fdaDefault)
             let gap = dv - avg
             let foods = (ranked?[n.id] ?? []).prefix(3).map { c in
                 GapFood(source: c.source, id: c.id, name: c.name, perHundredKcal: c.per100, gapShare: gap > 0 ? c.per100 / gap : 0)
             }
             let top = contributors > 0 ? try nutrientBreakdown(n.id, from: from, to: to, limit: contributors, in: db).foods : []
-            return NutrientGap(nutrient: n.id, name: n.displayName, unit: n.unit.rawValue, dailyValue: dv, average: avg,
-                               fraction: avg / dv, reportingDays: days, gap: gap, foods: Array(foods), contributors: top)
+            return NutrientGap(nutrient: n.id, name: n.displayName, unit: n.unit.rawValue, dailyValue: n.dailyValue ?? dv, average: avg,
+                               fraction: avg / dv, reportingDays: days, gap: gap, foods: Array(foods), contributors: top,
+                               target: dv, targetOrigin: origin)
         }.sorted { ($0.fraction, $0.nutrient) < ($1.fraction, $1.nutrient) }
-        return GapReport(from: from, to: to, loggedDays: summary.loggedDayCount, threshold: threshold, gaps: gaps, notReported: notReported)
+        let personal = candidates.contains { target($0)?.1 != .fdaDefault }
+        return GapReport(from: from, to: to, loggedDays: summary.loggedDayCount, threshold: threshold, gaps: gaps, notReported: notReported,
+                         personalTargets: personal)
     }
 
     public func nutrientGaps(from: CalendarDay, to: CalendarDay, threshold: Double = 0.8, reference: ReferenceDatabase? = nil,

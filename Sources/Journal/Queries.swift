@@ -24,7 +24,9 @@ extension JournalStore {
             return MealGroup(meal: meal, entries: list, totals: t)
         }
         let derived = Set(entries.flatMap { $0.derivedNutrients ?? [] }).sorted()
-        return DayView(day: day, meals: meals, totals: dayTotals, goals: GoalProgress.make(goals: try goals(in: db), totals: dayTotals),
+        let sources = try goalSources(in: db)
+        return DayView(day: day, meals: meals, totals: dayTotals,
+                       goals: GoalProgress.make(goals: sources.goals(try goals(in: db), on: day), totals: dayTotals, sources: sources),
                        partlyDerived: derived.isEmpty ? nil : derived)
     }
 

@@ -1,5 +1,5 @@
 // What `ofj status` shows: a day's totals of the main nutrients, the goals and when the last
-// entry was logged, in four indexed reads (no entry is decoded).
+// entry was logged, in five indexed reads (no entry is decoded; goal_sources for a weekday target).
 import Base
 import Foundation
 import Nutrition
@@ -27,7 +27,7 @@ extension JournalStore {
     /// The status figures of `day`; the last entry is the latest logged at or before `now` for
     /// `day` or an earlier day (an entry planned for tomorrow does not end a fast).
     public func statusFigures(on day: CalendarDay, now: Date, in db: Database) throws -> StatusFigures {
-        var figures = StatusFigures(goals: try goals(in: db))
+        var figures = StatusFigures(goals: try goals(on: day, in: db))
         try db.forEachRow("SELECT nutrient, total FROM journal_day_totals WHERE day = ? AND nutrient IN ('energy_kcal', 'protein_g', 'carbohydrate_g', 'fat_g')",
                           [day.description]) { s in
             if let id = s.value(at: 0).string { figures.totals[id] = s.value(at: 1).double ?? 0 }

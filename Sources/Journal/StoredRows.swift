@@ -99,6 +99,13 @@ extension JournalStore {
         if key == "profile" {
             do { return try profile(in: db).problem(today: today()) } catch { return "the profile is not readable" }
         }
+        if key == Self.goalSourcesKey {
+            let s: GoalSources
+            do { s = try goalSources(in: db) } catch { return "the goal sources are not readable" }
+            for v in s.weekdayEnergy.values where !(v.isFinite && v > 0 && v <= Limits.nutrientAmount) { return "a weekday energy goal is out of range" }
+            for (id, l) in s.upperLimits where !NutrientAmounts.isPlausibleID(id) || !(l.value.isFinite && l.value > 0) { return "an upper limit is not valid" }
+            return nil
+        }
         guard key == "goals" else { return nil }
         let g: Goals
         do { g = try goals(in: db) } catch { return "the goals are not readable" }

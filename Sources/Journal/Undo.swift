@@ -190,7 +190,8 @@ extension JournalStore {
             guard let r = try db.row("SELECT * FROM journal_saved_foods WHERE id = ?", [id]) else { return nil }
             return UndoImage(row: Dictionary(uniqueKeysWithValues: zip(r.columns, r.values.map(UndoCell.init))), nutrients: nil)
         case .goals:
-            guard let v = try db.row("SELECT value FROM journal_settings WHERE key = 'goals'") else { return nil }
+            // "goals" and "goal_sources" (where each goal came from) are both goals settings rows.
+            guard let v = try db.row("SELECT value FROM journal_settings WHERE key = ?", [id]) else { return nil }
             return UndoImage(row: ["value": UndoCell(v[0])], nutrients: nil)
         case .profile:
             guard let v = try db.row("SELECT value FROM journal_settings WHERE key = ?", [id]) else { return nil }
@@ -293,7 +294,9 @@ extension JournalStore {
         var conflicts: [String] = []
         for (object, expected) in Self.finalImages(steps) {
             let now = try image(object.kind, object.id, in: db)
-            if let line = UndoText.changedSince(object.kind, expected: expected, now: now) { conflicts.append(line) }
+            if object.kind == .goals, object.id == Self.goalSourcesKey {
+                if expected != now { conflicts.append("where the goals come from was changed since") }
+            } else if let line = UndoText.changedSince(object.kind, expected: expected, now: now) { conflicts.append(line) }
         }
         return UndoPlan(steps: steps, conflicts: conflicts.sorted())
     }
@@ -394,9 +397,9 @@ extension JournalStore {
                 }
             case .goals:
                 if let value = target?.row["value"]?.text {
-                    try db.execute("INSERT INTO journal_settings (key, value) VALUES ('goals', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [value])
+                    try db.execute("INSERT INTO journal_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [id, value])
                 } else {
-                    try db.execute("DELETE FROM journal_settings WHERE key = 'goals'")
+                    try db.execute("DELETE FROM journal_settings WHERE key = ?", [id])
                 }
             case .profile:
                 if let value = target?.row["value"]?.text {
@@ -463,6 +466,7 @@ enum UndoText {
         case (.food, nil, let a?): return "saved \(name(a)) to the Food Bank"
         case (.food, let b?, nil): return "removed \(name(b)) from the Food Bank"
         case (.food, let b?, let a?): return "changed the Food Bank food \(name(b)): " + differences(.food, from: b, to: a).joined(separator: ", ")
+        case (.goals, _, _) where c.objectID == JournalStore.goalSourcesKey: return "set where the goals come from"
         case (.goals, let b, let a): return "set the goals: " + goalDifferences(from: b, to: a).joined(separator: ", ")
         case (.profile, _, _): return c.objectID == "profile" ? "changed the profile" : "changed the standing notes"
         case (.weight, nil, let a?): return "logged a weigh-in of \(weighIn(a)) on \(a.row["day"]?.text ?? "?")"
@@ -480,6 +484,7 @@ enum UndoText {
         case (.food, nil, _): return "removes that food from the Food Bank"
         case (.food, _?, nil): return "puts the food back"
         case (.food, let b?, let a?): return "sets it back: " + differences(.food, from: a, to: b).joined(separator: ", ")
+        case (.goals, _, _) where c.objectID == JournalStore.goalSourcesKey: return "sets where the goals come from back"
         case (.goals, let b, let a): return "sets the goals back: " + goalDifferences(from: a, to: b).joined(separator: ", ")
         case (.profile, _, _): return c.objectID == "profile" ? "sets the profile back" : "sets the standing notes back"
         case (.weight, nil, _): return "removes that weigh-in"

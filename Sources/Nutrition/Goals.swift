@@ -83,9 +83,11 @@ public struct GoalProgress: Sendable, Hashable, Codable {
     public let direction: GoalDirection
     /// Entries in the total that did not report this nutrient.
     public let notReportedCount: Int
+    /// Where the goal comes from (FDA default, the profile's DRIs, the person); nil when not known.
+    public var origin: GoalOrigin? = nil
 
     enum CodingKeys: String, CodingKey {
-        case id, name, unit, goal, consumed, remaining, fraction, direction, notReportedCount = "not_reported_count"
+        case id, name, unit, goal, consumed, remaining, fraction, direction, notReportedCount = "not_reported_count", origin
     }
 
     /// Writes `consumed`, `remaining` and `fraction` as null when not reported, rather than leaving them out.
@@ -100,9 +102,11 @@ public struct GoalProgress: Sendable, Hashable, Codable {
         try c.encode(fraction, forKey: .fraction)
         try c.encode(direction, forKey: .direction)
         try c.encode(notReportedCount, forKey: .notReportedCount)
+        try c.encodeIfPresent(origin, forKey: .origin)
     }
 
-    public static func make(goals: Goals, totals: NutrientTotals) -> [GoalProgress] {
+    /// Progress for every goal; with `sources`, each says where its goal comes from.
+    public static func make(goals: Goals, totals: NutrientTotals, sources: GoalSources? = nil) -> [GoalProgress] {
         goals.ids.compactMap { id in
             guard let goal = goals[id] else { return nil }
             // Nothing reported is not zero eaten; nothing logged is.
@@ -110,7 +114,7 @@ public struct GoalProgress: Sendable, Hashable, Codable {
             return GoalProgress(id: id, name: NutrientCatalog.displayName(id), unit: NutrientCatalog.nutrient(id)?.unit,
                                 goal: goal, consumed: consumed, remaining: consumed.map { goal - $0 },
                                 fraction: consumed.map { goal > 0 ? $0 / goal : 0 }, direction: Goals.direction(id),
-                                notReportedCount: totals.notReportedCount(id))
+                                notReportedCount: totals.notReportedCount(id), origin: sources?.origin(of: id, in: goals))
         }
     }
 }

@@ -35,12 +35,15 @@ struct GetNutrientGaps: JournalReadTool {
                  "amount_per_100_kcal": Shape.number(f.perHundredKcal), "gap_share_per_100_kcal": Shape.number(f.gapShare)]
             }
             return ["nutrient": .string(g.nutrient), "unit": .string(g.unit), "average_per_day": Shape.number(g.average),
-                    "daily_value": Shape.number(g.dailyValue), "fraction_of_daily_value": Shape.number(g.fraction),
+                    "daily_value": Shape.number(g.dailyValue), "target": Shape.number(g.reference),
+                    "target_origin": .string((g.targetOrigin ?? .fdaDefault).rawValue), "fraction_of_target": Shape.number(g.fraction),
+                    "fraction_of_daily_value": Shape.number(g.dailyValue > 0 ? g.average / g.dailyValue : 0),
                     "reporting_days": .number(Double(g.reportingDays)), "foods": .array(foods)]
         }
         let json: JSONValue = ["from": .string(from.description), "to": .string(to.description),
                                "logged_days": .number(Double(report.loggedDays)), "threshold": Shape.number(report.threshold),
+                               "targets": .string(report.personalTargets ? "personal (see target_origin per nutrient)" : "FDA Daily Values (defaults)"),
                                "gaps": .array(gaps), "not_reported": .array(report.notReported.map { .string($0) })]
-        return output(json, "\(report.gaps.count) nutrients below 80% of the Daily Value")
+        return output(json, "\(report.gaps.count) nutrients below 80% of \(report.personalTargets ? "their targets" : "the Daily Value")")
     }
 }

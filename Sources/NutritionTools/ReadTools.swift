@@ -92,7 +92,8 @@ struct GetNutritionContext: JournalReadTool {
         let now = journal.now()
         let today = journal.today()
         let view = try checked(field: "date") { try journal.dayView(today, in: db) }
-        let goals = try journal.goals(in: db)
+        let goals = try journal.goals(on: today, in: db)
+        let sources = try journal.goalSources(in: db)
         let start = (try? today.adding(days: -6)) ?? today
         let week = try checked(field: "date") { try journal.rangeSummary(from: start, to: today, in: db) }
         let local = now.timeIntervalSince1970 + Double(journal.timeZone.secondsFromGMT(for: now))
@@ -107,6 +108,10 @@ struct GetNutritionContext: JournalReadTool {
             "meal_schedule": ["breakfast_from": .string(schedule.breakfastStart.description), "lunch_from": .string(schedule.lunchStart.description),
                               "dinner_from": .string(schedule.dinnerStart.description), "snack": "only when chosen"],
             "goals": Shape.goals(goals),
+            // Whose goals these are: FDA defaults until personal targets are approved or set.
+            "goals_basis": .string(sources.tag(goals, ids: goals.ids)),
+            // Goals that are not the FDA default (from the profile or set by the person).
+            "personal_goals": .array(goals.ids.filter { sources.origin(of: $0, in: goals) != .fdaDefault }.map { .string($0) }),
             "today_totals": Shape.totals(view.totals),
             // A goal nutrient no entry reported has no known remainder: it is left out, not counted as 0 eaten.
             "remaining": Shape.nutrients(Dictionary(uniqueKeysWithValues: view.goals.compactMap { g in g.remaining.map { (g.id, $0) } })),
@@ -161,11 +166,14 @@ struct GetJournalDay: JournalReadTool {
             ["id": .string(g.id), "goal": Shape.number(g.goal), "consumed": g.consumed.map(Shape.number) ?? .null, "remaining": g.remaining.map(Shape.number) ?? .null,
              "direction": .string(g.direction.rawValue)]
         }
+        // Whose goals these are, once for the day (per goal: get_goals).
+        let basis = GoalSources.tag(view.goals.compactMap { g in g.origin.map { (g.id, $0) } })
         let offset = max(0, args.raw["offset"]?.intValue ?? 0)
         let json = Paging.fit(entries, offset: offset, limit: args.limit(default: 60, max: 100)) { page, next in
             var o: [String: JSONValue] = ["date": .string(day.description), "entry_count": .number(Double(entries.count)),
                                           "offset": .number(Double(min(offset, entries.count))), "meals": .array(grouped(page)),
-                                          "totals": Shape.totals(view.totals, only: shown), "goals": .array(goals)]
+                                          "totals": Shape.totals(view.totals, only: shown), "goals": .array(goals),
+                                          "goals_basis": .string(basis)]
             // Shown totals that include a value derived by USDA's rules (vitamin D from IU, folate DFE).
             let derived = (view.partlyDerived ?? []).filter(shown.contains)
             if !derived.isEmpty { o["totals_partly_derived"] = .array(derived.map { .string($0) }) }
@@ -396,11 +404,23 @@ struct GetGoals: JournalReadTool {
 
     func read(_ args: Args, _ db: Database) throws -> ToolOutput {
         let goals = try journal.goals(in: db)
+        let sources = try journal.goalSources(in: db)
         let list: [JSONValue] = goals.ids.compactMap { id in
-            goals[id].map { ["id": .string(id), "name": .string(NutrientCatalog.displayName(id)), "amount": Shape.number($0),
-                             "direction": .string(Goals.direction(id).rawValue)] }
+            goals[id].map { v -> JSONValue in
+                // origin: fda_default (the label Daily Value, not personal), profile (DRIs, with the source) or person.
+                var o: [String: JSONValue] = ["id": .string(id), "name": .string(NutrientCatalog.displayName(id)), "amount": Shape.number(v),
+                                              "direction": .string(Goals.direction(id).rawValue),
+                                              "origin": .string(sources.origin(of: id, in: goals).rawValue)]
+                if sources.origin(of: id, in: goals) == .profile, let s = sources.sources[id]?.source { o["source"] = .string(s) }
+                if let l = sources.upperLimits[id] { o["upper_limit"] = ["kind": .string(l.kind), "amount": Shape.number(l.value)] }
+                return .object(o)
+            }
         }
-        return output(["goals": .array(list), "fda_defaults": .bool(goals == .fdaDefaults)], "read \(list.count) goals")
+        var out: [String: JSONValue] = ["goals": .array(list), "fda_defaults": .bool(goals == .fdaDefaults)]
+        if !sources.weekdayEnergy.isEmpty {
+            out["energy_kcal_by_weekday"] = .object(Dictionary(uniqueKeysWithValues: sources.weekdayEnergy.map { (GoalSources.weekdayNames[$0.key - 1], Shape.number($0.value)) }))
+        }
+        return output(.object(out), "read \(list.count) goals")
     }
 }
 
@@ -477,6 +497,8 @@ struct RecommendShelfFoods: JournalReadTool {
             if let b = r.brand { o["brand"] = .string(Text.clean(b, max: 100)) }
             return .object(o)
         }
-        return output(["date": .string(day.description), "recommendations": .array(list)], "\(recs.count) Shelf suggestions")
+        let goals = try journal.goals(on: day, in: db)
+        return output(["date": .string(day.description), "recommendations": .array(list),
+                       "goals_basis": .string(try journal.goalSources(in: db).tag(goals, ids: goals.ids))], "\(recs.count) Shelf suggestions")
     }
 }

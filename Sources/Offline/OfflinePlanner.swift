@@ -330,15 +330,16 @@ struct OfflinePlanner {
         let goal = (goalsDone.content?["goals"]?.arrayValue ?? []).first { $0["id"]?.stringValue == nutrient }
         let goalAmount = goal?["amount"]?.doubleValue
         let isLimit = goal?["direction"]?.stringValue == "limit"
+        let fda = goal?["origin"]?.stringValue == "fda_default" ? " (the FDA default)" : ""
         var text: String
         if from == to {
             text = "You had \(format(total))\(unit)\(label) \(when)"
             if let g = goalAmount {
                 let left = g - total
                 if isLimit {
-                    text += left >= 0 ? "; your limit is \(format(g))\(unit), \(format(left))\(unit) left" : "; that is \(format(-left))\(unit) over your limit of \(format(g))\(unit)"
+                    text += left >= 0 ? "; your limit is \(format(g))\(unit)\(fda), \(format(left))\(unit) left" : "; that is \(format(-left))\(unit) over your limit of \(format(g))\(unit)\(fda)"
                 } else {
-                    text += left > 0 ? "; your goal is \(format(g))\(unit), \(format(left))\(unit) to go" : "; you reached your goal of \(format(g))\(unit)"
+                    text += left > 0 ? "; your goal is \(format(g))\(unit)\(fda), \(format(left))\(unit) to go" : "; you reached your goal of \(format(g))\(unit)\(fda)"
                 }
             }
             text += "."
@@ -346,7 +347,7 @@ struct OfflinePlanner {
             let logged = Int(content["logged_days"]?.doubleValue ?? 0)
             let average = content["daily_averages"]?[nutrient]?.doubleValue ?? 0
             text = "You had \(format(total))\(unit)\(label) over \(when): \(format(average))\(unit) a day on average \(averageBasis(content, nutrient, logged: logged))"
-            if let g = goalAmount { text += " (daily \(isLimit ? "limit" : "goal") \(format(g))\(unit))" }
+            if let g = goalAmount { text += " (daily \(isLimit ? "limit" : "goal") \(format(g))\(unit)\(fda.isEmpty ? "" : ", the FDA default"))" }
             text += "."
         }
         if missing > 0 { text += " \(missing) \(missing == 1 ? "entry does" : "entries do") not report \(name), so the real amount may be higher." }
@@ -477,7 +478,9 @@ struct OfflinePlanner {
         let eaten = done.content?["today_totals"]?["nutrients"]?[nutrient]?.doubleValue ?? 0
         let left = goal - eaten
         let line = left >= 0 ? "\(format(left))\(unit) of \(name) left today" : "\(format(-left))\(unit) over your \(name) goal today"
-        return .answer("\(capitalized(line)) (goal \(format(goal))\(unit), eaten \(format(eaten))\(unit)).")
+        let personal = done.content?["personal_goals"]?.arrayValue?.contains(.string(nutrient)) ?? false
+        let basis = personal ? "" : ", the FDA default"
+        return .answer("\(capitalized(line)) (goal \(format(goal))\(unit)\(basis), eaten \(format(eaten))\(unit)).")
     }
 
     /// "what's my protein goal".
@@ -490,7 +493,16 @@ struct OfflinePlanner {
             return .answer("You have no \(name) goal. Set one with \"set my \(name) goal to …\".")
         }
         let kind = g["direction"]?.stringValue == "limit" ? "a limit to stay under" : "a target to reach"
-        return .answer("Your \(name) goal is \(format(amount))\(OfflinePlanner.unit(nutrient)) a day (\(kind)).")
+        return .answer("Your \(name) goal is \(format(amount))\(OfflinePlanner.unit(nutrient)) a day (\(kind); \(OfflinePlanner.origin(g))).")
+    }
+
+    /// Where a goal of get_goals comes from, in words: the FDA default must never sound personal.
+    static func origin(_ goal: JSONValue) -> String {
+        switch goal["origin"]?.stringValue {
+        case "profile": return "from your profile" + (goal["source"]?.stringValue.map { ": " + String($0.prefix { $0 != ";" }) } ?? "")
+        case "person": return "set by you"
+        default: return "the FDA Daily Value default, not a personal target; ofj goals from-profile proposes yours"
+        }
     }
 
     // MARK: - Food Bank and Shelf
@@ -502,7 +514,8 @@ struct OfflinePlanner {
         guard !recs.isEmpty else {
             return .answer("Your Shelf is empty, so I have nothing to suggest. Mark foods you have at home as on the Shelf in your Food Bank.")
         }
-        var lines = ["From your Shelf, for what's left of today's goals:"]
+        let basis = done.content?["goals_basis"]?.stringValue ?? ""
+        var lines = ["From your Shelf, for what's left of today's goals\(basis.isEmpty ? "" : " (\(basis))"):"]
         for (i, r) in recs.enumerated() {
             let kcal = r["nutrients"]?["energy_kcal"]?.doubleValue
             lines.append("\(i + 1). \(foodName(r)), \(format(r["servings"]?.doubleValue ?? 1)) × \(r["serving"]?.stringValue ?? "serving")"

@@ -84,10 +84,15 @@ public struct Trend: Sendable, Hashable, Codable {
     public let average: Double?
     public let reportingDays: Int
     public let loggedDays: Int
+    /// Where the goal comes from (FDA default, the profile, the person); nil when not known.
+    public var goalOrigin: GoalOrigin? = nil
+    /// Day bars' goals by ISO weekday where a weekday target replaces `goal` (not encoded: each
+    /// bar's `fraction` already uses it).
+    public var weekdayGoals: [Int: Double] = [:]
 
     enum CodingKeys: String, CodingKey {
         case nutrient, name, unit, period, from, to, goal, direction, bars, average, reportingDays = "reporting_days",
-             loggedDays = "logged_days"
+             loggedDays = "logged_days", goalOrigin = "goal_origin"
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -104,11 +109,17 @@ public struct Trend: Sendable, Hashable, Codable {
         try c.encode(average, forKey: .average)
         try c.encode(reportingDays, forKey: .reportingDays)
         try c.encode(loggedDays, forKey: .loggedDays)
+        try c.encodeIfPresent(goalOrigin, forKey: .goalOrigin)
     }
 
     /// Bars of `nutrient` from a range summary (which must include it): one per day, per ISO
     /// week (Monday first) or per calendar month, cut to the summary's range.
-    public init(_ summary: RangeSummary, nutrient: String, goal: Double?, period: TrendPeriod) {
+    /// `weekdayGoals` (ISO weekday → goal, the person's weekday calorie targets) replace `goal`
+    /// for the day bars on their weekdays.
+    public init(_ summary: RangeSummary, nutrient: String, goal: Double?, period: TrendPeriod, goalOrigin: GoalOrigin? = nil,
+                weekdayGoals: [Int: Double] = [:]) {
+        self.goalOrigin = goal == nil ? nil : goalOrigin
+        self.weekdayGoals = period == .day ? weekdayGoals : [:]
         self.nutrient = nutrient
         name = NutrientCatalog.displayName(nutrient)
         unit = NutrientCatalog.nutrient(nutrient)?.unit.rawValue ?? ""
@@ -127,7 +138,8 @@ public struct Trend: Sendable, Hashable, Codable {
                 if (d.totals.reportedCounts[nutrient] ?? 0) > 0 { reporting += 1; sum += d.totals.amounts[nutrient] ?? 0 }
             }
             let value = reporting > 0 ? sum / Double(reporting) : nil
-            let fraction = value.flatMap { v in goal.flatMap { $0 > 0 ? v / $0 : nil } }
+            let barGoal = period == .day ? (weekdayGoals[first.day.isoWeekday] ?? goal) : goal
+            let fraction = value.flatMap { v in barGoal.flatMap { $0 > 0 ? v / $0 : nil } }
             bars.append(TrendBar(start: first.day, end: last.day, value: value, fraction: fraction, loggedDays: logged, reportingDays: reporting))
             group = []
         }
@@ -212,8 +224,16 @@ public enum Charts {
         let name = id == "energy_kcal" ? "Calories" : NutrientCatalog.displayName(id)
         let lowerName = id == "energy_kcal" ? "calories" : lowercasedName(id)
         var lines = [style.bold("\(name), \(unit) a day") + " · \(trend.from) to \(trend.to)"]
-        var key = trend.goal.map { "\(options.unicode ? "│" : "|") goal \(value($0)) \(unit)" } ?? "no goal set"
-        if trend.period != .day { key += " · each bar: average a day over its days that report it" }
+        var key = trend.goal.map { "\(options.unicode ? "│" : "|") goal \(value($0)) \(unit)" + (trend.goalOrigin.map { " (\($0.phrase))" } ?? "") } ?? "no goal set"
+        if trend.goal != nil, !trend.weekdayGoals.isEmpty { key += "; % of each day's target (weekday targets)" }
+        let each = "each bar: average a day over its days that report it"
+        if trend.period != .day, (key + " · " + each).count <= options.width {
+            key += " · " + each
+        } else if trend.period != .day {
+            // Too long for one line (a goal with its origin): the note goes on its own line, unbroken.
+            lines.append(wrapText(key, width: options.width))
+            key = each
+        }
         lines.append(wrapText(key, width: options.width))
 
         let labels = trend.bars.map { label($0, trend.period, withYear: trend.from.year != trend.to.year) }
@@ -315,7 +335,9 @@ public enum Charts {
         let today = journal.today()
         // Days after today are not summed (nothing to show there), but the calendar has them.
         let summary = try journal.rangeSummary(from: first, to: min(last, max(first, today)), nutrients: ["energy_kcal"])
-        return Charts.month(summary, year: year, month: month, goal: try journal.goals()["energy_kcal"], today: today, options: options)
+        let (goals, sources) = try journal.queue.read { (try journal.goals(in: $0), try journal.goalSources(in: $0)) }
+        return Charts.month(summary, year: year, month: month, goal: goals["energy_kcal"], today: today, options: options,
+                            goalOrigin: sources.origin(of: "energy_kcal", in: goals), weekdayGoals: sources.weekdayEnergy)
     }
 
     /// The last 7 days' calories as bars (/week); nil when nothing was logged in them.
@@ -323,16 +345,20 @@ public enum Charts {
         let today = journal.today()
         let summary = try journal.rangeSummary(from: try today.adding(days: -6), to: today, nutrients: ["energy_kcal"])
         guard summary.loggedDayCount > 0 else { return nil }
-        return trend(Trend(summary, nutrient: "energy_kcal", goal: try journal.goals()["energy_kcal"], period: .day), options: options)
+        let (goals, sources) = try journal.queue.read { (try journal.goals(in: $0), try journal.goalSources(in: $0)) }
+        return trend(Trend(summary, nutrient: "energy_kcal", goal: goals["energy_kcal"], period: .day,
+                           goalOrigin: sources.origin(of: "energy_kcal", in: goals), weekdayGoals: sources.weekdayEnergy), options: options)
     }
 
     /// A calendar of a month (`summary` covers it, or its first days up to today): each day's
     /// energy as a percentage of the goal (kcal when no goal is set) and a glyph.
-    public static func month(_ summary: RangeSummary, year: Int, month: Int, goal: Double?, today: CalendarDay, options: ChartOptions) -> String {
+    public static func month(_ summary: RangeSummary, year: Int, month: Int, goal: Double?, today: CalendarDay, options: ChartOptions,
+                             goalOrigin: GoalOrigin? = nil, weekdayGoals: [Int: Double] = [:]) -> String {
         let style = options.style
         let cell = max(7, min(16, options.width / 7))
         let byDay = Dictionary(summary.days.map { ($0.day, $0) }, uniquingKeysWith: { a, _ in a })
-        let goalText = goal.map { "energy as % of the \(value($0)) kcal goal" } ?? "energy in kcal (no goal set)"
+        var goalText = goal.map { "energy as % of the \(value($0)) kcal goal" + (goalOrigin.map { " (\($0.phrase))" } ?? "") } ?? "energy in kcal (no goal set)"
+        if goal != nil, !weekdayGoals.isEmpty { goalText += ", or of the day's weekday target" }
         var lines = [style.bold("\(monthNames[month - 1]) \(year)") + " · " + goalText]
         lines.append(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map { $0.padding(toLength: cell, withPad: " ", startingAt: 0) }
             .joined().trimmingTrailingSpaces())
@@ -359,7 +385,8 @@ public enum Charts {
                 let t = byDay[d]?.totals
                 let logged = (t?.entryCount ?? 0) > 0
                 let kcal = t.flatMap { ($0.reportedCounts["energy_kcal"] ?? 0) > 0 ? $0.amounts["energy_kcal"] : nil }
-                let fraction = kcal.flatMap { k in goal.flatMap { $0 > 0 ? k / $0 : nil } }
+                let dayGoal = weekdayGoals[d.isoWeekday] ?? goal
+                let fraction = kcal.flatMap { k in dayGoal.flatMap { $0 > 0 ? k / $0 : nil } }
                 let g = glyph(fraction, logged: logged, reported: kcal != nil, unicode: options.unicode)
                 if let fraction { bottom = g + " " + percent(fraction) } else if let kcal { bottom = g + " " + value(kcal) } else { bottom = g }
                 if !logged || kcal == nil { paint = { style.dim($0) } } else if let fraction {

@@ -9,12 +9,16 @@ extension JournalViews {
     public static func gaps(_ r: GapReport) -> String {
         guard r.loggedDays > 0 else { return "Nothing logged from \(r.from) to \(r.to); gaps need a few logged days." }
         let percent = number(r.threshold * 100, places: 0)
-        var lines = [wrapText("Below \(percent)% of the Daily Value, \(r.from) to \(r.to) (\(r.loggedDays) logged \(r.loggedDays == 1 ? "day" : "days")):", width: 80)]
-        if r.gaps.isEmpty { lines.append("  None: every nutrient reported averages at least \(percent)% of its Daily Value.") }
+        let against = r.personalTargets ? "your targets" : "the Daily Value"
+        var lines = [wrapText("Below \(percent)% of \(against), \(r.from) to \(r.to) (\(r.loggedDays) logged \(r.loggedDays == 1 ? "day" : "days")):", width: 80)]
+        if r.personalTargets {
+            lines.append("  (DRI = from your profile, you = set by you, FDA = FDA Daily Value default)")
+        }
+        if r.gaps.isEmpty { lines.append("  None: every nutrient reported averages at least \(percent)% of \(r.personalTargets ? "its target" : "its Daily Value").") }
         for g in r.gaps {
             let days = g.reportingDays == r.loggedDays ? "every logged day" : "\(g.reportingDays) of \(r.loggedDays) logged days"
             lines.append("")
-            lines.append("  \(g.name): \(amount(g.nutrient, g.average)) a day, \(number(g.fraction * 100, places: 0))% of \(amount(g.nutrient, g.dailyValue)) (reported on \(days))")
+            lines.append("  \(g.name): \(amount(g.nutrient, g.average)) a day, \(number(g.fraction * 100, places: 0))% of \(amount(g.nutrient, g.reference))\(r.personalTargets ? " " + (g.targetOrigin ?? .fdaDefault).marker : "") (reported on \(days))")
             if g.foods.isEmpty { lines.append("    no food with it known"); continue }
             lines.append("    foods that bring the most per 100 kcal:")
             for f in g.foods {

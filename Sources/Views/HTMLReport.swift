@@ -14,9 +14,11 @@ public struct ReportData: Sendable {
     /// Nutrients below their Daily Value (threshold 1), each with its top contributors.
     public let gaps: GapReport
     public let generated: CalendarDay
+    /// Where each goal comes from (FDA default, the profile's DRIs, the person).
+    public var sources: GoalSources
 
-    public init(summary: RangeSummary, goals: Goals, gaps: GapReport, generated: CalendarDay) {
-        self.summary = summary; self.goals = goals; self.gaps = gaps; self.generated = generated
+    public init(summary: RangeSummary, goals: Goals, gaps: GapReport, generated: CalendarDay, sources: GoalSources = GoalSources()) {
+        self.summary = summary; self.goals = goals; self.gaps = gaps; self.generated = generated; self.sources = sources
     }
 }
 
@@ -54,6 +56,11 @@ public enum HTMLReport {
         body.append("<h1>Nutrition report</h1>")
         body.append("<p class=\"period\">\(s.from) to \(s.to) · \(s.loggedDayCount) of \(s.days.count) days logged · made with ofj on \(data.generated)</p>")
 
+        let core = NutrientCatalog.coreIDs
+        let tag = data.sources.tag(data.goals, ids: core)
+        if !tag.isEmpty {
+            body.append("<p class=\"period\">Goals: \(escape(tag)) · \(escape(data.sources.legend(data.goals, ids: core)))</p>")
+        }
         body.append("<h2>Energy each day</h2>")
         body.append(chart(s, id: "energy_kcal", goal: data.goals["energy_kcal"], height: 200))
 
@@ -64,7 +71,7 @@ public enum HTMLReport {
             body.append(chart(s, id: id, goal: data.goals[id], height: 130))
         }
 
-        body.append("<h2>Below the Daily Value on average</h2>")
+        body.append(data.gaps.personalTargets ? "<h2>Below your targets on average</h2>" : "<h2>Below the Daily Value on average</h2>")
         body.append(gapTable(data.gaps))
 
         body.append("<p class=\"note\" role=\"note\"><strong>Not medical advice.</strong> \(escape(String(notMedicalAdvice.dropFirst("Not medical advice. ".count))))</p>")
@@ -181,18 +188,23 @@ public enum HTMLReport {
                        : "<p>No nutrient with a Daily Value to reach averaged below it over the days that report it.</p>")
         } else {
             out.append("<table>")
-            out.append("<tr><th>Nutrient</th><th class=\"n\">Average a day</th><th class=\"n\">Daily Value</th><th class=\"n\">Of the DV</th><th class=\"n\">Days reporting it</th><th>Foods that gave the most</th></tr>")
+            let head = g.personalTargets ? "<th class=\"n\">Your target</th><th class=\"n\">Of the target</th>" : "<th class=\"n\">Daily Value</th><th class=\"n\">Of the DV</th>"
+            out.append("<tr><th>Nutrient</th><th class=\"n\">Average a day</th>\(head)<th class=\"n\">Days reporting it</th><th>Foods that gave the most</th></tr>")
             for gap in g.gaps {
                 let foods = gap.contributors.isEmpty ? "–" : gap.contributors.map { c in
                     escape(clean(c.name)) + (c.brand.map { " (\(escape(clean($0))))" } ?? "") + " <small>" + escape(JournalViews.amount(gap.nutrient, c.amount)) + "</small>"
                 }.joined(separator: "<br>")
                 out.append("<tr><td>\(escape(gap.name))</td><td class=\"n\">\(escape(JournalViews.amount(gap.nutrient, gap.average)))</td>"
-                           + "<td class=\"n\">\(escape(JournalViews.amount(gap.nutrient, gap.dailyValue)))</td>"
+                           + "<td class=\"n\">\(escape(JournalViews.amount(gap.nutrient, gap.reference)))"
+                           + (g.personalTargets ? " <small>\((gap.targetOrigin ?? .fdaDefault).marker)</small>" : "") + "</td>"
                            + "<td class=\"n\"><span class=\"short\">\(Charts.percent(gap.fraction))</span></td>"
                            + "<td class=\"n\">\(days(gap.reportingDays, of: g.loggedDays))</td><td>\(foods)</td></tr>")
             }
             out.append("</table>")
-            out.append("<p><small>Daily Values are the FDA's (21 CFR 101.9). Foods are the journal's entries over the period, by the amount of the nutrient they gave.</small></p>")
+            let basis = g.personalTargets
+                ? "Targets are your goals: DRI = from your profile (NASEM Dietary Reference Intakes), you = set by you, FDA = the FDA Daily Value default (21 CFR 101.9)."
+                : "Daily Values are the FDA's (21 CFR 101.9), the defaults for everyone."
+            out.append("<p><small>\(basis) Foods are the journal's entries over the period, by the amount of the nutrient they gave.</small></p>")
         }
         if !g.notReported.isEmpty {
             out.append("<p>Not reported by any entry in this period (unknown, not zero): "

@@ -115,7 +115,8 @@ public enum JournalViews {
         }
         let shown = view.goals.filter { mainNutrients.contains($0.id) }
         if !shown.isEmpty {
-            lines.append("  Goals: " + shown.map { g in
+            let tag = GoalSources.tag(shown.compactMap { g in g.origin.map { (g.id, $0) } })
+            lines.append("  Goals\(tag.isEmpty ? "" : " (\(tag))"): " + shown.map { g in
                 let name = g.id == "energy_kcal" ? "calories" : safe(g.name.lowercased())
                 // Nothing reported is not zero eaten.
                 let consumed = g.consumed.map { amount(g.id, $0) } ?? "–"
@@ -157,12 +158,54 @@ public enum JournalViews {
         }.joined(separator: "\n")
     }
 
-    public static func goals(_ goals: Goals) -> String {
+    /// The goals, each marked with where it comes from (FDA, DRI, you), its DRI upper limit, and
+    /// the weekday calorie targets; the first line is the legend every view shares.
+    public static func goals(_ goals: Goals, sources: GoalSources = GoalSources()) -> String {
         let ids = goals.ids
         guard !ids.isEmpty else { return "No goals set." }
-        return "Daily goals\n" + ids.compactMap { id in
-            goals.values[id].map { "  \(safe(NutrientCatalog.displayName(id))): \(amount(id, $0))" }
-        }.joined(separator: "\n")
+        let allDefaults = ids.allSatisfy { sources.origin(of: $0, in: goals) == .fdaDefault }
+        var lines = ["Daily goals (\(allDefaults ? "FDA defaults" : "personal"))"]
+        let width = ids.map { safe(NutrientCatalog.displayName($0)).count }.max() ?? 0
+        for id in ids {
+            guard let v = goals.values[id] else { continue }
+            let name = safe(NutrientCatalog.displayName(id))
+            var line = "  \(name):" + String(repeating: " ", count: width - name.count + 1) + amount(id, v)
+            let origin = sources.origin(of: id, in: goals)
+            line += String(repeating: " ", count: max(1, 12 - amount(id, v).count)) + origin.marker
+            var basis = ""
+            if origin == .profile, let s = sources.sources[id]?.source { basis = profileBasis(s, group: sources.group) }
+            let limit = sources.upperLimits[id].map { l in "\(l.kind) \(amount(id, l.value))" + (l.caveat.map { caveatHint($0) } ?? "") } ?? ""
+            if !basis.isEmpty || !limit.isEmpty {
+                line += String(repeating: " ", count: 6 - origin.marker.count) + basis
+                if !limit.isEmpty { line += String(repeating: " ", count: max(2, 52 - basis.count)) + limit }
+            }
+            lines.append(line)
+        }
+        if !sources.weekdayEnergy.isEmpty {
+            lines.append("  Calories by weekday (set by you): " + TargetCard.weekdayText(sources.weekdayEnergy))
+        }
+        lines.append("  " + sources.legend(goals))
+        return lines.joined(separator: "\n")
+    }
+
+    /// "RDA · Elements RDA/AI, 2001" from a profile goal's stored source
+    /// ("RDA, females 31–50 y; DRI summary tables, Elements RDA/AI, NASEM; … (2001)").
+    static func profileBasis(_ source: String, group: DRIGroup?) -> String {
+        let parts = source.components(separatedBy: "; ")
+        var basis = parts[0]
+        if let g = group, basis.hasSuffix(", " + g.label) { basis = String(basis.dropLast(g.label.count + 2)) }
+        let rest = parts.dropFirst().joined(separator: "; ")
+        return rest.isEmpty ? basis : basis + " · " + PersonalTargets.shortSource(rest)
+    }
+
+    /// A UL's caveat in a few words, where it changes what the limit means.
+    static func caveatHint(_ caveat: String) -> String {
+        if caveat.contains("supplemental magnesium") { return " (supplements only)" }
+        if caveat.contains("preformed vitamin A") { return " (preformed vitamin A)" }
+        if caveat.contains("folic acid") { return " (folic acid)" }
+        if caveat.contains("synthetic niacin") { return " (supplements, fortified foods)" }
+        if caveat.contains("supplemental alpha-tocopherol") { return " (supplements)" }
+        return ""
     }
 
     static func weekdayName(_ day: CalendarDay) -> String {

@@ -43,7 +43,7 @@ import SQLiteKit
               Breakfast
                 \(short)  Oatmeal bowl (Acme) — 1 bowl — 150 kcal
               Total: 150 kcal · protein not reported · carbohydrate not reported · fat not reported
-              Goals: calories 150 kcal/2,000 kcal · protein –/50 g · carbohydrate –/275 g · fat –/78 g
+              Goals (FDA defaults): calories 150 kcal/2,000 kcal · protein –/50 g · carbohydrate –/275 g · fat –/78 g
 
             """)
         // --json keeps the exact value (a program reading it gets what is stored), escaped so that

@@ -155,14 +155,14 @@ final class OfflineHarness: Sendable {
         #expect(r.names == ["get_journal_range", "get_goals"])
         #expect(r.calls.map(\.id) == ["offline-1-1", "offline-1-2"])
         #expect(r.arguments("get_journal_range")?["nutrients"] == ["protein_g"])
-        #expect(r.text == "You had 25.3 g protein over the last 7 days (2026-11-23 to 2026-11-29): 12.7 g a day on average over 2 logged days (daily goal 50 g). 1 entry does not report protein, so the real amount may be higher.")
+        #expect(r.text == "You had 25.3 g protein over the last 7 days (2026-11-23 to 2026-11-29): 12.7 g a day on average over 2 logged days (daily goal 50 g, the FDA default). 1 entry does not report protein, so the real amount may be higher.")
     }
 
     @Test func sodiumTodayIsHonestAboutMissingValues() async throws {
         let h = try OfflineHarness()
         let r = try await h.ask("how much sodium today")
         #expect(r.arguments("get_journal_range") == ["from": "2026-11-29", "to": "2026-11-29", "nutrients": ["sodium_mg"]])
-        #expect(r.text == "You had 400 mg sodium today (2026-11-29); your limit is 2300 mg, 1900 mg left. 1 entry does not report sodium, so the real amount may be higher.")
+        #expect(r.text == "You had 400 mg sodium today (2026-11-29); your limit is 2300 mg (the FDA default), 1900 mg left. 1 entry does not report sodium, so the real amount may be higher.")
     }
 
     @Test func foodsWithTheMostSugarThisMonth() async throws {
@@ -220,7 +220,7 @@ final class OfflineHarness: Sendable {
         let r = try await h.ask("what can I eat tonight")
         #expect(r.names == ["recommend_shelf_foods"])
         #expect(h.gate.asked.isEmpty)
-        #expect(r.text.hasPrefix("From your Shelf, for what's left of today's goals:\n1. "))
+        #expect(r.text.hasPrefix("From your Shelf, for what's left of today's goals (FDA defaults):\n1. "))
         #expect(r.text.contains("Greek yogurt (Fage)") && r.text.contains("Oatmeal (Quaker)"))
     }
 

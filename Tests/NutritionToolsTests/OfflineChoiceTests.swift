@@ -1,5 +1,6 @@
 // The offline assistant asks rather than guesses: numbered choices when the reference search has
 // no clear winner, the person's pick logged with the amount first asked for, and a long day read whole.
+import Base
 import Foundation
 import Testing
 import Journal
@@ -103,14 +104,30 @@ import ReferenceFoods
         let h = try OfflineHarness()
         let r = try await h.ask("how many calories left today")
         #expect(r.names == ["get_nutrition_context"])
-        #expect(r.text == "1778 kcal of calories left today (goal 2000 kcal, eaten 222 kcal).")
+        #expect(r.text == "1778 kcal of calories left today (goal 2000 kcal, the FDA default, eaten 222 kcal).")
     }
 
     @Test func proteinGoal() async throws {
         let h = try OfflineHarness()
         let r = try await h.ask("what's my protein goal")
         #expect(r.names == ["get_goals"])
-        #expect(r.text == "Your protein goal is 50 g a day (a target to reach).")
+        #expect(r.text == "Your protein goal is 50 g a day (a target to reach; the FDA Daily Value default, not a personal target; ofj goals from-profile proposes yours).")
+    }
+
+    @Test func aGoalFromTheProfileOrSetByHandSaysWhereItComesFrom() async throws {
+        let h = try OfflineHarness()
+        let j = h.journal
+        let p = Profile(sex: .female, birth: try CalendarDay(parsing: "1991-06-01"), heightCm: 168, activity: .moderate)
+        let plan = try PersonalTargets.plan(profile: p, today: j.today(), weightKg: 68, current: try j.goals(), currentSources: try j.goalSources(),
+                                            table: try DRITable.bundled())
+        try j.setGoals(plan.goals, sources: plan.sources)
+        let r = try await h.ask("what's my protein goal")
+        #expect(r.text == "Your protein goal is 54 g a day (a target to reach; from your profile: RDA 0.8 g/kg × 68 kg, females 31–50 y).")
+        try j.setGoal("protein_g", to: 120)
+        let mine = try await h.ask("what's my protein goal")
+        #expect(mine.text == "Your protein goal is 120 g a day (a target to reach; set by you).")
+        let left = try await h.ask("how many calories left today")
+        #expect(!left.text.contains("FDA default"))
     }
 
     @Test func deleteTheEggsFindsTheEggEntry() async throws {

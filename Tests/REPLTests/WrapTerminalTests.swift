@@ -89,20 +89,23 @@ import TestSupport
         #expect(await p.read(until: "/help for commands") != nil)
         _ = await p.read(timeout: 0.3)
         p.send("/day\r")
-        let screen = stripANSI(try #require(await p.read(until: "fat 0 g/78 g")))
+        // At 40 columns the last "g" wraps onto a line of its own: read up to it, then the rest.
+        let head = try #require(await p.read(until: "fat 0 g/78"))
+        let screen = stripANSI(head + (await p.read(timeout: 0.5)))
         let view = screen.split(separator: "\n").drop { !$0.hasPrefix("Today") }
         #expect(view.count >= 3, "\(screen)")
         for line in view { #expect(TerminalTextWidth.columns(String(line)) <= columns, "\(line)") }
         if columns == 40 {
             #expect(view.joined(separator: "\n").contains("""
-                  Goals: calories 0 kcal/2,000 kcal ·
-                    protein 0 g/50 g · carbohydrate 0
-                    g/275 g · fat 0 g/78 g
+                  Goals (FDA defaults): calories 0
+                    kcal/2,000 kcal · protein 0 g/50 g ·
+                    carbohydrate 0 g/275 g · fat 0 g/78
+                    g
                 """), "\(screen)")
         } else {
             #expect(view.joined(separator: "\n").contains("""
-                  Goals: calories 0 kcal/2,000 kcal · protein 0 g/50 g · carbohydrate 0 g/275 g
-                    · fat 0 g/78 g
+                  Goals (FDA defaults): calories 0 kcal/2,000 kcal · protein 0 g/50 g ·
+                    carbohydrate 0 g/275 g · fat 0 g/78 g
                 """), "\(screen)")
         }
         p.send("/exit\r")

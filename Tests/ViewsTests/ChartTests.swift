@@ -112,6 +112,22 @@ import Views
         #expect(text.contains("Wed 2025-12-31") && text.contains("Thu 2026-01-01"), "\(text)")
     }
 
+    @Test func weekdayCalorieTargetsSetEachDayBarsPercent() throws {
+        let store = try Self.journal()
+        let summary = try store.rangeSummary(from: try CalendarDay(parsing: "2026-11-16"), to: store.today(), nutrients: ["energy_kcal"])
+        // 11-20 is a Friday: 2,640 kcal of a 2,400 kcal Friday target, not of the 2,000 kcal goal.
+        let t = Trend(summary, nutrient: "energy_kcal", goal: 2_000, period: .day, goalOrigin: .profile, weekdayGoals: [5: 2_400])
+        #expect(t.bars[4].fraction.map { abs($0 - 1.1) < 0.001 } == true)
+        #expect(t.bars[5].fraction == Trend(summary, nutrient: "energy_kcal", goal: 2_000, period: .day).bars[5].fraction)
+        let text = Charts.trend(t, options: ChartOptions(width: 120, color: false, unicode: true))
+        #expect(text.contains("goal 2,000 kcal (from your profile); % of each day's target (weekday targets)"), "\(text)")
+        // Week bars average over days: they keep the one goal.
+        #expect(Trend(summary, nutrient: "energy_kcal", goal: 2_000, period: .week, weekdayGoals: [5: 2_400]).weekdayGoals.isEmpty)
+        let month = Charts.month(summary, year: 2026, month: 11, goal: 2_000, today: store.today(), options: ChartOptions(width: 80, color: false, unicode: true),
+                                 goalOrigin: .profile, weekdayGoals: [5: 2_400])
+        #expect(month.contains("or of the day's weekday target") && month.contains("110%"), "\(month)")
+    }
+
     @Test func proteinBarsSayWhichDaysDoNotReportIt() throws {
         let store = try Self.journal()
         let t = try Self.trend(store, "protein_g", from: "2026-11-16", period: .day)

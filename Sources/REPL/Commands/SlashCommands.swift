@@ -72,7 +72,7 @@ public enum SlashCommands {
         SlashCommand("foods", "[query]", help: "search your Food Bank", completes: .foodNames) { s, argument in
             s.sayView(JournalViews.foods(try s.services.journal.searchFoods(argument, limit: 50), query: argument))
         },
-        SlashCommand("goals", help: "show your daily goals") { s, _ in s.sayView(JournalViews.goals(try s.services.journal.goals())) },
+        SlashCommand("goals", help: "show your daily goals") { s, _ in s.sayView(JournalViews.goals(try s.services.journal.goals(), sources: try s.services.journal.goalSources())) },
         SlashCommand("undo", "[N]", help: "undo the last write (or the last N), after showing what it restores; again to redo") { s, argument in
             try s.undo(argument)
         },

@@ -90,8 +90,9 @@ extension JournalCommands {
         let ids = try chartNutrients(p.positionals)
         let (from, to, period) = try trendRange(p)
         let summary = try journal.rangeSummary(from: from, to: to, nutrients: ids)
-        let goals = try journal.goals()
-        let trends = ids.map { Trend(summary, nutrient: $0, goal: goals[$0], period: period) }
+        let (goals, sources) = try journal.queue.read { (try journal.goals(in: $0), try journal.goalSources(in: $0)) }
+        let trends = ids.map { Trend(summary, nutrient: $0, goal: goals[$0], period: period, goalOrigin: sources.origin(of: $0, in: goals),
+                                     weekdayGoals: $0 == "energy_kcal" ? sources.weekdayEnergy : [:]) }
         if p.has("--json") {
             try json(trends.count == 1 ? AnyEncodable(trends[0]) : AnyEncodable(trends))
             return
@@ -134,7 +135,8 @@ extension JournalCommands {
         }
         let data = try journal.queue.read { db in
             ReportData(summary: try journal.rangeSummary(from: from, to: to, in: db), goals: try journal.goals(in: db),
-                       gaps: try journal.nutrientGaps(from: from, to: to, threshold: 1, contributors: 3, in: db), generated: today)
+                       gaps: try journal.nutrientGaps(from: from, to: to, threshold: 1, contributors: 3, in: db), generated: today,
+                       sources: try journal.goalSources(in: db))
         }
         try write(Data(HTMLReport.render(data).utf8), to: path, force: p.has("--force"))
     }

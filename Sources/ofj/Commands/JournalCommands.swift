@@ -97,7 +97,7 @@ extension OfjCommands {
     }
 
     static func goals(_ ctx: CLIContext) -> CommandSpec {
-        CommandSpec("goals", summary: "show the daily goals",
+        CommandSpec("goals", summary: "show the daily goals, each marked FDA (default), DRI (from your profile) or you (set by you)",
                     options: [.json],
                     subcommands: [
                         CommandSpec("set", summary: "set daily goals, e.g. energy_kcal=2200 protein_g=140 (VALUE none removes a goal)",
@@ -106,6 +106,7 @@ extension OfjCommands {
                                     action: journal(ctx) { c, inv in try c.goals("set", inv.arguments) }),
                         CommandSpec("reset", summary: "remove every goal", access: .write,
                                     action: journal(ctx) { c, inv in try c.goals("reset", inv.arguments) }),
+                        goalsFromProfile(ctx),
                     ],
                     access: .read,
                     action: journal(ctx) { c, inv in try c.goals(nil, inv.arguments) })
@@ -402,15 +403,19 @@ struct JournalCommands {
                 if kv[1] == "none" { value = nil } else { value = try positiveNumber(kv[1], field: kv[0]) }
                 goals = try goals.setting(kv[0], to: value)
             }
-            out(TerminalText.sanitize(JournalViews.goals(try journal.setGoals(goals))))
+            try journal.setGoals(goals)
+            out(TerminalText.sanitize(JournalViews.goals(try journal.goals(), sources: try journal.goalSources())))
             return
         }
         if args.first == "reset" {
-            out(TerminalText.sanitize(JournalViews.goals(try journal.resetGoals())))
+            out(TerminalText.sanitize(JournalViews.goals(try journal.resetGoals(), sources: GoalSources())))
             return
         }
         guard p.positionals.isEmpty else { throw CLIError("unknown goals command '\(p.positionals[0].prefix(20))'\n" + Self.goalsHelp, status: 2) }
-        if p.has("--json") { try json(try journal.goals()) } else { out(TerminalText.sanitize(JournalViews.goals(try journal.goals()))) }
+        if p.has("--json") { try json(try journal.goals()) } else {
+            let (goals, sources) = try journal.queue.read { (try journal.goals(in: $0), try journal.goalSources(in: $0)) }
+            out(TerminalText.sanitize(JournalViews.goals(goals, sources: sources)))
+        }
     }
 
     // MARK: - backup, export

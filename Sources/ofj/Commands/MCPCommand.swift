@@ -59,7 +59,7 @@ enum MCPCommand {
                     description: "Everything logged today by meal, with totals and progress against the goals.",
                     toolName: "get_journal_day", arguments: ["date": "today"]),
         MCPResource(uri: "ofj://goals", name: "goals", title: "Daily goals",
-                    description: "The daily goals (calories, macros, any nutrient) and whether each is a target or a limit.",
+                    description: "The daily goals (calories, macros, any nutrient), whether each is a target or a limit, and where each comes from: fda_default (the FDA label Daily Value), profile (the DRIs of the person's life-stage group, with the source) or person.",
                     toolName: "get_goals"),
         MCPResource(uri: "ofj://foodbank", name: "foodbank", title: "Food Bank",
                     description: "The saved foods in use (the first 30 by name), with their ids and nutrients per serving.",

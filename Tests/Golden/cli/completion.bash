@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/status|/trend|/month|/gaps|/report|/log|/copy|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/profile|/profile/set|/profile/notes|/weight|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/sync/quarantine|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/status|/trend|/month|/gaps|/report|/log|/copy|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/goals/from-profile|/profile|/profile/set|/profile/notes|/weight|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/sync/quarantine|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -87,6 +87,7 @@ _ofj() {
         /ref:--limit) COMPREPLY=(); return ;;
         /packaged:--source) COMPREPLY=($(compgen -W "off fdc" -- "$cur")); return ;;
         /packaged:--limit) COMPREPLY=(); return ;;
+        /goals/from-profile:--weekdays) COMPREPLY=(); return ;;
         /weight:--date) COMPREPLY=(); return ;;
         /weight:--unit) COMPREPLY=($(compgen -W "kg lb" -- "$cur")); return ;;
         /weight:--days) COMPREPLY=(); return ;;
@@ -129,9 +130,10 @@ _ofj() {
         /ref) options="--limit --json -h --help"; words="" ;;
         /barcode) options="--json --refresh -h --help"; words="" ;;
         /packaged) options="--source --limit --json --refresh -h --help"; words="" ;;
-        /goals) options="--json -h --help"; words="set reset" ;;
+        /goals) options="--json -h --help"; words="set reset from-profile" ;;
         /goals/set) options="-h --help"; words="" ;;
         /goals/reset) options="-h --help"; words="" ;;
+        /goals/from-profile) options="--weekdays --yes -h --help"; words="" ;;
         /profile) options="--json -h --help"; words="set notes" ;;
         /profile/set) options="-h --help"; words="" ;;
         /profile/notes) options="--clear -h --help"; words="" ;;
