@@ -1,13 +1,16 @@
 // The one rule for a number a person types in an amount: decimal point or decimal comma, a
 // thousands comma, fractions; every amount parser (CLI, tools, offline assistant, import) uses it.
 
-/// Reads "2", "1.5", "1,5", "1,000", "1/2", "1 1/2" (as two tokens), "½", "1½".
+/// Reads "2", "1.5", "1,5", "12,500,000", "1/2", "1 1/2" (as two tokens), "½", "1½".
 ///
 /// The decimal-comma rule, unambiguous by construction:
 /// - "." is always a decimal point, and a number has at most one ("1.000.5" is refused).
-/// - A "," is a thousands separator when the number has no ".", the part before the first comma
-///   is 1 to 3 digits not starting with 0, and every part after a comma is exactly 3 digits:
-///   "1,000" = 1000, "12,500,000" = 12500000.
+/// - Commas are thousands separators when the number has no ".", two or more commas, the part
+///   before the first is 1 to 3 digits not starting with 0, and every part after a comma is
+///   exactly 3 digits: "12,500,000" = 12500000.
+/// - One "," followed by exactly 3 digits after 1 to 3 digits not starting with 0 ("1,000",
+///   "2,500") reads as a thousand in one country and as a decimal in another: refused, with
+///   both readings named, never guessed.
 /// - Otherwise one "," is a decimal comma: "1,5" = 1.5, "0,250" = 0.25, "1,50" = 1.5.
 /// - Refused, never guessed: a point and a comma together ("1.5,5", "1,000.5"), two decimal
 ///   commas ("1,5,5", "1,00,000"), a separator with no digit after it ("5,", "5."), a fraction
@@ -17,12 +20,14 @@ public enum TypedNumber {
     /// `"1.5,5" has two decimal separators`, `hint` what to type instead.
     public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
         case twoSeparators(String)
+        /// One comma before exactly three digits ("1,000"): a thousand or a decimal.
+        case ambiguousComma(String)
         case zeroDenominator(String)
         case malformed(String)
 
         public var description: String {
             switch self {
-            case .twoSeparators(let t), .zeroDenominator(let t), .malformed(let t): return "\"\(t)\" \(reason)"
+            case .twoSeparators(let t), .ambiguousComma(let t), .zeroDenominator(let t), .malformed(let t): return "\"\(t)\" \(reason)"
             }
         }
 
@@ -30,6 +35,7 @@ public enum TypedNumber {
         public var reason: String {
             switch self {
             case .twoSeparators: return "has two decimal separators"
+            case .ambiguousComma: return "could be a thousand or a decimal"
             case .zeroDenominator: return "divides by zero"
             case .malformed: return "is not a number"
             }
@@ -38,7 +44,11 @@ public enum TypedNumber {
         /// What to type instead, e.g. `type one decimal separator: 1.5 or 1,5`.
         public var hint: String {
             switch self {
-            case .twoSeparators: return "type one decimal separator, e.g. 1.5 or 1,5 (1,000 is a thousand)"
+            case .twoSeparators: return "type one decimal separator, e.g. 1.5 or 1,5"
+            case .ambiguousComma(let t):
+                let digits = t.filter { $0 != "," }
+                let decimal = String(t.map { $0 == "," ? "." : $0 })
+                return "type \(digits) (no comma) for the whole number, or \(decimal) for the decimal"
             case .zeroDenominator: return "type a fraction such as 1/2, or a decimal such as 0.5"
             case .malformed: return "type a number such as 2, 1.5, 1,5 or 1/2"
             }
@@ -99,7 +109,9 @@ public enum TypedNumber {
             let groups = s.split(separator: ",", omittingEmptySubsequences: false)
             let thousands = (1...3).contains(groups[0].count) && groups[0].first != "0"
                 && groups.dropFirst().allSatisfy { $0.count == 3 }
-            if thousands {
+            if thousands && commas == 1 {
+                return .failure(.ambiguousComma(token))
+            } else if thousands {
                 plain = groups.joined()
             } else if commas == 1 {
                 plain = groups.joined(separator: ".")

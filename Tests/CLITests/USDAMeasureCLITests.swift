@@ -21,6 +21,7 @@ import TestSupport
         ["--ref", "11124", "--portion", "100 ml"],
         ["--ref", "01077", "--portion", "1.5,5 cups"],
         ["--ref", "01077", "--portion", "1/0 cup"],
+        ["--ref", "01077", "--portion", "1,000 g"],
         ["--ref", "01077", "--grams", "1.5,5"],
     ]
 

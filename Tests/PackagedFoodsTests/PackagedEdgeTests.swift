@@ -65,7 +65,7 @@ final class PackagedEdgeTests: XCTestCase {
 
     func testTypedAmountsFollowTheOneDecimalRule() throws {
         let p = drink(serving: ServingSize(quantity: 250, unit: .volume(.ml)))
-        XCTAssertEqual(try PackagedPortion.resolve(p, amount: "1,000 ml").total["energy_kcal"], 450)
+        XCTAssertEqual(try PackagedPortion.resolve(p, amount: "1000 ml").total["energy_kcal"], 450)
         XCTAssertEqual(try PackagedPortion.resolve(p, amount: "0,5 l").total["energy_kcal"] ?? 0, 225, accuracy: 1e-9)
         XCTAssertThrowsError(try PackagedPortion.resolve(p, amount: "1.5,5 ml")) { error in
             XCTAssertTrue("\(error)".contains("two decimal separators") && "\(error)".contains("nothing logged"), "\(error)")
