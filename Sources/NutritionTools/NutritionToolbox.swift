@@ -55,6 +55,8 @@ public enum NutritionToolbox {
             - Every change (logging, editing, moving, deleting, saving foods, goals) is shown to the person for approval. \
             If they decline, do not repeat it unless they ask. Find ids with a read tool before changing anything.
             - If a tool returns an error, fix the argument it names or ask the person; do not retry the same call.
+            - More tools (weeks and trends, Food Bank management, goals, packaged foods, the web) come in groups: \
+            call enable_tools with the group, then use its tools.
             - Keep answers short: a sentence or a compact list, with units. No tables unless asked.
             - "\(contextLabel) Now: …" ending a message is ofj's note of the local date and time, not the person's words.
             """

@@ -484,14 +484,14 @@ final class ReplayProcess {
             contextReport: { threadID in
                 guard let a = assembler as? CompactingAssembler else { return "Context details are not available." }
                 return try a.report(threadID: threadID, model: model, systemPrompt: configuration.systemPrompt, contextNote: configuration.contextNote(),
-                                    tools: tools.specs,
+                                    tools: tools.specs(groups: try store.enabledToolGroups(threadID: threadID)),
                                     maxOutputTokens: configuration.maxOutputTokens)
             },
             compact: { threadID, focus in
                 guard let a = assembler as? CompactingAssembler else { return "Compaction is not available." }
                 return try await a.compact(threadID: threadID, focus: focus, model: model, systemPrompt: configuration.systemPrompt,
                                            contextNote: configuration.contextNote(),
-                                           tools: tools.specs, maxOutputTokens: configuration.maxOutputTokens)
+                                           tools: tools.specs(groups: try store.enabledToolGroups(threadID: threadID)), maxOutputTokens: configuration.maxOutputTokens)
             },
             version: replayer.environment.version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
