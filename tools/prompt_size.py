@@ -25,8 +25,8 @@ bytes, real tokens); --specs FILE writes every spec as sent with its real token 
 data of Tests/AgentTests/ToolTokenEstimateTests.swift).
 
 Starts and stops only its own capture server; never part of `make test`.
-Usage: tools/prompt_size.py --ofj .build/debug/ofj [--llama http://127.0.0.1:8091] [--table FILE] [--specs FILE]
-       [--json] [--before FILE]
+Usage: tools/prompt_size.py --ofj .build/debug/ofj [--llama http://127.0.0.1:8091] [--table FILE]
+       [--specs FILE [--note TEXT]] [--json] [--before FILE]
 """
 
 import argparse
@@ -50,15 +50,15 @@ def chunk(delta, finish=None):
 
 def sse(groups=None):
     """"ok", or (groups given) one enable_tools call per group."""
-    usage = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m", "choices": [],
-             "usage": {"prompt_tokens": 3000, "completion_tokens": 1, "total_tokens": 3001}}
+    # No usage: a reported prompt_tokens would correct the thread's estimates (/context shows them
+    # corrected), and this script reads ofj's own estimate.
     if groups:
         calls = [{"index": i, "id": f"call_{i}", "type": "function",
                   "function": {"name": "enable_tools", "arguments": json.dumps({"group": g})}} for i, g in enumerate(groups)]
         body = chunk({"role": "assistant", "tool_calls": calls}) + chunk({}, "tool_calls")
     else:
         body = chunk({"role": "assistant", "content": "ok"}) + chunk({}, "stop")
-    return (body + "data: " + json.dumps(usage) + "\n\n" + "data: [DONE]\n\n").encode()
+    return (body + "data: [DONE]\n\n").encode()
 
 
 def groups_offered(raw):
@@ -132,7 +132,8 @@ def capture(ofj):
 
 
 def post(base, path, body):
-    req = urllib.request.Request(base + path, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, headers={"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=300) as r:
         return json.loads(r.read())
 
@@ -191,6 +192,7 @@ def main():
     ap.add_argument("--specs")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--before")
+    ap.add_argument("--note", help="where the server came from, kept in the --specs file")
     args = ap.parse_args()
     base = args.llama.rstrip("/") if args.llama else None
     first, every, est_new, est_all = capture(args.ofj)
@@ -208,8 +210,13 @@ def main():
         sets = {"default": out}
         if every:
             sets["all_groups"] = out["all_groups"]
+        props = post(base, "/props", None) if base else {}
+        about = {"measured_by": "tools/prompt_size.py --specs (each spec as ofj sends it to a llama.cpp server, compact JSON, "
+                                "counted by the server's /tokenize)",
+                 "model": os.path.basename(props.get("model_path", "")) or None,
+                 "build": props.get("build_info"), "note": args.note}
         with open(args.specs, "w") as f:
-            json.dump({name: {"system_tokens": m.get("system_tokens"), "tools_tokens": m.get("tools_tokens"),
+            json.dump({"about": about} | {name: {"system_tokens": m.get("system_tokens"), "tools_tokens": m.get("tools_tokens"),
                               "specs": [{"tokens": r.get("tokens"), "spec": r["spec"]} for r in m["per_tool"]]}
                        for name, m in sets.items()}, f, indent=1, ensure_ascii=False)
             f.write("\n")

@@ -15,9 +15,9 @@ public enum PackagedTools {
 
     /// The system-prompt rule that goes with these tools (appended when they are offered).
     public static let promptRule = """
-        - Packaged and branded products (a barcode, a brand name not in the Food Bank; enable_tools packaged): lookup_barcode for a barcode, \
-        search_packaged_foods for words; then log_packaged_food (1 label serving unless the person says otherwise) or save_packaged_food. \
-        When you show Open Food Facts data, mention "data © Open Food Facts contributors, ODbL" once.
+        - Packaged and branded products (a barcode, a brand not in the Food Bank; enable_tools packaged): lookup_barcode or \
+        search_packaged_foods, then log_packaged_food (1 label serving unless told otherwise) or save_packaged_food. \
+        Showing Open Food Facts data, credit "data © Open Food Facts contributors, ODbL" once.
         """
 
     /// The four tools over `journal` and `foods` (which must share the journal's database).
