@@ -9,7 +9,8 @@ import Base
     /// ToolTokenCounts.json: every spec as ofj sent it to a llama.cpp server with its token count by
     /// that server's /tokenize (Gemma 3's tokenizer), written by `tools/prompt_size.py --specs`
     /// (its "about" says when and with what). Sets: "default" (a new thread's request) and
-    /// "all_groups" (the same thread after enabling every group).
+    /// "all_groups" (the same thread after enabling every group), "before" (a new thread before tool
+    /// groups: 31 tools, every nutrient named in four schemas; another shape of JSON).
     static func counts() throws -> JSONValue {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ToolTokenCounts.json")
         return try JSONValue.parse(String(decoding: try Data(contentsOf: url), as: UTF8.self))
@@ -24,7 +25,7 @@ import Base
         }
     }
 
-    @Test(arguments: ["default", "all_groups"])
+    @Test(arguments: ["default", "all_groups", "before"])
     func theEstimateOfToolSpecsIsWithinTenPercentOfTheRealCount(set name: String) throws {
         let set = try #require(try Self.counts()[name])
         let rows = try Self.specs(set)
