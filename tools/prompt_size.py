@@ -98,6 +98,11 @@ class Capture(BaseHTTPRequestHandler):
             self.reply(404, b"{}", "application/json")
 
 
+class CaptureServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # ofj closing a kept-alive connection at exit is not an error here
+
+
 def estimates(ofj, env, resume):
     """ofj's own estimates of the system prompt and tool specs, from /context in the REPL."""
     out = subprocess.run([ofj] + (["--resume"] if resume else []), input="/context\n/quit\n", env=env, capture_output=True,
@@ -110,7 +115,7 @@ def estimates(ofj, env, resume):
 
 def capture(ofj):
     """(default request body, all-groups request body or None, ofj's estimates for each)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Capture)
+    server = CaptureServer(("127.0.0.1", 0), Capture)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     port = server.server_address[1]
     try:

@@ -30,7 +30,7 @@ public struct ToolGroup: Sendable, Hashable {
     /// Barcodes and branded products online.
     public static let packaged = ToolGroup("packaged", summary: "barcodes, branded products online, log or save them")
     /// The web: pages, search, sources read earlier.
-    public static let web = ToolGroup("web", summary: "fetch a page, web search, sources read earlier")
+    public static let web = ToolGroup("web", summary: "fetch a page, re-read this conversation's sources")
 }
 
 /// A tool that enables groups for the thread when called (`enable_tools`).
