@@ -32,6 +32,11 @@ public struct ToolRegistry: Sendable {
         return name == EnableToolsTool.toolName ? groupSwitch : nil
     }
 
+    /// Every name a call may use: the registered tools and, when there are groups, `enable_tools`.
+    public var callableNames: Set<String> {
+        Set(tools.map(\.name)).union(groupSwitch == nil ? [] : [EnableToolsTool.toolName])
+    }
+
     /// Every registered tool's spec, groups ignored (what an MCP client lists; tests of schemas).
     public var specs: [ToolSpec] { tools.map(Self.spec) }
 

@@ -467,7 +467,7 @@ final class ReplayProcess {
         // Diagnostics go to the outbox as in the product, with ids and times from the replay.
         let outbox = DiagnosticsOutbox(queue: queue, now: { clock.now() })
         let diagnosticIDs = replayer.diagnosticIDs
-        let recorder = OutboxRecorder(outbox: outbox, appVersion: replayer.environment.version, allowedToolNames: Set(tools.tools.map(\.name)),
+        let recorder = OutboxRecorder(outbox: outbox, appVersion: replayer.environment.version, allowedToolNames: tools.callableNames,
                                       makeID: { diagnosticIDs.next() }, now: { clock.now() })
         relay.connect(recorder)
         let assembler = replayer.environment.makeAssembler(store, journal, clock, recorder, replayer.contextWindow)

@@ -39,6 +39,9 @@ private struct GroupedTool: Tool {
         // Without other groups there is no switch at all.
         #expect(ToolRegistry([GroupedTool(name: "day", group: .everyday)]).specs(groups: []).map(\.name) == ["day"])
         #expect(ToolRegistry([GroupedTool(name: "day", group: .everyday)]).tool(named: "enable_tools") == nil)
+        // Diagnostics keep the names a call may use; enable_tools is one when there are groups.
+        #expect(registry.callableNames == ["day", "barcode", "range", "log", "search_products", "enable_tools"])
+        #expect(ToolRegistry([GroupedTool(name: "day", group: .everyday)]).callableNames == ["day"])
     }
 
     @Test func enablingAGroupAppendsItSoThePrefixStaysTheSame() {
