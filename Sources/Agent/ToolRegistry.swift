@@ -75,6 +75,17 @@ public struct ToolRegistry: Sendable {
         return tool.group == .everyday ? [] : [tool.group.name]
     }
 
+    /// `/context`'s line on the tool groups a thread sends (nil when the registry has no groups).
+    public func groupsLine(enabled: [String]) -> String? {
+        let all = groups.map(\.group.name)
+        guard !all.isEmpty else { return nil }
+        let on = enabled.filter { all.contains($0) }
+        let off = all.filter { !on.contains($0) }
+        var line = "Tool groups: everyday" + on.map { ", " + $0 }.joined()
+        if !off.isEmpty { line += "; enable_tools can add " + off.joined(separator: ", ") }
+        return line + "."
+    }
+
     private var groupSwitch: EnableToolsTool? {
         let groups = self.groups
         return groups.isEmpty ? nil : EnableToolsTool(catalog: groups)

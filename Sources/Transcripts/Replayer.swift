@@ -483,9 +483,11 @@ final class ReplayProcess {
             knownModels: { [] }, diagnosticsStatus: { "Diagnostics: not configured." },
             contextReport: { threadID in
                 guard let a = assembler as? CompactingAssembler else { return "Context details are not available." }
-                return try a.report(threadID: threadID, model: model, systemPrompt: configuration.systemPrompt, contextNote: configuration.contextNote(),
-                                    tools: tools.specs(groups: try store.enabledToolGroups(threadID: threadID)),
-                                    maxOutputTokens: configuration.maxOutputTokens)
+                let groups = try store.enabledToolGroups(threadID: threadID)
+                let report = try a.report(threadID: threadID, model: model, systemPrompt: configuration.systemPrompt,
+                                          contextNote: configuration.contextNote(), tools: tools.specs(groups: groups),
+                                          maxOutputTokens: configuration.maxOutputTokens)
+                return tools.groupsLine(enabled: groups).map { report + "\n" + $0 } ?? report
             },
             compact: { threadID, focus in
                 guard let a = assembler as? CompactingAssembler else { return "Compaction is not available." }

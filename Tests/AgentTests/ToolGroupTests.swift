@@ -42,6 +42,11 @@ private struct GroupedTool: Tool {
         // Diagnostics keep the names a call may use; enable_tools is one when there are groups.
         #expect(registry.callableNames == ["day", "barcode", "range", "log", "search_products", "enable_tools"])
         #expect(ToolRegistry([GroupedTool(name: "day", group: .everyday)]).callableNames == ["day"])
+        // /context names the groups a thread sends and those it could add.
+        #expect(registry.groupsLine(enabled: []) == "Tool groups: everyday; enable_tools can add packaged, trends.")
+        #expect(registry.groupsLine(enabled: ["trends", "gone"]) == "Tool groups: everyday, trends; enable_tools can add packaged.")
+        #expect(registry.groupsLine(enabled: ["trends", "packaged"]) == "Tool groups: everyday, trends, packaged.")
+        #expect(ToolRegistry([GroupedTool(name: "day", group: .everyday)]).groupsLine(enabled: []) == nil)
     }
 
     @Test func enablingAGroupAppendsItSoThePrefixStaysTheSame() {
