@@ -83,7 +83,9 @@ let package = Package(
         .testTarget(name: "ProvidersTests", dependencies: ["Base", "Agent", "HTTP", "SQLiteKit", "Providers", "Offline", "Research", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DiagnosticsTests", dependencies: ["Diagnostics", "Agent", "HTTP", "Hrana", "OutputSafety", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NutritionToolsTests", dependencies: ["Base", "Agent", "HTTP", "Journal", "Nutrition", "ReferenceFoods", "SQLiteKit", "NutritionTools",
-                                                            "Offline", "Providers", "TestSupport", "PackagedFoods"], swiftSettings: swiftSettings),
+                                                            "Offline", "Providers", "TestSupport", "PackagedFoods"],
+                    // Real token counts of the tool specs (tools/prompt_size.py), read by path.
+                    exclude: ["ToolTokenCounts.json"], swiftSettings: swiftSettings),
         .testTarget(name: "OfflineTests", dependencies: ["Offline", "Agent", "NutritionTools"], swiftSettings: swiftSettings),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: swiftSettings),
         .testTarget(name: "ViewsTests", dependencies: ["Base", "Views", "Journal", "Nutrition", "ReferenceFoods", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),

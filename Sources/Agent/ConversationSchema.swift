@@ -240,5 +240,17 @@ extension ConversationStore {
         // Messages written on another machine and pulled by sync (1), not typed here: the request to
         // the model and every view of the thread say so (`ConversationStore.pulledNote`). Local only.
         migrator.register("agent-9-pulled-messages", sql: "ALTER TABLE agent_messages ADD COLUMN pulled INTEGER NOT NULL DEFAULT 0;")
+        // The tool groups a thread enabled beyond everyday (`ToolRegistry.specs(groups:)`), in the
+        // order it enabled them, so every later request of the thread offers the same tools in the
+        // same order. Local only: a thread pulled by sync starts with everyday and re-enables.
+        migrator.register("agent-tools-1-thread-tool-groups", sql: """
+            CREATE TABLE agent_thread_tool_groups (
+                thread_id TEXT NOT NULL REFERENCES agent_threads(id) ON DELETE CASCADE,
+                tool_group TEXT NOT NULL,
+                ordinal INTEGER NOT NULL,
+                enabled_at REAL NOT NULL,
+                PRIMARY KEY (thread_id, tool_group)
+            ) WITHOUT ROWID;
+            """)
     }
 }

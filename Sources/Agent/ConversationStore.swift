@@ -226,6 +226,32 @@ public final class ConversationStore: Sendable {
         }
     }
 
+    /// The tool groups this thread enabled beyond everyday, in the order it enabled them
+    /// (`ToolRegistry.specs(groups:)`).
+    public func enabledToolGroups(threadID: String) throws -> [String] {
+        try queue.read { try Self.enabledToolGroups($0, threadID: threadID) }
+    }
+
+    public static func enabledToolGroups(_ db: Database, threadID: String) throws -> [String] {
+        try db.rows("SELECT tool_group FROM agent_thread_tool_groups WHERE thread_id = ? ORDER BY ordinal, tool_group",
+                    [threadID]).map { try $0.decode(0) }
+    }
+
+    /// Enables `groups` for the thread (after those it has; one already on keeps its place).
+    /// Nothing happens when the thread does not exist.
+    public func enableToolGroups(_ groups: [String], threadID: String, now: Double) throws {
+        guard !groups.isEmpty else { return }
+        try queue.write { db in
+            guard try db.row("SELECT 1 FROM agent_threads WHERE id = ?", [threadID]) != nil else { return }
+            for group in groups {
+                try db.execute("""
+                    INSERT OR IGNORE INTO agent_thread_tool_groups (thread_id, tool_group, ordinal, enabled_at)
+                    VALUES (?, ?, (SELECT COALESCE(MAX(ordinal), -1) + 1 FROM agent_thread_tool_groups WHERE thread_id = ?), ?)
+                    """, [threadID, group, threadID, now])
+            }
+        }
+    }
+
     /// Approval decisions of a run: (call id, tool, decision, source), in order.
     public func approvals(runID: String) throws -> [(callID: String, toolName: String, decision: String, source: String)] {
         try queue.read { db in

@@ -219,8 +219,10 @@ final class RunExecution {
         var turnStart = env.clock.monotonic()
         var attempt = 0
         var overflowRetried = false
+        // The everyday tools and the groups this thread enabled (earlier turns' calls included).
+        let tools = env.tools.specs(groups: try env.store.enabledToolGroups(threadID: handle.threadID))
         let context = RequestContext(threadID: handle.threadID, runID: handle.runID, turn: turn, systemPrompt: env.configuration.systemPrompt,
-                                     contextNote: env.configuration.contextNote(), tools: env.tools.specs, maxOutputTokens: env.configuration.maxOutputTokens, store: env.store, model: model,
+                                     contextNote: env.configuration.contextNote(), tools: tools, maxOutputTokens: env.configuration.maxOutputTokens, store: env.store, model: model,
                                      notice: { [env, handle] in env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .error($0))) },
                                      compaction: { [env, handle] in env.emit(AgentEvent(threadID: handle.threadID, runID: handle.runID, kind: .compaction($0))) })
         while true {

@@ -67,6 +67,10 @@ public protocol Tool: Sendable {
     var effect: ToolEffect { get }
     /// Which deadline of the policy bounds one execution (default: a local read, 1 s when fast).
     var timing: ToolTiming { get }
+    /// Which group the tool is offered in (default `.everyday`: every request carries it). The
+    /// other groups reach the model when it enables them (`enable_tools`) or calls one of their
+    /// tools; see `ToolRegistry.specs(groups:)`.
+    var group: ToolGroup { get }
     /// One short line for the person while the tool runs ("searching your Food Bank for 'yogurt'").
     func activity(arguments: JSONValue) -> String
     /// One-time set-up the tool needs before it can answer, such as loading data it ships with
@@ -88,6 +92,7 @@ public enum ToolTiming: String, Sendable, Hashable {
 
 extension Tool {
     public var timing: ToolTiming { .localRead }
+    public var group: ToolGroup { .everyday }
     public func prepare() async {}
     public func untrustedReads(arguments: JSONValue, output: ToolOutput) -> [UntrustedRead] { [] }
 }

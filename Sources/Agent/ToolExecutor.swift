@@ -16,6 +16,10 @@ struct ToolExecutor: Sendable {
     /// Executes calls in order: adjacent reads (and calls rejected before running) as one
     /// parallel group, each write alone, after everything before it and before anything after it.
     func execute(_ calls: [(ordinal: Int, call: ToolCall)], turn: Int, setPhase: (RunPhase) throws -> Void) async throws {
+        // A call to a tool of a group this thread has not enabled (one the model saw earlier, or
+        // enable_tools) enables that group: the next request offers its tools, schemas included.
+        let groups = calls.flatMap { env.tools.groupsEnabled(by: $0.call) }
+        if !groups.isEmpty { try env.store.enableToolGroups(groups, threadID: handle.threadID, now: env.clock.now()) }
         var i = 0
         while i < calls.count {
             if isWrite(calls[i].call) {

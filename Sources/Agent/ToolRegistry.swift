@@ -25,10 +25,75 @@ public struct ToolRegistry: Sendable {
         }
     }
 
-    public func tool(named name: String) -> (any Tool)? { index[name].map { tools[$0] } }
+    /// The registered tool called `name`, or `enable_tools` when the registry has groups beyond
+    /// everyday (built from them, so it always names the tools really offered).
+    public func tool(named name: String) -> (any Tool)? {
+        if let i = index[name] { return tools[i] }
+        return name == EnableToolsTool.toolName ? groupSwitch : nil
+    }
 
-    /// What the model is told it may call.
-    public var specs: [ToolSpec] { tools.map { ToolSpec(name: $0.name, description: $0.description, parameters: $0.parameters) } }
+    /// Every name a call may use: the registered tools and, when there are groups, `enable_tools`.
+    public var callableNames: Set<String> {
+        Set(tools.map(\.name)).union(groupSwitch == nil ? [] : [EnableToolsTool.toolName])
+    }
+
+    /// Every registered tool's spec, groups ignored (what an MCP client lists; tests of schemas).
+    public var specs: [ToolSpec] { tools.map(Self.spec) }
+
+    /// What a request tells the model it may call: the everyday tools in registration order, then
+    /// `enable_tools` (when there are other groups), then the tools of each group in `enabled`
+    /// (names, in the order the thread enabled them; unknown names are skipped). Enabling a group
+    /// only appends, so the requests of a thread keep their prefix byte for byte.
+    public func specs(groups enabled: [String]) -> [ToolSpec] {
+        var out = tools.filter { $0.group == .everyday }.map(Self.spec)
+        if let groupSwitch { out.append(Self.spec(groupSwitch)) }
+        var seen: Set<String> = [ToolGroup.everyday.name]
+        for name in enabled where seen.insert(name).inserted {
+            out += tools.filter { $0.group.name == name }.map(Self.spec)
+        }
+        return out
+    }
+
+    /// The groups of the registered tools other than everyday, in the order their first tool was
+    /// registered, each with its tools' names.
+    public var groups: [(group: ToolGroup, tools: [String])] {
+        var out: [(group: ToolGroup, tools: [String])] = []
+        for tool in tools where tool.group != .everyday {
+            if let i = out.firstIndex(where: { $0.group == tool.group }) { out[i].tools.append(tool.name) } else { out.append((tool.group, [tool.name])) }
+        }
+        return out
+    }
+
+    /// The groups a call enables for its thread: the group of the tool it calls (when not
+    /// everyday), or what `enable_tools` was asked for. Empty for an unknown tool.
+    public func groupsEnabled(by call: ToolCall) -> [String] {
+        guard let tool = tool(named: call.name) else { return [] }
+        if let groupSwitch = tool as? any ToolGroupSwitch {
+            guard let arguments = try? call.parsedArguments() else { return [] }
+            return groupSwitch.groupsEnabled(by: arguments)
+        }
+        return tool.group == .everyday ? [] : [tool.group.name]
+    }
+
+    /// `/context`'s line on the tool groups a thread sends (nil when the registry has no groups).
+    public func groupsLine(enabled: [String]) -> String? {
+        let all = groups.map(\.group.name)
+        guard !all.isEmpty else { return nil }
+        let on = enabled.filter { all.contains($0) }
+        let off = all.filter { !on.contains($0) }
+        var line = "Tool groups: everyday" + on.map { ", " + $0 }.joined()
+        if !off.isEmpty { line += "; enable_tools can add " + off.joined(separator: ", ") }
+        return line + "."
+    }
+
+    private var groupSwitch: EnableToolsTool? {
+        let groups = self.groups
+        return groups.isEmpty ? nil : EnableToolsTool(catalog: groups)
+    }
+
+    private static func spec(_ tool: any Tool) -> ToolSpec {
+        ToolSpec(name: tool.name, description: tool.description, parameters: tool.parameters)
+    }
 
     /// A call that passed every check: the tool and its parsed arguments.
     public struct Resolved: Sendable {

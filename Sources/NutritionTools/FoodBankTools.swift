@@ -11,6 +11,7 @@ struct SaveFood: JournalWriteTool {
     let journal: JournalStore
     let reference: ReferenceDatabase
     let name = NutritionToolName.saveFood.rawValue
+    var group: ToolGroup { .foodBank }
     let description = """
         Creates a Food Bank food, or edits one when `food_id` is given. Start from a reference food (`from_reference_id`, serving = \
         a portion or grams), from a logged entry (`from_entry_id`), or from scratch; any field given overrides. `nutrients` are per serving. \
@@ -232,6 +233,7 @@ extension CalculatorPortion {
 struct SetFoodArchived: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.setFoodArchived.rawValue
+    var group: ToolGroup { .foodBank }
     let description = "Archives a Food Bank food by hand (hidden from the active list, still searchable; wins over the Shelf) or unarchives it. Needs approval."
     var parameters: JSONValue { Schema.object(["food_id": Schema.id, "archived": ["type": "boolean"]], required: ["food_id", "archived"]) }
     func activity(arguments: JSONValue) -> String { arguments["archived"]?.boolValue == false ? "preparing to unarchive a food" : "preparing to archive a food" }
@@ -254,6 +256,7 @@ struct SetFoodArchived: JournalWriteTool {
 struct SetFoodOnShelf: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.setFoodOnShelf.rawValue
+    var group: ToolGroup { .foodBank }
     let description = "Puts a Food Bank food on the Shelf (available at home, used by recommend_shelf_foods) or takes it off. Needs approval."
     var parameters: JSONValue { Schema.object(["food_id": Schema.id, "on_shelf": ["type": "boolean"]], required: ["food_id", "on_shelf"]) }
     func activity(arguments: JSONValue) -> String { "preparing to update your Shelf" }
@@ -275,6 +278,7 @@ struct SetFoodOnShelf: JournalWriteTool {
 struct RenameBrand: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.renameBrand.rawValue
+    var group: ToolGroup { .foodBank }
     let description = "Renames a brand on every Food Bank food that has it (case-insensitive); `to` \"\" makes them unbranded. Logged entries keep their brand. Needs approval."
     var parameters: JSONValue {
         Schema.object(["from": Schema.string("The brand as list_brands shows it.", maxLength: 100), "to": Schema.string("The new brand, or \"\" for none.", maxLength: 100)],
@@ -303,6 +307,7 @@ struct RenameBrand: JournalWriteTool {
 struct SetGoals: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.setGoals.rawValue
+    var group: ToolGroup { .goals }
     let description = """
         Sets daily goals: `goals` maps nutrient ids to amounts in the id's unit (energy_kcal 2200, protein_g 140); null removes a goal. \
         Other goals stay. `reset_to_defaults` first goes back to the FDA Daily Values. Needs approval.

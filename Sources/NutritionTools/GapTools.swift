@@ -11,6 +11,7 @@ struct GetNutrientGaps: JournalReadTool {
     let journal: JournalStore
     let reference: ReferenceDatabase
     let name = NutritionToolName.getNutrientGaps.rawValue
+    var group: ToolGroup { .trends }
     let description = """
         Nutrients whose average a day (over the logged days that report each) is below 80% of the FDA Daily Value over a period \
         (default the last 14 days), with how many days report each, and for each up to 3 Food Bank or USDA reference foods that \

@@ -11,7 +11,7 @@ public enum LabelScan {
         Attachments (images and PDFs the person attached):
         - The current message's attachments are shown to you after its text, each introduced by a line "[attachment aN: …]". \
         Earlier ones appear as a line saying they are not shown again; call \(AttachmentWindow.readToolName) with that id to look again.
-        - A nutrition label with "log this" or "save this" (to the Food Bank): propose \(NutritionToolName.saveFood.rawValue) (saving) or \
+        - A nutrition label with "log this" or "save this" (to the Food Bank): propose \(NutritionToolName.saveFood.rawValue) (saving; enable_tools food_bank) or \
         \(NutritionToolName.logFood.rawValue) (logging) with the \
         name and brand as printed, the serving size exactly as the label states it (serving_quantity and serving_unit, with serving_grams \
         or serving_ml when printed), and the nutrients per serving (\(NutritionToolName.logFood.rawValue): quantity 1 serving, nutrients for that serving). \
@@ -21,7 +21,7 @@ public enum LabelScan {
         """
 
     /// What the label tools' descriptions add when attachments are on.
-    public static let descriptionAddendum = " With an attached label: serving size as printed and nutrients per serving; leave out values you cannot read (never estimate)."
+    public static let descriptionAddendum = " From an attached label: its serving and per-serving values; leave out any you cannot read."
 
     /// `tools` with the label tools' approval cards naming the attached files their values came from.
     public static func citingAttachments(_ tools: [any Tool]) -> [any Tool] {

@@ -15,9 +15,9 @@ public enum PackagedTools {
 
     /// The system-prompt rule that goes with these tools (appended when they are offered).
     public static let promptRule = """
-        - Packaged and branded products (a barcode, a brand name not in the Food Bank): lookup_barcode for a barcode, \
-        search_packaged_foods for words; then log_packaged_food (1 label serving unless the person says otherwise) or save_packaged_food. \
-        When you show Open Food Facts data, mention "data © Open Food Facts contributors, ODbL" once.
+        - Packaged and branded products (a barcode, a brand not in the Food Bank; enable_tools packaged): lookup_barcode or \
+        search_packaged_foods, then log_packaged_food (1 label serving unless told otherwise) or save_packaged_food. \
+        Showing Open Food Facts data, credit "data © Open Food Facts contributors, ODbL" once.
         """
 
     /// The four tools over `journal` and `foods` (which must share the journal's database).
@@ -116,6 +116,7 @@ struct LookupBarcode: Tool {
     let journal: JournalStore
     let foods: PackagedFoods
     let name = NutritionToolName.lookupBarcode.rawValue
+    var group: ToolGroup { .packaged }
     let description = """
         Looks up a packaged food by its barcode (EAN-8/13, UPC-A/E): the person's Food Bank first, then the local cache, then Open Food Facts. \
         Returns name, brand, serving, nutrients per 100 g and per serving. Then log it with log_packaged_food.
@@ -160,6 +161,7 @@ struct LookupBarcode: Tool {
 struct SearchPackagedFoods: Tool {
     let foods: PackagedFoods
     let name = NutritionToolName.searchPackagedFoods.rawValue
+    var group: ToolGroup { .packaged }
     let description = """
         Searches packaged and branded foods online by words: Open Food Facts (source off, default; barcodes) or USDA FoodData Central \
         (source fdc; Branded, Foundation, SR Legacy; fdc ids). Use for brand-name products not in the Food Bank; log with log_packaged_food.
@@ -203,6 +205,7 @@ private let identify: [String: JSONValue] = [
 struct LogPackagedFood: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.logPackagedFood.rawValue
+    var group: ToolGroup { .packaged }
     let description = """
         Logs a packaged food found with lookup_barcode or search_packaged_foods: a number of label servings (default 1), an amount \
         such as "1 bar" or "250 ml", or grams. Nutrients come from the product; a product without nutrition data cannot be logged. Needs approval.
@@ -244,6 +247,7 @@ struct LogPackagedFood: JournalWriteTool {
 struct SavePackagedFood: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.savePackagedFood.rawValue
+    var group: ToolGroup { .packaged }
     let description = """
         Saves a packaged food found with lookup_barcode or search_packaged_foods to the Food Bank, with its brand, label serving \
         and barcode, so the next scan is answered from the Food Bank. Needs approval.

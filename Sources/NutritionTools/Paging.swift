@@ -8,7 +8,7 @@ enum Paging {
     static let byteBudget = 16 * 1024 - 512
 
     static let offsetSchema: JSONValue = ["type": "integer", "minimum": 0,
-                                          "description": "Skip this many items (from a previous result's next_offset)."]
+                                          "description": "next_offset of the previous page."]
 
     /// The largest page of `items` from `offset` (at most `limit` long) whose result, built by
     /// `build(page, nextOffset)`, serializes within the budget; `nextOffset` is nil on the last page.

@@ -10,43 +10,45 @@ import SQLiteKit
 // MARK: - Schemas
 
 enum Schema {
+    /// An arguments object; `required` is left out when empty (every request carries these bytes).
     static func object(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
-        .object(["type": "object", "properties": .object(properties), "required": .array(required.map { .string($0) }),
-                 "additionalProperties": false])
+        var o: [String: JSONValue] = ["type": "object", "properties": .object(properties), "additionalProperties": false]
+        if !required.isEmpty { o["required"] = .array(required.map { .string($0) }) }
+        return .object(o)
     }
     static func string(_ description: String, maxLength: Int = 200) -> JSONValue {
         ["type": "string", "description": .string(description), "maxLength": .number(Double(maxLength))]
     }
     static func number(_ description: String) -> JSONValue { ["type": "number", "description": .string(description)] }
     static func limit(default d: Int, max m: Int) -> JSONValue {
-        ["type": "integer", "minimum": 1, "maximum": .number(Double(m)), "description": .string("How many results (default \(d), at most \(m)).")]
+        ["type": "integer", "minimum": 1, "maximum": .number(Double(m)), "description": .string("Default \(d).")]
     }
-    static let id: JSONValue = string("An id exactly as a previous tool result gave it.", maxLength: 64)
-    static let date = string("A date: YYYY-MM-DD, \"today\" or \"yesterday\" (the person's time zone). Defaults to today.", maxLength: 20)
-    static let meal = string("breakfast, lunch, dinner or snack. Defaults to the meal of the current local time.", maxLength: 20)
-    /// Every label nutrient (`NutrientCatalog.named`) as a named property (so the model sees the ids
-    /// and their units, and providers that need declared properties get them); other snake_case
-    /// ids (alcohol_g, starch_g, the rest of the catalog) are allowed too.
+    /// An id from a tool result (parsed by the tool, which names the field of a bad one).
+    static let id: JSONValue = ["type": "string"]
+    /// Dates and meals are parsed by the tool (`Args.day`, `Args.meal`), which refuses bad ones.
+    static let date: JSONValue = ["type": "string", "description": "YYYY-MM-DD, today, yesterday (default today)."]
+    static let meal: JSONValue = ["type": "string", "description": "breakfast, lunch, dinner, snack (default by time)."]
+    /// A nutrient map {id: amount}. The ids are not declared one by one (42 named properties cost
+    /// ~900 tokens per tool on every request): the description names the common ones, and
+    /// `Args.nutrients` checks every id, answering an unknown one with the catalog's ids.
     static let nutrients: JSONValue = [
         "type": "object",
-        "description": "Nutrient id -> amount in the unit the id ends with (energy_kcal, protein_g, sodium_mg, vitamin_d_mcg, ...). Include every nutrient you know; leave out unknown ones (never guess zero).",
-        "properties": .object(Dictionary(uniqueKeysWithValues: NutrientCatalog.named.map { ($0.id, ["type": "number"] as JSONValue) })),
+        "description": "id -> amount in the id's unit: energy_kcal, protein_g, carbohydrate_g, fat_g, fiber_g, sugars_g, saturated_fat_g, sodium_mg, potassium_mg, calcium_mg, iron_mg, vitamin_d_mcg... Leave out unknown ones.",
         "additionalProperties": ["type": "number"],
     ]
-    /// A nutrient map without the named ids (for nested places such as calculator portions).
+    /// A nutrient map for nested places (calculator portions, per-serving values).
     static let plainNutrients: JSONValue = [
         "type": "object", "description": "Nutrient id -> amount in the unit the id ends with.",
         "additionalProperties": ["type": "number"],
     ]
     static let goalMap: JSONValue = [
         "type": "object",
-        "description": "Nutrient id -> daily amount in the unit the id ends with, or null to remove that goal.",
-        "properties": .object(Dictionary(uniqueKeysWithValues: NutrientCatalog.named.map { ($0.id, ["type": ["number", "null"]] as JSONValue) })),
+        "description": "Nutrient id -> daily amount in the unit the id ends with (energy_kcal, protein_g, sodium_mg, ...), or null to remove that goal.",
         "additionalProperties": ["type": ["number", "null"]],
     ]
     static let nutrientList: JSONValue = [
         "type": "array", "items": ["type": "string", "maxLength": 64], "maxItems": 20,
-        "description": "Nutrient ids such as energy_kcal, protein_g, sodium_mg.",
+        "description": "Nutrient ids such as protein_g, sodium_mg.",
     ]
 }
 
@@ -81,10 +83,7 @@ func range(_ args: Args, journal: JournalStore, defaultDays: Int = 7) throws -> 
 struct GetNutritionContext: JournalReadTool {
     let journal: JournalStore
     let name = NutritionToolName.getNutritionContext.rawValue
-    let description = """
-        Today's date, local time and default meal, the meal schedule, daily goals, today's totals and what remains of each goal, \
-        and the last 7 days' daily totals. Call it first when a question depends on today, goals or recent eating.
-        """
+    let description = "Today's date, time and default meal, meal schedule, goals, today's totals and what remains of each goal, the last 7 days' totals. Call first for questions about today, goals or recent eating."
     var parameters: JSONValue { Schema.object([:]) }
     func activity(arguments: JSONValue) -> String { "reading today's journal and goals" }
 
@@ -126,11 +125,7 @@ struct GetNutritionContext: JournalReadTool {
 struct GetJournalDay: JournalReadTool {
     let journal: JournalStore
     let name = NutritionToolName.getJournalDay.rawValue
-    let description = """
-        What was logged on one day, by meal: each entry's id, name, amount, kcal and macros; totals per meal and for the day; \
-        progress against goals. Pass `nutrients` for other nutrients per entry, or `entry_id` for one entry with every nutrient. \
-        Long days come in pages: call again with `offset` = next_offset. Use for "what did I eat today/yesterday/on <date>".
-        """
+    let description = "One day's entries by meal (id, name, amount, kcal, macros), meal and day totals, goal progress. `nutrients` adds nutrients per entry; `entry_id` gives one entry in full; long days come in pages (`offset` = next_offset)."
     var parameters: JSONValue {
         Schema.object(["date": Schema.date, "nutrients": Schema.nutrientList, "entry_id": Schema.id,
                        "offset": Paging.offsetSchema, "limit": Schema.limit(default: 60, max: 100)])
@@ -190,6 +185,7 @@ struct GetJournalDay: JournalReadTool {
 struct GetJournalRange: JournalReadTool {
     let journal: JournalStore
     let name = NutritionToolName.getJournalRange.rawValue
+    var group: ToolGroup { .trends }
     let description = "Per-day totals and daily averages (each over the logged days that report that nutrient; `reporting_days` lists those some logged days lack) for a date range, up to 366 days (past 31 days only days with entries are listed; past 14 days without `nutrients` only macros per day). Use for weeks and months (\"show last week\", \"protein this week\"); pass `nutrients` to keep the answer small."
     var parameters: JSONValue {
         Schema.object(["from": Schema.string("First day: YYYY-MM-DD, today or yesterday. Defaults to 6 days before `to`.", maxLength: 20),
@@ -240,17 +236,11 @@ struct GetJournalRange: JournalReadTool {
 struct SearchJournal: JournalReadTool {
     let journal: JournalStore
     let name = NutritionToolName.searchJournal.rawValue
-    let description = """
-        Finds logged entries whose name or brand has every word of `text` (each as the start of a word), newest day first, with their ids, \
-        through the journal's full-text index. With `text` the result also gives `last_day` (the latest day any entry matched) and `total_matches`: \
-        use it for "when did I last eat X" (limit 1). \
-        Without `text` it returns the most recently logged entries (newest first): use that for "the last thing I logged". \
-        Use it to find an entry id before updating, moving or deleting an entry.
-        """
+    let description = "Logged entries whose name or brand has every word of `text`, newest first, with ids, `last_day` and `total_matches` (\"when did I last eat X\": limit 1). Without `text`: the latest logged entries (\"the last thing I logged\"). Finds entry ids to change."
     var parameters: JSONValue {
-        Schema.object(["text": Schema.string("Words to find in entry names or brands."),
-                       "from": Schema.string("Only entries on or after this date (YYYY-MM-DD, today, yesterday).", maxLength: 20),
-                       "to": Schema.string("Only entries on or before this date.", maxLength: 20),
+        Schema.object(["text": ["type": "string", "maxLength": 200],
+                       "from": Schema.string("First date (YYYY-MM-DD, today, yesterday).", maxLength: 20),
+                       "to": Schema.string("Last date.", maxLength: 20),
                        "limit": Schema.limit(default: 10, max: 50)])
     }
     func activity(arguments: JSONValue) -> String {
@@ -294,6 +284,7 @@ struct SearchJournal: JournalReadTool {
 struct GetNutrientBreakdown: JournalReadTool {
     let journal: JournalStore
     let name = NutritionToolName.getNutrientBreakdown.rawValue
+    var group: ToolGroup { .trends }
     let description = "Which foods contributed the most of one nutrient over a period (largest first, with share of the total and how many entries did not report it). Use for \"which foods gave me the most sugar this month\"."
     var parameters: JSONValue {
         Schema.object(["nutrient": Schema.string("A nutrient id such as sugars_g, sodium_mg, protein_g.", maxLength: 64),
@@ -327,14 +318,11 @@ struct GetNutrientBreakdown: JournalReadTool {
 struct SearchFoodBank: JournalReadTool {
     let journal: JournalStore
     let name = NutritionToolName.searchFoodBank.rawValue
-    let description = """
-        Searches the person's saved foods (Food Bank) by words in the name or brand, archived foods included; without a query lists active foods. \
-        Returns ids, serving, per-serving nutrients and shelf/archive status. Search here first for foods the person has saved ("my usual oatmeal").
-        """
+    let description = "The person's saved foods (Food Bank) by words of name or brand, archived included: ids, serving, nutrients per serving, Shelf/archive. Search here first (\"my usual oatmeal\"); no query lists active foods."
     var parameters: JSONValue {
-        Schema.object(["query": Schema.string("Words to find in food names or brands."),
-                       "brand": Schema.string("Only foods of this brand (\"Unbranded\" for foods without one).", maxLength: 100),
-                       "sort": ["type": "string", "enum": ["name", "last_used", "brand"], "description": "Order (default name)."],
+        Schema.object(["query": ["type": "string", "maxLength": 200],
+                       "brand": Schema.string("Only this brand (\"Unbranded\": none).", maxLength: 100),
+                       "sort": ["type": "string", "enum": ["name", "last_used", "brand"]],
                        "offset": Paging.offsetSchema, "limit": Schema.limit(default: 10, max: 30)])
     }
     func activity(arguments: JSONValue) -> String {
@@ -367,6 +355,7 @@ struct SearchFoodBank: JournalReadTool {
 struct GetSavedFood: JournalReadTool {
     let journal: JournalStore
     let name = NutritionToolName.getSavedFood.rawValue
+    var group: ToolGroup { .foodBank }
     let description = "One saved food in full: serving, extra units, per-serving nutrients, composite ingredients, or a calculator food's ingredients and their named portions (needed for log_calculator_build)."
     var parameters: JSONValue { Schema.object(["food_id": Schema.id], required: ["food_id"]) }
     func activity(arguments: JSONValue) -> String { "opening a saved food" }
@@ -383,6 +372,7 @@ struct GetSavedFood: JournalReadTool {
 struct ListBrands: JournalReadTool {
     let journal: JournalStore
     let name = NutritionToolName.listBrands.rawValue
+    var group: ToolGroup { .foodBank }
     let description = "Brands in the Food Bank with how many foods carry each (\"Unbranded\" last). Use before renaming a brand or filtering by brand."
     var parameters: JSONValue { Schema.object([:]) }
     func activity(arguments: JSONValue) -> String { "listing your brands" }
@@ -398,6 +388,7 @@ struct ListBrands: JournalReadTool {
 struct GetGoals: JournalReadTool {
     let journal: JournalStore
     let name = NutritionToolName.getGoals.rawValue
+    var group: ToolGroup { .goals }
     let description = "The person's daily goals (id -> amount in the id's unit), whether each is a target to reach or a limit to stay under, and whether they are still the FDA defaults."
     var parameters: JSONValue { Schema.object([:]) }
     func activity(arguments: JSONValue) -> String { "reading your goals" }
@@ -429,14 +420,9 @@ struct GetGoals: JournalReadTool {
 struct SearchReferenceFoods: Tool {
     let reference: ReferenceDatabase
     let name = NutritionToolName.searchReferenceFoods.rawValue
-    let description = """
-        Searches the built-in USDA reference foods (offline) by words, best match first. Returns reference ids, household portions \
-        (\"1 large\" = 50 g), every nutrient per 100 g, each food's score and `clear_winner`: when it is false, the first foods \
-        are close or the words don't say dry or cooked, so ask the person which one they mean (list up to 3) instead of guessing. \
-        Always look a food up here (or in the Food Bank) before logging it; never guess numbers.
-        """
+    let description = "USDA reference foods (offline) by words, best first: reference ids, portions (\"1 large\" = 50 g), nutrients per 100 g. When `clear_winner` is false, ask which one the person means (up to 3) instead of guessing."
     var parameters: JSONValue {
-        Schema.object(["query": Schema.string("Food words, e.g. \"egg whole raw\", \"greek yogurt plain\"."), "limit": Schema.limit(default: 5, max: 10)],
+        Schema.object(["query": Schema.string("e.g. \"egg whole raw\", \"greek yogurt plain\"."), "limit": Schema.limit(default: 5, max: 10)],
                       required: ["query"])
     }
     var effect: ToolEffect { .read }
@@ -483,6 +469,7 @@ struct SearchReferenceFoods: Tool {
 struct RecommendShelfFoods: JournalReadTool {
     let journal: JournalStore
     let name = NutritionToolName.recommendShelfFoods.rawValue
+    var group: ToolGroup { .foodBank }
     let description = "Ranks the foods on the person's Shelf (available at home) at 0.5x to 2x servings against what is left of today's goals, with a plain reason. Use for \"what can I eat tonight\"."
     var parameters: JSONValue { Schema.object(["date": Schema.date, "limit": Schema.limit(default: 5, max: 10)]) }
     func activity(arguments: JSONValue) -> String { "checking your Shelf against today's goals" }

@@ -84,7 +84,24 @@ struct Args {
         return m
     }
 
+    /// Whether `id` reads as a misspelling of the catalog id `known`: one letter added, left out or
+    /// changed, or two neighbours swapped ("protien_g"). Ids that differ only in digits are
+    /// different nutrients (vitamin_b1_mg is not vitamin_b6_mg).
+    static func isTypo(_ id: String, of known: String) -> Bool {
+        let letters = { (s: String) in s.filter { !$0.isNumber } }
+        guard letters(id) != letters(known) else { return false }
+        if editDistance(known, id, limit: 2) <= 1 { return true }
+        let a = Array(id), b = Array(known)
+        guard a.count == b.count else { return false }
+        let differ = a.indices.filter { a[$0] != b[$0] }
+        return differ.count == 2 && differ[1] == differ[0] + 1 && a[differ[0]] == b[differ[1]] && a[differ[1]] == b[differ[0]]
+    }
+
+    /// Every catalog nutrient id, for errors that name the valid ones.
+    static let catalogIDs = NutrientCatalog.all.map(\.id).joined(separator: ", ")
+
     /// A nutrient map {id or label: amount}; ids are canonicalised, amounts must be finite and >= 0.
+    /// Ids outside the catalog are kept (snake_case, e.g. omega_3_g) unless they look like a typo of one.
     func nutrients(_ key: String) throws -> NutrientAmounts? {
         guard let object = raw[key]?.objectValue else { return nil }
         var values: [String: Double] = [:]
@@ -96,7 +113,14 @@ struct Args {
             // Energy in kJ ("kJ", "energy_kj") is accepted and stored as kcal (1 kcal = 4.184 kJ).
             let id = NutrientAmounts.isKilojoules(name) ? "energy_kj" : NutrientCatalog.canonicalID(for: name) ?? name
             guard NutrientAmounts.isPlausibleID(id) else {
-                throw ToolArgumentError(field: "\(key).\(Text.clean(name, max: 40))", "is not a nutrient id; use snake_case ids such as protein_g or sodium_mg")
+                throw ToolArgumentError(field: "\(key).\(Text.clean(name, max: 40))", "is not a nutrient id; use one of: \(Self.catalogIDs)")
+            }
+            // The schema no longer lists the ids one by one, so a near miss of a catalog id
+            // ("protien_g") is refused with the id it resembles instead of stored as a new nutrient.
+            if NutrientCatalog.nutrient(id) == nil, id != "energy_kj",
+               let near = NutrientCatalog.all.first(where: { Self.isTypo(id, of: $0.id) }) {
+                throw ToolArgumentError(field: "\(key).\(Text.clean(name, max: 40))",
+                                        "is not a nutrient id; did you mean \(near.id)? The ids are: \(Self.catalogIDs)")
             }
             values[id] = v
         }

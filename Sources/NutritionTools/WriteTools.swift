@@ -175,16 +175,13 @@ func loggedOutput(_ e: Entry) -> ToolOutput {
 struct LogFood: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.logFood.rawValue
-    let description = """
-        Logs a food with nutrients you supply (from a label, a recipe or the person's numbers) when it is in neither the Food Bank \
-        nor the reference foods. `nutrients` are for the whole amount eaten. Prefer log_saved_food or log_reference_food when a lookup finds the food. Needs approval.
-        """
+    let description = "Logs a food found in neither the Food Bank nor the reference foods, with nutrients you supply (label, recipe, the person's numbers) for the whole amount eaten."
     var parameters: JSONValue {
-        Schema.object(["name": Schema.string("Food name as the person would recognise it."),
-                       "brand": Schema.string("Brand, if any.", maxLength: 100),
-                       "quantity": Schema.number("How much was eaten, in `unit` (default 1)."),
-                       "unit": Schema.string("g, oz, cup, tbsp, mL, or a count such as serving, slice, piece (default serving).", maxLength: 40),
-                       "grams": Schema.number("Weight of the whole amount in grams, when known."),
+        Schema.object(["name": ["type": "string", "maxLength": 200],
+                       "brand": ["type": "string", "maxLength": 100],
+                       "quantity": Schema.number("In `unit` (default 1)."),
+                       "unit": Schema.string("g, oz, cup, tbsp, mL, or a count: serving (default), slice, piece.", maxLength: 40),
+                       "grams": Schema.number("Weight of the whole amount, when known."),
                        "nutrients": Schema.nutrients, "date": Schema.date, "meal": Schema.meal],
                       required: ["name", "nutrients"])
     }
@@ -220,15 +217,12 @@ struct LogFood: JournalWriteTool {
 struct LogSavedFood: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.logSavedFood.rawValue
-    let description = """
-        Logs a Food Bank food: a number of its servings, or a quantity in any unit the food converts from (its serving unit, g/oz \
-        when its weight is known, extra units it lists). Nutrients are scaled from the saved food and it keeps its Food Bank id. Needs approval.
-        """
+    let description = "Logs a Food Bank food: `servings` of it, or `quantity` in a `unit` it converts from (its serving unit, g/oz when its weight is known, its extra units). Nutrients scale from the saved food."
     var parameters: JSONValue {
         Schema.object(["food_id": Schema.id,
-                       "servings": Schema.number("How many of the food's servings (default 1). Do not combine with unit."),
-                       "quantity": Schema.number("Amount in `unit`, e.g. 150 with unit g."),
-                       "unit": Schema.string("Unit of `quantity`: g, oz, cup, tbsp, or one of the food's count units.", maxLength: 40),
+                       "servings": Schema.number("Default 1; not with unit."),
+                       "quantity": ["type": "number"],
+                       "unit": ["type": "string", "maxLength": 40],
                        "date": Schema.date, "meal": Schema.meal], required: ["food_id"])
     }
     func activity(arguments: JSONValue) -> String { "preparing to log a Food Bank food" }
@@ -278,15 +272,12 @@ struct LogReferenceFood: JournalWriteTool {
     let journal: JournalStore
     let reference: ReferenceDatabase
     let name = NutritionToolName.logReferenceFood.rawValue
-    let description = """
-        Logs a USDA reference food by its reference_id: a household portion (a `measure` from its portions list, e.g. "large" or "cup", \
-        or any unit: g, oz, lb exact; mL, cup, tbsp, tsp, fl oz through the food's density) times `quantity`, or an exact weight in `grams`. With neither, one of its first listed portion (foods without portions need grams). Nutrients come from the reference data. Needs approval.
-        """
+    let description = "Logs a USDA reference food: `quantity` times a `portion` (a measure from its portions, e.g. \"large\", or a unit: g, oz, cup, tbsp, mL...), or exact `grams`. Neither: one of its first portion (foods without portions need grams)."
     var parameters: JSONValue {
-        Schema.object(["reference_id": Schema.string("reference_id from search_reference_foods, e.g. \"01123\".", maxLength: 16),
-                       "portion": Schema.string("A measure from the food's portions, e.g. \"large\", \"cup\", \"medium (7\\\" to 7-7/8\\\" long)\".", maxLength: 100),
-                       "quantity": Schema.number("How many of that portion (default 1)."),
-                       "grams": Schema.number("Exact weight in grams instead of a portion."),
+        Schema.object(["reference_id": ["type": "string", "maxLength": 16],
+                       "portion": ["type": "string", "maxLength": 100],
+                       "quantity": Schema.number("Default 1."),
+                       "grams": ["type": "number"],
                        "date": Schema.date, "meal": Schema.meal], required: ["reference_id"])
     }
     func activity(arguments: JSONValue) -> String { "preparing to log a reference food" }
@@ -316,6 +307,7 @@ struct LogReferenceFood: JournalWriteTool {
 struct LogCalculatorBuild: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.logCalculatorBuild.rawValue
+    var group: ToolGroup { .foodBank }
     let description = "Logs one build of a calculator (restaurant-style) Food Bank food: one named portion per chosen ingredient, summed. Get the ingredient and portion names with get_saved_food first. Needs approval."
     var parameters: JSONValue {
         Schema.object(["food_id": Schema.id,
@@ -358,13 +350,10 @@ struct LogCalculatorBuild: JournalWriteTool {
 struct UpdateJournalEntry: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.updateJournalEntry.rawValue
-    let description = """
-        Changes a logged entry: name, brand, servings (scales its nutrients), nutrients (the new amounts for the whole entry as logged; \
-        replaces the map), date or meal. Fields left out stay. Find the entry id first. Needs approval.
-        """
+    let description = "Changes a logged entry: name, brand (\"\" removes it), servings (scales its nutrients), nutrients (new amounts for the whole entry; replace the map), date or meal (moves it). Fields left out stay."
     var parameters: JSONValue {
-        Schema.object(["entry_id": Schema.id, "name": Schema.string("New name."), "brand": Schema.string("New brand (\"\" removes it).", maxLength: 100),
-                       "servings": Schema.number("New number of servings."), "nutrients": Schema.nutrients, "date": Schema.date, "meal": Schema.meal],
+        Schema.object(["entry_id": Schema.id, "name": ["type": "string", "maxLength": 200], "brand": ["type": "string", "maxLength": 100],
+                       "servings": ["type": "number"], "nutrients": Schema.nutrients, "date": Schema.date, "meal": Schema.meal],
                       required: ["entry_id"])
     }
     func activity(arguments: JSONValue) -> String { "preparing to change a journal entry" }
@@ -423,7 +412,8 @@ struct UpdateJournalEntry: JournalWriteTool {
 struct MoveJournalEntry: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.moveJournalEntry.rawValue
-    let description = "Moves a logged entry to another meal and/or date (\"move my coffee to breakfast\"). Find the entry id first. Needs approval."
+    var group: ToolGroup { .trends }
+    let description = "Moves a logged entry to another meal and/or date (\"move my coffee to breakfast\")."
     var parameters: JSONValue { Schema.object(["entry_id": Schema.id, "date": Schema.date, "meal": Schema.meal], required: ["entry_id"]) }
     func activity(arguments: JSONValue) -> String { "preparing to move a journal entry" }
 
@@ -451,7 +441,7 @@ struct MoveJournalEntry: JournalWriteTool {
 struct DeleteJournalEntry: JournalWriteTool {
     let journal: JournalStore
     let name = NutritionToolName.deleteJournalEntry.rawValue
-    let description = "Deletes one logged entry by id (\"delete the last thing I logged\": find it with search_journal without text). Needs approval."
+    let description = "Deletes one logged entry (\"delete the last thing I logged\": search_journal without text finds it)."
     var parameters: JSONValue { Schema.object(["entry_id": Schema.id], required: ["entry_id"]) }
     func activity(arguments: JSONValue) -> String { "preparing to delete a journal entry" }
 

@@ -48,7 +48,8 @@ public struct ChatCompletionsModel: ChatModel {
         let driver = StreamDriver(transport: transport, mapper: ErrorMapper(config: config), now: { Date().timeIntervalSince1970 },
                                   origin: continuationOrigin, attachments: request.attachments)
         let local = ModelCatalog.localProviders.contains(config.provider)
-            ? LocalAnswerChecks(provider: config.provider, toolTokens: request.tools.isEmpty ? 0 : TokenEstimator.tokens(request.tools), said: localWarnings)
+            ? LocalAnswerChecks(provider: config.provider, toolTokens: request.tools.isEmpty ? 0 : TokenEstimator.tokens(request.tools),
+                                systemTokens: TokenEstimator.tokens(request.system), said: localWarnings)
             : nil
         return makeEventStream { out in
             var decoder = ChatCompletionsDecoder()
@@ -384,13 +385,16 @@ struct LocalAnswerChecks: Sendable {
     var provider: String
     /// Estimated tokens of the request's tool specs (0 without tools).
     var toolTokens: Int
+    /// Estimated tokens of the system prompt (sent whether or not the template shows the tools).
+    var systemTokens: Int
     let said: Said
     /// The start of the answer's text (markers show up early).
     var text = ""
 
-    init(provider: String, toolTokens: Int, said: Said) {
+    init(provider: String, toolTokens: Int, systemTokens: Int = 0, said: Said) {
         self.provider = provider
         self.toolTokens = toolTokens
+        self.systemTokens = systemTokens
         self.said = said
     }
 
@@ -404,7 +408,11 @@ struct LocalAnswerChecks: Sendable {
             out.append("The model's text contains chat-template markers (\(marker.prefix(24))): the server's chat template does not match the model; "
                        + "start the server with the model's own template (llama-server --jinja; see docs/PROVIDERS.md, \"Local servers\").")
         }
-        if let input = usage?.inputTokens, input > 0, toolTokens >= 200, input * 2 < toolTokens, said.first("tools") {
+        // A server that showed the model the tools counted at least the system prompt and every
+        // spec; one that dropped them counted the system prompt and the messages. Fewer than the
+        // system prompt and half the specs means the specs were not there (the everyday set is
+        // ~2k tokens, so a first message of up to ~1k tokens is still told apart).
+        if let input = usage?.inputTokens, input > 0, toolTokens >= 200, input < systemTokens + toolTokens / 2, said.first("tools") {
             out.append("The server counted \(input) prompt tokens for a request whose tool specs alone are ~\(toolTokens): the server did not give the "
                        + "model the tools; start llama-server with --jinja and a template with tools (llama-cpp-python: a tool-capable chat format, "
                        + "not chatml-function-calling).")

@@ -7,6 +7,7 @@ import Providers
 
 public struct FetchURLTool: Tool {
     public let name = "fetch_url"
+    public var group: ToolGroup { .web }
     public let description = """
         Fetches one public web page (http or https) and returns its readable text: title, headings, paragraphs, lists and table rows; \
         a PDF (up to 2 MB) is shown to you as a document right after the result when you can read PDFs. \

@@ -5,6 +5,7 @@ import Base
 
 public struct ReadConversationSourceTool: Tool {
     public let name = "read_conversation_source"
+    public var group: ToolGroup { .web }
     public let description = """
         Reads a web source kept in this conversation (a page fetched with fetch_url, a set of web search results, or what \
         the provider's own web search found) by its source_id, also after older messages were summarised. Without \

@@ -18,6 +18,7 @@ public struct SourceCitingWriteTool: WriteTool {
     public var description: String { inner.description }
     public var parameters: JSONValue { inner.parameters }
     public var timing: ToolTiming { inner.timing }
+    public var group: ToolGroup { inner.group }
     public func activity(arguments: JSONValue) -> String { inner.activity(arguments: arguments) }
 
     public func preview(arguments: JSONValue, context: ToolContext, database: Database) throws -> PlannedChange {

@@ -194,6 +194,9 @@ public struct WebSearchClient: Sendable {
 /// The web_search read tool.
 public struct WebSearchTool: Tool {
     public let name = "web_search"
+    // Everyday (the default group): it is offered only when the person chose a search backend
+    // (Tavily, Parallel), so a thread need not enable it first. fetch_url and
+    // read_conversation_source are in the web group.
     public let description = """
         Searches the web (for facts the journal and reference foods do not have, e.g. a restaurant dish's nutrition). \
         Give the objective in a sentence and up to 5 short keyword queries. Returns titles, URLs and snippets; read a page with fetch_url. \

@@ -467,7 +467,7 @@ final class ReplayProcess {
         // Diagnostics go to the outbox as in the product, with ids and times from the replay.
         let outbox = DiagnosticsOutbox(queue: queue, now: { clock.now() })
         let diagnosticIDs = replayer.diagnosticIDs
-        let recorder = OutboxRecorder(outbox: outbox, appVersion: replayer.environment.version, allowedToolNames: Set(tools.tools.map(\.name)),
+        let recorder = OutboxRecorder(outbox: outbox, appVersion: replayer.environment.version, allowedToolNames: tools.callableNames,
                                       makeID: { diagnosticIDs.next() }, now: { clock.now() })
         relay.connect(recorder)
         let assembler = replayer.environment.makeAssembler(store, journal, clock, recorder, replayer.contextWindow)
@@ -483,15 +483,17 @@ final class ReplayProcess {
             knownModels: { [] }, diagnosticsStatus: { "Diagnostics: not configured." },
             contextReport: { threadID in
                 guard let a = assembler as? CompactingAssembler else { return "Context details are not available." }
-                return try a.report(threadID: threadID, model: model, systemPrompt: configuration.systemPrompt, contextNote: configuration.contextNote(),
-                                    tools: tools.specs,
-                                    maxOutputTokens: configuration.maxOutputTokens)
+                let groups = try store.enabledToolGroups(threadID: threadID)
+                let report = try a.report(threadID: threadID, model: model, systemPrompt: configuration.systemPrompt,
+                                          contextNote: configuration.contextNote(), tools: tools.specs(groups: groups),
+                                          maxOutputTokens: configuration.maxOutputTokens)
+                return tools.groupsLine(enabled: groups).map { report + "\n" + $0 } ?? report
             },
             compact: { threadID, focus in
                 guard let a = assembler as? CompactingAssembler else { return "Compaction is not available." }
                 return try await a.compact(threadID: threadID, focus: focus, model: model, systemPrompt: configuration.systemPrompt,
                                            contextNote: configuration.contextNote(),
-                                           tools: tools.specs, maxOutputTokens: configuration.maxOutputTokens)
+                                           tools: tools.specs(groups: try store.enabledToolGroups(threadID: threadID)), maxOutputTokens: configuration.maxOutputTokens)
             },
             version: replayer.environment.version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })

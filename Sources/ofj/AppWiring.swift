@@ -67,7 +67,7 @@ struct App {
                                  search: search, diagnostics: relay)
         rules = Toolbox.ruleBook(path: paths.configPath, tools: tools, journal: journal)
         outbox = DiagnosticsOutbox(queue: queue)
-        recorder = OutboxRecorder(outbox: outbox, appVersion: appVersion, allowedToolNames: Set(tools.tools.map(\.name)))
+        recorder = OutboxRecorder(outbox: outbox, appVersion: appVersion, allowedToolNames: tools.callableNames)
         relay.connect(recorder)
         let turso: TursoConfiguration?
         do {

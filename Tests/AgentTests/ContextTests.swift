@@ -517,7 +517,7 @@ struct ContextFixture {
     @Test func aTinyWindowFullOfToolSpecsDoesNotCompactEveryTurn() async throws {
         // 20 tool specs of ~110 tokens each take most of a 4,000-token window.
         let specs = (0..<20).map { i in
-            LookupTool(name: "lookup_\(i)", description: String(repeating: "Looks up one kind of thing in the journal. ", count: 7))
+            LookupTool(name: "lookup_\(i)", description: String(repeating: "Looks up one kind of thing in the journal. ", count: 5))
         }
         let f = try ContextFixture(tools: specs)
         try await f.talk(0..<8)

@@ -52,7 +52,9 @@ import TestSupport
         #expect(requests.map(\.path) == ["/v1/chat/completions", "/search", "/v1/chat/completions"])
         let tools = try JSONSerialization.jsonObject(with: Data(requests[0].bodyText.utf8)) as? [String: Any]
         let names = (tools?["tools"] as? [[String: Any]])?.compactMap { ($0["function"] as? [String: Any])?["name"] as? String } ?? []
-        #expect(names.contains("web_search") && names.contains("read_conversation_source"))
+        // The chosen search backend is offered from the first request; reading sources is in the
+        // web group, which enable_tools (or a call to one of its tools) turns on.
+        #expect(names.contains("web_search") && names.contains("enable_tools") && !names.contains("read_conversation_source"))
         #expect(requests[1].header("authorization") == "Bearer tvly-NOT-A-REAL-KEY")
         // The search result reached the model as untrusted evidence.
         #expect(requests[2].bodyText.contains("UNTRUSTED WEB CONTENT"))

@@ -280,19 +280,33 @@ import Nutrition
 }
 
 @Suite struct SchemaTests {
-    @Test func nutrientMapsNameEveryCatalogIdAndStayCompact() throws {
+    @Test func nutrientMapsAreCompactAndTheToolChecksEveryID() async throws {
         let f = try Fixture(seeded: false)
         let logFood = try #require(f.registry.tool(named: "log_food"))
-        let properties = try #require(logFood.parameters["properties"]?["nutrients"]?["properties"]?.objectValue)
-        #expect(Set(properties.keys) == Set(NutrientCatalog.named.map(\.id)))
-        // The rest of the catalog (alcohol_g, starch_g, …) is accepted by id, not named.
-        #expect(logFood.parameters["properties"]?["nutrients"]?["additionalProperties"] == ["type": "number"])
-        #expect(NutrientCatalog.named.count == 42 && NutrientCatalog.all.count > NutrientCatalog.named.count)
+        let map = try #require(logFood.parameters["properties"]?["nutrients"])
+        // No named property per nutrient (42 of them cost ~900 tokens a tool on every request):
+        // a map whose description names the common ids.
+        #expect(map["properties"] == nil)
+        #expect(map["additionalProperties"] == ["type": "number"])
+        for id in ["energy_kcal", "protein_g", "sodium_mg", "vitamin_d_mcg"] { #expect(map["description"]?.stringValue?.contains(id) == true, "\(id)") }
+        // The tool answers an id that is not one with the ids there are.
+        let bad = await f.rejection("log_food", try JSONValue.parse(#"{"name":"Soup","nutrients":{"%%%":3}}"#)) ?? ""
+        #expect(bad.contains("is not a nutrient id") && bad.contains("energy_kcal") && bad.contains("caffeine_mg"), "\(bad)")
+        // A near miss of a catalog id is refused with the id it resembles, not stored as a new nutrient.
+        let typo = await f.rejection("log_food", try JSONValue.parse(#"{"name":"Soup","nutrients":{"protien_g":3}}"#)) ?? ""
+        #expect(typo.contains("did you mean protein_g?"), "\(typo)")
+        let unit = await f.rejection("log_food", try JSONValue.parse(#"{"name":"Soup","nutrients":{"iron_g":3}}"#)) ?? ""
+        #expect(unit.contains("did you mean iron_mg?"), "\(unit)")
+        // Ids that differ only in digits are other nutrients, and ids outside the catalog are kept.
+        let kept = await f.rejection("log_food", try JSONValue.parse(#"{"name":"Soup","nutrients":{"vitamin_b1_mg":0.2,"omega_3_g":1,"water_ml":5}}"#))
+        #expect(kept == nil, "\(kept ?? "")")
+        // Every nutrient ofj stores can be given by id (issue 30: alcohol, starch, …).
+        let stored = await f.rejection("log_food", try JSONValue.parse(#"{"name":"Wine","nutrients":{"alcohol_g":14,"starch_g":1}}"#))
+        #expect(stored == nil, "\(stored ?? "")")
         let size = f.registry.specs.map { $0.name.utf8.count + $0.description.utf8.count + $0.parameters.serialized.utf8.count }.reduce(0, +)
-        // 25,153 bytes after paging arguments, kJ input and folate_total_mcg were added; 26,136
-        // with get_nutrient_gaps and the "when did I last eat" fields of search_journal (every
-        // request carries these, so growth must be a choice).
-        #expect(size < 26_500, "tool specs are \(size) bytes")
+        // 26,136 bytes with every nutrient named in four schemas; 16,9xx with nutrient maps and
+        // tighter descriptions (issue 32). The default request carries only the everyday group.
+        #expect(size < 18_000, "tool specs are \(size) bytes")
     }
 
     @Test func schemaRejectsWrongTypesBeforeTheToolRuns() throws {

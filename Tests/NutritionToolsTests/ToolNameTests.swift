@@ -21,7 +21,7 @@ import Agent
 
     @Test func theLabelToolsAreTheOnesThatTakeNutrientsFromALabel() {
         #expect(LabelScan.toolNames == [NutritionToolName.logFood.rawValue, NutritionToolName.saveFood.rawValue])
-        #expect(LabelScan.prompt.contains("propose save_food (saving) or log_food (logging)"))
+        #expect(LabelScan.prompt.contains("propose save_food (saving; enable_tools food_bank) or log_food (logging)"))
         #expect(LabelScan.prompt.contains("call read_attachment with that id"))
     }
 }

@@ -31,7 +31,7 @@ private final class LocalRun: Sendable {
     let log = EventLog()
     let consumer: Task<Void, Never>
 
-    init(policy: DeadlinePolicy = .patient, tools: Int = 4) throws {
+    init(policy: DeadlinePolicy = .patient, tools: Int = 4, systemPrompt: String = "You keep a food journal.") throws {
         server = try LoopbackHTTPServer()
         let queue = try DatabaseQueue(path: ":memory:")
         var migrator = Migrator()
@@ -46,7 +46,7 @@ private final class LocalRun: Sendable {
         runner = AgentRunner(store: store, model: model, tools: ToolRegistry((0..<tools).map { BigLookup(name: "lookup_\($0)") }),
                              approvals: ScriptedApprovalGate(fallback: .deny), clock: SystemClock(), ids: CountingIDSource(prefix: "r-"),
                              diagnostics: NoDiagnostics(),
-                             configuration: AgentConfiguration(systemPrompt: "You keep a food journal.", policy: policy, maxOutputTokens: 1_000),
+                             configuration: AgentConfiguration(systemPrompt: systemPrompt, policy: policy, maxOutputTokens: 1_000),
                              assembler: CompactingAssembler(store: store, settings: settings), faults: nil)
         let box = log
         let stream = runner.events
@@ -182,5 +182,22 @@ struct LocalServerFailureTests {
         let fine = try LocalRun(tools: 10)
         fine.server.enqueue(LocalRun.stream(LocalServerBodies.chunk("You had oats."), LocalServerBodies.finish("stop", promptTokens: 2_400)))
         #expect(try await fine.ask().1.isEmpty)
+    }
+
+    /// ofj's own proportions (a ~530-token system prompt, ~2,000 tokens of everyday tool specs)
+    /// with a long first message: the server that dropped the tools counted the system prompt and
+    /// the message, more than half the specs (the old check, prompt_tokens under half the specs,
+    /// missed it), yet far less than it would have with them.
+    @Test func droppedToolsAreToldApartWithAnEverydaySizedToolSetAndALongMessage() async throws {
+        let system = String(repeating: "Use the tools for every number; never guess. ", count: 46)
+        let run = try LocalRun(tools: 12, systemPrompt: system)
+        let long = String(repeating: "I had oats with milk and a banana, ", count: 57)
+        run.server.enqueue(LocalRun.stream(LocalServerBodies.chunk("You had oats."), LocalServerBodies.finish("stop", promptTokens: 1_250)))
+        let (_, lines) = try await run.ask(long)
+        #expect(lines.count == 1 && lines.first?.contains("did not give the model the tools") == true, "\(lines)")
+        // The same request with the tools counted (system + specs + message) says nothing.
+        let fine = try LocalRun(tools: 12, systemPrompt: system)
+        fine.server.enqueue(LocalRun.stream(LocalServerBodies.chunk("You had oats."), LocalServerBodies.finish("stop", promptTokens: 3_100)))
+        #expect(try await fine.ask(long).1.isEmpty)
     }
 }

@@ -71,11 +71,10 @@ public struct ReadAttachmentTool: Tool {
     }
     public var name: String { AttachmentWindow.readToolName }
     public var description: String {
-        "Look again at an image or PDF attached earlier in this conversation. Earlier attachments appear as a line "
-            + "\"[attachment a12: … not shown again …]\"; pass that id. The attachment is shown to you right after this result."
+        "Shows again an image or PDF attached earlier (a line \"[attachment a12: … not shown again …]\"), right after this result."
     }
     public var parameters: JSONValue {
-        ["type": "object", "properties": ["id": ["type": "string", "description": "The attachment id, like \"a12\"."]],
+        ["type": "object", "properties": ["id": ["type": "string", "description": "Like \"a12\"."]],
          "required": ["id"], "additionalProperties": false]
     }
     public var effect: ToolEffect { .read }

@@ -103,14 +103,16 @@ struct Launcher {
             contextReport: { threadID in
                 let m = modelBox.value
                 let c = app.configuration(for: m)
-                return try assembler.report(threadID: threadID, model: m, systemPrompt: c.systemPrompt, contextNote: c.contextNote(), tools: tools.specs,
-                                            maxOutputTokens: c.maxOutputTokens)
+                let groups = try app.store.enabledToolGroups(threadID: threadID)
+                let report = try assembler.report(threadID: threadID, model: m, systemPrompt: c.systemPrompt, contextNote: c.contextNote(),
+                                                  tools: tools.specs(groups: groups), maxOutputTokens: c.maxOutputTokens)
+                return tools.groupsLine(enabled: groups).map { report + "\n" + $0 } ?? report
             },
             compact: { threadID, focus in
                 let m = modelBox.value
                 let c = app.configuration(for: m)
                 return try await assembler.compact(threadID: threadID, focus: focus, model: m, systemPrompt: c.systemPrompt, contextNote: c.contextNote(),
-                                                   tools: tools.specs,
+                                                   tools: tools.specs(groups: try app.store.enabledToolGroups(threadID: threadID)),
                                                    maxOutputTokens: c.maxOutputTokens)
             },
             version: version,
