@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "OutputSafetyTests", dependencies: ["OutputSafety"], swiftSettings: swiftSettings),
         .testTarget(name: "SettingsTests", dependencies: ["Settings", "Base", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit", "CSQLite", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NutritionTests", dependencies: ["Nutrition"], swiftSettings: swiftSettings),
+        .testTarget(name: "NutritionTests", dependencies: ["Base", "Nutrition"], swiftSettings: swiftSettings),
         .testTarget(name: "ReferenceFoodsTests", dependencies: ["ReferenceFoods"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["Base", "Journal", "Nutrition", "ReferenceFoods", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "AgentTests", dependencies: ["Base", "Agent", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),

@@ -99,6 +99,7 @@ extension JournalStore {
         if key == "profile" {
             do { return try profile(in: db).problem(today: today()) } catch { return "the profile is not readable" }
         }
+        if let problem = problemWithStoredDayMark(key: key, value: value) { return problem }
         guard key == "goals" else { return nil }
         let g: Goals
         do { g = try goals(in: db) } catch { return "the goals are not readable" }
