@@ -39,6 +39,16 @@ import Foundation
         #expect(unset.targetKcal == 1_500)
     }
 
+    @Test func aGoalRateTakesKgOrLbAWeekAndMaintainHasNone() throws {
+        let p = try Profile().setting("goal", to: "lose").setting("rate", to: "1lb/week")
+        #expect(abs((p.rateKgPerWeek ?? 0) - 0.4536) < 0.001)
+        #expect(try p.setting("goal", to: "maintain").rateKgPerWeek == nil)
+        #expect(throws: ProfileError.self) { try Profile().setting("rate", to: "3kg/week") }
+        #expect(throws: ProfileError.self) { try Profile().setting("rate", to: "fast") }
+        let both = try Profile().setting("goal", to: "maintain").setting("rate", to: "0.5kg/week")
+        #expect(both.problem(today: try CalendarDay(parsing: "2025-01-01")) == "goal=maintain takes no rate")
+    }
+
     @Test func withoutAGoalOrAnEstimateNothingIsProposed() throws {
         #expect(throws: CheckInUnavailable.self) { try CheckIn.propose(estimate: try estimate(2_500), profile: Profile(), currentGoalKcal: nil) }
         #expect(throws: CheckInUnavailable.self) { try CheckIn.propose(estimate: try estimate(2_500), profile: Profile(goal: .lose), currentGoalKcal: nil) }
