@@ -24,8 +24,10 @@ extension JournalStore {
             return MealGroup(meal: meal, entries: list, totals: t)
         }
         let derived = Set(entries.flatMap { $0.derivedNutrients ?? [] }).sorted()
-        return DayView(day: day, meals: meals, totals: dayTotals, goals: GoalProgress.make(goals: try goals(in: db), totals: dayTotals),
-                       partlyDerived: derived.isEmpty ? nil : derived)
+        var view = DayView(day: day, meals: meals, totals: dayTotals, goals: GoalProgress.make(goals: try goals(in: db), totals: dayTotals),
+                           partlyDerived: derived.isEmpty ? nil : derived)
+        view.mark = try dayMark(day, in: db)
+        return view
     }
 
     public func dayView(_ day: CalendarDay) throws -> DayView { try queue.read { try dayView(day, in: $0) } }

@@ -43,6 +43,8 @@ import TestSupport
         e = try json(try await ofj(["expenditure", "--json"]))
         #expect(e["intake_days"] as? Double == 19)
         #expect((e["left_out"] as? [String: Any])?["marked_incomplete"] as? Double == 1)
+        #expect(try await ofj(["day", "-3"]).stdout.contains(" (marked incomplete)"))
+        #expect(try json(try await ofj(["day", "-3", "--json"]))["mark"] as? String == "incomplete")
         try await ofj(["undo", "--yes"])
         e = try json(try await ofj(["expenditure", "--json"]))
         #expect(e["intake_days"] as? Double == 20)
