@@ -55,7 +55,9 @@ extension CommandTable {
             lines.append("commands:")
             lines += Self.columns(command.visibleSubcommands.map { sub in
                 let names = sub.visibleSubcommands.map(\.name).joined(separator: "|")
-                let args = sub.subcommands.isEmpty ? sub.arguments.map(\.label) : [sub.action == nil ? names : "[\(names)]"]
+                // A command that runs with arguments and has subcommands too (`day [DATE] | mark`) shows both.
+                let args = sub.subcommands.isEmpty ? sub.arguments.map(\.label)
+                    : sub.action == nil ? [names] : sub.arguments.isEmpty ? ["[\(names)]"] : sub.arguments.map(\.label) + ["|", names]
                 return (([sub.name] + args).joined(separator: " "), sub.summary)
             })
         }

@@ -28,10 +28,12 @@ public struct JournalBackup: Sendable, Codable {
     /// Where each goal came from, DRI upper limits and weekday calorie targets (issue 33 §2);
     /// absent when there is no goal_sources row, ignored by an older ofj.
     public var goalSources: GoalSources? = nil
+    /// Days marked complete or incomplete (issue 33 §4), day -> mark; absent when none is.
+    public var dayMarks: [String: DayMark]? = nil
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", exportedAt = "exported_at", goals, foods, entries, foodBarcodes = "food_barcodes"
-        case attachments, profile, notes, weights, goalSources = "goal_sources"
+        case attachments, profile, notes, weights, goalSources = "goal_sources", dayMarks = "day_marks"
     }
 }
 
@@ -114,6 +116,8 @@ extension JournalStore {
         doc.weights = weights.isEmpty ? nil : weights
         let sources = try goalSources(in: db)
         doc.goalSources = sources.isEmpty ? nil : sources
+        let marks = try dayMarks(in: db)
+        doc.dayMarks = marks.isEmpty ? nil : Dictionary(uniqueKeysWithValues: marks.map { ($0.key.description, $0.value) })
         return doc
     }
 
@@ -182,6 +186,9 @@ extension JournalStore {
         try checkDates(foods: foods, entries: entries)
         if let p = doc.profile, let why = p.problem(today: today()) { throw JournalError.malformedBackup("profile: \(why)") }
         if let n = doc.notes, n.count > Self.notesLimit { throw JournalError.malformedBackup("notes: longer than \(Self.notesLimit) characters") }
+        for day in (doc.dayMarks ?? [:]).keys where (try? CalendarDay(parsing: day)) == nil {
+            throw JournalError.malformedBackup("day_marks: '\(String(day.prefix(20)))' is not YYYY-MM-DD")
+        }
         for (i, w) in (doc.weights ?? []).enumerated() {
             guard Self.weightRange.contains(w.kg), (1900...2200).contains(w.day.year), w.source.count <= 40,
                   dateProblem([("created_at", w.createdAt)]) == nil else {
@@ -265,6 +272,11 @@ extension JournalStore {
             for w in doc.weights ?? [] where try db.row("SELECT 1 FROM journal_weights WHERE id = ?", [w.id.uuidString]) == nil {
                 try insertWeighIn(w, in: db)
                 report.weightsInserted += 1
+            }
+            for (text, mark) in (doc.dayMarks ?? [:]).sorted(by: { $0.key < $1.key }) {
+                guard let day = try? CalendarDay(parsing: text), try dayMark(day, in: db) != mark else { continue }
+                try writeDayMark(mark, on: day, in: db)
+                report.profileChanged = true
             }
             return report
         }

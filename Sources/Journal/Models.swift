@@ -161,10 +161,13 @@ public struct DayView: Sendable, Hashable, Codable {
     /// Nutrient ids whose total includes a value derived by USDA's rules (an entry's
     /// `derived`); nil when none, and then absent from JSON.
     public var partlyDerived: [String]? = nil
+    /// How the person marked the day's log ("complete" / "incomplete", issue 33); nil when unmarked,
+    /// and then absent from JSON.
+    public var mark: DayMark? = nil
 
     public var entries: [Entry] { meals.flatMap(\.entries) }
 
-    enum CodingKeys: String, CodingKey { case day, meals, totals, goals, partlyDerived = "partly_derived" }
+    enum CodingKeys: String, CodingKey { case day, meals, totals, goals, partlyDerived = "partly_derived", mark }
 }
 
 /// One day's totals in a range.

@@ -177,7 +177,15 @@ extension JournalStore {
 
     /// The trend over every weigh-in up to `to` (the trend needs the history before a shown range).
     public func weightTrend(to: CalendarDay? = nil, in db: Database) throws -> [TrendPoint] {
-        WeightTrend.points(try weighIns(to: to, in: db).map { WeightReading(day: $0.day, kg: $0.kg) })
+        // Only day and kg, already in day order: ten years of daily weigh-ins are 3,650 rows.
+        var readings: [WeightReading] = []
+        try db.forEachRow("SELECT day, kg FROM journal_weights WHERE day <= ? ORDER BY day, created_at", [to?.description ?? "9999-12-31"]) { s in
+            guard let text = s.value(at: 0).string, let day = try? CalendarDay(parsing: text), let kg = s.value(at: 1).double, kg.isFinite, kg > 0 else {
+                throw JournalError.corruptRow("weigh-in")
+            }
+            readings.append(WeightReading(day: day, kg: kg))
+        }
+        return WeightTrend.points(readings)
     }
 
     /// Why the stored weigh-in `id` breaks the journal's rules (nil when it does not).

@@ -25,9 +25,11 @@ extension JournalStore {
         }
         let derived = Set(entries.flatMap { $0.derivedNutrients ?? [] }).sorted()
         let sources = try goalSources(in: db)
-        return DayView(day: day, meals: meals, totals: dayTotals,
-                       goals: GoalProgress.make(goals: sources.goals(try goals(in: db), on: day), totals: dayTotals, sources: sources),
-                       partlyDerived: derived.isEmpty ? nil : derived)
+        var view = DayView(day: day, meals: meals, totals: dayTotals,
+                           goals: GoalProgress.make(goals: sources.goals(try goals(in: db), on: day), totals: dayTotals, sources: sources),
+                           partlyDerived: derived.isEmpty ? nil : derived)
+        view.mark = try dayMark(day, in: db)
+        return view
     }
 
     public func dayView(_ day: CalendarDay) throws -> DayView { try queue.read { try dayView(day, in: $0) } }

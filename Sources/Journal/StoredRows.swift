@@ -106,6 +106,7 @@ extension JournalStore {
             for (id, l) in s.upperLimits where !NutrientAmounts.isPlausibleID(id) || !(l.value.isFinite && l.value > 0) { return "an upper limit is not valid" }
             return nil
         }
+        if let problem = problemWithStoredDayMark(key: key, value: value) { return problem }
         guard key == "goals" else { return nil }
         let g: Goals
         do { g = try goals(in: db) } catch { return "the goals are not readable" }

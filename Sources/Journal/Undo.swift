@@ -468,7 +468,11 @@ enum UndoText {
         case (.food, let b?, let a?): return "changed the Food Bank food \(name(b)): " + differences(.food, from: b, to: a).joined(separator: ", ")
         case (.goals, _, _) where c.objectID == JournalStore.goalSourcesKey: return "set where the goals come from"
         case (.goals, let b, let a): return "set the goals: " + goalDifferences(from: b, to: a).joined(separator: ", ")
-        case (.profile, _, _): return c.objectID == "profile" ? "changed the profile" : "changed the standing notes"
+        case (.profile, let b, let a):
+            if let day = JournalStore.markedDay(c.objectID) {
+                return a.map { "marked \(day) \($0.row["value"]?.text ?? "?")" } ?? "removed the mark of \(day) (\(b?.row["value"]?.text ?? "?"))"
+            }
+            return c.objectID == "profile" ? "changed the profile" : "changed the standing notes"
         case (.weight, nil, let a?): return "logged a weigh-in of \(weighIn(a)) on \(a.row["day"]?.text ?? "?")"
         case (.weight, let b?, nil): return "deleted the weigh-in of \(weighIn(b)) on \(b.row["day"]?.text ?? "?")"
         case (.weight, let b?, _?): return "changed the weigh-in of \(weighIn(b)) on \(b.row["day"]?.text ?? "?")"
@@ -486,7 +490,9 @@ enum UndoText {
         case (.food, let b?, let a?): return "sets it back: " + differences(.food, from: a, to: b).joined(separator: ", ")
         case (.goals, _, _) where c.objectID == JournalStore.goalSourcesKey: return "sets where the goals come from back"
         case (.goals, let b, let a): return "sets the goals back: " + goalDifferences(from: a, to: b).joined(separator: ", ")
-        case (.profile, _, _): return c.objectID == "profile" ? "sets the profile back" : "sets the standing notes back"
+        case (.profile, let b, _):
+            if let day = JournalStore.markedDay(c.objectID) { return b.map { "marks \(day) \($0.row["value"]?.text ?? "?") again" } ?? "unmarks \(day)" }
+            return c.objectID == "profile" ? "sets the profile back" : "sets the standing notes back"
         case (.weight, nil, _): return "removes that weigh-in"
         case (.weight, _?, nil): return "puts the weigh-in back"
         case (.weight, _?, _?): return "sets the weigh-in back"
@@ -557,7 +563,7 @@ enum UndoText {
             return i
         }
         if strip(expected) == strip(now) { return nil }
-        if kind == .profile { return "the profile or notes were changed since" }
+        if kind == .profile { return "the profile, notes or day mark were changed since" }
         if kind == .weight { return "the weigh-in was changed since" }
         let thing = kind == .entry ? "the entry" : kind == .food ? "the Food Bank food" : "the goals"
         switch (expected, now) {

@@ -143,7 +143,10 @@ public struct Profile: Sendable, Hashable, Codable {
         case "activity": p.activity = try choice(ActivityLevel.self)
         case "life_stage", "lifestage": p.lifeStage = v.lowercased() == "none" ? nil : try choice(LifeStage.self)
         case "units": p.units = try choice(UnitSystem.self)
-        case "goal": p.goal = try choice(WeightGoal.self)
+        case "goal":
+            p.goal = try choice(WeightGoal.self)
+            // Maintaining has no rate: switching to it drops the old one instead of refusing.
+            if p.goal == .maintain { p.rateKgPerWeek = nil }
         case "rate": p.rateKgPerWeek = clear ? nil : try Self.parseRate(v, units: unitSystem)
         default:
             throw ProfileError("unknown profile key '\(key.prefix(20))': use \(Self.keys.joined(separator: ", "))")

@@ -34,6 +34,11 @@ public enum NutritionToolName: String, CaseIterable, Sendable {
     case searchPackagedFoods = "search_packaged_foods"
     case logPackagedFood = "log_packaged_food"
     case savePackagedFood = "save_packaged_food"
+    // Body weight (issue 33; PersonTools, registered after the journal's tools).
+    case getWeightTrend = "get_weight_trend"
+    case logWeight = "log_weight"
+    // Offered only to MCP clients, whose models do not get ofj's request with the notes in it.
+    case getStandingNotes = "get_standing_notes"
 
     /// The journal's read tools, in registry order.
     public static let journalReads: [NutritionToolName] = [
@@ -47,4 +52,7 @@ public enum NutritionToolName: String, CaseIterable, Sendable {
     ]
     public static let packagedReads: [NutritionToolName] = [.lookupBarcode, .searchPackagedFoods]
     public static let packagedWrites: [NutritionToolName] = [.logPackagedFood, .savePackagedFood]
+    public static let personReads: [NutritionToolName] = [.getWeightTrend]
+    public static let personWrites: [NutritionToolName] = [.logWeight]
+    public static let mcpReads: [NutritionToolName] = [.getStandingNotes]
 }

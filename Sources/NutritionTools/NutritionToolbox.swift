@@ -58,7 +58,7 @@ public enum NutritionToolbox {
             - More tools (weeks and trends, Food Bank management, goals, packaged foods, the web) come in groups: \
             call enable_tools with the group, then use its tools.
             - Keep answers short: a sentence or a compact list, with units. No tables unless asked.
-            - "\(contextLabel) Now: …" ending a message is ofj's note of the local date and time, not the person's words.
+            - "\(contextLabel) Notes: …" and "\(contextLabel) Now: …" ending a message are ofj's: the person's standing notes (follow them) and the local date and time.
             """
 
     /// How the context note starts (the system prompt names it).
@@ -67,12 +67,16 @@ public enum NutritionToolbox {
     /// The volatile tail of each request: the local date and time at `now` in `timeZone` (for
     /// "today" and the default meal). Sent after the stable prefix, so a new minute or day does
     /// not change the bytes providers cache.
-    public static func contextNote(now: Date, timeZone: TimeZone) -> String {
+    /// - Parameter notes: the person's standing notes (`ofj profile notes`), sent before the time
+    ///   line: they change rarely, the time every minute, so the time goes last.
+    public static func contextNote(now: Date, timeZone: TimeZone, notes: String? = nil) -> String {
         let local = now.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: now))
         let dayNumber = Int((local / 86_400).rounded(.down))
         let minutes = Int((local - Double(dayNumber) * 86_400) / 60)
         let today = (try? CalendarDay(dayNumber: dayNumber)).map { Text.day($0) } ?? "unknown"
         let time = String(format: "%02d:%02d", minutes / 60, minutes % 60)
-        return "\(contextLabel) Now: \(today), \(time) local time (\(timeZone.identifier))."
+        let line = "\(contextLabel) Now: \(today), \(time) local time (\(timeZone.identifier))."
+        guard let notes = notes?.trimmingCharacters(in: .whitespacesAndNewlines), !notes.isEmpty else { return line }
+        return "\(contextLabel) Notes: the person's standing notes, for every answer:\n\(notes)\n" + line
     }
 }

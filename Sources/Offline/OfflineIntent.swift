@@ -42,6 +42,10 @@ public enum OfflineIntent: Hashable, Sendable {
     /// "log 1.5,5 cups milk": an amount the one decimal rule (`TypedNumber`) refuses; the line
     /// says what was read and what to type, and nothing is logged.
     case badAmount(String)
+    /// "I weigh 80.4 kg": a weigh-in (unit nil: the profile's units).
+    case logWeight(value: Double, unit: String?)
+    /// "what's my weight trend".
+    case weightTrend
     case help
     case unknown
 }
@@ -102,6 +106,7 @@ public enum OfflineGrammar {
         if s.isEmpty || s == "help" || s == "?" || s.hasPrefix("what can you do") || s == "help me" { return .help }
 
         if let n = choice(s) { return .choose(n) }
+        if let r = weight(s) { return r }
         if let r = setGoal(s) { return r }
         if let m = s.firstMatch(#"^how (?:many|much) (.+?) (?:do i have |have i got |are |is )?(?:left|remaining)(?: for)?(?: today)?$"#)
             ?? s.firstMatch(#"^what(?:'s| is) left(?: of)?(?: my)? (.+?)(?: today)?$"#),
@@ -165,6 +170,23 @@ public enum OfflineGrammar {
         if let m = s.firstMatch(#"^(?:#|no\.? ?|number |option |choice )?([1-9])(?: please)?$"#) { return Int(m[0]) }
         if let m = s.firstMatch(#"^(?:the )?(first|second|third|1st|2nd|3rd)(?: one)?(?: please)?$"#) { return ordinals[m[0]] }
         if let m = s.firstMatch(#"^(?:number|option) (one|two|three)$"#) { return ordinals[m[0]] }
+        return nil
+    }
+
+    /// "I weigh 80.4 kg", "my weight is 177 lb", "log my weight 80.4"; "what's my weight trend", "how's my weight".
+    static func weight(_ s: String) -> OfflineIntent? {
+        if let m = s.firstMatch(#"^(?:i weigh|i weighed|i'm|i am|my weight is|my weight's|weighed in at|weight|log (?:my )?weight(?: of| as| at)?|weigh-in|weigh in)(?: in)?(?: at)? ([0-9]+(?:[.,][0-9]+)?) ?(kg|kgs|kilos?|kilograms?|lb|lbs|pounds?)?(?: today| this morning| now)?$"#),
+           let v = Double(m[0].replacingOccurrences(of: ",", with: ".")) {
+            // "i'm 30" is an age, not a weight: without a unit only "weigh" phrasings count.
+            if m[1].isEmpty, s.hasPrefix("i'm") || s.hasPrefix("i am") { return nil }
+            let unit: String? = m[1].isEmpty ? nil : m[1].hasPrefix("k") ? "kg" : "lb"
+            return .logWeight(value: v, unit: unit)
+        }
+        if s.range(of: #"^(?:what(?:'s| is|s) |show(?: me)? |how(?:'s| is) )?my (?:weight|body weight)(?: trend| doing| going| lately| now| so far)?$"#, options: .regularExpression) != nil
+            || s.range(of: #"^(?:show |what(?:'s| is) )?(?:the |my )?weight trend$"#, options: .regularExpression) != nil
+            || s == "how much do i weigh" || s == "what do i weigh" {
+            return .weightTrend
+        }
         return nil
     }
 

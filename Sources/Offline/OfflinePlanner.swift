@@ -68,6 +68,10 @@ struct OfflinePlanner {
             return recommend()
         case .searchFoodBank(let q):
             return searchFoodBank(q)
+        case .logWeight(let value, let unit):
+            return logWeight(value, unit: unit)
+        case .weightTrend:
+            return weightTrend()
         }
     }
 
@@ -390,6 +394,56 @@ struct OfflinePlanner {
         if let error = failure(done) { return .answer(error) }
         guard let value = done.content?["goals"]?[nutrient]?.doubleValue else { return .answer("The goal was not confirmed; check it with /goals.") }
         return .answer("Your daily \(nutrient == "energy_kcal" ? "calorie" : OfflinePlanner.nutrientName(nutrient)) goal is now \(format(value))\(OfflinePlanner.unit(nutrient)).")
+    }
+
+    // MARK: - Body weight
+
+    /// Reads the trend first (for the profile's units when no unit was typed), then logs on a card.
+    func logWeight(_ value: Double, unit: String?) -> OfflineStep {
+        guard let trend = state.last(.getWeightTrend) else { return .calls([(.getWeightTrend, ["days": 7])]) }
+        let imperial = trend.content?["profile_units"]?.stringValue == "imperial"
+        let unit = unit ?? (imperial ? "lb" : "kg")
+        guard let done = state.last(.logWeight) else {
+            return .calls([(.logWeight, ["weight": .number(value), "unit": .string(unit)])])
+        }
+        if done.denied { return .answer("Okay, no weigh-in was logged.") }
+        if let error = failure(done) { return .answer(error) }
+        guard let kg = done.content?["kg"]?.doubleValue, let date = done.content?["date"]?.stringValue else {
+            return .answer("The journal did not confirm the weigh-in; check it with ofj weight.")
+        }
+        var answer = "Logged a weigh-in of \(weightText(kg, imperial: imperial)) on \(date)."
+        if let t = trend.content?["latest_trend_kg"]?.doubleValue { answer += " Your trend was \(weightText(t, imperial: imperial)) before it." }
+        return .answer(answer)
+    }
+
+    func weightTrend() -> OfflineStep {
+        guard let done = state.last(.getWeightTrend) else { return .calls([(.getWeightTrend, ["days": 30])]) }
+        if let error = failure(done) { return .answer(error) }
+        let c = done.content
+        let imperial = c?["profile_units"]?.stringValue == "imperial"
+        guard let trend = c?["latest_trend_kg"]?.doubleValue else {
+            return .answer("You have no weigh-ins yet. Tell me \"I weigh 80.4 kg\" (or run ofj weight 80.4) to log one.")
+        }
+        let days = c?["days"]?.arrayValue?.count ?? 0
+        var lines = ["Your weight trend is \(weightText(trend, imperial: imperial)) (smoothed, from weigh-ins on \(days) of the last 30 days)."]
+        if let rate = c?["weekly_rate_kg"]?.doubleValue {
+            lines.append("It is changing by \(rate < 0 ? "−" : "+")\(weightText(abs(rate), imperial: imperial, places: 2)) a week (last 28 days).")
+        }
+        let e = c?["expenditure"]
+        if let kcal = e?["expenditure_kcal"]?.doubleValue {
+            lines.append("Your expenditure is about \(format(kcal)) kcal a day (± \(format(e?["uncertainty_kcal"]?.doubleValue ?? 0)), \(e?["confidence"]?.stringValue ?? "low") confidence).")
+        } else if let needs = e?["needs"] {
+            let d = Int(needs["logged_days"]?.doubleValue ?? 0), w = Int(needs["weigh_ins"]?.doubleValue ?? 0)
+            let parts = [d > 0 ? "\(d) more logged days" : nil, w > 0 ? "\(w) more weigh-ins" : nil].compactMap { $0 }
+            if !parts.isEmpty { lines.append("An expenditure estimate needs \(parts.joined(separator: " and ")).") }
+        }
+        return .answer(lines.joined(separator: " "))
+    }
+
+    func weightText(_ kg: Double, imperial: Bool, places: Int = 1) -> String {
+        let v = imperial ? kg / 0.45359237 : kg
+        let scale = pow(10, Double(places))
+        return "\(format((v * scale).rounded() / scale)) \(imperial ? "lb" : "kg")"
     }
 
     func deleteLast() -> OfflineStep {

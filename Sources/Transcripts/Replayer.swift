@@ -497,6 +497,7 @@ final class ReplayProcess {
             },
             version: replayer.environment.version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
+        services.goalTool = tools.tool(named: "set_goals") as? any WriteTool
         // The REPL's scanner is always there, as in the product.
         services.scanBarcode = replayer.environment.packaged?.makeScanner(journal)
         // Transcripts are UTF-8 whatever the locale of the machine replaying them.

@@ -97,7 +97,8 @@ public enum JournalViews {
     public static func day(_ view: DayView, today: CalendarDay? = nil, ids: Bool = false) -> String {
         var lines: [String] = []
         let label = view.day == today ? "Today, \(view.day)" : "\(weekdayName(view.day)) \(view.day)"
-        lines.append(label)
+        // A marked day says so: ofj expenditure counts it or leaves it out by the mark.
+        lines.append(label + (view.mark.map { " (marked \($0.rawValue))" } ?? ""))
         if view.entries.isEmpty {
             lines.append("  Nothing logged.")
         }

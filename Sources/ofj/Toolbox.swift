@@ -27,7 +27,7 @@ enum Toolbox {
             extra.append(WebSearchTool(client: client, sources: sources, diagnostics: diagnostics))
         }
         if fetchURL { extra.append(FetchURLTool(sources: sources)) }
-        var tools = NutritionToolbox.makeTools(journal: journal, reference: ReferenceDatabase.shared)
+        var tools = NutritionToolbox.makeTools(journal: journal, reference: ReferenceDatabase.shared) + PersonTools.make(journal: journal)
             + (packaged ? packagedTools(journal: journal, foods: foods) : [])
         if let sources, fetchURL || search != nil {
             extra.append(ReadConversationSourceTool(sources: sources))
@@ -85,9 +85,12 @@ enum Toolbox {
             + (attachments ? "\n" + LabelScan.prompt : "")
     }
 
-    /// What each request says after the stable prefix: the journal clock's date and time.
+    /// What each request says after the stable prefix: the person's standing notes, then the
+    /// journal clock's date and time (last: it changes every minute).
     static func contextNote(journal: JournalStore) -> String {
-        NutritionToolbox.contextNote(now: journal.now(), timeZone: journal.timeZone)
+        // Unreadable notes must not stop the assistant: the time line still goes.
+        let notes = (try? journal.notes()) ?? nil
+        return NutritionToolbox.contextNote(now: journal.now(), timeZone: journal.timeZone, notes: notes)
     }
 
     static func offlineAssistant(now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .current) -> any ChatModel {

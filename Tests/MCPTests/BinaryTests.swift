@@ -18,6 +18,8 @@ final class BinaryTests: XCTestCase {
             "{oops",
             #"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
             #"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"log_food","arguments":{"name":"Soup","nutrients":{"energy_kcal":1}}}}"#,
+            // The standing notes are a resource (none set yet).
+            #"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"ofj://notes"}}"#,
             // A 2026-07-28 request on the same connection, served by its own envelope.
             #"{"jsonrpc":"2.0","id":6,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
             // The last request has no newline: EOF ends it, and it is still answered.
@@ -28,7 +30,10 @@ final class BinaryTests: XCTestCase {
         let messages = try result.stdout.split(separator: "\n").map { try JSONValue.parse(String($0)) }
         func answer(_ id: JSONValue) -> JSONValue? { messages.first { $0["id"] == id } }
         XCTAssertEqual(answer(1)?["result"]?["protocolVersion"], "2025-06-18")
-        XCTAssertEqual(answer(2)?["result"]?["tools"]?.arrayValue?.count, 28)
+        // The assistant's 30 tools and get_standing_notes.
+        XCTAssertEqual(answer(2)?["result"]?["tools"]?.arrayValue?.count, 31)
+        let notes = try JSONValue.parse(answer(7)?["result"]?["contents"]?[0]?["text"]?.stringValue ?? "")
+        XCTAssertEqual(notes["notes"], .null)
         XCTAssertEqual(answer("big")?["error"]?["code"], -32600)
         XCTAssertTrue(messages.contains { $0["error"]?["code"] == -32700 })
         XCTAssertEqual(answer(3)?["result"], [:])
@@ -36,7 +41,7 @@ final class BinaryTests: XCTestCase {
         XCTAssertNotNil(answer(5)?["result"]?["contents"])
         XCTAssertEqual(answer(6)?["result"]?["supportedVersions"]?[0], "2026-07-28")
         XCTAssertEqual(answer(6)?["result"]?["_meta"]?["io.modelcontextprotocol/serverInfo"]?["name"], "ofj")
-        XCTAssertEqual(messages.count, 8, "one answer per request, nothing else on stdout")
+        XCTAssertEqual(messages.count, 9, "one answer per request, nothing else on stdout")
         XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "one start-up line on stderr: \(result.stderr)")
     }
 }

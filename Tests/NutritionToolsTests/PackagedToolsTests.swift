@@ -39,7 +39,7 @@ final class PackagedFixture: Sendable {
         let foods = PackagedFoods(transport: transport, config: PackagedConfig(offBaseURL: "http://off.test"),
                                   store: PackagedStore(queue: queue, now: now), sleep: { _ in })
         registry = NutritionToolbox.makeRegistry(journal: journal, reference: .shared,
-                                                 extraTools: PackagedTools.make(journal: journal, foods: foods))
+                                                 extraTools: PersonTools.make(journal: journal) + PackagedTools.make(journal: journal, foods: foods))
     }
 
     func resolve(_ name: String, _ args: JSONValue) throws -> ToolRegistry.Resolved {

@@ -8,13 +8,15 @@ import Agent
         let f = try PackagedFixture(replies: [])
         let names = f.registry.tools.map(\.name)
         let published = NutritionToolName.journalReads + NutritionToolName.journalWrites
+            + NutritionToolName.personReads + NutritionToolName.personWrites
             + NutritionToolName.packagedReads + NutritionToolName.packagedWrites
         #expect(names == published.map(\.rawValue))
-        #expect(Set(published) == Set(NutritionToolName.allCases) && published.count == NutritionToolName.allCases.count)
+        let all = published + NutritionToolName.mcpReads
+        #expect(Set(all) == Set(NutritionToolName.allCases) && all.count == NutritionToolName.allCases.count)
         #expect(PackagedTools.readToolNames + PackagedTools.writeToolNames == (NutritionToolName.packagedReads + NutritionToolName.packagedWrites).map(\.rawValue))
         for tool in f.registry.tools {
             let published = try #require(NutritionToolName(rawValue: tool.name))
-            let expected: ToolEffect = (NutritionToolName.journalWrites + NutritionToolName.packagedWrites).contains(published) ? .write : .read
+            let expected: ToolEffect = (NutritionToolName.journalWrites + NutritionToolName.personWrites + NutritionToolName.packagedWrites).contains(published) ? .write : .read
             #expect(tool.effect == expected, "\(tool.name)")
         }
     }

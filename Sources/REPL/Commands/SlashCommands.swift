@@ -73,6 +73,7 @@ public enum SlashCommands {
             s.sayView(JournalViews.foods(try s.services.journal.searchFoods(argument, limit: 50), query: argument))
         },
         SlashCommand("goals", help: "show your daily goals") { s, _ in s.sayView(JournalViews.goals(try s.services.journal.goals(), sources: try s.services.journal.goalSources())) },
+        SlashCommand("checkin", help: "propose a calorie goal from your expenditure and weight goal (asks first)") { s, _ in try s.checkIn() },
         SlashCommand("undo", "[N]", help: "undo the last write (or the last N), after showing what it restores; again to redo") { s, argument in
             try s.undo(argument)
         },
@@ -83,6 +84,10 @@ public enum SlashCommands {
         SlashCommand("context", help: "how full the context is and what the next request carries") { s, _ in
             guard let report = s.services.contextReport else { s.say("Context details are not available for this model."); return }
             s.sayView(Terminal.sanitize(try report(s.threadID)))
+            s.say(try s.notesSizeLine())
+        },
+        SlashCommand("notes", "[TEXT|clear]", help: "what the assistant always knows about you (allergies, diet, usual portions); TEXT replaces them") { s, argument in
+            try s.notes(argument)
         },
         SlashCommand("budget", "50k|200k|max", help: "the context budget of this thread (shown in /context)",
                      completes: .words(ContextBudgetChoice.allCases.map(\.rawValue), firstOnly: true)) { s, argument in try s.budget(argument) },

@@ -80,6 +80,7 @@ public final class REPLSession {
         if model.provider == "offline" {
             lines.append(style.dim("No AI provider is configured, so the built-in offline assistant answers; to use a real model, \(services.configureHint)."))
         }
+        if let offer = weeklyCheckInLine() { lines.append(offer) }
         if let run = (try? services.store.runs(threadID: threadID))?.last, run.phase == .suspended {
             lines.append(style.yellow("An answer in this thread was interrupted. Type /continue to resume it, or send a new message."))
         } else if let suspended = try? services.store.suspendedRuns(), let other = suspended.first(where: { $0.threadID != threadID }) {

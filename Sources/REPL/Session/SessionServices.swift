@@ -33,6 +33,8 @@ public struct SessionServices: Sendable {
     /// `/usage`'s web search lines (Tavily credits, Parallel estimate) for a thread and the day of `now`.
     public var searchUsage: (@Sendable (_ threadID: String, _ now: Double, _ secondsFromGMT: Int) throws -> [String])? = nil
     public var version: String
+    /// The goal-setting write tool (`set_goals`), whose card and apply `/checkin` uses; nil: no check-ins.
+    public var goalTool: (any WriteTool)? = nil
     /// Whether a tool changes data (its success is confirmed on screen).
     public var isWriteTool: @Sendable (String) -> Bool
     /// Looks up a line that is only a barcode (what a USB scanner types) and offers to log it;

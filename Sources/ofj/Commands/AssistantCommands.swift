@@ -7,6 +7,7 @@ import Diagnostics
 import Foundation
 import HTTP
 import Journal
+import NutritionTools
 import OutputSafety
 import PackagedFoods
 import Providers
@@ -119,6 +120,7 @@ struct Launcher {
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
         services.scanBarcode = PackagedCommands.scanner(journal: app.journal, foods: PackagedFoods(
             transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
+        services.goalTool = tools.tool(named: NutritionToolName.setGoals.rawValue) as? any WriteTool
         services.sourcesReport = { [sources = app.sources] threadID in try sources.report(threadID: threadID) }
         services.writeExport = { text, path in try ThreadExport.write(text, to: path, force: false) }
         services.sourceLinks = { [sources = app.sources] threadID, runID in try sources.footer(threadID: threadID, runID: runID) }

@@ -15,9 +15,10 @@ extension OfjCommands {
                         One bar per day (--days), ISO week (--weeks) or month (--months) ending today, with its value and
                         % of the goal; the goal is a │ (| in ASCII). Week and month bars are averages a day over the days
                         that report the nutrient. NUTRIENT: energy_kcal (default), protein, sodium_mg, "vitamin d", …
+                        "weight" draws the weigh-ins with their smoothed trend, a row a day (--days).
                         Colour only on a terminal without NO_COLOR; ASCII when the locale is not UTF-8.
                         """,
-                    arguments: [PositionalSpec("NUTRIENT", .suggestions(NutrientCatalog.all.map(\.id)), optional: true, variadic: true)],
+                    arguments: [PositionalSpec("NUTRIENT", .suggestions(NutrientCatalog.all.map(\.id) + ["weight"]), optional: true, variadic: true)],
                     options: [.value("--days", "N", .integer(1...3_660), "one bar per day for the last N days", default: "14",
                                      excludes: ["--weeks", "--months"]),
                               .value("--weeks", "N", .integer(1...520), "one bar per week for the last N weeks", excludes: ["--months"]),
@@ -87,6 +88,7 @@ extension JournalCommands {
     }
 
     func trend(_ p: ParsedArguments, environment: [String: String]) throws {
+        if p.positionals.map({ $0.lowercased() }) == ["weight"] { try weightTrend(p, environment: environment); return }
         let ids = try chartNutrients(p.positionals)
         let (from, to, period) = try trendRange(p)
         let summary = try journal.rangeSummary(from: from, to: to, nutrients: ids)
@@ -99,6 +101,26 @@ extension JournalCommands {
         }
         let options = ChartOptions.detect(environment: environment)
         out(trends.map { Charts.trend($0, options: options) }.joined(separator: "\n\n"))
+    }
+
+    /// `ofj trend weight`: the weigh-ins and their trend, a row a day (--days N, default 14).
+    func weightTrend(_ p: ParsedArguments, environment: [String: String]) throws {
+        guard p.value("--weeks") == nil, p.value("--months") == nil else {
+            throw CLIError("ofj trend weight draws a row a day: use --days N (ofj weight --days N lists them)", status: 2)
+        }
+        let (from, to, _) = try trendRange(p)
+        let (points, profile) = try journal.queue.read { db in (try journal.weightTrend(to: to, in: db), try journal.profile(in: db)) }
+        let rate = WeightTrend.slopePerDay(points, endingOn: to).map { $0 * 7 }
+        if p.has("--json") {
+            let rows: [JSONValue] = points.filter { $0.day >= from }.map {
+                .object(["day": .string($0.day.description), "mean_kg": .number($0.mean.rounded(places: 3)),
+                         "trend_kg": .number($0.trend.rounded(places: 3)), "weigh_ins": .number(Double($0.weighIns))])
+            }
+            out(TerminalText.escapingJSON(JSONValue.object(["from": .string(from.description), "to": .string(to.description), "unit": "kg",
+                                                            "days": .array(rows), "weekly_rate_kg": rate.map { .number($0.rounded(places: 3)) } ?? .null]).serialized))
+            return
+        }
+        out(Charts.weight(points, from: from, to: to, profile: profile, weeklyRateKg: rate, options: ChartOptions.detect(environment: environment)))
     }
 
     // MARK: - month

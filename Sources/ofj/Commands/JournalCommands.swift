@@ -17,6 +17,7 @@ extension OfjCommands {
                     details: "Shows a day of the journal by meal, with totals against your goals.\nDATE is today (default), yesterday, -N (N days ago) or YYYY-MM-DD.",
                     arguments: [PositionalSpec("DATE", .date, optional: true)],
                     options: [.json],
+                    subcommands: [dayMark(ctx)],
                     access: .read,
                     action: journal(ctx) { c, inv in try c.day(inv.arguments) })
     }

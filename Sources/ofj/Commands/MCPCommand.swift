@@ -33,7 +33,8 @@ enum MCPCommand {
         let queue = try OfjCommands.openDatabase(ctx, inv)
         let journal = JournalStore(queue: queue, timeZone: .current, mealSchedule: MealConfig.load(configPath: paths.configPath).schedule)
         let store = ConversationStore(queue: queue)
-        let tools = Toolbox.registry(journal: journal, attachments: false)
+        // MCP clients' models do not get ofj's requests, so the standing notes are a tool and a resource there.
+        let tools = ToolRegistry(Toolbox.registry(journal: journal, attachments: false).tools + [PersonTools.standingNotes(journal: journal)])
         Toolbox.warmUp()
         let recorder = OutboxRecorder(outbox: DiagnosticsOutbox(queue: queue), appVersion: version, allowedToolNames: Set(tools.tools.map(\.name)))
         var configuration = MCPConfiguration(
@@ -61,6 +62,9 @@ enum MCPCommand {
         MCPResource(uri: "ofj://goals", name: "goals", title: "Daily goals",
                     description: "The daily goals (calories, macros, any nutrient), whether each is a target or a limit, and where each comes from: fda_default (the FDA label Daily Value), profile (the DRIs of the person's life-stage group, with the source) or person.",
                     toolName: "get_goals"),
+        MCPResource(uri: "ofj://notes", name: "notes", title: "Standing notes",
+                    description: "What the person wants the assistant always to know: allergies, diet, usual portions.",
+                    toolName: "get_standing_notes"),
         MCPResource(uri: "ofj://foodbank", name: "foodbank", title: "Food Bank",
                     description: "The saved foods in use (the first 30 by name), with their ids and nutrients per serving.",
                     toolName: "search_food_bank", arguments: ["limit": 30]),
@@ -69,7 +73,7 @@ enum MCPCommand {
     /// Writes that only add (a new entry or food) are not destructive; writes that change or remove
     /// what is there are. Idempotent: the same call again changes nothing more.
     static let additiveWrites: Set<String> = ["log_food", "log_saved_food", "log_reference_food", "log_calculator_build",
-                                              "log_packaged_food", "save_packaged_food"]
+                                              "log_packaged_food", "save_packaged_food", "log_weight"]
     static let idempotentWrites: Set<String> = ["update_journal_entry", "move_journal_entry", "delete_journal_entry", "set_food_archived",
                                                 "set_food_on_shelf", "rename_brand", "set_goals"]
 

@@ -28,7 +28,7 @@ enum OfjCommands {
         // The order of help, completion and README.md's table.
         root.subcommands = [
             ask(ctx), day(ctx), status(ctx), trend(ctx), month(ctx), gaps(ctx), report(ctx), log(ctx), copy(ctx), entry(ctx), foods(ctx), ref(ctx),
-            barcode(ctx), packaged(ctx), goals(ctx), profile(ctx), weight(ctx), undo(ctx), backup(ctx), importDiary(ctx), export(ctx), search(ctx), threads(ctx),
+            barcode(ctx), packaged(ctx), goals(ctx), profile(ctx), weight(ctx), expenditure(ctx), checkin(ctx), undo(ctx), backup(ctx), importDiary(ctx), export(ctx), search(ctx), threads(ctx),
             meals(ctx), diag(ctx), sync(ctx), replay(ctx), mcp(ctx), doctor(ctx), completion(ctx), help(ctx), readmeCommands(ctx),
         ]
         return CommandTable(root: root, unknownCommandHint: "to ask one question: ofj ask \"…\"")

@@ -63,13 +63,15 @@ extension JournalCommands {
     func profileSet(_ p: ParsedArguments) throws {
         guard !p.positionals.isEmpty else { throw CLIError(OfjCommands.usage("profile", "set"), status: 2) }
         var profile = try journal.profile()
-        // units first, so a bare height or rate in the same command reads in the new units.
+        // units first, so a bare height or rate in the same command reads in the new units; goal
+        // before rate, so goal=maintain rate=… is refused rather than the rate silently dropped.
         let pairs = try p.positionals.map { pair -> (String, String) in
             let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
             guard kv.count == 2 else { throw UsageError("'\(UsageError.quote(pair))' is not KEY=VALUE (e.g. height=180cm)", command: "ofj profile set") }
             return (kv[0], kv[1])
         }
-        for (k, v) in pairs.sorted(by: { ($0.0 == "units" ? 0 : 1) < ($1.0 == "units" ? 0 : 1) }) {
+        let order = { (key: String) in key == "units" ? 0 : key == "goal" ? 1 : 2 }
+        for (k, v) in pairs.sorted(by: { order($0.0) < order($1.0) }) {
             do { profile = try profile.setting(k, to: v) } catch let e as ProfileError { throw CLIError(e.description, status: 2) }
         }
         do { try journal.setProfile(profile) } catch let e as JournalError { throw CLIError("\(e)", status: 2) }
