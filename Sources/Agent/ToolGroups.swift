@@ -27,6 +27,8 @@ public struct ToolGroup: Sendable, Hashable {
     public static let foodBank = ToolGroup("food_bank", summary: "a saved food in full, save or edit foods, archive, Shelf, brands, calculator builds")
     /// Reading the goals in full and setting them.
     public static let goals = ToolGroup("goals", summary: "read, set or remove daily goals")
+    /// The person's body weight: weigh-ins and the trend.
+    public static let person = ToolGroup("person", summary: "log a weigh-in, the body-weight trend")
     /// Barcodes and branded products online.
     public static let packaged = ToolGroup("packaged", summary: "barcodes, branded products online, log or save them")
     /// The web: pages, search, sources read earlier.

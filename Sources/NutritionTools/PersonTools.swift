@@ -35,6 +35,7 @@ struct GetStandingNotes: JournalReadTool {
 }
 
 struct GetWeightTrend: JournalReadTool {
+    var group: ToolGroup { .person }
     let journal: JournalStore
     let name = NutritionToolName.getWeightTrend.rawValue
     let description = """
@@ -75,6 +76,7 @@ struct GetWeightTrend: JournalReadTool {
 }
 
 struct LogWeight: JournalWriteTool {
+    var group: ToolGroup { .person }
     let journal: JournalStore
     let name = NutritionToolName.logWeight.rawValue
     let description = "Logs a weigh-in (several a day are fine). `weight` in `unit` (kg or lb, default kg). Needs approval."

@@ -29,8 +29,12 @@ extension OfjCommands {
 extension JournalCommands {
     /// The person's own daily energy expenditure as of `day` (kcal), when ofj has an estimate:
     /// it replaces Mifflin–St Jeor on the card (`PersonalTargets.energy(…, expenditureKcal:)`).
-    /// The hook for the adaptive-expenditure estimate (issue 33 §4); nil until it exists.
-    func expenditureForTargets(on day: CalendarDay, in db: Database) throws -> Double? { nil }
+    /// Only an estimate of medium or high confidence is used; a low one leaves the equation.
+    func expenditureForTargets(on day: CalendarDay, in db: Database) throws -> Double? {
+        let estimate = try journal.expenditure(on: day, in: db)
+        guard let kcal = estimate.expenditureKcal, let confidence = estimate.confidence, confidence != .low else { return nil }
+        return kcal
+    }
 
     /// Plans the targets, shows the card, asks (unless --yes), then stores them in one transaction.
     func goalsFromProfile(_ p: ParsedArguments, ask: @Sendable (String) -> Bool?) throws {
