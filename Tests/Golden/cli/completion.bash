@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/status|/trend|/month|/gaps|/report|/log|/copy|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/goals/from-profile|/profile|/profile/set|/profile/notes|/weight|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/sync/quarantine|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/day/mark|/status|/trend|/month|/gaps|/report|/log|/copy|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/goals/from-profile|/profile|/profile/set|/profile/notes|/weight|/expenditure|/checkin|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/sync/quarantine|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -91,6 +91,8 @@ _ofj() {
         /weight:--date) COMPREPLY=(); return ;;
         /weight:--unit) COMPREPLY=($(compgen -W "kg lb" -- "$cur")); return ;;
         /weight:--days) COMPREPLY=(); return ;;
+        /expenditure:--date) COMPREPLY=(); return ;;
+        /checkin:--date) COMPREPLY=(); return ;;
         /backup/export:-o|/backup/export:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /import/csv:--map) COMPREPLY=(); return ;;
         /export/csv:-o|/export/csv:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -106,11 +108,12 @@ _ofj() {
     esac
     local options words files=0
     case "$cmd" in
-        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day status trend month gaps report log copy entry foods ref barcode packaged goals profile weight undo backup import export search threads meals diag sync replay mcp doctor completion help" ;;
+        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day status trend month gaps report log copy entry foods ref barcode packaged goals profile weight expenditure checkin undo backup import export search threads meals diag sync replay mcp doctor completion help" ;;
         /ask) options="--yes --json --attach --thread --provider --model --record -h --help"; words="" ;;
-        /day) options="--json -h --help"; words="" ;;
+        /day) options="--json -h --help"; words="mark" ;;
+        /day/mark) options="--json -h --help"; words="complete incomplete clear" ;;
         /status) options="--format -h --help"; words="" ;;
-        /trend) options="--days --weeks --months --json -h --help"; words="energy_kcal protein_g carbohydrate_g fat_g fiber_g sugars_g added_sugars_g sodium_mg cholesterol_mg saturated_fat_g trans_fat_g monounsaturated_fat_g polyunsaturated_fat_g vitamin_a_mcg vitamin_c_mg vitamin_d_mcg vitamin_e_mg vitamin_k_mcg vitamin_b6_mg vitamin_b12_mcg thiamin_mg riboflavin_mg niacin_mg pantothenic_acid_mg biotin_mcg folate_mcg choline_mg calcium_mg iron_mg magnesium_mg phosphorus_mg potassium_mg zinc_mg copper_mg manganese_mg selenium_mcg chromium_mcg molybdenum_mcg iodine_mcg chloride_mg water_g caffeine_mg starch_g alcohol_g ash_g theobromine_mg pufa_18_2_g pufa_18_3_g ala_18_3_n3_g epa_20_5_n3_g dpa_22_5_n3_g dha_22_6_n3_g fluoride_mcg retinol_mcg beta_carotene_mcg alpha_carotene_mcg beta_cryptoxanthin_mcg lycopene_mcg lutein_zeaxanthin_mcg folate_total_mcg betaine_mg vitamin_b12_added_mcg vitamin_d2_mcg vitamin_d3_mcg vitamin_e_added_mg vitamin_k2_mk4_mcg" ;;
+        /trend) options="--days --weeks --months --json -h --help"; words="energy_kcal protein_g carbohydrate_g fat_g fiber_g sugars_g added_sugars_g sodium_mg cholesterol_mg saturated_fat_g trans_fat_g monounsaturated_fat_g polyunsaturated_fat_g vitamin_a_mcg vitamin_c_mg vitamin_d_mcg vitamin_e_mg vitamin_k_mcg vitamin_b6_mg vitamin_b12_mcg thiamin_mg riboflavin_mg niacin_mg pantothenic_acid_mg biotin_mcg folate_mcg choline_mg calcium_mg iron_mg magnesium_mg phosphorus_mg potassium_mg zinc_mg copper_mg manganese_mg selenium_mcg chromium_mcg molybdenum_mcg iodine_mcg chloride_mg water_g caffeine_mg starch_g alcohol_g ash_g theobromine_mg pufa_18_2_g pufa_18_3_g ala_18_3_n3_g epa_20_5_n3_g dpa_22_5_n3_g dha_22_6_n3_g fluoride_mcg retinol_mcg beta_carotene_mcg alpha_carotene_mcg beta_cryptoxanthin_mcg lycopene_mcg lutein_zeaxanthin_mcg folate_total_mcg betaine_mg vitamin_b12_added_mcg vitamin_d2_mcg vitamin_d3_mcg vitamin_e_added_mg vitamin_k2_mk4_mcg weight" ;;
         /month) options="-h --help"; words="" ;;
         /gaps) options="--days --json -h --help"; words="" ;;
         /report) options="--from --to -o --output --force -h --help"; words="" ;;
@@ -138,6 +141,8 @@ _ofj() {
         /profile/set) options="-h --help"; words="" ;;
         /profile/notes) options="--clear -h --help"; words="" ;;
         /weight) options="--date --unit --force --days --json -h --help"; words="" ;;
+        /expenditure) options="--date --json -h --help"; words="" ;;
+        /checkin) options="--date --yes --json -h --help"; words="" ;;
         /undo) options="--yes -h --help"; words="" ;;
         /backup) options="-h --help"; words="export import" ;;
         /backup/export) options="-o --output --force --salvage --with-attachments -h --help"; words="" ;;
