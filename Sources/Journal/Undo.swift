@@ -453,6 +453,9 @@ enum UndoText {
         return s
     }
 
+    /// "2026-12-02" of a day note's key `daynote:2026-12-02:ID`.
+    static func noteDay(_ key: String) -> String { String(key.dropFirst(JournalStore.notePrefix.count).prefix(10)) }
+
     static func place(_ i: UndoImage) -> String { "\(i.row["meal"]?.text ?? "?") on \(i.row["day"]?.text ?? "?")" }
 
     static func what(_ c: UndoChange) -> String {
@@ -464,6 +467,9 @@ enum UndoText {
         case (.food, let b?, nil): return "removed \(name(b)) from the Food Bank"
         case (.food, let b?, let a?): return "changed the Food Bank food \(name(b)): " + differences(.food, from: b, to: a).joined(separator: ", ")
         case (.goals, let b, let a): return "set the goals: " + goalDifferences(from: b, to: a).joined(separator: ", ")
+        case (.profile, nil, _?) where c.objectID.hasPrefix(JournalStore.notePrefix): return "added a note to \(noteDay(c.objectID))"
+        case (.profile, _?, nil) where c.objectID.hasPrefix(JournalStore.notePrefix): return "removed a note from \(noteDay(c.objectID))"
+        case (.profile, _, _) where c.objectID.hasPrefix(JournalStore.notePrefix): return "changed a note of \(noteDay(c.objectID))"
         case (.profile, _, _): return c.objectID == "profile" ? "changed the profile" : "changed the standing notes"
         case (.weight, nil, let a?): return "logged a weigh-in of \(weighIn(a)) on \(a.row["day"]?.text ?? "?")"
         case (.weight, let b?, nil): return "deleted the weigh-in of \(weighIn(b)) on \(b.row["day"]?.text ?? "?")"
@@ -481,6 +487,9 @@ enum UndoText {
         case (.food, _?, nil): return "puts the food back"
         case (.food, let b?, let a?): return "sets it back: " + differences(.food, from: a, to: b).joined(separator: ", ")
         case (.goals, let b, let a): return "sets the goals back: " + goalDifferences(from: a, to: b).joined(separator: ", ")
+        case (.profile, nil, _) where c.objectID.hasPrefix(JournalStore.notePrefix): return "removes that note"
+        case (.profile, _?, nil) where c.objectID.hasPrefix(JournalStore.notePrefix): return "puts the note back"
+        case (.profile, _, _) where c.objectID.hasPrefix(JournalStore.notePrefix): return "sets the note back"
         case (.profile, _, _): return c.objectID == "profile" ? "sets the profile back" : "sets the standing notes back"
         case (.weight, nil, _): return "removes that weigh-in"
         case (.weight, _?, nil): return "puts the weigh-in back"

@@ -23,6 +23,8 @@ public enum NutritionToolName: String, CaseIterable, Sendable {
     case logCalculatorBuild = "log_calculator_build"
     case updateJournalEntry = "update_journal_entry"
     case moveJournalEntry = "move_journal_entry"
+    case copyJournalMeal = "copy_journal_meal"
+    case addDayNote = "add_day_note"
     case deleteJournalEntry = "delete_journal_entry"
     case saveFood = "save_food"
     case setFoodArchived = "set_food_archived"
@@ -42,8 +44,8 @@ public enum NutritionToolName: String, CaseIterable, Sendable {
     ]
     /// The journal's write tools, in registry order.
     public static let journalWrites: [NutritionToolName] = [
-        .logFood, .logSavedFood, .logReferenceFood, .logCalculatorBuild, .updateJournalEntry, .moveJournalEntry,
-        .deleteJournalEntry, .saveFood, .setFoodArchived, .setFoodOnShelf, .renameBrand, .setGoals,
+        .logFood, .logSavedFood, .logReferenceFood, .logCalculatorBuild, .updateJournalEntry, .moveJournalEntry, .copyJournalMeal,
+        .deleteJournalEntry, .addDayNote, .saveFood, .setFoodArchived, .setFoodOnShelf, .renameBrand, .setGoals,
     ]
     public static let packagedReads: [NutritionToolName] = [.lookupBarcode, .searchPackagedFoods]
     public static let packagedWrites: [NutritionToolName] = [.logPackagedFood, .savePackagedFood]

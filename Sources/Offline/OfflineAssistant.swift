@@ -62,6 +62,7 @@ public struct OfflineAssistant: ChatModel {
         - nutrients: "how much protein did I have this week", "how much sodium today", "which foods gave me the most sugar this month"
         - goals: "set my calorie goal to 2200", "set protein goal to 140g"
         - fix the journal: "delete the last thing I logged", "move my coffee to breakfast"
+        - repeat and diary: "same breakfast as yesterday", "copy yesterday's lunch", "I drank 500 ml of water", "note: felt bloated"
         - when a food could be one of several, I list up to 3 numbered choices: reply "2" or "the second" to log that one
         - Food Bank and Shelf: "find oat milk in my food bank", "what can I eat tonight"
         """

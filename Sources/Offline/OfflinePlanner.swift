@@ -66,7 +66,53 @@ struct OfflinePlanner {
             return recommend()
         case .searchFoodBank(let q):
             return searchFoodBank(q)
+        case .copyMeal(let from, let meal, let to, let toMeal):
+            return copyMeal(from: from, meal: meal, to: to, toMeal: toMeal)
+        case .water(let ml):
+            return water(ml)
+        case .note(let text):
+            return note(text)
         }
+    }
+
+    // MARK: - Water and notes (issue 34 §8)
+
+    /// Water as `ofj water` logs it: "Water", water_g, no energy or macros.
+    func water(_ ml: Double) -> OfflineStep {
+        if let done = state.last(.logFood) { return .answer(loggedAnswer(done, food: "water")) }
+        let amount = JSONValue.number((ml * 1000).rounded() / 1000)
+        return .calls([(.logFood, ["name": "Water", "quantity": amount, "unit": "mL", "grams": amount,
+                                   "nutrients": ["water_g": amount, "energy_kcal": 0, "protein_g": 0, "carbohydrate_g": 0, "fat_g": 0]])])
+    }
+
+    func note(_ text: String) -> OfflineStep {
+        if let done = state.last(.addDayNote) {
+            if done.denied { return .answer("Okay, no note was added.") }
+            if let error = failure(done) { return .answer(error) }
+            return .answer("Noted on \(done.content?["noted"]?["date"]?.stringValue ?? "today"). /undo (or ofj undo) takes it back.")
+        }
+        return .calls([(.addDayNote, ["text": .string(text)])])
+    }
+
+    // MARK: - Copying (issue 34 §2)
+
+    /// "same breakfast as yesterday": one copy_journal_meal call (one card, one undo step).
+    func copyMeal(from: Period, meal: String?, to: Period?, toMeal: String?) -> OfflineStep {
+        if let done = state.last(.copyJournalMeal) {
+            if done.denied { return .answer("Okay, nothing was copied.") }
+            if let error = failure(done) { return .answer(error) }
+            let copied = done.content?["copied"]?.arrayValue ?? []
+            guard let first = copied.first else { return .answer("The journal did not confirm the copy.") }
+            var lines = ["Copied \(copied.count) entr\(copied.count == 1 ? "y" : "ies") to \(first["meal"]?.stringValue.map { meal == nil && toMeal == nil ? "" : $0 + " on " } ?? "")\(first["date"]?.stringValue ?? "?"):"]
+            for e in copied { lines.append("- \(entryLine(e))") }
+            lines.append("/undo (or ofj undo) takes the whole copy back in one step.")
+            return .answer(lines.joined(separator: "\n"))
+        }
+        var arguments: [String: JSONValue] = ["from_date": .string(calendar.string(calendar.range(from).0))]
+        if let meal { arguments["meal"] = .string(meal) }
+        if let to { arguments["to_date"] = .string(calendar.string(calendar.range(to).0)) }
+        if let toMeal { arguments["to_meal"] = .string(toMeal) }
+        return .calls([(.copyJournalMeal, .object(arguments))])
     }
 
     // MARK: - Logging
@@ -523,6 +569,7 @@ struct OfflinePlanner {
         case .searchFoodBank(let q): return .searchFoodBank(clean(q))
         case .deleteFood(let q): return .deleteFood(clean(q))
         case .lastEaten(let q): return .lastEaten(clean(q))
+        case .note(let t): return .note(String(t.unicodeScalars.filter { $0 == "\n" || !($0.properties.generalCategory == .control || $0.properties.generalCategory == .format) }.map(Character.init)))
         case .dated(let inner, let p): return .dated(sanitized(inner), p)
         case .logEach(let items): return .logEach(items.map(sanitized))
         default: return intent

@@ -115,6 +115,7 @@ struct Launcher {
             },
             version: version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
+        services.pinned = try? PinnedNutrients.load(configPath: paths.configPath)
         services.scanBarcode = PackagedCommands.scanner(journal: app.journal, foods: PackagedFoods(
             transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
         services.sourcesReport = { [sources = app.sources] threadID in try sources.report(threadID: threadID) }
