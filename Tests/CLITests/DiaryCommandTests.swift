@@ -131,4 +131,34 @@ import TestSupport
         try await ofj(["undo", "--yes"])
         #expect(try await entries("today").isEmpty)
     }
+
+    @Test func nutrientOverridesOneEntryOfASavedFoodOnly() async throws {
+        try await ofj(["foods", "add", "Granola", "--kcal", "200", "--protein", "5", "--nutrient", "fiber_g=2", "--serving", "50 g"])
+        let e = try object(try await ofj(["log", "--food", "Granola", "--amount", "100 g", "--nutrient", "fiber_g=7.5", "--json"]).stdout)
+        let n = e["nutrients"] as? [String: Double] ?? [:]
+        #expect(n["fiber_g"] == 7.5 && n["energy_kcal"] == 400 && n["protein_g"] == 10, "\(n)")
+        let again = try object(try await ofj(["log", "--food", "Granola", "--serving", "--json"]).stdout)
+        #expect((again["nutrients"] as? [String: Double])?["fiber_g"] == 2)
+        let bad = try await OfjBinary.run(["log", "--food", "Granola", "--nutrient", "vibes=1"], environment: env)
+        #expect(bad.status == 2)
+    }
+
+    @Test func mealsOfYourOwnTakeEntriesAndRefuseBuiltInNames() async throws {
+        try await ofj(["meals", "add", "Pre-workout", "--at", "16:30"])
+        for name in ["Lunch", "snack", "Supper"] {
+            let r = try await OfjBinary.run(["meals", "add", name, "--at", "10:00"], environment: env)
+            #expect(r.status == 2)
+            #expect(r.stderr.contains("is a built-in meal"), "\(r.stderr)")
+        }
+        let byName = try object(try await ofj(["log", "Shake", "--kcal", "200", "--meal", "pre-workout", "--json"]).stdout)
+        #expect(byName["meal_label"] as? String == "Pre-workout" && byName["meal"] as? String == "snack")
+        let byTime = try object(try await ofj(["log", "Bar", "--kcal", "150", "--at", "17:00", "--json"]).stdout)
+        #expect(byTime["meal_label"] as? String == "Pre-workout")
+        let after = try object(try await ofj(["log", "Pasta", "--kcal", "700", "--at", "19:00", "--json"]).stdout)
+        #expect(after["meal"] as? String == "dinner" && after["meal_label"] == nil)
+        let day = try await ofj(["day"]).stdout
+        #expect(day.contains("  Pre-workout\n"), "\(day)")
+        let unknown = try await OfjBinary.run(["log", "Tea", "--kcal", "2", "--meal", "elevenses"], environment: env)
+        #expect(unknown.status == 2 && unknown.stderr.contains("or one of yours: Pre-workout"), "\(unknown.stderr)")
+    }
 }
