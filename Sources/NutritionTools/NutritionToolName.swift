@@ -16,6 +16,7 @@ public enum NutritionToolName: String, CaseIterable, Sendable {
     case searchReferenceFoods = "search_reference_foods"
     case recommendShelfFoods = "recommend_shelf_foods"
     case getNutrientGaps = "get_nutrient_gaps"
+    case getEatingTimes = "get_eating_times"
     // Journal writes (each needs the person's approval).
     case logFood = "log_food"
     case logSavedFood = "log_saved_food"
@@ -40,7 +41,7 @@ public enum NutritionToolName: String, CaseIterable, Sendable {
     /// The journal's read tools, in registry order.
     public static let journalReads: [NutritionToolName] = [
         .getNutritionContext, .getJournalDay, .getJournalRange, .searchJournal, .getNutrientBreakdown, .searchFoodBank,
-        .getSavedFood, .listBrands, .getGoals, .searchReferenceFoods, .recommendShelfFoods, .getNutrientGaps,
+        .getSavedFood, .listBrands, .getGoals, .searchReferenceFoods, .recommendShelfFoods, .getNutrientGaps, .getEatingTimes,
     ]
     /// The journal's write tools, in registry order.
     public static let journalWrites: [NutritionToolName] = [

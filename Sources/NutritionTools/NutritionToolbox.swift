@@ -31,7 +31,7 @@ public enum NutritionToolbox {
             SearchJournal(journal: journal), GetNutrientBreakdown(journal: journal), SearchFoodBank(journal: journal),
             GetSavedFood(journal: journal), ListBrands(journal: journal), GetGoals(journal: journal),
             SearchReferenceFoods(reference: reference, journal: journal), RecommendShelfFoods(journal: journal),
-            GetNutrientGaps(journal: journal, reference: reference),
+            GetNutrientGaps(journal: journal, reference: reference), GetEatingTimes(journal: journal),
             LogFood(journal: journal), LogSavedFood(journal: journal), LogReferenceFood(journal: journal, reference: reference),
             LogCalculatorBuild(journal: journal), UpdateJournalEntry(journal: journal), MoveJournalEntry(journal: journal),
             CopyJournalMeal(journal: journal), DeleteJournalEntry(journal: journal), AddDayNote(journal: journal),

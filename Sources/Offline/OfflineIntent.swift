@@ -46,6 +46,12 @@ public enum OfflineIntent: Hashable, Sendable {
     case water(milliliters: Double)
     /// "note: felt bloated", "add a note that I slept badly": a day note in the person's words.
     case note(String)
+    /// "what do I usually have for breakfast", "my recent foods": the foods logged most at this
+    /// time of day (meal nil) or for a meal.
+    case recentFoods(meal: String?)
+    /// "how long have I been fasting", "when did I last eat": the time since the last entry and
+    /// the overnight windows.
+    case fasting
     case help
     case unknown
 }
@@ -105,6 +111,7 @@ public enum OfflineGrammar {
 
         if let n = note(utterance) { return n }
         if let w = water(s) { return w }
+        if let r = habits(s) { return r }
         if let n = choice(s) { return .choose(n) }
         if let r = setGoal(s) { return r }
         if let m = s.firstMatch(#"^how (?:many|much) (.+?) (?:do i have |have i got |are |is )?(?:left|remaining)(?: for)?(?: today)?$"#)
@@ -214,6 +221,21 @@ public enum OfflineGrammar {
         // "note: " alone, or a question about notes, is not a note.
         guard !text.isEmpty, !text.hasSuffix("?") || t.lowercased().hasPrefix("note:") else { return nil }
         return .note(text)
+    }
+
+    /// "what do I usually eat for breakfast", "my usual foods", "recent foods"; "how long have I been
+    /// fasting", "when did I last eat", "my fasting window".
+    static func habits(_ s: String) -> OfflineIntent? {
+        if s.firstMatch(#"^(?:how long (?:have i been fasting|since i (?:last )?(?:ate|eaten|had something)|has it been since i (?:last )?ate)|when did i (?:last )?eat|when was my last (?:meal|entry)|(?:show |what(?:'s| is|s) )?my (?:overnight )?fasting(?: window| windows)?|fasting)$"#) != nil {
+            return .fasting
+        }
+        if let m = s.firstMatch(#"^what do i (?:usually|normally|often|mostly) (?:eat|have|log)(?: (?:for|at) (breakfast|lunch|dinner|supper|snacks?|a snack))?(?: now| at this time)?$"#) {
+            return .recentFoods(meal: m[0].isEmpty ? nil : mealWords[m[0]])
+        }
+        if let m = s.firstMatch(#"^(?:show |list )?(?:my )?(?:recent|frequent|usual) (?:foods|meals)(?: (?:for|at) (breakfast|lunch|dinner|supper|snacks?|a snack))?$"#) {
+            return .recentFoods(meal: m[0].isEmpty ? nil : mealWords[m[0]])
+        }
+        return nil
     }
 
     /// "I drank 500 ml of water", "had 2 glasses of water", "log 0.5 l water", "water 500ml".

@@ -72,6 +72,10 @@ struct OfflinePlanner {
             return water(ml)
         case .note(let text):
             return note(text)
+        case .recentFoods(let meal):
+            return eatingTimes(meal: meal, fasting: false)
+        case .fasting:
+            return eatingTimes(meal: nil, fasting: true)
         }
     }
 
@@ -83,6 +87,37 @@ struct OfflinePlanner {
         let amount = JSONValue.number((ml * 1000).rounded() / 1000)
         return .calls([(.logFood, ["name": "Water", "quantity": amount, "unit": "mL", "grams": amount,
                                    "nutrients": ["water_g": amount, "energy_kcal": 0, "protein_g": 0, "carbohydrate_g": 0, "fat_g": 0]])])
+    }
+
+    /// "what do I usually have for breakfast" / "how long have I been fasting": get_eating_times.
+    func eatingTimes(meal: String?, fasting: Bool) -> OfflineStep {
+        guard let done = state.last(.getEatingTimes) else {
+            return .calls([(.getEatingTimes, .object(meal.map { ["meal": .string($0)] } ?? [:]))])
+        }
+        if let error = failure(done) { return .answer(error) }
+        let c = done.content
+        if fasting {
+            guard let last = c?["last_entry"] else { return .answer("Nothing is logged in the last 60 days, so I can't tell how long you've been fasting.") }
+            let minutes = Int(((last["hours_since"]?.doubleValue ?? 0) * 60).rounded(.down))
+            var lines = ["\(minutes / 60) h \(minutes % 60) min since your last entry (\(last["name"]?.stringValue ?? "?"), \(last["date"]?.stringValue ?? "?") at \(last["time"]?.stringValue ?? "?"))."]
+            let windows = c?["fasting_windows"]?.arrayValue ?? []
+            if !windows.isEmpty {
+                lines.append("Overnight fasting windows:")
+                for w in windows {
+                    lines.append("- \(w["date"]?.stringValue ?? "?"): \(w["from"]?.stringValue ?? "?") → \(w["to"]?.stringValue ?? "?"), \(format(w["hours"]?.doubleValue ?? 0)) h")
+                }
+            }
+            return .answer(lines.joined(separator: "\n"))
+        }
+        let foods = c?["foods"]?.arrayValue ?? []
+        let scope = meal.map { "for \($0)" } ?? "around \(c?["around"]?.stringValue ?? "this time")"
+        guard !foods.isEmpty else { return .answer("Nothing is logged \(scope) in the last 4 weeks.") }
+        var lines = ["What you log most \(scope) (last 4 weeks):"]
+        for (i, f) in foods.prefix(5).enumerated() {
+            let n = Int(f["count"]?.doubleValue ?? 0)
+            lines.append("\(i + 1). \(f["name"]?.stringValue ?? "?") — \(n) time\(n == 1 ? "" : "s"), last on \(f["last_date"]?.stringValue ?? "?")")
+        }
+        return .answer(lines.joined(separator: "\n"))
     }
 
     func note(_ text: String) -> OfflineStep {

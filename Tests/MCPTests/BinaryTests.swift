@@ -28,7 +28,7 @@ final class BinaryTests: XCTestCase {
         let messages = try result.stdout.split(separator: "\n").map { try JSONValue.parse(String($0)) }
         func answer(_ id: JSONValue) -> JSONValue? { messages.first { $0["id"] == id } }
         XCTAssertEqual(answer(1)?["result"]?["protocolVersion"], "2025-06-18")
-        XCTAssertEqual(answer(2)?["result"]?["tools"]?.arrayValue?.count, 28)
+        XCTAssertEqual(answer(2)?["result"]?["tools"]?.arrayValue?.count, 31) // 28 + copy_journal_meal, add_day_note, get_eating_times
         XCTAssertEqual(answer("big")?["error"]?["code"], -32600)
         XCTAssertTrue(messages.contains { $0["error"]?["code"] == -32700 })
         XCTAssertEqual(answer(3)?["result"], [:])

@@ -28,6 +28,12 @@ import Foundation
         ("Note: Felt BLOATED after lunch.", .note("Felt BLOATED after lunch.")),
         ("add a note that I slept badly", .note("I slept badly")),
         ("make a note: headache in the afternoon", .note("headache in the afternoon")),
+        ("what do I usually have for breakfast", .recentFoods(meal: "breakfast")),
+        ("what do I usually eat", .recentFoods(meal: nil)),
+        ("my recent foods", .recentFoods(meal: nil)),
+        ("how long have I been fasting?", .fasting),
+        ("when did I last eat", .fasting),
+        ("my fasting window", .fasting),
     ])
     func understands(_ utterance: String, _ expected: OfflineIntent) {
         #expect(OfflineGrammar.parse(utterance) == expected)

@@ -1,5 +1,5 @@
-// copy_journal_meal (issue 34 §2): a meal or a whole day logged again on another day, the same
-// copy `ofj copy` makes (JournalStore.copyEntries): one card, one transaction, one undo step.
+// The diary tools (issue 34 §2, §8): copy_journal_meal (a meal or a whole day logged again, the
+// same copy `ofj copy` makes: one card, one undo step), add_day_note and get_eating_times.
 import Agent
 import Base
 import Foundation
@@ -85,5 +85,41 @@ struct AddDayNote: JournalWriteTool {
             return output(["noted": ["id": .string(note.id.uuidString), "date": .string(note.day.description), "text": .string(note.text)]],
                           "added a note to \(note.day)")
         }
+    }
+}
+
+/// get_eating_times (issue 34 §2, §8): what the person logs at this time of day (or for a meal),
+/// when they last ate, and the overnight fasting windows of the last week, from entry times.
+struct GetEatingTimes: JournalReadTool {
+    let journal: JournalStore
+    let name = NutritionToolName.getEatingTimes.rawValue
+    let description = "Foods logged most at this time of day or for `meal` (28 days), the last entry and the last 7 nights' fasting windows."
+    var parameters: JSONValue { Schema.object(["meal": Schema.string("A meal to rank for.", maxLength: 20)]) }
+    func activity(arguments: JSONValue) -> String { "reading when you eat" }
+
+    func read(_ args: Args, _ db: Database) throws -> ToolOutput {
+        let meal = try args.meal("meal")
+        let now = journal.now()
+        let today = journal.today()
+        func clock(_ d: Date) -> JSONValue { .string((try? TimeOfDay(minutes: journal.minuteOfDay(d)))?.description ?? "?") }
+        let foods = try journal.recentFoods(meal: meal, at: now, limit: 10, in: db)
+        var o: [String: JSONValue] = [
+            "foods": .array(foods.map { f in
+                var item: [String: JSONValue] = ["name": .string(Text.clean(f.name, max: 200)), "count": .number(Double(f.count)),
+                                                 "last_date": .string(f.last.day.description)]
+                if let id = f.savedFoodID { item["food_id"] = .string(id.uuidString) }
+                return .object(item)
+            }),
+            "fasting_windows": .array(try journal.fastingWindows(from: try today.adding(days: -6), to: today, in: db).map { w in
+                ["date": .string(w.day.description), "from": clock(w.start), "to": clock(w.end), "hours": Shape.number(w.hours)]
+            }),
+        ]
+        if let meal { o["meal"] = .string(meal.rawValue) } else { o["around"] = clock(now) }
+        if let last = try journal.lastEaten(in: db) {
+            let at = journal.eatenTime(last)
+            o["last_entry"] = ["name": .string(Text.clean(last.name, max: 200)), "date": .string(journal.day(of: at).description), "time": clock(at),
+                               "hours_since": Shape.number(max(0, now.timeIntervalSince(at)) / 3600)]
+        }
+        return output(.object(o), "read \(foods.count) frequent foods")
     }
 }
