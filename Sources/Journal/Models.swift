@@ -175,10 +175,14 @@ public struct DayView: Sendable, Hashable, Codable {
     /// Nutrient ids whose total includes a value derived by USDA's rules (an entry's
     /// `derived`); nil when none, and then absent from JSON.
     public var partlyDerived: [String]? = nil
+    /// The day's notes and the water logged as water (issue 34 §8), when a command adds them;
+    /// nil, and absent from JSON, otherwise.
+    public var notes: [DayNote]? = nil
+    public var waterML: Double? = nil
 
     public var entries: [Entry] { meals.flatMap(\.entries) }
 
-    enum CodingKeys: String, CodingKey { case day, meals, totals, goals, partlyDerived = "partly_derived" }
+    enum CodingKeys: String, CodingKey { case day, meals, totals, goals, partlyDerived = "partly_derived", notes, waterML = "water_ml" }
 }
 
 /// One day's totals in a range.

@@ -185,12 +185,11 @@ struct JournalCommands {
             (try journal.dayView(day, in: db), try journal.notes(on: day, in: db), try journal.waterLogged(on: day, in: db))
         }
         if p.has("--json") {
-            guard !notes.isEmpty || water > 0 else { try json(view); return }
-            // Notes and water ride along without changing the day's own shape.
-            var doc = try JSONValue.parse(String(decoding: try JournalJSON.encoder.encode(view), as: UTF8.self)).objectValue ?? [:]
-            if !notes.isEmpty { doc["notes"] = try JSONValue.parse(String(decoding: try JournalJSON.encoder.encode(notes), as: UTF8.self)) }
-            if water > 0 { doc["water_ml"] = .number((water * 10).rounded() / 10) }
-            out(TerminalText.escapingJSON(PrettyJSON.format(.object(doc))).trimmingCharacters(in: .newlines))
+            // Notes and water ride along (absent when there are none), the day's own shape unchanged.
+            var shown = view
+            shown.notes = notes.isEmpty ? nil : notes
+            shown.waterML = water > 0 ? (water * 10).rounded() / 10 : nil
+            try json(shown)
         } else {
             out(TerminalText.sanitize(JournalViews.day(view, today: journal.today(), ids: true, pinned: pinned, notes: notes, water: water)))
         }
