@@ -119,6 +119,16 @@ extension JournalStore {
         return DayNote(id: id, day: day, text: text, createdAt: Date(milliseconds: Int64(ms)))
     }
 
+    /// Day notes as CSV (RFC 4180, like `exportCSV`): id, day, time (local HH:MM it was written), text.
+    public func exportNotesCSV(from: CalendarDay? = nil, to: CalendarDay? = nil) throws -> String {
+        let notes = try queue.read { try allNotes(in: $0) }.filter { n in (from.map { n.day >= $0 } ?? true) && (to.map { n.day <= $0 } ?? true) }
+        var out = CSV.line(["id", "day", "time", "text"])
+        for n in notes {
+            out += CSV.line([n.id.uuidString, n.day.description, (try? TimeOfDay(minutes: minuteOfDay(n.createdAt)))?.description ?? "", n.text])
+        }
+        return out
+    }
+
     /// Writes notes from a backup, by key: a note already there is left as it is. Returns how many were added.
     func importNotes(_ notes: [DayNote], in db: Database) throws -> Int {
         var added = 0

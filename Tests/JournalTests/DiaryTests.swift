@@ -91,6 +91,8 @@ import TestSupport
         #expect(first.dayNotesInserted == 2)
         #expect(second.dayNotesInserted == 0)
         #expect(try t.notes(on: day("2024-04-30")) == [n])
+        let csv = try s.exportNotesCSV(from: day("2024-04-30"), to: day("2024-04-30")).components(separatedBy: "\r\n")
+        #expect(csv == ["id,day,time,text", "\(n.id.uuidString),2024-04-30,08:00,Felt bloated after lunch", ""])
         // Undo removes the newest note and says so.
         let plan = try s.undoPlan(last: 1)
         #expect(plan.steps.first?.changes.first?.what == "added a note to 2024-05-01")

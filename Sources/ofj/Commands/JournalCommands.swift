@@ -131,12 +131,16 @@ extension OfjCommands {
     }
 
     static func export(_ ctx: CLIContext) -> CommandSpec {
-        CommandSpec("export", summary: "journal entries for spreadsheets",
+        CommandSpec("export", summary: "journal entries (and day notes) for spreadsheets",
                     subcommands: [
                         CommandSpec("csv", summary: "journal entries as CSV for spreadsheets",
                                     options: [.output, .value("--from", "DATE", .date, "first day"), .value("--to", "DATE", .date, "last day"), .force],
                                     access: .read,
                                     action: journal(ctx) { c, inv in try c.export(inv.arguments) }),
+                        CommandSpec("notes", summary: "day notes as CSV (id, day, time, text) for spreadsheets",
+                                    options: [.output, .value("--from", "DATE", .date, "first day"), .value("--to", "DATE", .date, "last day"), .force],
+                                    access: .read,
+                                    action: journal(ctx) { c, inv in try c.export(inv.arguments, notes: true) }),
                     ])
     }
 }
@@ -506,11 +510,11 @@ struct JournalCommands {
         }
     }
 
-    func export(_ p: ParsedArguments) throws {
+    func export(_ p: ParsedArguments, notes: Bool = false) throws {
         let from = try p.value("--from").map { try parseDay($0) }
         let to = try p.value("--to").map { try parseDay($0) }
         if let from, let to, from > to { throw CLIError("--from \(from) is after --to \(to)", status: 2) }
-        let csv = try journal.exportCSV(from: from, to: to)
+        let csv = notes ? try journal.exportNotesCSV(from: from, to: to) : try journal.exportCSV(from: from, to: to)
         try write(Data(csv.utf8), to: p.value("-o") ?? p.value("--output"), force: p.has("--force"))
     }
 

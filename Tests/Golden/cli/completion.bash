@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/status|/trend|/month|/gaps|/report|/log|/copy|/recent|/water|/note|/fasting|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/profile|/profile/set|/profile/notes|/weight|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/add|/meals/remove|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/sync/quarantine|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/status|/trend|/month|/gaps|/report|/log|/copy|/recent|/water|/note|/fasting|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/profile|/profile/set|/profile/notes|/weight|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/export/notes|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/add|/meals/remove|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/sync/quarantine|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -104,6 +104,9 @@ _ofj() {
         /export/csv:-o|/export/csv:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /export/csv:--from) COMPREPLY=(); return ;;
         /export/csv:--to) COMPREPLY=(); return ;;
+        /export/notes:-o|/export/notes:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        /export/notes:--from) COMPREPLY=(); return ;;
+        /export/notes:--to) COMPREPLY=(); return ;;
         /search:--limit) COMPREPLY=(); return ;;
         /threads:--limit) COMPREPLY=(); return ;;
         /threads/list:--limit) COMPREPLY=(); return ;;
@@ -158,8 +161,9 @@ _ofj() {
         /import/cronometer) options="--dry-run --day-first --json -h --help"; words=""; files=1 ;;
         /import/myfitnesspal) options="--dry-run --day-first --json -h --help"; words=""; files=1 ;;
         /import/csv) options="--map --dry-run --day-first --json -h --help"; words=""; files=1 ;;
-        /export) options="-h --help"; words="csv" ;;
+        /export) options="-h --help"; words="csv notes" ;;
         /export/csv) options="-o --output --from --to --force -h --help"; words="" ;;
+        /export/notes) options="-o --output --from --to --force -h --help"; words="" ;;
         /search) options="--threads --journal --limit --json -h --help"; words="" ;;
         /threads) options="--limit --json -h --help"; words="list show delete export" ;;
         /threads/list) options="--limit --json -h --help"; words="" ;;
