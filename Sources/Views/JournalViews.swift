@@ -70,7 +70,7 @@ public enum JournalViews {
     public static func entryDetail(_ e: Entry) -> String {
         var lines = ["Entry \(e.id.uuidString.lowercased())",
                      "  " + entryLine(e),
-                     "  \(e.day) · \(e.meal.rawValue) · from \(e.source.rawValue.replacingOccurrences(of: "_", with: " "))"]
+                     "  \(e.day) · \(safe(e.mealName)) · from \(e.source.rawValue.replacingOccurrences(of: "_", with: " "))"]
         let totals = e.totalNutrients
         let ids = NutrientCatalog.sorted(totals.values.keys)
         if !ids.isEmpty {

@@ -71,7 +71,7 @@ public enum SearchViews {
                 lines.append("\(n)\(dateLabel(h.at, timeZone)) “\(JournalViews.safeName(URLCredentials.redact(h.threadTitle)))” (\(h.threadID.prefix(8))) · \(what): "
                              + snippet(h.snippet, highlight: highlight))
             case .entry(let e):
-                lines.append("\(n)\(e.day) \(e.meal.rawValue)  " + JournalViews.entryLine(e))
+                lines.append("\(n)\(e.day) \(JournalViews.safeName(e.mealName))  " + JournalViews.entryLine(e))
             case .note(let note):
                 let text = note.text.count > 120 ? String(note.text.prefix(119)) + "…" : note.text
                 lines.append("\(n)\(note.day) note  " + JournalViews.safeName(text.replacingOccurrences(of: "\n", with: " ")))
