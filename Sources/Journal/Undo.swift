@@ -456,7 +456,7 @@ enum UndoText {
     /// "2026-12-02" of a day note's key `daynote:2026-12-02:ID`.
     static func noteDay(_ key: String) -> String { String(key.dropFirst(JournalStore.notePrefix.count).prefix(10)) }
 
-    static func place(_ i: UndoImage) -> String { "\(i.row["meal"]?.text ?? "?") on \(i.row["day"]?.text ?? "?")" }
+    static func place(_ i: UndoImage) -> String { "\(i.row["meal_label"]?.text ?? i.row["meal"]?.text ?? "?") on \(i.row["day"]?.text ?? "?")" }
 
     static func what(_ c: UndoChange) -> String {
         switch (c.kind, c.before, c.after) {

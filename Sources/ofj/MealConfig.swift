@@ -2,6 +2,8 @@
 // default meal of a new entry. The four meal kinds stay fixed (breakfast, lunch, dinner, snack:
 // the journal's CHECK constraint and the SPEC's meal list); snack has no start time, it is only
 // used when chosen. `"meals": {"breakfast": "06:00", "lunch": "11:30", "dinner": "17:30"}`.
+// Meals of the person's own (`"custom_meals": {"Pre-workout": "16:30"}`, issue 34 §8) are stored
+// as snack with the meal's name (`meal_label`) and take the slot from their start to the next meal.
 import Base
 import Foundation
 import Journal
