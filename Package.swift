@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"], swiftSettings: swiftSettings),
         .testTarget(name: "ViewsTests", dependencies: ["Base", "Views", "Journal", "Nutrition", "ReferenceFoods", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         // The REPL session: its parts in process, and the interactive ofj driven on a pseudo-terminal.
-        .testTarget(name: "REPLTests", dependencies: ["Base", "REPL", "Views", "Agent", "Journal", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "REPLTests", dependencies: ["Base", "REPL", "Views", "Agent", "Journal", "Nutrition", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         // The ofj command line as whole processes: commands, exit statuses, help, completion, files it writes.
         .testTarget(name: "CLITests", dependencies: ["Base", "Agent", "Journal", "Nutrition", "SQLiteKit", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "MCPTests", dependencies: ["Base", "Agent", "ReferenceFoods", "SQLiteKit", "MCP", "NutritionTools", "Journal", "TestSupport"], swiftSettings: swiftSettings),

@@ -27,6 +27,8 @@ public struct ToolGroup: Sendable, Hashable {
     public static let foodBank = ToolGroup("food_bank", summary: "a saved food in full, save or edit foods, archive, Shelf, brands, calculator builds")
     /// Reading the goals in full and setting them.
     public static let goals = ToolGroup("goals", summary: "read, set or remove daily goals")
+    /// The diary beyond single entries: copying a meal or a day, day notes, eating times.
+    public static let diary = ToolGroup("diary", summary: "copy a meal or a day, day notes, eating times and fasting windows")
     /// The person's body weight: weigh-ins and the trend.
     public static let person = ToolGroup("person", summary: "log a weigh-in, the body-weight trend")
     /// Barcodes and branded products online.

@@ -19,6 +19,9 @@ public enum ValueKind: Sendable, Hashable {
     case choice([String])
     /// Values offered by completion; others are accepted (checked by the handler).
     case suggestions([String])
+    /// Values completion asks the program for at Tab time (`PROGRAM __complete NAME` prints one
+    /// per line, in the order to offer them); any text is accepted.
+    case dynamic(String)
 }
 
 public struct OptionSpec: Sendable {
@@ -365,7 +368,7 @@ public struct CommandTable: Sendable {
                 throw UsageError("\(what) takes \(choices.joined(separator: ", ")), not '\(UsageError.quote(value))'\(suggestion(value, among: choices))",
                                  command: line)
             }
-        case .text, .date, .file, .duration, .suggestions:
+        case .text, .date, .file, .duration, .suggestions, .dynamic:
             break
         }
     }

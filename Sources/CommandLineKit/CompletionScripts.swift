@@ -58,6 +58,8 @@ extension CommandTable {
                 let action: String
                 switch o.kind {
                 case .choice(let list), .suggestions(let list): action = "COMPREPLY=($(compgen -W \"\(list.joined(separator: " "))\" -- \"$cur\"))"
+                case .dynamic(let name):
+                    action = "local IFS=$'\\n'; COMPREPLY=($(compgen -W \"$(\(program) __complete \(name) 2>/dev/null)\" -- \"$cur\"))"
                 case .file: action = "COMPREPLY=($(compgen -f -- \"$cur\"))"
                 default: action = "COMPREPLY=()"
                 }
@@ -118,6 +120,7 @@ extension CommandTable {
                 let action: String
                 switch o.kind {
                 case .choice(let list), .suggestions(let list): action = "compadd -- \(list.joined(separator: " "))"
+                case .dynamic(let name): action = "local -a found; found=(\"${(@f)$(\(program) __complete \(name) 2>/dev/null)}\"); compadd -V \(name) -- $found"
                 case .file: action = "_files"
                 default: action = "_message \(Self.zshQuote(o.placeholder ?? "value"))"
                 }
@@ -196,6 +199,7 @@ extension CommandTable {
                 if !o.isFlag {
                     switch o.kind {
                     case .choice(let list), .suggestions(let list): line += " -x -a \(Self.fishQuote(list.joined(separator: " ")))"
+                    case .dynamic(let name): line += " -x -k -a \(Self.fishQuote("(\(program) __complete \(name) 2>/dev/null)"))"
                     case .file: line += " -r -F"
                     default: line += " -x"
                     }

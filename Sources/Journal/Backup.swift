@@ -30,10 +30,12 @@ public struct JournalBackup: Sendable, Codable {
     public var goalSources: GoalSources? = nil
     /// Days marked complete or incomplete (issue 33 §4), day -> mark; absent when none is.
     public var dayMarks: [String: DayMark]? = nil
+    /// Day notes (issue 34 §8); absent when there are none.
+    public var dayNotes: [DayNote]? = nil
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version", exportedAt = "exported_at", goals, foods, entries, foodBarcodes = "food_barcodes"
-        case attachments, profile, notes, weights, goalSources = "goal_sources", dayMarks = "day_marks"
+        case attachments, profile, notes, weights, goalSources = "goal_sources", dayMarks = "day_marks", dayNotes = "day_notes"
     }
 }
 
@@ -79,18 +81,21 @@ public struct BackupImportReport: Sendable, Hashable, Codable {
     public var goalsChanged = false
     public var profileChanged = false
     public var weightsInserted = 0
+    /// Day notes added (nil, and absent from JSON, when the backup has none).
+    public var dayNotesInserted: Int? = nil
     /// Composite ingredients whose `source_food_id` names a food neither in the backup nor in the
     /// journal. The link is informational (the ingredient is a snapshot), so they are imported
     /// as they are and only counted.
     public var unknownIngredientLinks = 0
 
     /// True when the import wrote nothing.
-    public var changedNothing: Bool { entriesInserted + entriesUpdated + foodsInserted + foodsUpdated + weightsInserted == 0 && !goalsChanged && !profileChanged }
+    public var changedNothing: Bool { entriesInserted + entriesUpdated + foodsInserted + foodsUpdated + weightsInserted + (dayNotesInserted ?? 0) == 0 && !goalsChanged && !profileChanged }
 
     enum CodingKeys: String, CodingKey {
         case entriesInserted = "entries_inserted", entriesUpdated = "entries_updated", entriesUnchanged = "entries_unchanged"
         case foodsInserted = "foods_inserted", foodsUpdated = "foods_updated", foodsUnchanged = "foods_unchanged"
         case goalsChanged = "goals_changed", profileChanged = "profile_changed", weightsInserted = "weights_inserted"
+        case dayNotesInserted = "day_notes_inserted"
         case unknownIngredientLinks = "unknown_ingredient_links"
     }
 }
@@ -118,6 +123,8 @@ extension JournalStore {
         doc.goalSources = sources.isEmpty ? nil : sources
         let marks = try dayMarks(in: db)
         doc.dayMarks = marks.isEmpty ? nil : Dictionary(uniqueKeysWithValues: marks.map { ($0.key.description, $0.value) })
+        let dayNotes = try allNotes(in: db)
+        doc.dayNotes = dayNotes.isEmpty ? nil : dayNotes
         return doc
     }
 
@@ -173,7 +180,7 @@ extension JournalStore {
             do {
                 let d = EntryDraft(day: e.day, meal: e.meal, name: e.name, brand: e.brand, serving: e.serving, servings: e.servings,
                                    nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source, id: e.id,
-                                   derivedNutrients: Set(e.derivedNutrients ?? []))
+                                   derivedNutrients: Set(e.derivedNutrients ?? []), eatenAt: e.eatenAt, mealLabel: e.mealLabel)
                 return try validatedEntry(from: d, id: e.id, createdAt: e.createdAt, updatedAt: e.updatedAt)
             } catch { throw JournalError.malformedBackup("entry \(i + 1): \(error)") }
         }
@@ -188,6 +195,13 @@ extension JournalStore {
         if let n = doc.notes, n.count > Self.notesLimit { throw JournalError.malformedBackup("notes: longer than \(Self.notesLimit) characters") }
         for day in (doc.dayMarks ?? [:]).keys where (try? CalendarDay(parsing: day)) == nil {
             throw JournalError.malformedBackup("day_marks: '\(String(day.prefix(20)))' is not YYYY-MM-DD")
+        }
+        for (i, n) in (doc.dayNotes ?? []).enumerated() {
+            let t = n.text
+            guard !t.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, t.count <= Self.noteMaxCharacters, (1900...2200).contains(n.day.year),
+                  dateProblem([("created_at", n.createdAt)]) == nil else {
+                throw JournalError.malformedBackup("day note \(i + 1) (id \(n.id.uuidString)): not a note this journal can hold")
+            }
         }
         for (i, w) in (doc.weights ?? []).enumerated() {
             guard Self.weightRange.contains(w.kg), (1900...2200).contains(w.day.year), w.source.count <= 40,
@@ -278,6 +292,7 @@ extension JournalStore {
                 try writeDayMark(mark, on: day, in: db)
                 report.profileChanged = true
             }
+            if let notes = doc.dayNotes { report.dayNotesInserted = try importNotes(notes, in: db) }
             return report
         }
     }
@@ -318,14 +333,15 @@ extension JournalStore {
 
     /// Entries as CSV (RFC 4180: CRLF line ends, fields with commas, quotes or line breaks
     /// quoted, quotes doubled). Nutrient columns hold the entry's totals; an empty cell means
-    /// "not reported".
+    /// "not reported". `time` is the local HH:MM it was eaten (`--at`, an import's time column,
+    /// else when it was logged).
     public func exportCSV(from: CalendarDay? = nil, to: CalendarDay? = nil, in db: Database) throws -> String {
         let list = try entries(from: from, to: to, in: db)
         var nutrientIDs: Set<String> = []
         for e in list { nutrientIDs.formUnion(e.nutrients.values.keys) }
         let ids = NutrientCatalog.sorted(nutrientIDs)
         let fixed = ["id", "day", "meal", "name", "brand", "serving_quantity", "serving_unit", "serving_grams", "serving_ml",
-                     "servings", "source", "saved_food_id", "created_at", "updated_at"]
+                     "servings", "source", "saved_food_id", "created_at", "updated_at", "time"]
         // Which nutrient cells hold a value derived by USDA's rules (";"-separated ids); the column
         // appears only when some entry has one, so other exports are unchanged.
         let anyDerived = list.contains { $0.derivedNutrients != nil }
@@ -335,7 +351,8 @@ extension JournalStore {
             var fields = [e.id.uuidString, e.day.description, e.meal.rawValue, e.name, e.brand ?? "",
                           CSV.number(e.serving.quantity), e.serving.unit.symbol, e.serving.grams.map(CSV.number) ?? "",
                           e.serving.milliliters.map(CSV.number) ?? "", CSV.number(e.servings), e.source.rawValue,
-                          e.savedFoodID?.uuidString ?? "", JournalJSON.formatISO(e.createdAt), JournalJSON.formatISO(e.updatedAt)]
+                          e.savedFoodID?.uuidString ?? "", JournalJSON.formatISO(e.createdAt), JournalJSON.formatISO(e.updatedAt),
+                          (try? TimeOfDay(minutes: minuteOfDay(eatenTime(e))))?.description ?? ""]
             fields += ids.map { id in totals[id].map(CSV.number) ?? "" }
             if anyDerived { fields.append((e.derivedNutrients ?? []).joined(separator: ";")) }
             out += CSV.line(fields)

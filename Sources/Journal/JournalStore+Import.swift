@@ -298,7 +298,9 @@ extension JournalStore {
                 report.otherMeals[String(mealText.prefix(40)), default: 0] += 1
             }
         }
-        if meal == nil, let t = Self.timeOfDay(cell(plan.time)) { meal = mealSchedule.defaultMeal(at: t) }
+        // The time column (Cronometer's Time, --map time=…) is when it was eaten, and picks the meal when none is given.
+        let time = Self.timeOfDay(cell(plan.time))
+        if meal == nil, let t = time { meal = mealSchedule.defaultMeal(at: t) }
         var name = cell(plan.name)
         if plan.nameFromMeal {
             name = mealText.isEmpty ? "Meal" : mealText
@@ -324,7 +326,7 @@ extension JournalStore {
         }
         let brand = cell(plan.brand)
         return EntryDraft(day: day, meal: meal ?? .snack, name: name, brand: brand.isEmpty ? nil : brand, serving: serving, servings: 1,
-                          nutrients: try NutrientAmounts(values), source: .import)
+                          nutrients: try NutrientAmounts(values), source: .import, eatenAt: time.map { date(on: day, minute: $0.minutes) })
     }
 
     /// "100.00 g", "1.00 cup", "2 medium", "8 fl oz", "1,5 cup" (a decimal comma), through the one

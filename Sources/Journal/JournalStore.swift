@@ -16,6 +16,9 @@ public struct JournalStore: Sendable {
     public let queue: DatabaseQueue
     public let timeZone: TimeZone
     public let mealSchedule: MealSchedule
+    /// Meals beyond the four (issue 34 §8, config.json's "custom_meals"), each from its start time
+    /// to the next meal's: an entry logged in that slot with no meal goes to it.
+    public var customMeals: [CustomMeal] = []
     private let clock: @Sendable () -> Date
 
     /// - Parameters:
@@ -91,10 +94,13 @@ public struct JournalStore: Sendable {
     public func logEntry(_ draft: EntryDraft) throws -> Entry { try queue.write { try logEntry(draft, in: $0) } }
 
     /// Logs a saved food: a number of its servings or a quantity in any unit it converts from.
-    /// Keeps `saved_food_id` and updates the food's `last_used_at`.
+    /// Keeps `saved_food_id` and updates the food's `last_used_at`. `overrides` (canonical id →
+    /// amount for everything logged) replace the food's values in this entry only; `eatenAt` is
+    /// when it was eaten (nil: now).
     @discardableResult
     public func logFood(_ foodID: UUID, amount: FoodAmount = .servings(1), day: CalendarDay? = nil, meal: Meal? = nil,
-                        source: EntrySource = .foodBank, in db: Database) throws -> Entry {
+                        source: EntrySource = .foodBank, eatenAt: Date? = nil, overrides: [String: Double] = [:],
+                        mealLabel: String? = nil, in db: Database) throws -> Entry {
         guard let food = try food(foodID, in: db) else { throw JournalError.notFound(kind: "saved food", id: foodID.uuidString) }
         guard food.kind != .calculator else {
             throw JournalError.invalid(field: "food", reason: "is a calculator: log it with logCalculatorBuild and a portion per ingredient")
@@ -114,13 +120,24 @@ public struct JournalStore: Sendable {
             draft.nutrients = food.nutrients.scaled(by: servings).rounded(places: 6)
             draft.servings = 1
         }
+        draft.eatenAt = eatenAt
+        draft.mealLabel = mealLabel
+        if !overrides.isEmpty {
+            var values = draft.nutrients.values
+            for (id, total) in overrides { values[id] = total / draft.servings }
+            draft.nutrients = try NutrientAmounts(values)
+            draft.derivedNutrients.subtract(overrides.keys)
+        }
         return try logEntry(draft, in: db)
     }
 
     @discardableResult
     public func logFood(_ foodID: UUID, amount: FoodAmount = .servings(1), day: CalendarDay? = nil, meal: Meal? = nil,
-                        source: EntrySource = .foodBank) throws -> Entry {
-        try queue.write { try logFood(foodID, amount: amount, day: day, meal: meal, source: source, in: $0) }
+                        source: EntrySource = .foodBank, eatenAt: Date? = nil, overrides: [String: Double] = [:],
+                        mealLabel: String? = nil) throws -> Entry {
+        try queue.write {
+            try logFood(foodID, amount: amount, day: day, meal: meal, source: source, eatenAt: eatenAt, overrides: overrides, mealLabel: mealLabel, in: $0)
+        }
     }
 
     /// Logs one build of a calculator food: one portion per chosen ingredient, summed.
@@ -151,7 +168,8 @@ public struct JournalStore: Sendable {
         var draft = EntryDraft(day: update.day ?? old.day, meal: update.meal ?? old.meal, name: update.name ?? old.name,
                                brand: old.brand, serving: update.serving ?? old.serving, servings: update.servings ?? old.servings,
                                nutrients: update.nutrients ?? old.nutrients, savedFoodID: old.savedFoodID, source: old.source,
-                               derivedNutrients: Set(old.derivedNutrients ?? []))
+                               derivedNutrients: Set(old.derivedNutrients ?? []), eatenAt: old.eatenAt,
+                               mealLabel: update.meal == nil ? old.mealLabel : nil)
         if let b = update.brand { draft.brand = b }
         // A derived value stays marked while it is carried over (servings, amount); one set by
         // hand (a new value, or removed) is no longer derived.
@@ -266,11 +284,14 @@ public struct JournalStore: Sendable {
         try checkServing(d.serving)
         try check(positive: d.servings, field: "servings", max: Limits.servings)
         try checkNutrients(d.nutrients)
-        let when = now()
-        return Entry(id: id, day: d.day ?? day(of: when), meal: d.meal ?? defaultMeal(at: when), name: name,
+        let when = d.eatenAt ?? now()
+        let custom = d.meal == nil && d.mealLabel == nil ? customMeal(at: when) : nil
+        let label = try d.mealLabel.map { try checkText($0, field: "meal", max: CustomMeal.maxName) } ?? custom?.name
+        return Entry(id: id, day: d.day ?? day(of: when), meal: label != nil ? .snack : d.meal ?? defaultMeal(at: when), name: name,
                      brand: (brand?.isEmpty ?? true) ? nil : brand, serving: d.serving, servings: d.servings,
                      nutrients: d.nutrients, savedFoodID: d.savedFoodID, source: d.source,
-                     createdAt: createdAt, updatedAt: updatedAt, derivedNutrients: JournalStore.derivedList(d.derivedNutrients, d.nutrients))
+                     createdAt: createdAt, updatedAt: updatedAt, derivedNutrients: JournalStore.derivedList(d.derivedNutrients, d.nutrients),
+                     eatenAt: d.eatenAt, mealLabel: label)
     }
 
     /// The derived ids that have a value, sorted; nil when none.
@@ -288,11 +309,11 @@ public struct JournalStore: Sendable {
     func insertEntry(_ e: Entry, in db: Database) throws {
         try db.execute("""
             INSERT INTO journal_entries (id, day, meal, name, brand, serving_quantity, serving_unit, serving_grams, serving_ml,
-                servings, saved_food_id, source, created_at, updated_at, derived_nutrients)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                servings, saved_food_id, source, created_at, updated_at, derived_nutrients, eaten_at, meal_label)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [e.id.uuidString, e.day.description, e.meal.rawValue, e.name, e.brand, e.serving.quantity, e.serving.unit.symbol,
                   e.serving.grams, e.serving.milliliters, e.servings, e.savedFoodID?.uuidString, e.source.rawValue,
-                  e.createdAt.milliseconds, e.updatedAt.milliseconds, e.derivedNutrients?.joined(separator: ",")])
+                  e.createdAt.milliseconds, e.updatedAt.milliseconds, e.derivedNutrients?.joined(separator: ","), e.eatenAt?.milliseconds, e.mealLabel])
         let seq = db.lastInsertRowID
         try insertNutrients(e, seq: seq, in: db)
         try indexEntry(seq: seq, name: e.name, brand: e.brand, in: db)
@@ -303,11 +324,11 @@ public struct JournalStore: Sendable {
         try db.execute("""
             UPDATE journal_entries SET day = ?, meal = ?, name = ?, brand = ?, serving_quantity = ?, serving_unit = ?,
                 serving_grams = ?, serving_ml = ?, servings = ?, saved_food_id = ?, source = ?, created_at = ?, updated_at = ?,
-                derived_nutrients = ?
+                derived_nutrients = ?, eaten_at = ?, meal_label = ?
             WHERE id = ?
             """, [e.day.description, e.meal.rawValue, e.name, e.brand, e.serving.quantity, e.serving.unit.symbol,
                   e.serving.grams, e.serving.milliliters, e.servings, e.savedFoodID?.uuidString, e.source.rawValue,
-                  e.createdAt.milliseconds, e.updatedAt.milliseconds, e.derivedNutrients?.joined(separator: ","), e.id.uuidString])
+                  e.createdAt.milliseconds, e.updatedAt.milliseconds, e.derivedNutrients?.joined(separator: ","), e.eatenAt?.milliseconds, e.mealLabel, e.id.uuidString])
         guard let seq = try db.scalar("SELECT seq FROM journal_entries WHERE id = ?", [e.id.uuidString]).int64 else {
             throw JournalError.notFound(kind: "entry", id: e.id.uuidString)
         }
@@ -346,7 +367,7 @@ public struct JournalStore: Sendable {
 
     static let entryColumns = """
         seq, id, day, meal, name, brand, serving_quantity, serving_unit, serving_grams, serving_ml, servings,
-        saved_food_id, source, created_at, updated_at, derived_nutrients
+        saved_food_id, source, created_at, updated_at, derived_nutrients, eaten_at, meal_label
         """
 
     /// Entries matching a WHERE clause on journal_entries, with their nutrients.
@@ -403,7 +424,8 @@ public struct JournalStore: Sendable {
                       servings: s.value(at: 10).double ?? 1, nutrients: NutrientAmounts(),
                       savedFoodID: s.value(at: 11).string.flatMap(UUID.init(uuidString:)), source: source,
                       createdAt: Date(milliseconds: s.value(at: 13).int64 ?? 0), updatedAt: Date(milliseconds: s.value(at: 14).int64 ?? 0),
-                      derivedNutrients: s.value(at: 15).string.map { $0.split(separator: ",").map(String.init) }.flatMap { $0.isEmpty ? nil : $0 })
+                      derivedNutrients: s.value(at: 15).string.map { $0.split(separator: ",").map(String.init) }.flatMap { $0.isEmpty ? nil : $0 },
+                      eatenAt: s.value(at: 16).int64.map(Date.init(milliseconds:)), mealLabel: s.value(at: 17).string)
         return (seq, e)
     }
 }

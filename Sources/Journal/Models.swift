@@ -34,15 +34,24 @@ public struct Entry: Sendable, Hashable, Codable, Identifiable {
     /// folate DFE) rather than reported, sorted; nil when none (then absent from JSON, so
     /// older backups and outputs are unchanged).
     public var derivedNutrients: [String]?
+    /// When it was eaten, when given (`--at 08:15`, an import's time column); nil means when it
+    /// was logged (`createdAt`). Absent from JSON when nil, so older outputs are unchanged.
+    public var eatenAt: Date?
+    /// A meal of the person's own ("Pre-workout", `ofj meals add`); then `meal` is snack, the
+    /// kind the four fixed meals keep for it. Absent from JSON when nil.
+    public var mealLabel: String?
 
     public init(id: UUID, day: CalendarDay, meal: Meal, name: String, brand: String?, serving: ServingSize,
                 servings: Double, nutrients: NutrientAmounts, savedFoodID: UUID?, source: EntrySource,
-                createdAt: Date, updatedAt: Date, derivedNutrients: [String]? = nil) {
+                createdAt: Date, updatedAt: Date, derivedNutrients: [String]? = nil, eatenAt: Date? = nil, mealLabel: String? = nil) {
         self.id = id; self.day = day; self.meal = meal; self.name = name; self.brand = brand
         self.serving = serving; self.servings = servings; self.nutrients = nutrients
         self.savedFoodID = savedFoodID; self.source = source; self.createdAt = createdAt; self.updatedAt = updatedAt
-        self.derivedNutrients = derivedNutrients
+        self.derivedNutrients = derivedNutrients; self.eatenAt = eatenAt; self.mealLabel = mealLabel
     }
+
+    /// The meal as the person named it: the custom meal's name, else breakfast, lunch, dinner or snack.
+    public var mealName: String { mealLabel ?? meal.rawValue }
 
     /// Nutrients for everything logged (per-serving amounts times servings).
     public var totalNutrients: NutrientAmounts { nutrients.scaled(by: servings) }
@@ -50,7 +59,7 @@ public struct Entry: Sendable, Hashable, Codable, Identifiable {
     enum CodingKeys: String, CodingKey {
         case id, day, meal, name, brand, serving, servings, nutrients
         case savedFoodID = "saved_food_id", source, createdAt = "created_at", updatedAt = "updated_at"
-        case derivedNutrients = "derived"
+        case derivedNutrients = "derived", eatenAt = "eaten_at", mealLabel = "meal_label"
     }
 }
 
@@ -71,13 +80,18 @@ public struct EntryDraft: Sendable, Hashable {
     public var id: UUID?
     /// Ids of `nutrients` derived by USDA's rules rather than reported (ids without a value are dropped).
     public var derivedNutrients: Set<String>
+    /// When it was eaten (nil: now). With no `meal`, the meal schedule picks the meal of this time.
+    public var eatenAt: Date?
+    /// A custom meal's name (then `meal` is ignored and stored as snack).
+    public var mealLabel: String?
 
     public init(day: CalendarDay? = nil, meal: Meal? = nil, name: String, brand: String? = nil,
                 serving: ServingSize = ServingSize(), servings: Double = 1, nutrients: NutrientAmounts = NutrientAmounts(),
-                savedFoodID: UUID? = nil, source: EntrySource = .manual, id: UUID? = nil, derivedNutrients: Set<String> = []) {
+                savedFoodID: UUID? = nil, source: EntrySource = .manual, id: UUID? = nil, derivedNutrients: Set<String> = [],
+                eatenAt: Date? = nil, mealLabel: String? = nil) {
         self.day = day; self.meal = meal; self.name = name; self.brand = brand; self.serving = serving
         self.servings = servings; self.nutrients = nutrients; self.savedFoodID = savedFoodID; self.source = source; self.id = id
-        self.derivedNutrients = derivedNutrients
+        self.derivedNutrients = derivedNutrients; self.eatenAt = eatenAt; self.mealLabel = mealLabel
     }
 }
 
@@ -164,10 +178,14 @@ public struct DayView: Sendable, Hashable, Codable {
     /// How the person marked the day's log ("complete" / "incomplete", issue 33); nil when unmarked,
     /// and then absent from JSON.
     public var mark: DayMark? = nil
+    /// The day's notes and the water logged as water (issue 34 §8), when a command adds them;
+    /// nil, and absent from JSON, otherwise.
+    public var notes: [DayNote]? = nil
+    public var waterML: Double? = nil
 
     public var entries: [Entry] { meals.flatMap(\.entries) }
 
-    enum CodingKeys: String, CodingKey { case day, meals, totals, goals, partlyDerived = "partly_derived", mark }
+    enum CodingKeys: String, CodingKey { case day, meals, totals, goals, partlyDerived = "partly_derived", mark, notes, waterML = "water_ml" }
 }
 
 /// One day's totals in a range.

@@ -11,7 +11,7 @@ extension JournalStore {
     /// A day by meal (every meal present, possibly empty), with totals against goals and
     /// per-nutrient "not reported" counts.
     public func dayView(_ day: CalendarDay, in db: Database) throws -> DayView {
-        let entries = try loadEntries(where: "day = ?", [day.description], order: "created_at, seq",
+        let entries = try loadEntries(where: "day = ?", [day.description], order: "COALESCE(eaten_at, created_at), seq",
                                       days: (day.description, day.description), in: db)
         var groups: [Meal: [Entry]] = [:]
         for e in entries { groups[e.meal, default: []].append(e) }

@@ -84,19 +84,22 @@ extension JournalStore {
     @discardableResult
     public func logReferenceFood(_ food: ReferenceFood, amount: ReferenceAmount, servings: Double = 1,
                                  day: CalendarDay? = nil, meal: Meal? = nil, source: EntrySource = .reference,
-                                 in db: Database) throws -> Entry {
+                                 eatenAt: Date? = nil, mealLabel: String? = nil, in db: Database) throws -> Entry {
         try check(positive: amount.grams, field: "grams", max: Limits.quantity)
         try check(positive: servings, field: "servings", max: Limits.servings)
         let draft = EntryDraft(day: day, meal: meal, name: referenceName(food), serving: amount.serving, servings: servings,
                                nutrients: JournalStore.referenceNutrients(food, grams: amount.grams), source: source,
-                               derivedNutrients: Set(JournalStore.referenceDerivations(food).keys))
+                               derivedNutrients: Set(JournalStore.referenceDerivations(food).keys), eatenAt: eatenAt, mealLabel: mealLabel)
         return try logEntry(draft, in: db)
     }
 
     @discardableResult
     public func logReferenceFood(_ food: ReferenceFood, amount: ReferenceAmount, servings: Double = 1,
-                                 day: CalendarDay? = nil, meal: Meal? = nil, source: EntrySource = .reference) throws -> Entry {
-        try queue.write { try logReferenceFood(food, amount: amount, servings: servings, day: day, meal: meal, source: source, in: $0) }
+                                 day: CalendarDay? = nil, meal: Meal? = nil, source: EntrySource = .reference,
+                                 eatenAt: Date? = nil, mealLabel: String? = nil) throws -> Entry {
+        try queue.write {
+            try logReferenceFood(food, amount: amount, servings: servings, day: day, meal: meal, source: source, eatenAt: eatenAt, mealLabel: mealLabel, in: $0)
+        }
     }
 
     /// The amount a typed portion ("1 large", "8 fl oz", "200 ml") or grams means for a reference food.

@@ -81,15 +81,19 @@ extension JournalStore {
 
     /// Copies `entries` to `target` (to `targetMeal`, or each to its own meal) in one transaction,
     /// so the copy is one undo step; each copy keeps its original's serving, servings, nutrients,
-    /// source, saved food and derived marks, and gets a new id and times.
+    /// source, saved food and derived marks, and gets a new id and times. A copy to the same meal
+    /// is eaten at the original's time of day on the target day; one to another meal, now.
     @discardableResult
     public func copyEntries(_ entries: [Entry], to target: CalendarDay, meal targetMeal: Meal?, in db: Database) throws -> [Entry] {
         guard !entries.isEmpty else { throw JournalError.invalid(field: "copy", reason: "has no entries to copy") }
         return try db.transaction { db in
             try entries.map { e in
-                try logEntry(EntryDraft(day: target, meal: targetMeal ?? e.meal, name: e.name, brand: e.brand, serving: e.serving,
-                                        servings: e.servings, nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source,
-                                        derivedNutrients: Set(e.derivedNutrients ?? [])), in: db)
+                let sameMeal = targetMeal == nil || targetMeal == e.meal
+                let eaten = sameMeal ? date(on: target, minute: minuteOfDay(eatenTime(e))) : nil
+                return try logEntry(EntryDraft(day: target, meal: targetMeal ?? e.meal, name: e.name, brand: e.brand, serving: e.serving,
+                                               servings: e.servings, nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source,
+                                               derivedNutrients: Set(e.derivedNutrients ?? []), eatenAt: eaten,
+                                               mealLabel: targetMeal == nil ? e.mealLabel : nil), in: db)
             }
         }
     }

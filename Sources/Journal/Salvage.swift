@@ -70,6 +70,11 @@ extension JournalStore {
         do { _ = try db.row("SELECT derived_nutrients FROM journal_entries LIMIT 0") } catch {
             columns = columns.replacingOccurrences(of: "derived_nutrients", with: "NULL AS derived_nutrients")
         }
+        for added in ["eaten_at", "meal_label"] {
+            do { _ = try db.row("SELECT \(added) FROM journal_entries LIMIT 0") } catch {
+                columns = columns.replacingOccurrences(of: added, with: "NULL AS \(added)")
+            }
+        }
         for seq in entryRows {
             do {
                 var decoded: (Int64, Entry)?
@@ -106,7 +111,7 @@ extension JournalStore {
 
     private func importable(_ e: Entry) throws {
         let d = EntryDraft(day: e.day, meal: e.meal, name: e.name, brand: e.brand, serving: e.serving, servings: e.servings,
-                           nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source, id: e.id)
+                           nutrients: e.nutrients, savedFoodID: e.savedFoodID, source: e.source, id: e.id, eatenAt: e.eatenAt, mealLabel: e.mealLabel)
         _ = try validatedEntry(from: d, id: e.id, createdAt: e.createdAt, updatedAt: e.updatedAt)
         try checkDates(foods: [], entries: [e])
     }

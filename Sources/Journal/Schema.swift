@@ -95,6 +95,11 @@ extension JournalStore {
             );
             """)
         registerPersonMigration(into: &migrator)
+        // Issue 34 §8: when an entry was eaten (`--at 08:15`, an import's time column), in
+        // milliseconds since 1970; NULL means when it was logged (created_at).
+        migrator.register("journal-3-diary-eaten-at", sql: "ALTER TABLE journal_entries ADD COLUMN eaten_at INTEGER")
+        // A meal of the person's own ("Pre-workout"); `meal` holds snack for it. NULL for the four.
+        migrator.register("journal-3-diary-meal-label", sql: "ALTER TABLE journal_entries ADD COLUMN meal_label TEXT")
     }
 
     /// Applies only the journal's migrations. For a database that holds only the journal

@@ -53,7 +53,7 @@ extension JournalStore {
         do {
             let draft = EntryDraft(day: e.day, meal: e.meal, name: e.name, brand: e.brand, serving: e.serving, servings: e.servings,
                                    nutrients: NutrientAmounts(storedCanonical: values), savedFoodID: e.savedFoodID, source: e.source,
-                                   id: e.id, derivedNutrients: Set(e.derivedNutrients ?? []))
+                                   id: e.id, derivedNutrients: Set(e.derivedNutrients ?? []), eatenAt: e.eatenAt, mealLabel: e.mealLabel)
             _ = try validatedEntry(from: draft, id: e.id, createdAt: e.createdAt, updatedAt: e.updatedAt)
         } catch {
             return "\(error)"
@@ -107,6 +107,9 @@ extension JournalStore {
             return nil
         }
         if let problem = problemWithStoredDayMark(key: key, value: value) { return problem }
+        if key.hasPrefix(Self.notePrefix) {
+            return Self.decodeNote(key: key, value: value) == nil ? "not a day note (daynote:YYYY-MM-DD:ID with text and created_at)" : nil
+        }
         guard key == "goals" else { return nil }
         let g: Goals
         do { g = try goals(in: db) } catch { return "the goals are not readable" }

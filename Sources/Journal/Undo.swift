@@ -456,7 +456,10 @@ enum UndoText {
         return s
     }
 
-    static func place(_ i: UndoImage) -> String { "\(i.row["meal"]?.text ?? "?") on \(i.row["day"]?.text ?? "?")" }
+    /// "2026-12-02" of a day note's key `daynote:2026-12-02:ID`.
+    static func noteDay(_ key: String) -> String { String(key.dropFirst(JournalStore.notePrefix.count).prefix(10)) }
+
+    static func place(_ i: UndoImage) -> String { "\(i.row["meal_label"]?.text ?? i.row["meal"]?.text ?? "?") on \(i.row["day"]?.text ?? "?")" }
 
     static func what(_ c: UndoChange) -> String {
         switch (c.kind, c.before, c.after) {
@@ -468,6 +471,9 @@ enum UndoText {
         case (.food, let b?, let a?): return "changed the Food Bank food \(name(b)): " + differences(.food, from: b, to: a).joined(separator: ", ")
         case (.goals, _, _) where c.objectID == JournalStore.goalSourcesKey: return "set where the goals come from"
         case (.goals, let b, let a): return "set the goals: " + goalDifferences(from: b, to: a).joined(separator: ", ")
+        case (.profile, nil, _?) where c.objectID.hasPrefix(JournalStore.notePrefix): return "added a note to \(noteDay(c.objectID))"
+        case (.profile, _?, nil) where c.objectID.hasPrefix(JournalStore.notePrefix): return "removed a note from \(noteDay(c.objectID))"
+        case (.profile, _, _) where c.objectID.hasPrefix(JournalStore.notePrefix): return "changed a note of \(noteDay(c.objectID))"
         case (.profile, let b, let a):
             if let day = JournalStore.markedDay(c.objectID) {
                 return a.map { "marked \(day) \($0.row["value"]?.text ?? "?")" } ?? "removed the mark of \(day) (\(b?.row["value"]?.text ?? "?"))"
@@ -490,6 +496,9 @@ enum UndoText {
         case (.food, let b?, let a?): return "sets it back: " + differences(.food, from: a, to: b).joined(separator: ", ")
         case (.goals, _, _) where c.objectID == JournalStore.goalSourcesKey: return "sets where the goals come from back"
         case (.goals, let b, let a): return "sets the goals back: " + goalDifferences(from: a, to: b).joined(separator: ", ")
+        case (.profile, nil, _) where c.objectID.hasPrefix(JournalStore.notePrefix): return "removes that note"
+        case (.profile, _?, nil) where c.objectID.hasPrefix(JournalStore.notePrefix): return "puts the note back"
+        case (.profile, _, _) where c.objectID.hasPrefix(JournalStore.notePrefix): return "sets the note back"
         case (.profile, let b, _):
             if let day = JournalStore.markedDay(c.objectID) { return b.map { "marks \(day) \($0.row["value"]?.text ?? "?") again" } ?? "unmarks \(day)" }
             return c.objectID == "profile" ? "sets the profile back" : "sets the standing notes back"

@@ -16,6 +16,7 @@ public enum NutritionToolName: String, CaseIterable, Sendable {
     case searchReferenceFoods = "search_reference_foods"
     case recommendShelfFoods = "recommend_shelf_foods"
     case getNutrientGaps = "get_nutrient_gaps"
+    case getEatingTimes = "get_eating_times"
     // Journal writes (each needs the person's approval).
     case logFood = "log_food"
     case logSavedFood = "log_saved_food"
@@ -23,6 +24,8 @@ public enum NutritionToolName: String, CaseIterable, Sendable {
     case logCalculatorBuild = "log_calculator_build"
     case updateJournalEntry = "update_journal_entry"
     case moveJournalEntry = "move_journal_entry"
+    case copyJournalMeal = "copy_journal_meal"
+    case addDayNote = "add_day_note"
     case deleteJournalEntry = "delete_journal_entry"
     case saveFood = "save_food"
     case setFoodArchived = "set_food_archived"
@@ -43,12 +46,12 @@ public enum NutritionToolName: String, CaseIterable, Sendable {
     /// The journal's read tools, in registry order.
     public static let journalReads: [NutritionToolName] = [
         .getNutritionContext, .getJournalDay, .getJournalRange, .searchJournal, .getNutrientBreakdown, .searchFoodBank,
-        .getSavedFood, .listBrands, .getGoals, .searchReferenceFoods, .recommendShelfFoods, .getNutrientGaps,
+        .getSavedFood, .listBrands, .getGoals, .searchReferenceFoods, .recommendShelfFoods, .getNutrientGaps, .getEatingTimes,
     ]
     /// The journal's write tools, in registry order.
     public static let journalWrites: [NutritionToolName] = [
-        .logFood, .logSavedFood, .logReferenceFood, .logCalculatorBuild, .updateJournalEntry, .moveJournalEntry,
-        .deleteJournalEntry, .saveFood, .setFoodArchived, .setFoodOnShelf, .renameBrand, .setGoals,
+        .logFood, .logSavedFood, .logReferenceFood, .logCalculatorBuild, .updateJournalEntry, .moveJournalEntry, .copyJournalMeal,
+        .deleteJournalEntry, .addDayNote, .saveFood, .setFoodArchived, .setFoodOnShelf, .renameBrand, .setGoals,
     ]
     public static let packagedReads: [NutritionToolName] = [.lookupBarcode, .searchPackagedFoods]
     public static let packagedWrites: [NutritionToolName] = [.logPackagedFood, .savePackagedFood]

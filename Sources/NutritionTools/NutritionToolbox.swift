@@ -30,11 +30,12 @@ public enum NutritionToolbox {
             GetNutritionContext(journal: journal), GetJournalDay(journal: journal), GetJournalRange(journal: journal),
             SearchJournal(journal: journal), GetNutrientBreakdown(journal: journal), SearchFoodBank(journal: journal),
             GetSavedFood(journal: journal), ListBrands(journal: journal), GetGoals(journal: journal),
-            SearchReferenceFoods(reference: reference), RecommendShelfFoods(journal: journal),
-            GetNutrientGaps(journal: journal, reference: reference),
+            SearchReferenceFoods(reference: reference, journal: journal), RecommendShelfFoods(journal: journal),
+            GetNutrientGaps(journal: journal, reference: reference), GetEatingTimes(journal: journal),
             LogFood(journal: journal), LogSavedFood(journal: journal), LogReferenceFood(journal: journal, reference: reference),
             LogCalculatorBuild(journal: journal), UpdateJournalEntry(journal: journal), MoveJournalEntry(journal: journal),
-            DeleteJournalEntry(journal: journal), SaveFood(journal: journal, reference: reference), SetFoodArchived(journal: journal),
+            CopyJournalMeal(journal: journal), DeleteJournalEntry(journal: journal), AddDayNote(journal: journal),
+            SaveFood(journal: journal, reference: reference), SetFoodArchived(journal: journal),
             SetFoodOnShelf(journal: journal), RenameBrand(journal: journal), SetGoals(journal: journal),
         ]
     }

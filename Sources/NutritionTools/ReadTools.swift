@@ -419,6 +419,8 @@ struct GetGoals: JournalReadTool {
 
 struct SearchReferenceFoods: Tool {
     let reference: ReferenceDatabase
+    /// When given, the `choices` the person logs at this time of day come first (issue 34 §2).
+    var journal: JournalStore?
     let name = NutritionToolName.searchReferenceFoods.rawValue
     let description = "USDA reference foods (offline) by words, best first: reference ids, portions (\"1 large\" = 50 g), nutrients per 100 g. When `clear_winner` is false, ask which one the person means (up to 3) instead of guessing."
     var parameters: JSONValue {
@@ -444,13 +446,28 @@ struct SearchReferenceFoods: Tool {
         // Every nutrient per 100 g makes a food about 2 KB; the page shrinks rather than be cut.
         let json = Paging.fit(foods, offset: 0, limit: foods.count) { page, _ in
             ["foods": .array(page), "count": .number(Double(page.count)), "clear_winner": .bool(ranked.clearWinner),
-             "choices": .array(ranked.choices.map { .string($0) }),
+             "choices": .array(recentFirst(ranked.choices).map { .string($0) }),
              "how_to_choose": .string(ranked.clearWinner
                 ? "the first food is a clear match"
                 : "no clear winner: foods that score close differ, or the words do not say dry or cooked; ask the person which of `choices` they mean")]
         }
         let count = json["foods"]?.arrayValue?.count ?? 0
         return output(json, "found \(count) reference foods")
+    }
+
+    /// `choices` with the foods logged at this time of day in the last weeks first (in their
+    /// ranking), the others after in the search's order.
+    func recentFirst(_ choices: [String]) -> [String] {
+        guard choices.count > 1, let journal, let recent = try? journal.recentFoods(limit: 50) else { return choices }
+        let names = recent.filter { $0.source == .reference }.map { $0.name.lowercased() }
+        func rank(_ id: String) -> Int {
+            guard let d = reference.food(id: id)?.description.lowercased() else { return Int.max }
+            return names.firstIndex { $0 == d || (d.count > JournalStore.Limits.name && $0.hasSuffix("…") && d.hasPrefix(String($0.dropLast()))) } ?? Int.max
+        }
+        return choices.enumerated().sorted { a, b in
+            let (ra, rb) = (rank(a.element), rank(b.element))
+            return ra != rb ? ra < rb : a.offset < b.offset
+        }.map(\.element)
     }
 
     static func shape(_ f: ReferenceFood) -> JSONValue {

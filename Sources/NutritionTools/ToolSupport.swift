@@ -348,6 +348,7 @@ enum Shape {
         if let b = e.brand { o["brand"] = .string(Text.clean(b, max: 100)) }
         if let f = e.savedFoodID { o["saved_food_id"] = .string(f.uuidString) }
         if let d = e.derivedNutrients { o["derived"] = .array(d.map { .string($0) }) }
+        if let l = e.mealLabel { o["meal_name"] = .string(Text.clean(l, max: 40)) }
         return .object(o)
     }
 

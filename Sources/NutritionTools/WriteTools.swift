@@ -134,16 +134,28 @@ extension Args {
     /// The arguments with `extra` filled in (resolved defaults), for the planned change.
     func resolved(_ extra: [String: JSONValue] = [:]) -> JSONValue { raw.merging(extra) }
 
-    /// The arguments with the date and meal the write goes to spelled out.
-    func resolved(day: CalendarDay, meal: Meal, _ extra: [String: JSONValue] = [:]) -> JSONValue {
-        raw.merging(["date": .string(day.description), "meal": .string(meal.rawValue)]).merging(extra)
+    /// The arguments with the date and meal the write goes to spelled out (a meal of the
+    /// person's own by its name, so the approved change plans to the same meal again).
+    func resolved(day: CalendarDay, meal: Meal, label: String? = nil, _ extra: [String: JSONValue] = [:]) -> JSONValue {
+        raw.merging(["date": .string(day.description), "meal": .string(label ?? meal.rawValue)]).merging(extra)
     }
 }
 
 extension JournalStore {
     /// The day and meal a write goes to: as given, else today and the meal of the local clock.
+    /// A meal of the person's own (`ofj meals add`) is snack with its name as `label`.
     func target(_ args: Args) throws -> (CalendarDay, Meal) {
-        (try args.day("date", journal: self) ?? today(), try args.meal() ?? defaultMeal())
+        let (day, meal, _) = try targetMeal(args)
+        return (day, meal)
+    }
+
+    func targetMeal(_ args: Args) throws -> (CalendarDay, Meal, label: String?) {
+        let day = try args.day("date", journal: self) ?? today()
+        if let s = args.string("meal"), (try? Meal(parsing: s)) == nil,
+           let own = customMeals.first(where: { $0.name.lowercased() == s.trimmingCharacters(in: .whitespaces).lowercased() }) {
+            return (day, .snack, own.name)
+        }
+        return (day, try args.meal() ?? defaultMeal(), nil)
     }
 
     func entry(_ args: Args, _ db: Database, field: String = "entry_id") throws -> Entry {
@@ -163,11 +175,13 @@ extension JournalStore {
     }
 }
 
-/// "Date: Sunday 2026-11-29 · Meal: breakfast".
-func whenLine(_ day: CalendarDay, _ meal: Meal) -> String { "Date: \(Text.day(day)) · Meal: \(meal.rawValue)" }
+/// "Date: Sunday 2026-11-29 · Meal: breakfast" (a meal of the person's own by its name).
+func whenLine(_ day: CalendarDay, _ meal: Meal, label: String? = nil) -> String {
+    "Date: \(Text.day(day)) · Meal: \(label.map { Text.clean($0, max: 40) } ?? meal.rawValue)"
+}
 
 func loggedOutput(_ e: Entry) -> ToolOutput {
-    output(["logged": Shape.entry(e)], "logged \(Text.clean(e.name, max: 60)) to \(e.meal.rawValue) on \(e.day)")
+    output(["logged": Shape.entry(e)], "logged \(Text.clean(e.name, max: 60)) to \(Text.clean(e.mealName, max: 40)) on \(e.day)")
 }
 
 // MARK: - Logging
@@ -200,16 +214,16 @@ struct LogFood: JournalWriteTool {
         guard let nutrients = try args.nutrients("nutrients"), !nutrients.isEmpty else {
             throw ToolArgumentError(field: "nutrients", "give at least one nutrient (e.g. energy_kcal); look the food up if you do not know them")
         }
-        let (day, meal) = try journal.target(args)
+        let (day, meal, label) = try journal.targetMeal(args)
         let serving = ServingSize(quantity: quantity, unit: unit, grams: grams)
         let draft = EntryDraft(day: day, meal: meal, name: name, brand: brand?.isEmpty == false ? brand : nil, serving: serving,
-                               nutrients: nutrients, source: .assistant)
+                               nutrients: nutrients, source: .assistant, mealLabel: label)
         let preview = """
             Log to the journal: \(Text.food(name, brand: draft.brand)) — \(serving.label)
-            \(whenLine(day, meal))
+            \(whenLine(day, meal, label: label))
             \(Text.nutrientLines(nutrients))
             """ + entrySizeWarning(nutrients, grams: grams)
-        let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "nutrients": Shape.nutrients(nutrients)]
+        let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal, label: label), "nutrients": Shape.nutrients(nutrients)]
         return WritePlan(preview: preview, change: change) { db in loggedOutput(try checked(field: "name") { try journal.logEntry(draft, in: db) }) }
     }
 }
@@ -254,16 +268,16 @@ struct LogSavedFood: JournalWriteTool {
             grams = food.serving.grams.map { $0 * n }
             label = Text.serving(food.serving, servings: n)
         }
-        let (day, meal) = try journal.target(args)
+        let (day, meal, own) = try journal.targetMeal(args)
         let preview = """
             Log from your Food Bank: \(Text.food(food.name, brand: food.brand)) — \(label)
-            \(whenLine(day, meal))
+            \(whenLine(day, meal, label: own))
             \(Text.nutrientLines(nutrients))
             """ + entrySizeWarning(nutrients, grams: grams)
-        let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "food_id": .string(food.id.uuidString),
+        let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal, label: own), "food_id": .string(food.id.uuidString),
                                            "amount": .string(label), "nutrients": Shape.nutrients(nutrients)]
         return WritePlan(preview: preview, change: change, preconditions: dependencies([dependency(food)])) { db in
-            loggedOutput(try checked(field: "food_id") { try journal.logFood(food.id, amount: amount, day: day, meal: meal, in: db) })
+            loggedOutput(try checked(field: "food_id") { try journal.logFood(food.id, amount: amount, day: day, meal: meal, mealLabel: own, in: db) })
         }
     }
 }
@@ -291,14 +305,15 @@ struct LogReferenceFood: JournalWriteTool {
         let quantity = try args.positive("quantity", max: JournalStore.Limits.servings)
         if grams != nil && quantity != nil { throw ToolArgumentError(field: "quantity", "give a portion and quantity, or grams, not both") }
         let amount = try ReferenceConversion.amount(of: food, portion: args.string("portion"), quantity: quantity, grams: grams)
-        let (day, meal) = try journal.target(args)
-        let draft = ReferenceConversion.draft(food, amount: amount, day: day, meal: meal)
+        let (day, meal, label) = try journal.targetMeal(args)
+        var draft = ReferenceConversion.draft(food, amount: amount, day: day, meal: meal)
+        draft.mealLabel = label
         let preview = """
             Log a reference food (USDA \(food.id)): \(Text.clean(food.description)) — \(amount.label)
-            \(whenLine(day, meal))
+            \(whenLine(day, meal, label: label))
             \(Text.nutrientLines(draft.nutrients))
             """ + entrySizeWarning(draft.nutrients, grams: amount.grams) + derivedValuesNote(food)
-        let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal), "reference_id": .string(food.id),
+        let change: [String: JSONValue] = ["arguments": args.resolved(day: day, meal: meal, label: label), "reference_id": .string(food.id),
                                            "amount": .string(amount.label), "nutrients": Shape.nutrients(draft.nutrients)]
         return WritePlan(preview: preview, change: change) { db in loggedOutput(try checked(field: "reference_id") { try journal.logEntry(draft, in: db) }) }
     }

@@ -63,6 +63,8 @@ public struct OfflineAssistant: ChatModel {
         - goals: "set my calorie goal to 2200", "set protein goal to 140g"
         - body weight: "I weigh 80.4 kg", "what's my weight trend"
         - fix the journal: "delete the last thing I logged", "move my coffee to breakfast"
+        - repeat and diary: "same breakfast as yesterday", "copy yesterday's lunch", "I drank 500 ml of water", "note: felt bloated"
+        - habits: "what do I usually have for breakfast", "how long have I been fasting"
         - when a food could be one of several, I list up to 3 numbered choices: reply "2" or "the second" to log that one
         - Food Bank and Shelf: "find oat milk in my food bank", "what can I eat tonight"
         """

@@ -46,6 +46,19 @@ public enum OfflineIntent: Hashable, Sendable {
     case logWeight(value: Double, unit: String?)
     /// "what's my weight trend".
     case weightTrend
+    /// "same breakfast as yesterday", "copy yesterday's lunch to dinner": a meal (nil: the whole
+    /// day) of one day logged again on another (nil: today), to its own meal or `toMeal`.
+    case copyMeal(from: Period, meal: String?, to: Period?, toMeal: String?)
+    /// "I drank 500 ml of water", "2 glasses of water": water in milliliters.
+    case water(milliliters: Double)
+    /// "note: felt bloated", "add a note that I slept badly": a day note in the person's words.
+    case note(String)
+    /// "what do I usually have for breakfast", "my recent foods": the foods logged most at this
+    /// time of day (meal nil) or for a meal.
+    case recentFoods(meal: String?)
+    /// "how long have I been fasting", "when did I last eat": the time since the last entry and
+    /// the overnight windows.
+    case fasting
     case help
     case unknown
 }
@@ -105,6 +118,9 @@ public enum OfflineGrammar {
         s = correctedWords(s.split(whereSeparator: \.isWhitespace).map(String.init)).joined(separator: " ")
         if s.isEmpty || s == "help" || s == "?" || s.hasPrefix("what can you do") || s == "help me" { return .help }
 
+        if let n = note(utterance) { return n }
+        if let w = water(s) { return w }
+        if let r = habits(s) { return r }
         if let n = choice(s) { return .choose(n) }
         if let r = weight(s) { return r }
         if let r = setGoal(s) { return r }
@@ -122,6 +138,7 @@ public enum OfflineGrammar {
             || s == "undo" || s == "undo that" {
             return .deleteLast
         }
+        if let r = copyMeal(s) { return r }
         if let m = s.firstMatch(#"^when did i (?:last |most recently )?(?:eat|have|log|drink) (?:my |the |some |any |a |an )?(.+?)(?: last)?$"#)
             ?? s.firstMatch(#"^when was the last time i (?:ate|had|logged|drank) (?:my |the |some |any |a |an )?(.+?)$"#) {
             return .lastEaten(m[0])
@@ -160,6 +177,91 @@ public enum OfflineGrammar {
         }
         if let r = log(s) { return r }
         return .unknown
+    }
+
+    /// "same breakfast as yesterday", "I had the same lunch as monday", "copy yesterday's lunch",
+    /// "repeat breakfast from yesterday to lunch", "yesterday's dinner again", "same as yesterday".
+    static func copyMeal(_ s: String) -> OfflineIntent? {
+        let meal = #"(breakfast|lunch|dinner|supper|snacks?|a snack)"#
+        let day = "(" + dayPattern + ")"
+        let lead = #"^(?:please )?(?:(?:i had|i ate|i have|i'm having|i am having|i'll have|i will have|i want|had|ate|have|log|eat|eating) )?(?:the )?"#
+        /// Where to: "" (today, same meal), "dinner", "today's dinner", "dinner today", "tomorrow".
+        func target(_ text: String) -> (Period?, String?)? {
+            var t = text.trimmingCharacters(in: .whitespaces)
+            for prefix in ["my ", "the "] where t.hasPrefix(prefix) { t = String(t.dropFirst(prefix.count)) }
+            if t.isEmpty { return (nil, nil) }
+            if let m = t.firstMatch("^\(day)'s? \(meal)$"), let p = period(m[0]) { return (p, mealWords[m[1]]) }
+            if let m = t.firstMatch("^\(meal)(?:,? (?:on |for )?\(day))?$") {
+                if m[1].isEmpty { return (nil, mealWords[m[0]]) }
+                guard let p = period(m[1]) else { return nil }
+                return (p, mealWords[m[0]])
+            }
+            if let m = t.firstMatch("^\(day)$"), let p = period(m[0]) { return (p, nil) }
+            return nil
+        }
+        let to = #"(?:,? (?:to|for|into|as|on) (.+?)|,? (today|tomorrow))?$"#
+        func made(_ from: String, _ m: String?, _ toText: String, _ toDay: String) -> OfflineIntent? {
+            guard let p = period(from), let (tp, tm) = target(toText.isEmpty ? toDay : toText) else { return nil }
+            return .copyMeal(from: p, meal: m.flatMap { mealWords[$0] }, to: tp, toMeal: tm)
+        }
+        // "same breakfast as yesterday [for lunch]", "the same lunch as on monday"
+        if let m = s.firstMatch(lead + "same " + meal + " as " + day + to) { return made(m[1], m[0], m[2], m[3]) }
+        // "same as yesterday": the whole day
+        if let m = s.firstMatch(lead + "same (?:food |foods |thing |things )?as " + day + to) { return made(m[0], nil, m[1], m[2]) }
+        let verb = #"^(?:please )?(?:copy|repeat|re-?log|duplicate|log again|redo)(?: me)? (?:my |the )?"#
+        // "copy yesterday's lunch [to dinner]"
+        if let m = s.firstMatch(verb + day + "'s? " + meal + to) { return made(m[0], m[1], m[2], m[3]) }
+        // "copy lunch from yesterday [to dinner]", "repeat breakfast yesterday"
+        if let m = s.firstMatch(verb + meal + " (?:from |of )?" + day + to) { return made(m[1], m[0], m[2], m[3]) }
+        // "copy yesterday [to today]": the whole day
+        if let m = s.firstMatch(verb + "(?:all of |everything from |what i ate |what i had )?" + day + to) { return made(m[0], nil, m[1], m[2]) }
+        // "yesterday's breakfast again"
+        if let m = s.firstMatch(lead + day + "'s? " + meal + " again" + to) { return made(m[0], m[1], m[2], m[3]) }
+        return nil
+    }
+
+    /// "note: felt bloated", "add a note: …", "make a note that …", "note that …": the words as
+    /// typed (case kept), from the original utterance.
+    static func note(_ utterance: String) -> OfflineIntent? {
+        let t = utterance.trimmingCharacters(in: .whitespacesAndNewlines)
+        let pattern = #"^(?:please )?(?:(?:add|make|write|take|leave) (?:a |me a )?(?:day )?note|note(?: down)?|write down|jot down)(?: for today| to today| on today)?(?:\s*:\s*|,\s*| that | saying | )(\S[\s\S]*)$"#
+        guard let re = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]),
+              let m = re.firstMatch(in: t, range: NSRange(t.startIndex..., in: t)), let r = Range(m.range(at: 1), in: t) else { return nil }
+        let text = String(t[r]).trimmingCharacters(in: .whitespacesAndNewlines)
+        // "note: " alone, or a question about notes, is not a note.
+        guard !text.isEmpty, !text.hasSuffix("?") || t.lowercased().hasPrefix("note:") else { return nil }
+        return .note(text)
+    }
+
+    /// "what do I usually eat for breakfast", "my usual foods", "recent foods"; "how long have I been
+    /// fasting", "when did I last eat", "my fasting window".
+    static func habits(_ s: String) -> OfflineIntent? {
+        if s.firstMatch(#"^(?:how long (?:have i been fasting|since i (?:last )?(?:ate|eaten|had something)|has it been since i (?:last )?ate)|when did i (?:last )?eat|when was my last (?:meal|entry)|(?:show |what(?:'s| is|s) )?my (?:overnight )?fasting(?: window| windows)?|fasting)$"#) != nil {
+            return .fasting
+        }
+        if let m = s.firstMatch(#"^what do i (?:usually|normally|often|mostly) (?:eat|have|log)(?: (?:for|at) (breakfast|lunch|dinner|supper|snacks?|a snack))?(?: now| at this time)?$"#) {
+            return .recentFoods(meal: m[0].isEmpty ? nil : mealWords[m[0]])
+        }
+        if let m = s.firstMatch(#"^(?:show |list )?(?:my )?(?:recent|frequent|usual) (?:foods|meals)(?: (?:for|at) (breakfast|lunch|dinner|supper|snacks?|a snack))?$"#) {
+            return .recentFoods(meal: m[0].isEmpty ? nil : mealWords[m[0]])
+        }
+        return nil
+    }
+
+    /// "I drank 500 ml of water", "had 2 glasses of water", "log 0.5 l water", "water 500ml".
+    static func water(_ s: String) -> OfflineIntent? {
+        let amount = #"([0-9]+(?:\.[0-9]+)?|a|an|one|two|three|four|five|half a)"#
+        let unit = #"(ml|milliliters?|millilitres?|l|liters?|litres?|fl oz|fluid ounces?|oz|ounces?|cups?|glass(?:es)?|bottles?)"#
+        guard let m = s.firstMatch(#"^(?:please )?(?:(?:i )?(?:drank|had|have had|'ve had|just drank|just had)|log|add|track|record)? ?"# + amount + " ?" + unit
+                                   + #"(?: of)? (?:water|plain water|tap water|still water|sparkling water)(?: today)?$"#)
+            ?? s.firstMatch(#"^water "# + amount + " ?" + unit + "$") else { return nil }
+        let q = Double(m[0]) ?? numberWords[m[0]] ?? 1
+        let per: [String: Double] = ["ml": 1, "l": 1000, "fl oz": 29.5735, "oz": 29.5735, "cup": 240, "glass": 250, "bottle": 500]
+        let u = m[1]
+        let key = u.hasPrefix("milli") ? "ml" : u.hasPrefix("lit") ? "l" : u.hasPrefix("fl") || u.hasPrefix("fluid") ? "fl oz"
+            : u.hasPrefix("ounce") ? "oz" : u.hasPrefix("cup") ? "cup" : u.hasPrefix("glass") ? "glass" : u.hasPrefix("bottle") ? "bottle" : u
+        guard let f = per[key], q > 0 else { return nil }
+        return .water(milliliters: q * f)
     }
 
     static let ordinals: [String: Int] = ["first": 1, "second": 2, "third": 3, "1st": 1, "2nd": 2, "3rd": 3,

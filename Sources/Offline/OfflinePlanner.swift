@@ -72,7 +72,88 @@ struct OfflinePlanner {
             return logWeight(value, unit: unit)
         case .weightTrend:
             return weightTrend()
+        case .copyMeal(let from, let meal, let to, let toMeal):
+            return copyMeal(from: from, meal: meal, to: to, toMeal: toMeal)
+        case .water(let ml):
+            return water(ml)
+        case .note(let text):
+            return note(text)
+        case .recentFoods(let meal):
+            return eatingTimes(meal: meal, fasting: false)
+        case .fasting:
+            return eatingTimes(meal: nil, fasting: true)
         }
+    }
+
+    // MARK: - Water and notes (issue 34 §8)
+
+    /// Water as `ofj water` logs it: "Water", water_g, no energy or macros.
+    func water(_ ml: Double) -> OfflineStep {
+        if let done = state.last(.logFood) { return .answer(loggedAnswer(done, food: "water")) }
+        let amount = JSONValue.number((ml * 1000).rounded() / 1000)
+        return .calls([(.logFood, ["name": "Water", "quantity": amount, "unit": "mL", "grams": amount,
+                                   "nutrients": ["water_g": amount, "energy_kcal": 0, "protein_g": 0, "carbohydrate_g": 0, "fat_g": 0]])])
+    }
+
+    /// "what do I usually have for breakfast" / "how long have I been fasting": get_eating_times.
+    func eatingTimes(meal: String?, fasting: Bool) -> OfflineStep {
+        guard let done = state.last(.getEatingTimes) else {
+            return .calls([(.getEatingTimes, .object(meal.map { ["meal": .string($0)] } ?? [:]))])
+        }
+        if let error = failure(done) { return .answer(error) }
+        let c = done.content
+        if fasting {
+            guard let last = c?["last_entry"] else { return .answer("Nothing is logged in the last 60 days, so I can't tell how long you've been fasting.") }
+            let minutes = Int(((last["hours_since"]?.doubleValue ?? 0) * 60).rounded(.down))
+            var lines = ["\(minutes / 60) h \(minutes % 60) min since your last entry (\(last["name"]?.stringValue ?? "?"), \(last["date"]?.stringValue ?? "?") at \(last["time"]?.stringValue ?? "?"))."]
+            let windows = c?["fasting_windows"]?.arrayValue ?? []
+            if !windows.isEmpty {
+                lines.append("Overnight fasting windows:")
+                for w in windows {
+                    lines.append("- \(w["date"]?.stringValue ?? "?"): \(w["from"]?.stringValue ?? "?") → \(w["to"]?.stringValue ?? "?"), \(format(w["hours"]?.doubleValue ?? 0)) h")
+                }
+            }
+            return .answer(lines.joined(separator: "\n"))
+        }
+        let foods = c?["foods"]?.arrayValue ?? []
+        let scope = meal.map { "for \($0)" } ?? "around \(c?["around"]?.stringValue ?? "this time")"
+        guard !foods.isEmpty else { return .answer("Nothing is logged \(scope) in the last 4 weeks.") }
+        var lines = ["What you log most \(scope) (last 4 weeks):"]
+        for (i, f) in foods.prefix(5).enumerated() {
+            let n = Int(f["count"]?.doubleValue ?? 0)
+            lines.append("\(i + 1). \(f["name"]?.stringValue ?? "?") — \(n) time\(n == 1 ? "" : "s"), last on \(f["last_date"]?.stringValue ?? "?")")
+        }
+        return .answer(lines.joined(separator: "\n"))
+    }
+
+    func note(_ text: String) -> OfflineStep {
+        if let done = state.last(.addDayNote) {
+            if done.denied { return .answer("Okay, no note was added.") }
+            if let error = failure(done) { return .answer(error) }
+            return .answer("Noted on \(done.content?["noted"]?["date"]?.stringValue ?? "today"). /undo (or ofj undo) takes it back.")
+        }
+        return .calls([(.addDayNote, ["text": .string(text)])])
+    }
+
+    // MARK: - Copying (issue 34 §2)
+
+    /// "same breakfast as yesterday": one copy_journal_meal call (one card, one undo step).
+    func copyMeal(from: Period, meal: String?, to: Period?, toMeal: String?) -> OfflineStep {
+        if let done = state.last(.copyJournalMeal) {
+            if done.denied { return .answer("Okay, nothing was copied.") }
+            if let error = failure(done) { return .answer(error) }
+            let copied = done.content?["copied"]?.arrayValue ?? []
+            guard let first = copied.first else { return .answer("The journal did not confirm the copy.") }
+            var lines = ["Copied \(copied.count) entr\(copied.count == 1 ? "y" : "ies") to \(first["meal"]?.stringValue.map { meal == nil && toMeal == nil ? "" : $0 + " on " } ?? "")\(first["date"]?.stringValue ?? "?"):"]
+            for e in copied { lines.append("- \(entryLine(e))") }
+            lines.append("/undo (or ofj undo) takes the whole copy back in one step.")
+            return .answer(lines.joined(separator: "\n"))
+        }
+        var arguments: [String: JSONValue] = ["from_date": .string(calendar.string(calendar.range(from).0))]
+        if let meal { arguments["meal"] = .string(meal) }
+        if let to { arguments["to_date"] = .string(calendar.string(calendar.range(to).0)) }
+        if let toMeal { arguments["to_meal"] = .string(toMeal) }
+        return .calls([(.copyJournalMeal, .object(arguments))])
     }
 
     // MARK: - Logging
@@ -614,6 +695,7 @@ struct OfflinePlanner {
         case .searchFoodBank(let q): return .searchFoodBank(clean(q))
         case .deleteFood(let q): return .deleteFood(clean(q))
         case .lastEaten(let q): return .lastEaten(clean(q))
+        case .note(let t): return .note(String(t.unicodeScalars.filter { $0 == "\n" || !($0.properties.generalCategory == .control || $0.properties.generalCategory == .format) }.map(Character.init)))
         case .dated(let inner, let p): return .dated(sanitized(inner), p)
         case .logEach(let items): return .logEach(items.map(sanitized))
         case .badAmount(let line): return .badAmount(clean(line))

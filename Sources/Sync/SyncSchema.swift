@@ -41,6 +41,7 @@ public struct SyncedKind: Sendable, Hashable {
         ("id", .text), ("day", .text), ("meal", .text), ("name", .text), ("brand", .text), ("serving_quantity", .real),
         ("serving_unit", .text), ("serving_grams", .real), ("serving_ml", .real), ("servings", .real), ("saved_food_id", .text),
         ("source", .text), ("created_at", .integer), ("updated_at", .integer), ("derived_nutrients", .text),
+        ("eaten_at", .integer), ("meal_label", .text),
     ])
     /// Food Bank foods; calculator portions and composite snapshots are in `body` (JSON), brands are a column.
     public static let food = SyncedKind("food", table: "journal_saved_foods", key: "id", [

@@ -16,9 +16,11 @@ public struct ReportData: Sendable {
     public let generated: CalendarDay
     /// Where each goal comes from (FDA default, the profile's DRIs, the person).
     public var sources: GoalSources
+    /// The nutrients of the headline table (config.json's "pinned"); nil: calories and macros.
+    public var pinned: [String]? = nil
 
-    public init(summary: RangeSummary, goals: Goals, gaps: GapReport, generated: CalendarDay, sources: GoalSources = GoalSources()) {
-        self.summary = summary; self.goals = goals; self.gaps = gaps; self.generated = generated; self.sources = sources
+    public init(summary: RangeSummary, goals: Goals, gaps: GapReport, generated: CalendarDay, sources: GoalSources = GoalSources(), pinned: [String]? = nil) {
+        self.summary = summary; self.goals = goals; self.gaps = gaps; self.generated = generated; self.sources = sources; self.pinned = pinned
     }
 }
 
@@ -65,7 +67,7 @@ public enum HTMLReport {
         body.append(chart(s, id: "energy_kcal", goal: data.goals["energy_kcal"], height: 200))
 
         body.append("<h2>Macronutrients</h2>")
-        body.append(macroTable(s, goals: data.goals))
+        body.append(macroTable(s, goals: data.goals, pinned: data.pinned))
         for id in ["protein_g", "carbohydrate_g", "fat_g"] {
             body.append("<h3>\(escape(NutrientCatalog.displayName(id))), g a day</h3>")
             body.append(chart(s, id: id, goal: data.goals[id], height: 130))
@@ -160,9 +162,9 @@ public enum HTMLReport {
 
     static func days(_ n: Int, of total: Int) -> String { n == total ? "all \(total)" : "\(n) of \(total)" }
 
-    static func macroTable(_ s: RangeSummary, goals: Goals) -> String {
+    static func macroTable(_ s: RangeSummary, goals: Goals, pinned: [String]? = nil) -> String {
         var rows = ["<table>", "<tr><th>Nutrient</th><th class=\"n\">Average a day</th><th class=\"n\">Goal</th><th class=\"n\">Of the goal</th><th class=\"n\">Logged days reporting it</th></tr>"]
-        for id in JournalViews.mainNutrients {
+        for id in pinned ?? JournalViews.mainNutrients {
             let name = id == "energy_kcal" ? "Calories" : NutrientCatalog.displayName(id)
             let avg = s.dailyAverages[id]
             let goal = goals[id]

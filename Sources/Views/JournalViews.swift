@@ -45,8 +45,8 @@ public enum JournalViews {
         return number(value, places: places) + (unit.isEmpty ? "" : (unit == "kcal" ? " kcal" : " " + unit))
     }
 
-    static func macros(_ amounts: [String: Double], notReported: (String) -> Int = { _ in 0 }) -> String {
-        mainNutrients.map { id -> String in
+    static func macros(_ amounts: [String: Double], notReported: (String) -> Int = { _ in 0 }, ids: [String] = mainNutrients) -> String {
+        ids.map { id -> String in
             let name = id == "energy_kcal" ? "" : NutrientCatalog.displayName(id).lowercased() + " "
             guard let v = amounts[id] else { return name + "not reported" }
             let missing = notReported(id)
@@ -70,7 +70,7 @@ public enum JournalViews {
     public static func entryDetail(_ e: Entry) -> String {
         var lines = ["Entry \(e.id.uuidString.lowercased())",
                      "  " + entryLine(e),
-                     "  \(e.day) · \(e.meal.rawValue) · from \(e.source.rawValue.replacingOccurrences(of: "_", with: " "))"]
+                     "  \(e.day) · \(safe(e.mealName)) · from \(e.source.rawValue.replacingOccurrences(of: "_", with: " "))"]
         let totals = e.totalNutrients
         let ids = NutrientCatalog.sorted(totals.values.keys)
         if !ids.isEmpty {
@@ -94,7 +94,13 @@ public enum JournalViews {
 
     /// A day by meal with totals against goals.
     /// `ids`: each entry starts with its short id (the command line, where ids are typed back).
-    public static func day(_ view: DayView, today: CalendarDay? = nil, ids: Bool = false) -> String {
+    ///
+    /// `pinned`: the nutrients the totals and goals lines show (config.json's "pinned", `--pin`),
+    /// calories, protein, carbs and fat when nil. `notes` are the day's notes; `water` the water
+    /// logged with `ofj water` (a line of its own when water is not pinned and there is some or a goal).
+    public static func day(_ view: DayView, today: CalendarDay? = nil, ids: Bool = false, pinned: [String]? = nil,
+                           notes: [DayNote] = [], water: Double? = nil) -> String {
+        let main = pinned ?? mainNutrients
         var lines: [String] = []
         let label = view.day == today ? "Today, \(view.day)" : "\(weekdayName(view.day)) \(view.day)"
         // A marked day says so: ofj expenditure counts it or leaves it out by the mark.
@@ -102,19 +108,31 @@ public enum JournalViews {
         if view.entries.isEmpty {
             lines.append("  Nothing logged.")
         }
-        for group in view.meals where !group.entries.isEmpty {
+        // Meals of the person's own (stored as snack with their name) get a heading each, after the four.
+        var own: [(String, [Entry])] = []
+        for group in view.meals {
+            let plain = group.entries.filter { $0.mealLabel == nil }
+            for e in group.entries {
+                guard let label = e.mealLabel else { continue }
+                if let i = own.firstIndex(where: { $0.0 == label }) { own[i].1.append(e) } else { own.append((label, [e])) }
+            }
+            guard !plain.isEmpty else { continue }
             lines.append("  \(group.meal.displayName)")
-            for e in group.entries { lines.append("    " + (ids ? JournalStore.shortID(e.id) + "  " : "") + entryLine(e)) }
+            for e in plain { lines.append("    " + (ids ? JournalStore.shortID(e.id) + "  " : "") + entryLine(e)) }
+        }
+        for (label, entries) in own {
+            lines.append("  " + safe(label))
+            for e in entries { lines.append("    " + (ids ? JournalStore.shortID(e.id) + "  " : "") + entryLine(e)) }
         }
         if !view.entries.isEmpty {
-            lines.append("  Total: " + macros(view.totals.amounts, notReported: view.totals.notReportedCount))
+            lines.append("  Total: " + macros(view.totals.amounts, notReported: view.totals.notReportedCount, ids: main))
             // The footnote explains the stars: nutrients with a total that some entries lack.
-            let starred = mainNutrients.filter { view.totals.amounts[$0] != nil && view.totals.notReportedCount($0) > 0 }
+            let starred = main.filter { view.totals.amounts[$0] != nil && view.totals.notReportedCount($0) > 0 }
             if !starred.isEmpty {
                 lines.append("  * not reported by " + starred.map { "\(view.totals.notReportedCount($0)) \(view.totals.notReportedCount($0) == 1 ? "entry" : "entries") for \(NutrientCatalog.displayName($0).lowercased())" }.joined(separator: ", "))
             }
         }
-        let shown = view.goals.filter { mainNutrients.contains($0.id) }
+        let shown = main.compactMap { id in view.goals.first { $0.id == id } }
         if !shown.isEmpty {
             let tag = GoalSources.tag(shown.compactMap { g in g.origin.map { (g.id, $0) } })
             lines.append("  Goals\(tag.isEmpty ? "" : " (\(tag))"): " + shown.map { g in
@@ -124,23 +142,36 @@ public enum JournalViews {
                 return "\(name) \(consumed)/\(amount(g.id, g.goal))"
             }.joined(separator: " · "))
         }
+        let waterGoal = view.goals.first { $0.id == "water_g" }
+        if !main.contains("water_g"), (water ?? 0) > 0 || waterGoal != nil {
+            var line = "  Water: " + number(water ?? 0, places: 0) + " mL logged"
+            if let all = view.totals.amounts["water_g"], all > (water ?? 0) + 0.5 { line += " (" + number(all, places: 0) + " g with the water in foods)" }
+            if let g = waterGoal { line += " · goal " + number(g.goal, places: 0) + " g" + (g.consumed.map { " (\(Int(($0 / g.goal * 100).rounded()))%)" } ?? "") }
+            lines.append(line)
+        }
+        for n in notes {
+            let text = Terminal.sanitize(n.text, keepNewlines: true).replacingOccurrences(of: "\n", with: "\n    ")
+            lines.append("  Note: " + text)
+        }
         return lines.joined(separator: "\n")
     }
 
     /// Per-day totals of a range with daily averages.
-    public static func range(_ summary: RangeSummary) -> String {
+    /// `pinned`: the nutrients each line shows (calories, protein, carbs and fat when nil).
+    public static func range(_ summary: RangeSummary, pinned: [String]? = nil) -> String {
+        let main = pinned ?? mainNutrients
         var lines = ["\(summary.from) to \(summary.to)"]
         for d in summary.days {
             if d.entryCount == 0 {
                 lines.append("  \(d.day)  nothing logged")
             } else {
-                lines.append("  \(d.day)  " + macros(d.totals.amounts, notReported: d.totals.notReportedCount))
+                lines.append("  \(d.day)  " + macros(d.totals.amounts, notReported: d.totals.notReportedCount, ids: main))
             }
         }
         if summary.loggedDayCount > 0 {
             lines.append("  Daily average over \(summary.loggedDayCount) logged \(summary.loggedDayCount == 1 ? "day" : "days"): "
-                         + macros(summary.dailyAverages, notReported: { summary.reportingDays($0) < summary.loggedDayCount ? 1 : 0 }))
-            let notes = mainNutrients.compactMap { id in summary.partialAverageNote(id) { amount(id, $0) } }
+                         + macros(summary.dailyAverages, notReported: { summary.reportingDays($0) < summary.loggedDayCount ? 1 : 0 }, ids: main))
+            let notes = main.compactMap { id in summary.partialAverageNote(id) { amount(id, $0) } }
             if !notes.isEmpty { lines.append("  * " + notes.joined(separator: "; ")) }
         }
         return lines.joined(separator: "\n")

@@ -18,6 +18,8 @@ public struct NothingToSearchFor: Error, CustomStringConvertible, Sendable {
 public enum SearchResult: Sendable, Hashable {
     case thread(ThreadSearchHit)
     case entry(Entry)
+    /// A day note (issue 34 §8).
+    case note(DayNote)
 
     public var threadID: String? { if case .thread(let h) = self { return h.threadID } else { return nil } }
 }
@@ -41,6 +43,7 @@ public enum SearchViews {
             results += try journal.queue.read { db in
                 try journal.searchEntries(query.words.joined(separator: " "), limit: limit, in: db)
             }.map(SearchResult.entry)
+            results += try journal.searchNotes(query.words.joined(separator: " "), limit: limit).map(SearchResult.note)
         }
         return results
     }
@@ -68,7 +71,10 @@ public enum SearchViews {
                 lines.append("\(n)\(dateLabel(h.at, timeZone)) “\(JournalViews.safeName(URLCredentials.redact(h.threadTitle)))” (\(h.threadID.prefix(8))) · \(what): "
                              + snippet(h.snippet, highlight: highlight))
             case .entry(let e):
-                lines.append("\(n)\(e.day) \(e.meal.rawValue)  " + JournalViews.entryLine(e))
+                lines.append("\(n)\(e.day) \(JournalViews.safeName(e.mealName))  " + JournalViews.entryLine(e))
+            case .note(let note):
+                let text = note.text.count > 120 ? String(note.text.prefix(119)) + "…" : note.text
+                lines.append("\(n)\(note.day) note  " + JournalViews.safeName(text.replacingOccurrences(of: "\n", with: " ")))
             }
         }
         if results.contains(where: { $0.threadID != nil }) { lines.append("/open N opens the thread of result N.") }
@@ -91,6 +97,8 @@ public enum SearchViews {
                 if let b = e.brand { o["brand"] = .string(b) }
                 if let kcal = e.totalNutrients["energy_kcal"] { o["energy_kcal"] = .number((kcal * 10).rounded() / 10) }
                 return .object(o)
+            case .note(let note):
+                return ["type": "note", "note_id": .string(note.id.uuidString.lowercased()), "date": .string(note.day.description), "text": .string(note.text)]
             }
         }
         return ["query": .string(query), "results": .array(items)]

@@ -46,6 +46,7 @@ struct App {
         try paths.ensureDataDirectory()
         queue = try OfjDatabase.open(path: paths.databasePath, access: access)
         journal = JournalStore(queue: queue, timeZone: .current, mealSchedule: MealConfig.load(configPath: paths.configPath).schedule)
+            .with(customMeals: MealConfig.customMeals(configPath: paths.configPath))
         store = ConversationStore(queue: queue)
         transport = CurlTransport()
         // A broken config.json stops start-up with its own message; a refused credentials file is

@@ -2,8 +2,11 @@
 // default meal of a new entry. The four meal kinds stay fixed (breakfast, lunch, dinner, snack:
 // the journal's CHECK constraint and the SPEC's meal list); snack has no start time, it is only
 // used when chosen. `"meals": {"breakfast": "06:00", "lunch": "11:30", "dinner": "17:30"}`.
+// Meals of the person's own (`"custom_meals": {"Pre-workout": "16:30"}`, issue 34 §8) are stored
+// as snack with the meal's name (`meal_label`) and take the slot from their start to the next meal.
 import Base
 import Foundation
+import Journal
 import Nutrition
 import OutputSafety
 import REPL
@@ -88,5 +91,65 @@ enum MealConfig {
     /// The whole file, other sections kept (approval rules stay one line each).
     static func save(_ root: [String: JSONValue], _ path: String) throws {
         do { try ConfigFile(path: path).write(root) } catch { throw CLIError(error.description) }
+    }
+}
+
+// MARK: - Meals of the person's own (issue 34 §8)
+
+/// `"custom_meals": {"Pre-workout": "16:30"}` in config.json: meals beyond the four, each with
+/// the time it starts. Entries of one are stored as snack with the meal's name.
+extension MealConfig {
+    /// The custom meals in config.json, in clock order; entries that are not a valid name and
+    /// "HH:MM" are left out (`ofj meals` names them).
+    static func customMeals(configPath: String) -> [CustomMeal] {
+        guard let json = try? ConfigFile(path: configPath).document(), let object = json["custom_meals"]?.objectValue else { return [] }
+        return object.compactMap { name, value -> CustomMeal? in
+            guard CustomMeal.problem(name) == nil, let text = value.stringValue, let t = try? TimeOfDay(parsing: text) else { return nil }
+            return CustomMeal(name: name, start: t)
+        }.sorted { ($0.start, $0.name) < ($1.start, $1.name) }
+    }
+
+    /// `ofj meals add NAME --at HH:MM`: refused when NAME is a built-in meal, is already a meal, or
+    /// its start is another meal's.
+    static func addCustom(_ name: String, at text: String, configPath: String, schedule: MealSchedule) throws -> [CustomMeal] {
+        let name = name.trimmingCharacters(in: .whitespaces)
+        if let problem = CustomMeal.problem(name) { throw CLIError(TerminalText.sanitize(problem, keepNewlines: false), status: 2) }
+        guard let start = try? TimeOfDay(parsing: text) else {
+            throw CLIError("invalid time '\(TerminalText.sanitize(String(text.prefix(20)), keepNewlines: false))': use HH:MM on a 24-hour clock, e.g. 16:30", status: 2)
+        }
+        var root = try configObject(configPath)
+        var object = root["custom_meals"]?.objectValue ?? [:]
+        if object.keys.contains(where: { $0.lowercased() == name.lowercased() }) {
+            throw CLIError("there is already a meal named '\(TerminalText.sanitize(name, keepNewlines: false))'; ofj meals remove it first", status: 2)
+        }
+        let taken = [schedule.breakfastStart, schedule.lunchStart, schedule.dinnerStart] + customMeals(configPath: configPath).map(\.start)
+        if taken.contains(start) { throw CLIError("another meal starts at \(start); choose another time", status: 2) }
+        object[name] = .string(start.description)
+        root["custom_meals"] = .object(object)
+        try save(root, configPath)
+        return customMeals(configPath: configPath)
+    }
+
+    /// `ofj meals remove NAME`: entries already logged to it keep its name.
+    static func removeCustom(_ name: String, configPath: String) throws {
+        var root = try configObject(configPath)
+        var object = root["custom_meals"]?.objectValue ?? [:]
+        guard let key = object.keys.first(where: { $0.lowercased() == name.trimmingCharacters(in: .whitespaces).lowercased() }) else {
+            throw CLIError("no meal of your own is named '\(TerminalText.sanitize(String(name.prefix(40)), keepNewlines: false))'; ofj meals lists them", status: 2)
+        }
+        object.removeValue(forKey: key)
+        root["custom_meals"] = object.isEmpty ? nil : .object(object)
+        try save(root, configPath)
+    }
+
+    static func describeCustom(_ meals: [CustomMeal]) -> String {
+        guard !meals.isEmpty else { return "No meals of your own. Add one with: ofj meals add \"Pre-workout\" --at 16:30" }
+        return (["Your own meals (each until the next meal starts; log to one with --meal NAME):"]
+            + meals.map { "  " + TerminalText.sanitize($0.name, keepNewlines: false).padding(toLength: max(10, $0.name.count), withPad: " ", startingAt: 0) + "  from \($0.start)" })
+            .joined(separator: "\n")
+    }
+
+    static func customJSON(_ meals: [CustomMeal]) -> JSONValue {
+        .array(meals.map { ["name": .string($0.name), "start": .string($0.start.description)] })
     }
 }

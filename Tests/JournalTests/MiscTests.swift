@@ -15,7 +15,7 @@ import SQLiteKit
         try migrator.migrate(db) // idempotent
         let applied = try migrator.appliedIdentifiers(db)
         #expect(applied.contains("agent-1-threads"))
-        #expect(applied.filter { $0.hasPrefix("journal-") } == ["journal-1-tables", "journal-saved-food-barcode", "journal-entry-derived-nutrients", "journal-2-person"])
+        #expect(applied.filter { $0.hasPrefix("journal-") } == ["journal-1-tables", "journal-saved-food-barcode", "journal-entry-derived-nutrients", "journal-2-person", "journal-3-diary-eaten-at", "journal-3-diary-meal-label"])
         // A database migrated by a newer build is refused, not modified.
         try db.execute("INSERT INTO schema_migrations (identifier) VALUES ('journal-99-future')")
         #expect(throws: Migrator.MigrationError.self) { try migrator.migrate(db) }

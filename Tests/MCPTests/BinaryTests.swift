@@ -30,9 +30,8 @@ final class BinaryTests: XCTestCase {
         let messages = try result.stdout.split(separator: "\n").map { try JSONValue.parse(String($0)) }
         func answer(_ id: JSONValue) -> JSONValue? { messages.first { $0["id"] == id } }
         XCTAssertEqual(answer(1)?["result"]?["protocolVersion"], "2025-06-18")
-        // The assistant's 30 tools and get_standing_notes.
-        XCTAssertEqual(answer(2)?["result"]?["tools"]?.arrayValue?.count, 31)
-        let notes = try JSONValue.parse(answer(7)?["result"]?["contents"]?[0]?["text"]?.stringValue ?? "")
+        // The assistant's 30 tools, get_standing_notes, and copy_journal_meal, add_day_note, get_eating_times.
+        XCTAssertEqual(answer(2)?["result"]?["tools"]?.arrayValue?.count, 34)
         XCTAssertEqual(notes["notes"], .null)
         XCTAssertEqual(answer("big")?["error"]?["code"], -32600)
         XCTAssertTrue(messages.contains { $0["error"]?["code"] == -32700 })

@@ -56,7 +56,7 @@ final class Fixture: Sendable {
     let registry: ToolRegistry
     let seed: Seed
 
-    init(seeded: Bool = true) throws {
+    init(seeded: Bool = true, customMeals: [CustomMeal] = []) throws {
         queue = try DatabaseQueue(path: ":memory:")
         var migrator = Migrator()
         ConversationStore.registerMigrations(into: &migrator)
@@ -64,7 +64,7 @@ final class Fixture: Sendable {
         try queue.migrate(migrator)
         let clock = VirtualClock(epoch: fixtureEpoch)
         self.clock = clock
-        journal = JournalStore(queue: queue, timeZone: utc, now: { Date(timeIntervalSince1970: clock.now()) })
+        journal = JournalStore(queue: queue, timeZone: utc, now: { Date(timeIntervalSince1970: clock.now()) }).with(customMeals: customMeals)
         registry = NutritionToolbox.makeRegistry(journal: journal, reference: .shared)
         seed = seeded ? try Fixture.seed(journal) : Seed(oatmeal: UUID(), oatMilk: UUID(), yogurt: UUID(), bowl: UUID(), coffee: UUID(), toast: UUID(), tofu: UUID(), bananaYesterday: UUID())
     }

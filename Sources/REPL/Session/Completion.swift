@@ -1,5 +1,6 @@
 // Tab completion: slash commands, their arguments as each command declares them (thread ids and
-// titles, model names, budgets, export formats, paths) and whole Food Bank names.
+// titles, model names, budgets, export formats, paths) and whole Food Bank names, the foods
+// logged at this time of day first.
 import Agent
 import Foundation
 import Journal
@@ -108,6 +109,10 @@ enum Completion {
             let name = Terminal.sanitize(item.food.name, keepNewlines: false)
             if !out.contains(name) { out.append(name) }
         }
-        return out.sorted()
+        // The foods logged at this time of day in the last weeks first (issue 34 §2), in their ranking.
+        let recent = ((try? journal.recentFoods(limit: 50)) ?? []).filter { $0.savedFoodID != nil }
+            .map { Terminal.sanitize($0.name, keepNewlines: false) }
+        func rank(_ name: String) -> Int { recent.firstIndex(of: name) ?? Int.max }
+        return out.sorted { (rank($0), $0) < (rank($1), $1) }
     }
 }

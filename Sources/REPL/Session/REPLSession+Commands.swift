@@ -48,7 +48,7 @@ extension REPLSession {
     /// `/week`: the last 7 days, then their calorie bars.
     func showWeek() throws {
         let today = services.journal.today()
-        sayView(JournalViews.range(try services.journal.rangeSummary(from: try today.adding(days: -6), to: today)))
+        sayView(JournalViews.range(try services.journal.rangeSummary(from: try today.adding(days: -6), to: today), pinned: services.pinned))
         if let bars = try Charts.week(of: services.journal, options: chartOptions) {
             say("")
             say(bars)

@@ -40,6 +40,8 @@ public struct SessionServices: Sendable {
     /// Looks up a line that is only a barcode (what a USB scanner types) and offers to log it;
     /// nil sends such a line to the assistant like any other.
     public var scanBarcode: (@Sendable (_ code: String) async -> BarcodeScanOffer)?
+    /// The nutrients `/week` shows (config.json's "pinned"); nil: calories, protein, carbs, fat.
+    public var pinned: [String]? = nil
     /// Charts (/week, /month) in Unicode blocks, else ASCII: whether the locale is UTF-8.
     public var unicodeCharts: Bool = ChartOptions.localeIsUTF8(ProcessInfo.processInfo.environment)
     /// Writes `/export … FILE` (0600, never over an existing file); nil where a session must not

@@ -118,6 +118,7 @@ struct Launcher {
             },
             version: version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
+        services.pinned = try? PinnedNutrients.load(configPath: paths.configPath)
         services.scanBarcode = PackagedCommands.scanner(journal: app.journal, foods: PackagedFoods(
             transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
         services.goalTool = tools.tool(named: NutritionToolName.setGoals.rawValue) as? any WriteTool

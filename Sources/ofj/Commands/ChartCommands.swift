@@ -49,7 +49,7 @@ extension OfjCommands {
                               .value("--to", "DATE", .date, "last day", default: "today"),
                               .value("--output", short: "-o", "FILE", .file, "the HTML file to write (- for stdout)"), .force],
                     access: .read,
-                    action: journal(ctx) { c, inv in try c.report(inv.arguments) })
+                    action: journal(ctx) { c, inv in try c.report(inv.arguments, pinned: PinnedNutrients.load(configPath: ctx.paths.configPath)) })
     }
 }
 
@@ -140,7 +140,7 @@ extension JournalCommands {
 
     // MARK: - report
 
-    func report(_ p: ParsedArguments) throws {
+    func report(_ p: ParsedArguments, pinned: [String]? = nil) throws {
         guard let path = p.value("-o") ?? p.value("--output") else {
             throw CLIError("give the file to write with -o, e.g. ofj report -o report.html (-o - writes to stdout)", status: 2)
         }
@@ -158,7 +158,7 @@ extension JournalCommands {
         let data = try journal.queue.read { db in
             ReportData(summary: try journal.rangeSummary(from: from, to: to, in: db), goals: try journal.goals(in: db),
                        gaps: try journal.nutrientGaps(from: from, to: to, threshold: 1, contributors: 3, in: db), generated: today,
-                       sources: try journal.goalSources(in: db))
+                       sources: try journal.goalSources(in: db), pinned: pinned)
         }
         try write(Data(HTMLReport.render(data).utf8), to: path, force: p.has("--force"))
     }

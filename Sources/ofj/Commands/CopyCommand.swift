@@ -48,7 +48,7 @@ extension JournalCommands {
         let copies = try journal.queue.write { try journal.copyEntries(entries, to: to, meal: toMeal, in: $0) }
         if p.has("--json") { try json(copies); return }
         var lines = ["Copied \(copies.count) entr\(copies.count == 1 ? "y" : "ies") from \(from)\(fromMeal.map { " " + $0.rawValue } ?? "") to \(to)\(toMeal.map { " " + $0.rawValue } ?? ""):"]
-        for e in copies { lines.append("  \(JournalStore.shortID(e.id))  \(e.meal.rawValue): " + TerminalText.sanitize(JournalViews.entryLine(e))) }
+        for e in copies { lines.append("  \(JournalStore.shortID(e.id))  \(TerminalText.sanitize(e.mealName, keepNewlines: false)): " + TerminalText.sanitize(JournalViews.entryLine(e))) }
         lines.append("Undo it in one step with `ofj undo`.")
         out(lines.joined(separator: "\n"))
     }

@@ -16,10 +16,12 @@ extension OfjCommands {
         CommandSpec("day", summary: "a day by meal with totals against goals (DATE: today, yesterday, -N, YYYY-MM-DD)",
                     details: "Shows a day of the journal by meal, with totals against your goals.\nDATE is today (default), yesterday, -N (N days ago) or YYYY-MM-DD.",
                     arguments: [PositionalSpec("DATE", .date, optional: true)],
-                    options: [.json],
+                    options: [.value("--pin", "IDS", .text, "the nutrients to show, e.g. energy_kcal,protein_g,water_g (default: config.json \"pinned\")"), .json],
                     subcommands: [dayMark(ctx)],
                     access: .read,
-                    action: journal(ctx) { c, inv in try c.day(inv.arguments) })
+                    action: journal(ctx) { c, inv in
+                        try c.day(inv.arguments, pinned: PinnedNutrients.chosen(inv.arguments, configPath: ctx.paths.configPath))
+                    })
     }
 
     static func log(_ ctx: CLIContext) -> CommandSpec {
@@ -43,9 +45,9 @@ extension OfjCommands {
                         .value("--protein", "G", .number, "protein in grams (manual entry)"),
                         .value("--carbs", "G", .number, "carbohydrate in grams (manual entry)"),
                         .value("--fat", "G", .number, "fat in grams (manual entry)"),
-                        .value("--nutrient", "ID=VALUE", .text, "another nutrient, e.g. sodium_mg=120 (manual entry)", repeatable: true),
+                        .value("--nutrient", "ID=VALUE", .text, "another nutrient, e.g. sodium_mg=120 (manual entry; with --food: this entry's value for the whole amount)", repeatable: true),
                         .value("--brand", "TEXT", .text, "the brand (manual entry)"),
-                        .value("--food", "NAME_OR_ID", .text, "log a Food Bank food"),
+                        .value("--food", "NAME_OR_ID", .dynamic("foods"), "log a Food Bank food (Tab offers the foods you log at this time of day first)"),
                         .value("--amount", "\"QTY [UNIT]\"", .text, "how much of the Food Bank food (servings without a unit)", excludes: ["--grams"]),
                         .value("--unit", "UNIT", .text, "the unit of --amount", requires: ["--amount"]),
                         .value("--ref", "REF_ID", .text, "log a USDA reference food (ids from ofj ref)"),
@@ -57,6 +59,7 @@ extension OfjCommands {
                         .flag("--serving", "with --food or --ref and no amount: the food's own serving, not the amount last logged"),
                         .value("--date", "DATE", .date, "the day (today, yesterday, -N, YYYY-MM-DD)", default: "today"),
                         .value("--meal", "MEAL", .suggestions(mealNames), "breakfast, lunch, dinner or snack"),
+                        .value("--at", "HH:MM", .text, "when it was eaten (24-hour; default: now); without --meal the meal schedule picks the meal"),
                         .flag("--force", "log an entry over 5,000 kcal or 5 kg"),
                         .flag("--yes", "with plain words: log what the cards show without asking (scripts; needed when there is no terminal)"),
                         .json,
@@ -65,7 +68,7 @@ extension OfjCommands {
                         ModeSpec("manual entry", selector: nil, options: ["--brand", "--kcal", "--kj", "--protein", "--carbs", "--fat", "--nutrient", "--yes"],
                                  takesArguments: true,
                                  hint: "a manual entry takes NAME with --kcal/--kj, --protein, --carbs, --fat, --nutrient, --brand"),
-                        ModeSpec("food", selector: "--food", options: ["--food", "--amount", "--unit", "--grams", "--serving"],
+                        ModeSpec("food", selector: "--food", options: ["--food", "--amount", "--unit", "--grams", "--serving", "--nutrient"],
                                  hint: "with --food give the amount as --amount QTY [UNIT], --grams G or --servings N"),
                         ModeSpec("reference food", selector: "--ref", options: ["--ref", "--portion", "--grams", "--serving"],
                                  hint: "with --ref give the amount as --portion TEXT (\"2 large\", \"1 cup\", \"8 fl oz\") or --grams G"),
@@ -130,12 +133,16 @@ extension OfjCommands {
     }
 
     static func export(_ ctx: CLIContext) -> CommandSpec {
-        CommandSpec("export", summary: "journal entries for spreadsheets",
+        CommandSpec("export", summary: "journal entries (and day notes) for spreadsheets",
                     subcommands: [
                         CommandSpec("csv", summary: "journal entries as CSV for spreadsheets",
                                     options: [.output, .value("--from", "DATE", .date, "first day"), .value("--to", "DATE", .date, "last day"), .force],
                                     access: .read,
                                     action: journal(ctx) { c, inv in try c.export(inv.arguments) }),
+                        CommandSpec("notes", summary: "day notes as CSV (id, day, time, text) for spreadsheets",
+                                    options: [.output, .value("--from", "DATE", .date, "first day"), .value("--to", "DATE", .date, "last day"), .force],
+                                    access: .read,
+                                    action: journal(ctx) { c, inv in try c.export(inv.arguments, notes: true) }),
                     ])
     }
 }
@@ -177,11 +184,21 @@ struct JournalCommands {
 
     // MARK: - day
 
-    func day(_ p: ParsedArguments) throws {
+    func day(_ p: ParsedArguments, pinned: [String]? = nil) throws {
         guard p.positionals.count <= 1 else { throw CLIError("day takes one DATE at most\n" + Self.dayHelp, status: 2) }
         let day = try parseDay(p.positionals.first)
-        let view = try journal.dayView(day)
-        if p.has("--json") { try json(view) } else { out(TerminalText.sanitize(JournalViews.day(view, today: journal.today(), ids: true))) }
+        let (view, notes, water) = try journal.queue.read { db in
+            (try journal.dayView(day, in: db), try journal.notes(on: day, in: db), try journal.waterLogged(on: day, in: db))
+        }
+        if p.has("--json") {
+            // Notes and water ride along (absent when there are none), the day's own shape unchanged.
+            var shown = view
+            shown.notes = notes.isEmpty ? nil : notes
+            shown.waterML = water > 0 ? (water * 10).rounded() / 10 : nil
+            try json(shown)
+        } else {
+            out(TerminalText.sanitize(JournalViews.day(view, today: journal.today(), ids: true, pinned: pinned, notes: notes, water: water)))
+        }
     }
 
     // MARK: - log
@@ -190,9 +207,8 @@ struct JournalCommands {
         // Which options go with which mode (manual, --food, --ref) is declared in the command table.
         let servings = try positiveNumber(p.value("--servings") ?? "1", field: "--servings")
         let dayValue = try p.value("--date").map { try parseDay($0) }
-        let meal = try p.value("--meal").map { text -> Meal in
-            do { return try Meal(parsing: text) } catch { throw CLIError("invalid meal '\(text.prefix(40))': use breakfast, lunch, dinner or snack", status: 2) }
-        }
+        let (meal, mealLabel) = try p.value("--meal").map(mealOrCustom) ?? (nil, nil)
+        let eatenAt = try p.value("--at").map { try parseEatenAt($0, day: dayValue) }
         let entry: Entry
         // Without an amount a food is logged as it was last time (issue 34 §1), said so.
         var sameAsLast: String?
@@ -221,7 +237,12 @@ struct JournalCommands {
                 sameAsLast = last.note + " (--serving for one serving)"
             }
             try requireOrdinarySize(food: food, amount: amount, force: p.has("--force"))
-            entry = try journal.logFood(food.id, amount: amount, day: dayValue, meal: meal)
+            // --nutrient overrides the food's value in this entry only (issue 34 §8).
+            var overrides: [String: Double] = [:]
+            for (id, v) in try nutrientPairs(p.values("--nutrient")) {
+                overrides[id == "energy_kj" ? "energy_kcal" : id] = id == "energy_kj" ? v / 4.184 : v
+            }
+            entry = try journal.logFood(food.id, amount: amount, day: dayValue, meal: meal, eatenAt: eatenAt, overrides: overrides, mealLabel: mealLabel)
         } else if let refID = p.value("--ref") {
             guard let reference, let food = reference.food(id: refID) else {
                 throw CLIError("no reference food with id '\(JournalViews.safeName(String(refID.prefix(20))))'; find ids with `ofj ref QUERY`")
@@ -239,13 +260,15 @@ struct JournalCommands {
             }
             try requireOrdinarySize(kcal: food.per100g("energy_kcal").map { $0 * amount.grams / 100 * servings },
                                     grams: amount.grams * servings, force: p.has("--force"))
-            entry = try journal.logReferenceFood(food, amount: amount, servings: servings, day: dayValue, meal: meal)
+            entry = try journal.logReferenceFood(food, amount: amount, servings: servings, day: dayValue, meal: meal, eatenAt: eatenAt, mealLabel: mealLabel)
             if sameAsLast == nil, let note = amount.note { sameAsLast = note }
         } else {
             // Words with no nutrients are read by the offline assistant (issue 34 §3).
             let manual = ["--kcal", "--kj", "--protein", "--carbs", "--fat", "--brand"].contains { p.value($0) != nil } || !p.values("--nutrient").isEmpty
             if !p.positionals.isEmpty && !manual {
                 if p.value("--servings") != nil { throw CLIError("with plain words give the amount in the words (\"2 eggs\"), not --servings", status: 2) }
+                if mealLabel != nil { throw CLIError("a meal of your own goes with --food, --ref or a manual entry (--kcal), not with plain words", status: 2) }
+                if p.value("--at") != nil { throw CLIError("--at goes with --food, --ref or a manual entry (--kcal), not with plain words", status: 2) }
                 try PlainWordsLog(journal: journal, out: out, ask: JournalOps.terminalAsk)
                     .run(p.positionals.joined(separator: " "), yes: p.has("--yes"), json: p.has("--json"), meal: meal?.rawValue, date: dayValue?.description)
                 return
@@ -264,13 +287,9 @@ struct JournalCommands {
                 if raw["energy_kcal"] != nil { throw CLIError("give --kcal or --kj, not both", status: 2) }
                 raw["energy_kj"] = try nonNegativeNumber(kj, field: "--kj")
             }
-            for pair in p.values("--nutrient") {
-                let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
-                guard kv.count == 2 else { throw CLIError("--nutrient takes ID=VALUE, e.g. sodium_mg=120", status: 2) }
-                if NutrientAmounts.isKilojoules(kv[0]) == false { try requireKnownNutrient(kv[0]) }
-                let id = NutrientAmounts.isKilojoules(kv[0]) ? "energy_kj" : NutrientCatalog.canonicalID(for: kv[0]) ?? kv[0]
-                guard raw[id] == nil else { throw CLIError("--nutrient \(JournalViews.safeName(String(kv[0].prefix(40)))) is given twice; give it once", status: 2) }
-                raw[id] = try nonNegativeNumber(kv[1], field: "--nutrient \(kv[0])")
+            for (id, v) in try nutrientPairs(p.values("--nutrient")) {
+                guard raw[id] == nil else { throw CLIError("--nutrient \(id) is given twice; give it once", status: 2) }
+                raw[id] = v
             }
             if raw["energy_kj"] != nil && raw["energy_kcal"] != nil { throw CLIError("give energy in kcal or in kJ, not both", status: 2) }
             guard raw["energy_kcal"] != nil || raw["energy_kj"] != nil else {
@@ -279,13 +298,37 @@ struct JournalCommands {
             let nutrients = try NutrientAmounts(raw)
             try requireOrdinarySize(kcal: nutrients["energy_kcal"].map { $0 * servings }, grams: nil, force: p.has("--force"))
             let draft = EntryDraft(day: dayValue, meal: meal, name: name, brand: p.value("--brand"),
-                                   servings: servings, nutrients: nutrients, source: .manual)
+                                   servings: servings, nutrients: nutrients, source: .manual, eatenAt: eatenAt, mealLabel: mealLabel)
             entry = try journal.logEntry(draft)
         }
         if p.has("--json") { try json(entry) } else {
-            out("Logged to \(entry.meal.rawValue) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry)) + " (id \(JournalStore.shortID(entry.id)))"
+            out("Logged to \(TerminalText.sanitize(entry.mealName, keepNewlines: false)) on \(entry.day): " + TerminalText.sanitize(JournalViews.entryLine(entry)) + " (id \(JournalStore.shortID(entry.id)))"
                 + (sameAsLast.map { "; " + TerminalText.sanitize($0) } ?? ""))
         }
+    }
+
+    /// `--nutrient ID=VALUE…` as canonical ids (kilojoules as `energy_kj`), each once.
+    func nutrientPairs(_ pairs: [String]) throws -> [(String, Double)] {
+        var out: [(String, Double)] = []
+        for pair in pairs {
+            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard kv.count == 2 else { throw CLIError("--nutrient takes ID=VALUE, e.g. sodium_mg=120", status: 2) }
+            if NutrientAmounts.isKilojoules(kv[0]) == false { try requireKnownNutrient(kv[0]) }
+            let id = NutrientAmounts.isKilojoules(kv[0]) ? "energy_kj" : NutrientCatalog.canonicalID(for: kv[0]) ?? kv[0]
+            guard !out.contains(where: { $0.0 == id }) else {
+                throw CLIError("--nutrient \(JournalViews.safeName(String(kv[0].prefix(40)))) is given twice; give it once", status: 2)
+            }
+            out.append((id, try nonNegativeNumber(kv[1], field: "--nutrient \(kv[0])")))
+        }
+        return out
+    }
+
+    /// `--at HH:MM` on `day` (today when nil) as a moment in the journal's time zone.
+    func parseEatenAt(_ text: String, day: CalendarDay?) throws -> Date {
+        guard let t = try? TimeOfDay(parsing: text.trimmingCharacters(in: .whitespaces)) else {
+            throw CLIError("invalid time '\(JournalViews.safeName(String(text.prefix(20))))': use HH:MM on a 24-hour clock, e.g. 08:15 or 19:30", status: 2)
+        }
+        return journal.date(on: day ?? journal.today(), minute: t.minutes)
     }
 
     /// An entry over 5,000 kcal or 5 kg is most likely a typo: it needs --force.
@@ -495,11 +538,11 @@ struct JournalCommands {
         }
     }
 
-    func export(_ p: ParsedArguments) throws {
+    func export(_ p: ParsedArguments, notes: Bool = false) throws {
         let from = try p.value("--from").map { try parseDay($0) }
         let to = try p.value("--to").map { try parseDay($0) }
         if let from, let to, from > to { throw CLIError("--from \(from) is after --to \(to)", status: 2) }
-        let csv = try journal.exportCSV(from: from, to: to)
+        let csv = notes ? try journal.exportNotesCSV(from: from, to: to) : try journal.exportCSV(from: from, to: to)
         try write(Data(csv.utf8), to: p.value("-o") ?? p.value("--output"), force: p.has("--force"))
     }
 

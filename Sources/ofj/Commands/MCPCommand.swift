@@ -32,6 +32,7 @@ enum MCPCommand {
         let paths = ctx.paths, version = ctx.version
         let queue = try OfjCommands.openDatabase(ctx, inv)
         let journal = JournalStore(queue: queue, timeZone: .current, mealSchedule: MealConfig.load(configPath: paths.configPath).schedule)
+            .with(customMeals: MealConfig.customMeals(configPath: paths.configPath))
         let store = ConversationStore(queue: queue)
         // MCP clients' models do not get ofj's requests, so the standing notes are a tool and a resource there.
         let tools = ToolRegistry(Toolbox.registry(journal: journal, attachments: false).tools + [PersonTools.standingNotes(journal: journal)])

@@ -27,9 +27,9 @@ enum OfjCommands {
         var root = assistant(ctx)
         // The order of help, completion and README.md's table.
         root.subcommands = [
-            ask(ctx), day(ctx), status(ctx), trend(ctx), month(ctx), gaps(ctx), report(ctx), log(ctx), copy(ctx), entry(ctx), foods(ctx), ref(ctx),
+            ask(ctx), day(ctx), status(ctx), trend(ctx), month(ctx), gaps(ctx), report(ctx), log(ctx), copy(ctx), recent(ctx), water(ctx), note(ctx), fasting(ctx), entry(ctx), foods(ctx), ref(ctx),
             barcode(ctx), packaged(ctx), goals(ctx), profile(ctx), weight(ctx), expenditure(ctx), checkin(ctx), undo(ctx), backup(ctx), importDiary(ctx), export(ctx), search(ctx), threads(ctx),
-            meals(ctx), diag(ctx), sync(ctx), replay(ctx), mcp(ctx), doctor(ctx), completion(ctx), help(ctx), readmeCommands(ctx),
+            meals(ctx), diag(ctx), sync(ctx), replay(ctx), mcp(ctx), doctor(ctx), completion(ctx), help(ctx), readmeCommands(ctx), complete(ctx),
         ]
         return CommandTable(root: root, unknownCommandHint: "to ask one question: ofj ask \"…\"")
     }
@@ -89,6 +89,7 @@ enum OfjCommands {
 
     static func openJournal(_ ctx: CLIContext, _ inv: CommandInvocation) throws -> JournalStore {
         JournalStore(queue: try openDatabase(ctx, inv), timeZone: .current, mealSchedule: MealConfig.load(configPath: ctx.paths.configPath).schedule)
+            .with(customMeals: MealConfig.customMeals(configPath: ctx.paths.configPath))
     }
 
     /// A journal command: opens the journal and runs `body`.
