@@ -32,6 +32,7 @@ final class BinaryTests: XCTestCase {
         XCTAssertEqual(answer(1)?["result"]?["protocolVersion"], "2025-06-18")
         // The assistant's 30 tools, get_standing_notes, and copy_journal_meal, add_day_note, get_eating_times.
         XCTAssertEqual(answer(2)?["result"]?["tools"]?.arrayValue?.count, 34)
+        let notes = try JSONValue.parse(answer(7)?["result"]?["contents"]?[0]?["text"]?.stringValue ?? "")
         XCTAssertEqual(notes["notes"], .null)
         XCTAssertEqual(answer("big")?["error"]?["code"], -32600)
         XCTAssertTrue(messages.contains { $0["error"]?["code"] == -32700 })

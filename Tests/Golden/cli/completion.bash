@@ -4,7 +4,7 @@ _ofj() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "$cmd/${COMP_WORDS[i]}" in
-            /ask|/day|/day/mark|/status|/trend|/month|/gaps|/report|/log|/copy|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/goals/from-profile|/profile|/profile/set|/profile/notes|/weight|/expenditure|/checkin|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/sync/quarantine|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
+            /ask|/day|/day/mark|/status|/trend|/month|/gaps|/report|/log|/copy|/recent|/water|/note|/fasting|/entry|/entry/show|/entry/edit|/entry/move|/entry/delete|/foods|/foods/add|/foods/edit|/foods/archive|/foods/unarchive|/foods/shelf|/ref|/barcode|/packaged|/goals|/goals/set|/goals/reset|/goals/from-profile|/profile|/profile/set|/profile/notes|/weight|/expenditure|/checkin|/undo|/backup|/backup/export|/backup/import|/import|/import/cronometer|/import/myfitnesspal|/import/csv|/export|/export/csv|/export/notes|/search|/threads|/threads/list|/threads/show|/threads/delete|/threads/export|/meals|/meals/set|/meals/add|/meals/remove|/meals/reset|/diag|/diag/status|/diag/flush|/diag/export|/sync|/sync/status|/sync/conflicts|/sync/quarantine|/replay|/mcp|/doctor|/completion|/help) cmd="$cmd/${COMP_WORDS[i]}" ;;
         esac
     done
     case "$cmd:$prev" in
@@ -17,6 +17,7 @@ _ofj() {
         /ask:--provider) COMPREPLY=($(compgen -W "offline gemini openai openrouter anthropic azure ollama llamacpp vllm lmstudio" -- "$cur")); return ;;
         /ask:--model) COMPREPLY=(); return ;;
         /ask:--record) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        /day:--pin) COMPREPLY=(); return ;;
         /status:--format) COMPREPLY=(); return ;;
         /trend:--days) COMPREPLY=(); return ;;
         /trend:--weeks) COMPREPLY=(); return ;;
@@ -32,7 +33,7 @@ _ofj() {
         /log:--fat) COMPREPLY=(); return ;;
         /log:--nutrient) COMPREPLY=(); return ;;
         /log:--brand) COMPREPLY=(); return ;;
-        /log:--food) COMPREPLY=(); return ;;
+        /log:--food) local IFS=$'\n'; COMPREPLY=($(compgen -W "$(ofj __complete foods 2>/dev/null)" -- "$cur")); return ;;
         /log:--amount) COMPREPLY=(); return ;;
         /log:--unit) COMPREPLY=(); return ;;
         /log:--ref) COMPREPLY=(); return ;;
@@ -42,7 +43,15 @@ _ofj() {
         /log:--servings) COMPREPLY=(); return ;;
         /log:--date) COMPREPLY=(); return ;;
         /log:--meal) COMPREPLY=($(compgen -W "breakfast lunch dinner snack" -- "$cur")); return ;;
+        /log:--at) COMPREPLY=(); return ;;
         /copy:--to) COMPREPLY=(); return ;;
+        /recent:--meal) COMPREPLY=($(compgen -W "breakfast lunch dinner snack" -- "$cur")); return ;;
+        /recent:--limit) COMPREPLY=(); return ;;
+        /water:--date) COMPREPLY=(); return ;;
+        /water:--at) COMPREPLY=(); return ;;
+        /water:--meal) COMPREPLY=($(compgen -W "breakfast lunch dinner snack" -- "$cur")); return ;;
+        /note:--date) COMPREPLY=(); return ;;
+        /fasting:--days) COMPREPLY=(); return ;;
         /entry/edit:--name) COMPREPLY=(); return ;;
         /entry/edit:--brand) COMPREPLY=(); return ;;
         /entry/edit:--servings) COMPREPLY=(); return ;;
@@ -98,27 +107,35 @@ _ofj() {
         /export/csv:-o|/export/csv:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         /export/csv:--from) COMPREPLY=(); return ;;
         /export/csv:--to) COMPREPLY=(); return ;;
+        /export/notes:-o|/export/notes:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        /export/notes:--from) COMPREPLY=(); return ;;
+        /export/notes:--to) COMPREPLY=(); return ;;
         /search:--limit) COMPREPLY=(); return ;;
         /threads:--limit) COMPREPLY=(); return ;;
         /threads/list:--limit) COMPREPLY=(); return ;;
         /threads/export:--format) COMPREPLY=($(compgen -W "md json" -- "$cur")); return ;;
         /threads/export:-o|/threads/export:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        /meals/add:--at) COMPREPLY=(); return ;;
         /diag/export:--since) COMPREPLY=(); return ;;
         /diag/export:-o|/diag/export:--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
     local options words files=0
     case "$cmd" in
-        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day status trend month gaps report log copy entry foods ref barcode packaged goals profile weight expenditure checkin undo backup import export search threads meals diag sync replay mcp doctor completion help" ;;
+        "") options="--resume --thread --provider --model --record -V --version -h --help"; words="ask day status trend month gaps report log copy recent water note fasting entry foods ref barcode packaged goals profile weight expenditure checkin undo backup import export search threads meals diag sync replay mcp doctor completion help" ;;
         /ask) options="--yes --json --attach --thread --provider --model --record -h --help"; words="" ;;
-        /day) options="--json -h --help"; words="mark" ;;
+        /day) options="--pin --json -h --help"; words="mark" ;;
         /day/mark) options="--json -h --help"; words="complete incomplete clear" ;;
         /status) options="--format -h --help"; words="" ;;
         /trend) options="--days --weeks --months --json -h --help"; words="energy_kcal protein_g carbohydrate_g fat_g fiber_g sugars_g added_sugars_g sodium_mg cholesterol_mg saturated_fat_g trans_fat_g monounsaturated_fat_g polyunsaturated_fat_g vitamin_a_mcg vitamin_c_mg vitamin_d_mcg vitamin_e_mg vitamin_k_mcg vitamin_b6_mg vitamin_b12_mcg thiamin_mg riboflavin_mg niacin_mg pantothenic_acid_mg biotin_mcg folate_mcg choline_mg calcium_mg iron_mg magnesium_mg phosphorus_mg potassium_mg zinc_mg copper_mg manganese_mg selenium_mcg chromium_mcg molybdenum_mcg iodine_mcg chloride_mg water_g caffeine_mg starch_g alcohol_g ash_g theobromine_mg pufa_18_2_g pufa_18_3_g ala_18_3_n3_g epa_20_5_n3_g dpa_22_5_n3_g dha_22_6_n3_g fluoride_mcg retinol_mcg beta_carotene_mcg alpha_carotene_mcg beta_cryptoxanthin_mcg lycopene_mcg lutein_zeaxanthin_mcg folate_total_mcg betaine_mg vitamin_b12_added_mcg vitamin_d2_mcg vitamin_d3_mcg vitamin_e_added_mg vitamin_k2_mk4_mcg weight" ;;
         /month) options="-h --help"; words="" ;;
         /gaps) options="--days --json -h --help"; words="" ;;
         /report) options="--from --to -o --output --force -h --help"; words="" ;;
-        /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --serving --date --meal --force --yes --json -h --help"; words="" ;;
+        /log) options="--kcal --kj --protein --carbs --fat --nutrient --brand --food --amount --unit --ref --portion --barcode --refresh --grams --servings --serving --date --meal --at --force --yes --json -h --help"; words="" ;;
         /copy) options="--to --yes --json -h --help"; words="breakfast lunch dinner snack breakfast lunch dinner snack" ;;
+        /recent) options="--meal --limit --json -h --help"; words="" ;;
+        /water) options="--date --at --meal --json -h --help"; words="" ;;
+        /note) options="--date --json -h --help"; words="" ;;
+        /fasting) options="--days --json -h --help"; words="" ;;
         /entry) options="-h --help"; words="show edit move delete" ;;
         /entry/show) options="--json -h --help"; words="" ;;
         /entry/edit) options="--name --brand --servings --amount --kcal --kj --protein --carbs --fat --nutrient --date --meal --yes --json -h --help"; words="" ;;
@@ -151,16 +168,19 @@ _ofj() {
         /import/cronometer) options="--dry-run --day-first --json -h --help"; words=""; files=1 ;;
         /import/myfitnesspal) options="--dry-run --day-first --json -h --help"; words=""; files=1 ;;
         /import/csv) options="--map --dry-run --day-first --json -h --help"; words=""; files=1 ;;
-        /export) options="-h --help"; words="csv" ;;
+        /export) options="-h --help"; words="csv notes" ;;
         /export/csv) options="-o --output --from --to --force -h --help"; words="" ;;
+        /export/notes) options="-o --output --from --to --force -h --help"; words="" ;;
         /search) options="--threads --journal --limit --json -h --help"; words="" ;;
         /threads) options="--limit --json -h --help"; words="list show delete export" ;;
         /threads/list) options="--limit --json -h --help"; words="" ;;
         /threads/show) options="--json -h --help"; words="" ;;
         /threads/delete) options="--yes -h --help"; words="" ;;
         /threads/export) options="--format -o --output --force -h --help"; words="" ;;
-        /meals) options="--json -h --help"; words="set reset" ;;
+        /meals) options="--json -h --help"; words="set add remove reset" ;;
         /meals/set) options="-h --help"; words="" ;;
+        /meals/add) options="--at --json -h --help"; words="" ;;
+        /meals/remove) options="--json -h --help"; words="" ;;
         /meals/reset) options="-h --help"; words="" ;;
         /diag) options="-h --help"; words="status flush export" ;;
         /diag/status) options="-h --help"; words="" ;;
