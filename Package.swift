@@ -63,7 +63,13 @@ let package = Package(
         .executableTarget(name: "ofj", dependencies: ["Base", "CommandLineKit", "Views", "REPL", "Transcripts", "Agent", "Journal", "Nutrition", "ReferenceFoods",
                                                        "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP", "PackagedFoods", "HTTP",
                                                        "Hrana", "Offline", "Research", "Sync", "SQLiteKit", "Settings"],
-                          swiftSettings: swiftSettings),
+                          swiftSettings: swiftSettings,
+                          // Release builds link with the toolchain's lld and packed relative relocations
+                          // (DT_RELR, glibc >= 2.36): the 2 MB of relocation entries the loader read at
+                          // every start become a few kB, 3 MB less peak memory for `ofj --version`
+                          // (BENCHMARKS.md, issue 39). gold, the default linker here, cannot pack them.
+                          linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                                                        .when(platforms: [.linux], configuration: .release))]),
         .target(name: "TestSupport", dependencies: ["Base", "SQLiteKit", "HTTP", "Hrana", "CEditLine"], path: "Sources/TestSupport",
                 swiftSettings: swiftSettings),
 
