@@ -1,4 +1,5 @@
 // JournalStore speed probe on a generated 10-year journal; run through tools/bench-journal.sh.
+import Base
 import Foundation
 import Journal
 import Nutrition
