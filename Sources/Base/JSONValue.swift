@@ -88,6 +88,19 @@ public enum JSONValue: Sendable, Hashable {
     /// Escaped: quote, backslash, control characters, DEL, and U+2028/U+2029 (E2 80 A8/A9).
     public static func writeString(_ s: String, to out: inout String) {
         out += "\""
+        // The common case, checked over the raw bytes: nothing to escape at all.
+        let plain = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for (n, byte) in bytes.enumerated() {
+                if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return false }
+                if byte == 0xE2, n + 2 < bytes.count, bytes[n + 1] == 0x80, bytes[n + 2] == 0xA8 || bytes[n + 2] == 0xA9 { return false }
+            }
+            return true
+        }
+        if plain == true {
+            out += s
+            out += "\""
+            return
+        }
         let utf8 = s.utf8
         var run = utf8.startIndex
         var i = utf8.startIndex
@@ -126,7 +139,11 @@ public enum JSONValue: Sendable, Hashable {
                 i = utf8.index(after: i)
             }
         }
-        out.append(contentsOf: s[run..<utf8.endIndex])
+        if run == utf8.startIndex {
+            out += s // nothing escaped: the String's own append, faster than a Substring's
+        } else {
+            out.append(contentsOf: s[run..<utf8.endIndex])
+        }
         out += "\""
     }
 
