@@ -5,7 +5,7 @@
 # that order follows the traced binary's layout, so lists from two builds differ a little and their
 # peaks by up to ~1 MiB: measure after regenerating). The release build
 # links with it (`lld --symbol-ordering-file`, Package.swift), so that code sits together and the
-# kernel maps far fewer of the binary's pages (BENCHMARKS.md, issue 39: `ofj day` 22 -> 16 MiB).
+# kernel maps far fewer of the binary's pages (BENCHMARKS.md, issue 39: `ofj day` 22 -> 17 MiB).
 # Rerun after large changes (a stale file only costs memory; missing symbols are ignored):
 #   tools/startup-order.sh [OFJ_BINARY [JOURNAL [DAY]]]   (default .build/release/ofj; needs valgrind, python3)
 # JOURNAL: an ofj.sqlite to read (the 10-year one of tools/bench-journal.sh gives the better order:
