@@ -2,6 +2,9 @@
 // ofj: OpenFoodJournal for the terminal. Module graph: see ARCHITECTURE.md (dependencies point down).
 import PackageDescription
 
+/// The folder of this manifest, for the release link's ordering file (an absolute path for lld).
+let packageRoot = String(#filePath.dropLast("/Package.swift".count))
+
 let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
@@ -64,7 +67,18 @@ let package = Package(
         .executableTarget(name: "ofj", dependencies: ["Base", "CommandLineKit", "Views", "REPL", "Transcripts", "Agent", "Journal", "Nutrition", "ReferenceFoods",
                                                        "Providers", "Diagnostics", "NutritionTools", "OutputSafety", "MCP", "PackagedFoods", "HTTP",
                                                        "Hrana", "Offline", "Research", "Sync", "SQLiteKit", "Settings"],
-                          swiftSettings: swiftSettings),
+                          swiftSettings: swiftSettings,
+                          // Release builds link with the toolchain's lld and packed relative relocations
+                          // (DT_RELR, glibc >= 2.36): the 2 MB of relocation entries the loader read at
+                          // every start become a few kB, 3 MB less peak memory for `ofj --version`
+                          // (BENCHMARKS.md, issue 39). gold, the default linker here, cannot pack them.
+                          // tools/startup.order (tools/startup-order.sh) puts the functions of the common
+                          // start-up paths together: the kernel maps the binary's code in 64 KB blocks
+                          // around each page used, so scattered code cost `ofj day` 6 MiB more.
+                          linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                                                         "-Xlinker", "--symbol-ordering-file=\(packageRoot)/tools/startup.order",
+                                                         "-Xlinker", "--no-warn-symbol-ordering"],
+                                                        .when(platforms: [.linux], configuration: .release))]),
         .target(name: "TestSupport", dependencies: ["Base", "SQLiteKit", "HTTP", "Hrana", "CEditLine"], path: "Sources/TestSupport",
                 swiftSettings: swiftSettings),
 

@@ -138,7 +138,9 @@ public struct RuleVocabulary: Sendable {
         var tools: [String: @Sendable (String) -> RuleFieldKind?] = [:]
         var reads: Set<String> = []
         for tool in registry.tools {
-            guard let write = tool as? any WriteTool else { reads.insert(tool.name); continue }
+            // `effect` first: a failing `as? any WriteTool` scans every protocol conformance in
+            // the binary (~0.25 M instructions per read tool, at every start; issue 39).
+            guard tool.effect == .write, let write = tool as? any WriteTool else { reads.insert(tool.name); continue }
             let properties = tool.parameters["properties"]?.objectValue ?? [:]
             var fields: [String: RuleFieldKind] = [:]
             for (name, schema) in properties {

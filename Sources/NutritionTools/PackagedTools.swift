@@ -22,6 +22,12 @@ public enum PackagedTools {
 
     /// The four tools over `journal` and `foods` (which must share the journal's database).
     public static func make(journal: JournalStore, foods: PackagedFoods) -> [any Tool] {
+        make(journal: journal, foods: OnFirstUse(made: foods))
+    }
+
+    /// The same, with the client made on the first lookup or search that needs the network (a
+    /// turn that never asks for a packaged food never builds it; issue 39).
+    public static func make(journal: JournalStore, foods: OnFirstUse<PackagedFoods>) -> [any Tool] {
         [LookupBarcode(journal: journal, foods: foods), SearchPackagedFoods(foods: foods),
          LogPackagedFood(journal: journal), SavePackagedFood(journal: journal)]
     }
@@ -114,7 +120,7 @@ public enum PackagedTools {
 
 struct LookupBarcode: Tool {
     let journal: JournalStore
-    let foods: PackagedFoods
+    let foods: OnFirstUse<PackagedFoods>
     let name = NutritionToolName.lookupBarcode.rawValue
     var group: ToolGroup { .packaged }
     let description = """
@@ -152,14 +158,14 @@ struct LookupBarcode: Tool {
                           "found \(Text.clean(saved.name, max: 60)) in the Food Bank")
         }
         let result: PackagedFoods.Lookup
-        do { result = try await foods.lookup(code, refresh: refresh) } catch let e as PackagedError { return .error(e.description) }
+        do { result = try await foods.value.lookup(code, refresh: refresh) } catch let e as PackagedError { return .error(e.description) }
         guard let p = result.product else { return .error("no product with barcode \(code.code) in Open Food Facts; ask the person for the label's values") }
         return output(["product": PackagedTools.shape(p, origin: result.origin)], "found \(Text.clean(p.name, max: 60))")
     }
 }
 
 struct SearchPackagedFoods: Tool {
-    let foods: PackagedFoods
+    let foods: OnFirstUse<PackagedFoods>
     let name = NutritionToolName.searchPackagedFoods.rawValue
     var group: ToolGroup { .packaged }
     let description = """
@@ -187,7 +193,7 @@ struct SearchPackagedFoods: Tool {
         guard let query = try args.text("query", max: 200, required: true) else { throw ToolArgumentError(field: "query", "is required") }
         guard let source = PackagedSource(rawValue: args.string("source") ?? "off") else { throw ToolArgumentError(field: "source", "is off or fdc") }
         let result: PackagedFoods.SearchResult
-        do { result = try await foods.search(query, source: source, limit: args.limit(default: 5, max: 10)) } catch let e as PackagedError {
+        do { result = try await foods.value.search(query, source: source, limit: args.limit(default: 5, max: 10)) } catch let e as PackagedError {
             return .error(e.description)
         }
         var o: [String: JSONValue] = ["products": .array(result.products.map { PackagedTools.shape($0, origin: result.origin) }),

@@ -32,7 +32,12 @@ enum Toolbox {
         if let sources, fetchURL || search != nil {
             extra.append(ReadConversationSourceTool(sources: sources))
             // A write proposed after reading the web names the sources on its approval card.
-            tools = tools.map { tool in (tool as? any WriteTool).map { SourceCitingWriteTool($0, sources: sources) } ?? tool }
+            // (`effect` first: a failing `as? any WriteTool` scans every protocol conformance in
+            // the binary, 7 M instructions for the read tools at each start; issue 39.)
+            tools = tools.map { tool in
+                guard tool.effect == .write, let write = tool as? any WriteTool else { return tool }
+                return SourceCitingWriteTool(write, sources: sources)
+            }
         }
         // Label scan (issue 19): cards of log_food/save_food name the attached file the values came from.
         if attachments {
@@ -45,10 +50,19 @@ enum Toolbox {
 
     /// lookup_barcode, search_packaged_foods, log_packaged_food, save_packaged_food (issue 18),
     /// over the journal's database (cache, rate limits) and the real network unless `foods` is given.
+    /// The network client is made on the first lookup or search that needs it (issue 39).
     static func packagedTools(journal: JournalStore, foods: PackagedFoods? = nil) -> [any Tool] {
-        let config = PackagedConfig.fromEnvironment(ProcessInfo.processInfo.environment, version: version)
-        return PackagedTools.make(journal: journal, foods: foods ?? PackagedFoods(transport: CurlTransport(), config: config,
-                                                                                  store: PackagedStore(queue: journal.queue)))
+        if let foods { return PackagedTools.make(journal: journal, foods: foods) }
+        return PackagedTools.make(journal: journal, foods: packagedClient(queue: journal.queue))
+    }
+
+    /// The Open Food Facts / FoodData Central client over `queue` (cache, rate limits), made on first use.
+    /// (Reading the environment costs 0.5 M instructions, so it too waits for the first use.)
+    static func packagedClient(queue: DatabaseQueue, environment: [String: String]? = nil) -> OnFirstUse<PackagedFoods> {
+        OnFirstUse {
+            PackagedFoods(transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment ?? ProcessInfo.processInfo.environment, version: version),
+                          store: PackagedStore(queue: queue))
+        }
     }
 
     /// The approval rules of config.json at `path`, checked against `tools`' schemas; relative

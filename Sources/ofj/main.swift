@@ -53,6 +53,12 @@ func capped(_ message: String) -> String {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+// `ofj --version` alone answers before the environment is read and the command table is built
+// (two thirds of the rest of its start-up; issue 39). With other arguments the table decides.
+if arguments == ["--version"] || arguments == ["-V"] {
+    writeOut("ofj \(version)")
+    exit(0)
+}
 let environment = ProcessInfo.processInfo.environment
 let context = CLIContext(paths: AppPaths(environment: environment), environment: environment, version: version)
 

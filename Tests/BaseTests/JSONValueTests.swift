@@ -23,6 +23,38 @@ import Testing
         #expect(JSONValue.string("a\u{1B}[31m\n").serialized == #""a\u001b[31m\n""#)
     }
 
+    /// The runs without escapes are appended whole: the same output as escaping scalar by scalar,
+    /// with the escapes at the start, in the middle, at the end and next to other 0xE2 characters.
+    @Test(arguments: ["", "plain words", "é and 😀 and — dash", "ends with a quote\"", "\\ first", "tab\there", "a\u{7F}b",
+                      "line\u{2028}separator", "para\u{2029}", "€ uses 0xE2 but needs no escape", "—\u{2028}—\u{2029}…",
+                      "\u{1B}[31m\nred\r\n", "\u{08}\u{0C}\u{00}\u{1F}", "a\"b\\c\"", "\u{E2}\u{80}"])
+    func stringsAreWrittenTheSameByEitherPath(text: String) throws {
+        var out = ""
+        JSONValue.writeString(text, to: &out)
+        var slow = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": slow += "\\\""
+            case "\\": slow += "\\\\"
+            case "\t": slow += "\\t"
+            case "\n": slow += "\\n"
+            case "\r": slow += "\\r"
+            case "\u{08}": slow += "\\b"
+            case "\u{0C}": slow += "\\f"
+            case "\u{00}": slow += "\\u0000"
+            case "\u{1B}": slow += "\\u001b"
+            case "\u{1F}": slow += "\\u001f"
+            case "\u{7F}": slow += "\\u007f"
+            case "\u{2028}": slow += "\\u2028"
+            case "\u{2029}": slow += "\\u2029"
+            default: slow.unicodeScalars.append(scalar)
+            }
+        }
+        slow += "\""
+        #expect(out == slow)
+        #expect(try JSONValue.parse(out) == .string(text))
+    }
+
     @Test func deepNestingIsAnErrorNotACrash() {
         let deep = String(repeating: "[", count: 10_000)
         #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(deep) }

@@ -145,6 +145,20 @@ final class PackagedCLITests: XCTestCase {
         XCTAssertEqual(day.stdout.components(separatedBy: "\"packaged\"").count, 2, "exactly one entry logged")
     }
 
+    /// Issue 39: the packaged-food clients are made on first use, so a plain turn first leaves the
+    /// REPL's scanner and the assistant's lookup_barcode working (one request; the second is cached).
+    func testAScanAfterAPlainTurnStillLooksUpAndLogs() async throws {
+        server.enqueue(try bread())
+        var e = env
+        e["OFJ_PROVIDER"] = "offline"
+        let r = try await OfjBinary.run([], input: "hello\n3029330003533\ny\nscan 3029330003533\n", environment: e)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("┌ Scanned: 3029330003533\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("✓ logged Crousti Moelleux Complet Sans Sucre Ajouté 730gr (Jacquet)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("Say \"log 1 serving of 3029330003533\" to log it."), r.stdout)
+        XCTAssertEqual(server.requests.count, 1)
+    }
+
     func testTheOfflineAssistantScansAndLogsOneServing() async throws {
         server.enqueue(try bread())
         var e = env

@@ -58,6 +58,25 @@ import Testing
         await remote.shutdown()
     }
 
+    /// Issue 39: a text-only turn sets up nothing it does not use; the sync after it (the one
+    /// `ofj ask` makes at exit, then `ofj sync`) still carries what was logged before it.
+    @Test func aSyncAfterAPlainTurnStillSyncs() async throws {
+        guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
+        let remote = try await Remote.start()
+        let a = Home(url: remote.url), b = Home(url: remote.url)
+        try await a.offline(["log", "porridge", "--kcal", "350", "--meal", "breakfast", "--date", "2026-11-28"])
+        let turn = try await a.ofj(["ask", "hello", "--provider", "offline"])
+        #expect(turn.status == 0, "\(turn.stderr)")
+        #expect(!turn.stdout.isEmpty)
+        let sync = try await a.ofj(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(try await a.ofj(["sync", "status"]).stdout.contains("pending local changes: 0"))
+        let pulled = try await b.ofj(["sync"])
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        #expect(try await b.ofj(["day", "2026-11-28"]).stdout.contains("porridge"))
+        await remote.shutdown()
+    }
+
     @Test func killedAtEveryPhaseThenConverges() async throws {
         guard OfjBinary.path != nil else { Issue.record("build ofj first (swift build --build-tests)"); return }
         let remote = try await Remote.start()

@@ -10,18 +10,21 @@ The chunks follow the shape of the recorded Chat Completions streams in
 index/id/function name then arguments, finish_reason chunk, usage chunk, [DONE]).
 
 Usage: fake_openai.py [--port 0]; prints the bound port on the first line of stdout.
-GET /__stats returns request counters as JSON.
+GET /__stats returns request counters as JSON, with `handle_ms`: the server's own time in do_POST
+summed over all requests (reading and parsing the body, writing the answer), which
+tools/bench/check.sh takes off a REPL turn to leave the client's own overhead.
 """
 
 import argparse
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CREATED = 1764400000
 MODEL = "bench-model"
-STATS = {"requests": 0, "text": 0, "tools": 0, "last_request_bytes": 0, "last_request_messages": 0, "max_request_bytes": 0}
+STATS = {"requests": 0, "text": 0, "tools": 0, "last_request_bytes": 0, "last_request_messages": 0, "max_request_bytes": 0, "handle_ms": 0.0}
 LOCK = threading.Lock()
 
 
@@ -96,6 +99,14 @@ class Handler(BaseHTTPRequestHandler):
         self.send_error(404)
 
     def do_POST(self):
+        started = time.perf_counter()
+        try:
+            self.answer_post()
+        finally:
+            with LOCK:
+                STATS["handle_ms"] += (time.perf_counter() - started) * 1000
+
+    def answer_post(self):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         if not self.path.endswith("/chat/completions"):

@@ -119,8 +119,9 @@ struct Launcher {
             version: version,
             isWriteTool: { tools.tool(named: $0)?.effect == .write })
         services.pinned = try? PinnedNutrients.load(configPath: paths.configPath)
-        services.scanBarcode = PackagedCommands.scanner(journal: app.journal, foods: PackagedFoods(
-            transport: CurlTransport(), config: PackagedConfig.fromEnvironment(environment, version: version), store: PackagedStore(queue: app.journal.queue)))
+        // The packaged-food client is made on the first scanned barcode, not at start (issue 39).
+        let packaged = Toolbox.packagedClient(queue: app.journal.queue, environment: environment)
+        services.scanBarcode = { [journal = app.journal] code in await PackagedCommands.scanner(journal: journal, foods: packaged.value)(code) }
         services.goalTool = tools.tool(named: NutritionToolName.setGoals.rawValue) as? any WriteTool
         services.sourcesReport = { [sources = app.sources] threadID in try sources.report(threadID: threadID) }
         services.writeExport = { text, path in try ThreadExport.write(text, to: path, force: false) }
