@@ -20,10 +20,12 @@ once the prompt is read), and runs with a fresh OFJ_HOME:
 ROUNDS times (--rounds), printing each figure and the medians. The proxy caps each answer at
 --max-tokens (default 8) so the small model's long answers do not push the next message into
 another minute; it changes nothing before the first byte. The server's own `timings` (prompt
-tokens read vs. taken from the cache) are printed beside them.
+tokens read vs. taken from the cache) are printed beside them. The TTFB is that of the turn's
+own request (the one carrying the tools); a build that first sends a compaction request has it
+counted in the message's whole time, printed too.
 Never part of `make test`.
 
-Usage: tools/ttfb_minute.py --ofj PATH --llama http://127.0.0.1:8091 [--rounds 3] [--json]
+Usage: tools/ttfb_minute.py --ofj PATH --llama http://127.0.0.1:8091 [--rounds 3] [--dump DIR] [--json]
 """
 
 import argparse
@@ -40,7 +42,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 UPSTREAM = ""
 MAX_TOKENS = 8
-EVENTS = []  # (path, request_bytes, ttfb_seconds, cached_tokens, prompt_tokens, minute at arrival)
+DUMP = None  # a folder to keep each request body in (--dump)
+EVENTS = []  # (path, request_bytes, ttfb_seconds, cached_tokens, prompt_tokens, minute at arrival, has tools)
 LOCK = threading.Lock()
 
 
@@ -55,11 +58,16 @@ class Proxy(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else None
         start = time.monotonic()
         minute = time.strftime("%H:%M")
+        has_tools = False
         headers = {"Content-Type": self.headers.get("Content-Type", "application/json")}
+        if body is not None and self.path.endswith("/chat/completions") and DUMP:
+            with open(os.path.join(DUMP, f"request-{len(EVENTS) + 1:02}.json"), "wb") as f:
+                f.write(body)
         if body is not None and self.path.endswith("/chat/completions"):
             # Ask the server to report its timings (how much of the prompt came from the cache).
             try:
                 req = json.loads(body)
+                has_tools = bool(req.get("tools"))
                 req["max_tokens"] = MAX_TOKENS
                 req.pop("max_completion_tokens", None)
                 body = json.dumps(req).encode()
@@ -91,7 +99,7 @@ class Proxy(BaseHTTPRequestHandler):
                     if t:
                         cached, prompt = t.get("cache_n"), t.get("prompt_n")
             with LOCK:
-                EVENTS.append((self.path, len(body or b""), ttfb, cached, prompt, minute))
+                EVENTS.append((self.path, len(body or b""), ttfb, cached, prompt, minute, has_tools))
 
     def do_GET(self):
         self.forward("GET")
@@ -106,14 +114,16 @@ def run(ofj, env, args):
 
 
 def main():
-    global UPSTREAM, MAX_TOKENS
+    global UPSTREAM, MAX_TOKENS, DUMP
     ap = argparse.ArgumentParser()
     ap.add_argument("--ofj", required=True)
     ap.add_argument("--llama", required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--max-tokens", type=int, default=8)
+    ap.add_argument("--dump", help="a folder to keep each request body in")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    DUMP = args.dump
     UPSTREAM = args.llama.rstrip("/")
     MAX_TOKENS = args.max_tokens
     server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
@@ -139,6 +149,7 @@ def main():
                         time.sleep(0.2)
                     time.sleep(1)
                 before = len(EVENTS)
+                started = time.monotonic()
                 run(args.ofj, env, ["ask"] + (["--thread", thread] if thread else []) + [text])
                 if thread is None:
                     listed = json.loads(run(args.ofj, env, ["threads", "--json"]).stdout)
@@ -146,11 +157,16 @@ def main():
                 got = [e for e in EVENTS[before:] if e[0].endswith("/chat/completions")]
                 if not got:
                     sys.exit(f"ttfb_minute: ofj sent no request for the {label} message")
-                _, size, ttfb, cached, prompt, at = got[0]
+                # The turn's own request is the one with the tools; one before it (a build that
+                # compacts first) is counted in the message's whole time, not in its TTFB.
+                turn = next((e for e in got if e[6]), got[0])
+                _, size, ttfb, cached, prompt, at, _ = turn
+                whole = time.monotonic() - started
                 minutes[label] = at
                 counted = label != "same" or minutes["same"] == minutes["new"]
                 rows.append({"round": r + 1, "message": label, "request_bytes": size, "ttfb_s": round(ttfb, 3),
                              "cached_tokens": cached, "prompt_tokens_read": prompt, "minute": at,
+                             "requests": len(got), "whole_s": round(whole, 3),
                              "counted": counted})
                 if label == "same" and counted:
                     same.append(ttfb)
@@ -168,7 +184,8 @@ def main():
         return
     for row in rows:
         print(f"round {row['round']} {row['message']:4} {row['minute']}  {row['request_bytes']:6} bytes  "
-              f"ttfb {row['ttfb_s']:8.3f} s  cache {row['cached_tokens']}  read {row['prompt_tokens_read']}"
+              f"ttfb {row['ttfb_s']:8.3f} s  cache {row['cached_tokens']}  read {row['prompt_tokens_read']}  "
+              f"({row['requests']} request(s), whole message {row['whole_s']:.1f} s)"
               + ("" if row["counted"] else "  (not counted: another minute)"))
     print(f"median ttfb: same minute {summary['same_minute_median_s']} s, new minute "
           f"{summary['new_minute_median_s']} s ({summary['ratio']}x)")
