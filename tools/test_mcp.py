@@ -119,7 +119,7 @@ async def read_only_session():
 
             tools = (await s.list_tools()).tools
             names = [t.name for t in tools]
-            check(len(tools) == 28, f"tools/list offers the assistant's 28 tools ({len(tools)})")
+            check(len(tools) == 34, f"tools/list offers the assistant's 34 tools ({len(tools)})")
             by = {t.name: t for t in tools}
             check(by["get_goals"].annotations.read_only_hint is True, "a read tool is readOnlyHint")
             check(by["log_food"].annotations.read_only_hint is False and by["log_food"].annotations.destructive_hint is False,
@@ -130,7 +130,7 @@ async def read_only_session():
 
             resources = (await s.list_resources()).resources
             uris = sorted(str(r.uri) for r in resources)
-            check(uris == ["ofj://foodbank", "ofj://goals", "ofj://journal/today"], f"resources/list ({uris})")
+            check(uris == ["ofj://foodbank", "ofj://goals", "ofj://journal/today", "ofj://notes"], f"resources/list ({uris})")
             for uri in uris:
                 r = await s.read_resource(uri)
                 json.loads(r.contents[0].text)
@@ -237,10 +237,10 @@ async def modern_session():
         check(c.protocol_version == "2026-07-28", f"the SDK's auto mode settles on 2026-07-28 ({c.protocol_version})")
         check(c.server_info is not None and c.server_info.name == "ofj", "server/discover stamps serverInfo")
         listed = await c.list_tools()
-        check(len(listed.tools) == 28 and listed.ttl_ms > 0 and listed.cache_scope == "public",
+        check(len(listed.tools) == 34 and listed.ttl_ms > 0 and listed.cache_scope == "public",
               f"2026 tools/list carries cache hints (ttlMs {listed.ttl_ms}, {listed.cache_scope})")
         resources = await c.list_resources()
-        check(sorted(str(r.uri) for r in resources.resources) == ["ofj://foodbank", "ofj://goals", "ofj://journal/today"],
+        check(sorted(str(r.uri) for r in resources.resources) == ["ofj://foodbank", "ofj://goals", "ofj://journal/today", "ofj://notes"],
               "2026 resources/list")
         r = await c.read_resource("ofj://goals")
         json.loads(r.contents[0].text)

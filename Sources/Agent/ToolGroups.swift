@@ -22,19 +22,19 @@ public struct ToolGroup: Sendable, Hashable {
     /// What people do most: log, look up, read a day, fix an entry.
     public static let everyday = ToolGroup("everyday", summary: "logging, lookups, a day's journal, fixing entries")
     /// Weeks and months: ranges, averages, top sources of a nutrient, gaps.
-    public static let trends = ToolGroup("trends", summary: "ranges of days, averages, top sources of a nutrient, nutrient gaps, moving entries")
+    public static let trends = ToolGroup("trends", summary: "ranges, averages, top sources, gaps, moving entries")
     /// Managing saved foods.
-    public static let foodBank = ToolGroup("food_bank", summary: "a saved food in full, save or edit foods, archive, Shelf, brands, calculator builds")
+    public static let foodBank = ToolGroup("food_bank", summary: "save, edit, archive foods; Shelf; brands; calculators")
     /// Reading the goals in full and setting them.
-    public static let goals = ToolGroup("goals", summary: "read, set or remove daily goals")
+    public static let goals = ToolGroup("goals", summary: "read or set daily goals")
     /// The diary beyond single entries: copying a meal or a day, day notes, eating times.
-    public static let diary = ToolGroup("diary", summary: "copy a meal or a day, day notes, eating times and fasting windows")
+    public static let diary = ToolGroup("diary", summary: "copy meals, day notes, eating times")
     /// The person's body weight: weigh-ins and the trend.
-    public static let person = ToolGroup("person", summary: "log a weigh-in, the body-weight trend")
+    public static let person = ToolGroup("person", summary: "weigh-ins, weight trend")
     /// Barcodes and branded products online.
-    public static let packaged = ToolGroup("packaged", summary: "barcodes, branded products online, log or save them")
+    public static let packaged = ToolGroup("packaged", summary: "barcodes and branded products")
     /// The web: pages, search, sources read earlier.
-    public static let web = ToolGroup("web", summary: "fetch a page, re-read this conversation's sources")
+    public static let web = ToolGroup("web", summary: "fetch a page, re-read sources")
 }
 
 /// A tool that enables groups for the thread when called (`enable_tools`).

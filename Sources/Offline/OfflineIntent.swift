@@ -256,7 +256,7 @@ public enum OfflineGrammar {
                                    + #"(?: of)? (?:water|plain water|tap water|still water|sparkling water)(?: today)?$"#)
             ?? s.firstMatch(#"^water "# + amount + " ?" + unit + "$") else { return nil }
         let q = Double(m[0]) ?? numberWords[m[0]] ?? 1
-        let per: [String: Double] = ["ml": 1, "l": 1000, "fl oz": 29.5735, "oz": 29.5735, "cup": 240, "glass": 250, "bottle": 500]
+        let per: [String: Double] = ["ml": 1, "l": 1000, "fl oz": 29.5735, "oz": 29.5735, "cup": 240, "glass": 240, "bottle": 500]  // a glass as household-measures.tsv has it
         let u = m[1]
         let key = u.hasPrefix("milli") ? "ml" : u.hasPrefix("lit") ? "l" : u.hasPrefix("fl") || u.hasPrefix("fluid") ? "fl oz"
             : u.hasPrefix("ounce") ? "oz" : u.hasPrefix("cup") ? "cup" : u.hasPrefix("glass") ? "glass" : u.hasPrefix("bottle") ? "bottle" : u

@@ -28,6 +28,16 @@ import Journal
         for p in phrases {
             let h = try OfflineHarness()
             let r = try await h.ask("log \(p.text)")
+            // "water": logged as water toward the water goal (a Water entry with water_g), not as a food.
+            if p.ndb == "water" {
+                let e = try h.journal.lastEntry()
+                if let e, e.name == "Water", let w = e.nutrients["water_g"], abs(w - p.grams) <= 0.01 * p.grams {
+                    hits += 1
+                } else {
+                    misses.append("\(p.text): \(e.map { "logged \($0.name) \($0.nutrients["water_g"] ?? 0) g of water" } ?? "nothing logged"); meant \(p.grams) g of water")
+                }
+                continue
+            }
             guard let id = r.arguments("log_reference_food")?["reference_id"]?.stringValue, let e = try h.journal.lastEntry(),
                   e.source == .reference || e.source == .assistant else {
                 misses.append("\(p.text): nothing logged (\(r.text.split(separator: "\n").first ?? ""))")

@@ -20,7 +20,7 @@ import Foundation
         ("yesterday's breakfast again", .copyMeal(from: .yesterday, meal: "breakfast", to: nil, toMeal: nil)),
         ("copy yesterday's supper to today's lunch", .copyMeal(from: .yesterday, meal: "dinner", to: .today, toMeal: "lunch")),
         ("I drank 500 ml of water", .water(milliliters: 500)),
-        ("drank 2 glasses of water", .water(milliliters: 500)),
+        ("drank 2 glasses of water", .water(milliliters: 480)),
         ("log 0.5 l water", .water(milliliters: 500)),
         ("had a cup of water", .water(milliliters: 240)),
         ("water 16 fl oz", .water(milliliters: 16 * 29.5735)),

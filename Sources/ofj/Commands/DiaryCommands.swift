@@ -139,7 +139,7 @@ enum WaterAmount {
         "l": 1000, "liter": 1000, "liters": 1000, "litre": 1000, "litres": 1000,
         "cl": 10, "dl": 100,
         "floz": 29.5735, "fl oz": 29.5735, "fl. oz": 29.5735, "fluid ounce": 29.5735, "fluid ounces": 29.5735, "oz": 29.5735,
-        "cup": 240, "cups": 240, "glass": 250, "glasses": 250,
+        "cup": 240, "cups": 240, "glass": 240, "glasses": 240,  // as household-measures.tsv has a glass
     ]
 
     /// Milliliters, or nil when the text is not a positive number with one of the units.
