@@ -22,6 +22,19 @@ struct WeightPlan {
 }
 
 extension JournalStore {
+    /// Which app's export `path` is, from its header (`ofj import FILE`): Cronometer's servings or
+    /// biometrics, MyFitnessPal's nutrition summary or progress; anything else needs a subcommand.
+    public static func detectImportFormat(_ path: String) throws -> ImportFormat {
+        let reader = try CSVReader(path: path)
+        try reader.detectSeparator()
+        guard let record = try reader.next() else { throw ImportFileError("\(path) is empty; export the file again") }
+        let header = record.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        let names = Set(header.map { ImportValues.splitUnit($0).name.lowercased() })
+        if names.contains("food name") || weightPlan(header, format: .cronometer) != nil { return .cronometer }
+        if (names.contains("meal") && names.contains("calories")) || weightPlan(header, format: .myFitnessPal) != nil { return .myFitnessPal }
+        throw ImportFileError("cannot tell which app's export this is (columns: \(listed(header))); name it: ofj import cronometer|myfitnesspal FILE, or ofj import csv FILE --map …")
+    }
+
     /// The weight layout of `header` under `format`, or nil when it is not a weight export.
     static func weightPlan(_ header: [String], format: ImportFormat) -> WeightPlan? {
         var firstIndex: [String: Int] = [:]

@@ -196,12 +196,23 @@ import TestSupport
         }
         let bio = Self.data + "cronometer-biometrics.csv", progress = Self.data + "mfp-progress-weight.csv"
         for args in [["import", "cronometer", bio, "--dry-run"], ["import", "cronometer", bio], ["import", "cronometer", bio],
-                     ["import", "myfitnesspal", progress], ["weight", "--days", "3650"]] {
+                     ["import", progress], ["weight", "--days", "3650"]] {
             record(args, try await ofj(args))
         }
         try expectGolden(transcript, "import-weights.txt")
         let json = try self.json(try await ofj(["import", "myfitnesspal", progress, "--json"]).stdout)
         #expect(json["weigh_ins"] as? Bool == true && json["added"] as? Int == 0 && json["already_imported"] as? Int == 4)
+        // `ofj import FILE` also tells the food exports apart, and names what it cannot tell.
+        let servings = try self.json(try await ofj(["import", Self.data + "cronometer-servings.csv", "--dry-run", "--json"]).stdout)
+        #expect(servings["format"] as? String == "cronometer" && servings["weigh_ins"] as? Bool == false && servings["added"] as? Int == 7)
+        let summary = try self.json(try await ofj(["import", Self.data + "mfp-nutrition-summary.csv", "--dry-run", "--json"]).stdout)
+        #expect(summary["format"] as? String == "myfitnesspal" && summary["added"] as? Int == 4)
+        let other = home.file("other.csv")
+        try Data("when,food,kcal\n2026-01-05,Bread,250\n".utf8).write(to: URL(fileURLWithPath: other))
+        let unknown = try await ofj(["import", other], status: 1)
+        #expect(unknown.stderr.contains("cannot tell which app's export this is") && unknown.stderr.contains("ofj import csv FILE --map"), "\(unknown.stderr)")
+        let none = try await ofj(["import"], status: 2)
+        #expect(none.stderr.contains("needs a FILE"), "\(none.stderr)")
     }
 
 }
