@@ -92,6 +92,15 @@ public struct ImportReport: Sendable, Codable {
     public var lastDay: CalendarDay?
     /// With --dry-run: the first entries that would be added.
     public var preview: [Entry] = []
+    /// The file held weigh-ins (a biometrics or progress export): `added` counts weigh-ins, and
+    /// `alreadyImported` those already in the journal (same day and kg).
+    public var weighIns = false
+    /// Rows of a biometrics or progress export that are not a weight, per measurement ("Body Fat": 3).
+    public var otherMeasurements: [String: Int] = [:]
+    /// The unit read for weights the file gave none for (the profile's units), when there were any.
+    public var unitAssumed: String?
+    /// With --dry-run: the first weigh-ins that would be added.
+    public var weightPreview: [WeighIn] = []
 
     static let maxSkippedListed = 20
 
@@ -106,6 +115,7 @@ public struct ImportReport: Sendable, Codable {
         case skippedRows = "skipped_rows", skippedByReason = "skipped_by_reason", unknownColumns = "unknown_columns"
         case unmappedNutrients = "unmapped_nutrients", mappedColumns = "mapped_columns", otherMeals = "other_meals"
         case amountsNotRead = "amounts_not_read", firstDay = "first_day", lastDay = "last_day", preview
+        case weighIns = "weigh_ins", otherMeasurements = "other_measurements", unitAssumed = "unit_assumed", weightPreview = "weigh_in_preview"
     }
 }
 
@@ -165,6 +175,10 @@ extension JournalStore {
         try reader.detectSeparator()
         guard let headerRecord = try reader.next() else { throw ImportFileError("\(path) is empty; export the file again") }
         let header = headerRecord.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        // Cronometer's biometrics and MyFitnessPal's progress exports hold weigh-ins (ImportWeights.swift).
+        if let weights = Self.weightPlan(header, format: options.format) {
+            return try importWeighIns(reader, header: header, plan: weights, options: options)
+        }
         var report = ImportReport(format: options.format.name, dryRun: options.dryRun)
         let plan = try Self.plan(header, format: options.format, report: &report)
         let headerKey = header.map { $0.lowercased() }
@@ -383,13 +397,13 @@ extension JournalStore {
         switch format {
         case .cronometer:
             guard let date = column(["Day", "Date"]), let name = column(["Food Name"]) else {
-                throw ImportFileError("this is not a Cronometer servings export (it needs the columns Day and Food Name; found \(listed(header))); for another CSV use `ofj import csv FILE --map …`")
+                throw ImportFileError("this is not a Cronometer servings or biometrics export (it needs the columns Day and Food Name, or Day, Metric and Amount; found \(listed(header))); for another CSV use `ofj import csv FILE --map …`")
             }
             plan = ImportPlan(date: date, meal: column(["Group"]), name: name, amount: column(["Amount"]), time: column(["Time"]), width: 0)
             ignored = ["category", "completed"]
         case .myFitnessPal:
             guard let date = column(["Date"]), let meal = column(["Meal"]), column(["Calories"]) != nil else {
-                throw ImportFileError("this is not a MyFitnessPal nutrition export (it needs the columns Date, Meal and Calories; found \(listed(header))); for another CSV use `ofj import csv FILE --map …`")
+                throw ImportFileError("this is not a MyFitnessPal nutrition or progress export (it needs the columns Date, Meal and Calories, or Date and Weight; found \(listed(header))); for another CSV use `ofj import csv FILE --map …`")
             }
             plan = ImportPlan(date: date, meal: meal, width: 0)
             plan.nameFromMeal = true

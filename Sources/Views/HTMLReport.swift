@@ -19,8 +19,41 @@ public struct ReportData: Sendable {
     /// The nutrients of the headline table (config.json's "pinned"); nil: calories and macros.
     public var pinned: [String]? = nil
 
+    /// The weight trend over the range (nil: no weigh-ins in it, and the report says nothing of weight).
+    public var weight: ReportWeight? = nil
+
     public init(summary: RangeSummary, goals: Goals, gaps: GapReport, generated: CalendarDay, sources: GoalSources = GoalSources(), pinned: [String]? = nil) {
         self.summary = summary; self.goals = goals; self.gaps = gaps; self.generated = generated; self.sources = sources; self.pinned = pinned
+    }
+}
+
+/// The weight trend of a report's range: the trend at its first and last weigh-in and the weekly rate.
+public struct ReportWeight: Sendable {
+    public let first: TrendPoint
+    public let last: TrendPoint
+    /// Weigh-ins in the range.
+    public let weighIns: Int
+    /// The least-squares rate over the range's daily means, kg a week (nil when they span less than a week).
+    public let weeklyRateKg: Double?
+    /// The person's units for display.
+    public let profile: Profile
+
+    /// From the trend over every weigh-in up to `to` (so the trend has its history); nil without a weigh-in in the range.
+    public init?(trend points: [TrendPoint], from: CalendarDay, to: CalendarDay, profile: Profile) {
+        let shown = points.filter { $0.day >= from && $0.day <= to }
+        guard let first = shown.first, let last = shown.last else { return nil }
+        self.first = first; self.last = last; self.profile = profile
+        weighIns = shown.reduce(0) { $0 + $1.weighIns }
+        weeklyRateKg = WeightTrend.slopePerDay(shown, endingOn: to, days: from.days(to: to) + 1).map { $0 * 7 }
+    }
+
+    /// "Trend 81.5 kg on 2026-11-02, 80.9 kg on 2026-11-30 · −0.15 kg a week · 12 weigh-ins".
+    public var line: String {
+        var parts = [first.day == last.day ? "Trend \(profile.weightText(last.trend)) on \(last.day)"
+                     : "Trend \(profile.weightText(first.trend)) on \(first.day), \(profile.weightText(last.trend)) on \(last.day)"]
+        if let r = weeklyRateKg { parts.append("\(r < 0 ? "−" : "+")\(profile.weightText(abs(r), places: 2)) a week") }
+        parts.append(weighIns == 1 ? "1 weigh-in" : "\(weighIns) weigh-ins")
+        return parts.joined(separator: " · ")
     }
 }
 
@@ -71,6 +104,11 @@ public enum HTMLReport {
         for id in ["protein_g", "carbohydrate_g", "fat_g"] {
             body.append("<h3>\(escape(NutrientCatalog.displayName(id))), g a day</h3>")
             body.append(chart(s, id: id, goal: data.goals[id], height: 130))
+        }
+
+        if let w = data.weight {
+            body.append("<h2>Weight</h2>")
+            body.append("<p>\(escape(w.line)) <small>(smoothed trend; rate: least squares over the days weighed in this range)</small></p>")
         }
 
         body.append(data.gaps.personalTargets ? "<h2>Below your targets on average</h2>" : "<h2>Below the Daily Value on average</h2>")

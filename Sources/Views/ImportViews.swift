@@ -1,6 +1,7 @@
 // `ofj import`'s report for people: what was (or would be) added, skipped and why, and the
 // columns that were not read.
 import Journal
+import Nutrition
 
 public enum ImportViews {
     /// "1,234 rows" / "1 row".
@@ -15,10 +16,17 @@ public enum ImportViews {
     public static func report(_ r: ImportReport) -> String {
         let source = formatName(r.format)
         var lines = ["\(r.dryRun ? "Dry run: nothing was written. " : "")Import from \(source): \(count(r.rowsRead, "row", "rows")) read"]
-        var added = "  \(r.dryRun ? "would add" : "added"): \(count(r.added, "entry", "entries"))"
+        var added = "  \(r.dryRun ? "would add" : "added"): \(r.weighIns ? count(r.added, "weigh-in", "weigh-ins") : count(r.added, "entry", "entries"))"
         if let a = r.firstDay, let b = r.lastDay { added += a == b ? " on \(a)" : " from \(a) to \(b)" }
         lines.append(added)
-        if r.alreadyImported > 0 { lines.append("  already imported (skipped): \(count(r.alreadyImported, "row", "rows"))") }
+        if r.alreadyImported > 0 {
+            lines.append(r.weighIns ? "  already in the journal (same day and kg, skipped): \(count(r.alreadyImported, "weigh-in", "weigh-ins"))"
+                         : "  already imported (skipped): \(count(r.alreadyImported, "row", "rows"))")
+        }
+        if let u = r.unitAssumed { lines.append("  weights without a unit read as \(u) (the profile's units)") }
+        if !r.otherMeasurements.isEmpty {
+            lines.append("  other measurements (not read): " + r.otherMeasurements.sorted { $0.key < $1.key }.map { "\(JournalViews.safeName($0.key)) (\($0.value))" }.joined(separator: ", "))
+        }
         if r.skipped > 0 {
             let kinds = r.skippedByReason.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
                 .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
@@ -47,6 +55,11 @@ public enum ImportViews {
             lines.append("  first entries it would add:")
             for e in r.preview { lines.append("    \(e.day) \(e.meal.rawValue)  " + JournalViews.entryLine(e)) }
             if r.added > r.preview.count { lines.append("    … and \(count(r.added - r.preview.count, "more", "more"))") }
+        }
+        if r.dryRun && !r.weightPreview.isEmpty {
+            lines.append("  first weigh-ins it would add:")
+            for w in r.weightPreview { lines.append("    \(w.day)  \(w.kg.rounded(places: 2).formattedAmount) kg") }
+            if r.added > r.weightPreview.count { lines.append("    … and \(count(r.added - r.weightPreview.count, "more", "more"))") }
         }
         return lines.joined(separator: "\n")
     }

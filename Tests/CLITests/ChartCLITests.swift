@@ -120,6 +120,14 @@ import TestSupport
         #expect(folder.status == 2 && folder.stderr.contains("is a folder"), "\(folder.stderr)")
         let stdout = try await OfjBinary.run(["report", "--from", "-6", "-o", "-"], environment: env)
         #expect(stdout.stdout.contains("<svg") && stdout.stdout.contains("</html>"))
+        #expect(!stdout.stdout.contains("<h2>Weight</h2>"), "no weigh-ins: no weight section")
+        // With weigh-ins in the range the report shows their trend (issue 33 §3).
+        for (d, kg) in [("-6", "81.4"), ("-1", "80.9")] {
+            let w = try await OfjBinary.run(["weight", kg, "--date", d, "--force"], environment: env)
+            #expect(w.status == 0, "\(w.stderr)")
+        }
+        let weighed = try await OfjBinary.run(["report", "--from", "-6", "-o", "-"], environment: env)
+        #expect(weighed.stdout.contains("<h2>Weight</h2>") && weighed.stdout.contains(" kg on ") && weighed.stdout.contains("2 weigh-ins"), "\(weighed.stdout.suffix(800))")
     }
 
     @Test func gapsListsShortNutrientsWithFoods() async throws {

@@ -181,10 +181,38 @@ import TestSupport
         let report = try self.json(json.stdout)
         #expect(report["added"] as? Int == 0 && report["already_imported"] as? Int == 2)
         let notCron = try await ofj(["import", "cronometer", mfp], status: 1)
-        #expect(notCron.stderr.contains("not a Cronometer servings export"))
+        #expect(notCron.stderr.contains("not a Cronometer servings or biometrics export"))
         let noMap = try await ofj(["import", "csv", csv], status: 2)
         #expect(noMap.stderr.contains("needs --map"))
         let missing = try await ofj(["import", "myfitnesspal", home.file("nope.csv")], status: 1)
         #expect(missing.stderr == "ofj: cannot read \(home.file("nope.csv")): no such file\n")
     }
+
+    /// Issue 33 §3: `ofj import cronometer|myfitnesspal` sees a biometrics or progress export and imports weigh-ins.
+    @Test func importOfWeightExportsGoldenDryRunThenOnceThenNothing() async throws {
+        var transcript = ""
+        func record(_ args: [String], _ r: OfjBinary.Result) {
+            transcript += "$ ofj \(args.map { $0.hasPrefix("/") ? ($0 as NSString).lastPathComponent : $0 }.joined(separator: " "))\n\(r.stdout)\(r.stderr.isEmpty ? "" : "[stderr] " + r.stderr)\n"
+        }
+        let bio = Self.data + "cronometer-biometrics.csv", progress = Self.data + "mfp-progress-weight.csv"
+        for args in [["import", "cronometer", bio, "--dry-run"], ["import", "cronometer", bio], ["import", "cronometer", bio],
+                     ["import", progress], ["weight", "--days", "3650"]] {
+            record(args, try await ofj(args))
+        }
+        try expectGolden(transcript, "import-weights.txt")
+        let json = try self.json(try await ofj(["import", "myfitnesspal", progress, "--json"]).stdout)
+        #expect(json["weigh_ins"] as? Bool == true && json["added"] as? Int == 0 && json["already_imported"] as? Int == 4)
+        // `ofj import FILE` also tells the food exports apart, and names what it cannot tell.
+        let servings = try self.json(try await ofj(["import", Self.data + "cronometer-servings.csv", "--dry-run", "--json"]).stdout)
+        #expect(servings["format"] as? String == "cronometer" && servings["weigh_ins"] as? Bool == false && servings["added"] as? Int == 7)
+        let summary = try self.json(try await ofj(["import", Self.data + "mfp-nutrition-summary.csv", "--dry-run", "--json"]).stdout)
+        #expect(summary["format"] as? String == "myfitnesspal" && summary["added"] as? Int == 4)
+        let other = home.file("other.csv")
+        try Data("when,food,kcal\n2026-01-05,Bread,250\n".utf8).write(to: URL(fileURLWithPath: other))
+        let unknown = try await ofj(["import", other], status: 1)
+        #expect(unknown.stderr.contains("cannot tell which app's export this is") && unknown.stderr.contains("ofj import csv FILE --map"), "\(unknown.stderr)")
+        let none = try await ofj(["import"], status: 2)
+        #expect(none.stderr.contains("needs a FILE"), "\(none.stderr)")
+    }
+
 }

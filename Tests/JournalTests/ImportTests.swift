@@ -54,6 +54,66 @@ import TestSupport
         #expect(try count(store, "journal_import_rows") == 7)
     }
 
+    // Issue 33 §3: weigh-ins from Cronometer's biometrics and MyFitnessPal's progress exports.
+    @Test func cronometerBiometricsImportWeighInsInOneUndoStepAndOnlyOnce() throws {
+        let (store, _) = try makeStore()
+        let file = Self.fixtures + "cronometer-biometrics.csv"
+        let dry = try store.importFile(file, options: ImportOptions(format: .cronometer, dryRun: true))
+        let afterDry = try count(store, "journal_weights")
+        #expect(dry.weighIns && dry.added == 4 && dry.weightPreview.count == 4 && afterDry == 0)
+        let stepsBefore = try store.queue.read { try store.undoSteps(last: 100, in: $0) }.count
+        let r = try store.importFile(file, options: ImportOptions(format: .cronometer))
+        #expect(r.weighIns && r.rowsRead == 6 && r.added == 4 && r.skipped == 0, "\(r)")
+        #expect(r.otherMeasurements == ["Body Fat": 1, "Blood Pressure": 1])
+        #expect(r.firstDay == day("2026-01-05") && r.lastDay == day("2026-01-08"))
+        let w = try store.weighIns()
+        #expect(w.map(\.kg) == [81.4, 81.1, 80.83, 80.9] && w.allSatisfy { $0.source == "import:cronometer" })
+        #expect(try count(store, "journal_entries") == 0)
+        let steps = try store.queue.read { try store.undoSteps(last: 100, in: $0) }
+        #expect(steps.count == stepsBefore + 1 && steps[0].changes.count == 4)
+        // Again: the same day and kg is already there.
+        let again = try store.importFile(file, options: ImportOptions(format: .cronometer))
+        let afterAgain = try count(store, "journal_weights")
+        #expect(again.added == 0 && again.alreadyImported == 4 && afterAgain == 4)
+        // One undo takes the whole import back.
+        _ = try store.undo(last: 1, expected: [steps[0].id])
+        #expect(try count(store, "journal_weights") == 0)
+    }
+
+    @Test func myFitnessPalProgressExportsReadTheUnitFromHeaderOrValue() throws {
+        let (store, _) = try makeStore()
+        let r = try store.importFile(Self.fixtures + "mfp-progress-weight.csv", options: ImportOptions(format: .myFitnessPal))
+        #expect(r.weighIns && r.added == 4 && r.unitAssumed == nil, "\(r)")
+        let mw = try store.weighIns()
+        #expect(mw.first?.kg == 81.647 && mw.allSatisfy { $0.source == "import:myfitnesspal" })
+        let m = try store.importFile(Self.fixtures + "mfp-measurements.csv", options: ImportOptions(format: .myFitnessPal))
+        #expect(m.added == 2 && m.otherMeasurements == ["Waist": 1], "\(m)")
+        #expect(try store.weighIns(from: day("2026-01-09"), to: day("2026-01-09")).map(\.kg) == [81.2])
+        // Unit-less weights are read in the profile's units, and said so.
+        let plain = try write("plain.csv", "Date,Weight\n2026-02-01,80.5\n2026-02-01,80.5\n")
+        let p = try store.importFile(plain, options: ImportOptions(format: .myFitnessPal))
+        #expect(p.added == 1 && p.alreadyImported == 1 && p.unitAssumed == "kg")
+    }
+
+    @Test func aWeightThatIsNotANumberIsReportedWithItsLineAndTheRestImported() throws {
+        let (store, _) = try makeStore()
+        let path = try write("bio.csv", """
+            Day,Group,Metric,Unit,Amount
+            2026-01-05,Default,Weight,kg,81.4
+            2026-01-06,Default,Weight,kg,eighty
+            2026-01-07,Default,Weight,furlongs,80
+            2026-01-08,Default,Weight,kg,8000
+            2026-01-09,Default,Weight,kg,80.9
+
+            """)
+        let r = try store.importFile(path, options: ImportOptions(format: .cronometer))
+        #expect(r.added == 2 && r.skipped == 3, "\(r)")
+        #expect(r.skippedRows.map(\.line) == [3, 4, 5])
+        #expect(r.skippedRows[0].reason == "line 3: \"eighty\" is not a weight")
+        #expect(r.skippedByReason == ["bad weight": 1, "bad unit": 1, "out of range": 1])
+        #expect(try store.weighIns().map(\.day) == [day("2026-01-05"), day("2026-01-09")])
+    }
+
     @Test func myFitnessPalSummaryIsOneEntryPerMealAndPercentColumnsAreListed() throws {
         let (store, _) = try makeStore()
         let r = try store.importFile(Self.fixtures + "mfp-nutrition-summary.csv", options: ImportOptions(format: .myFitnessPal))

@@ -35,6 +35,8 @@ import Views
         #expect(html.contains("Spinach &lt;b&gt;&amp;&lt;/b&gt; &quot;feta&quot;"))
         #expect(!html.contains("<b>&</b>"))
         #expect(html.contains("<strong>Not medical advice.</strong>"))
+        // No weigh-ins: nothing about weight (issue 33 §3).
+        #expect(!html.contains("Weight") && data.weight == nil)
         #expect(html.contains("Talk to a doctor or a registered dietitian"))
         // Iron: 8 + 6.6 mg over the 2 days that report it, below its 18 mg Daily Value, with the foods that gave it.
         let iron = try #require(data.gaps.gaps.first { $0.nutrient == "iron_mg" })
@@ -45,4 +47,40 @@ import Views
         #expect(energyChart.components(separatedBy: "<rect").count - 1 == 12, "11 bars, and a grey mark for 11-27 (logged without energy)")
         #expect(energyChart.contains("stroke-dasharray"), "the goal line")
     }
+
+    /// Issue 33 §3: with weigh-ins the report shows the trend at the range's start and end and the weekly rate.
+    @Test func reportShowsTheWeightTrendOverItsRange() throws {
+        let store = try ChartTests.journal()
+        for (d, kg) in [("2026-10-20", 82.4), ("2026-11-03", 81.6), ("2026-11-10", 81.2), ("2026-11-17", 81.0), ("2026-11-24", 80.7),
+                        ("2026-11-29", 80.4), ("2026-11-29", 80.8)] {
+            try store.logWeight(kg: kg, day: try CalendarDay(parsing: d), source: "cli")
+        }
+        let from = try CalendarDay(parsing: "2026-11-02"), to = store.today()
+        var data = try ReportTests.data()
+        data.weight = try store.queue.read { db in
+            ReportWeight(trend: try store.weightTrend(to: to, in: db), from: from, to: to, profile: try store.profile(in: db))
+        }
+        let w = try #require(data.weight)
+        // The October weigh-in is before the range: it shapes the trend but is not counted.
+        let nov3 = try CalendarDay(parsing: "2026-11-03"), nov29 = try CalendarDay(parsing: "2026-11-29")
+        #expect(w.weighIns == 6 && w.first.day == nov3 && w.last.day == nov29)
+        let rate = try #require(w.weeklyRateKg)
+        #expect(rate < -0.2)
+        let html = HTMLReport.render(data)
+        let section = try #require(html.components(separatedBy: "<h2>Weight</h2>\n").dropFirst().first?.components(separatedBy: "\n<h2>").first)
+        try ChartTests().expectGolden("<h2>Weight</h2>\n" + section + "\n", "report-weight.txt")
+        // In pounds with units=imperial.
+        _ = try store.setProfile(store.profile().setting("units", to: "imperial"))
+        let lb = try store.queue.read { db in
+            ReportWeight(trend: try store.weightTrend(to: to, in: db), from: from, to: to, profile: try store.profile(in: db))
+        }
+        #expect(lb?.line.contains(" lb on 2026-11-03") == true)
+        // A range without weigh-ins: none.
+        let none = try store.queue.read { db in
+            ReportWeight(trend: try store.weightTrend(to: to, in: db), from: try CalendarDay(parsing: "2026-10-21"), to: try CalendarDay(parsing: "2026-11-02"),
+                         profile: try store.profile(in: db))
+        }
+        #expect(none == nil)
+    }
+
 }

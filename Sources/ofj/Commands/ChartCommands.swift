@@ -156,9 +156,11 @@ extension JournalCommands {
             if !p.has("--force") { throw CLIError("\(path) already exists; choose another name or add --force to replace it") }
         }
         let data = try journal.queue.read { db in
-            ReportData(summary: try journal.rangeSummary(from: from, to: to, in: db), goals: try journal.goals(in: db),
-                       gaps: try journal.nutrientGaps(from: from, to: to, threshold: 1, contributors: 3, in: db), generated: today,
-                       sources: try journal.goalSources(in: db), pinned: pinned)
+            var d = ReportData(summary: try journal.rangeSummary(from: from, to: to, in: db), goals: try journal.goals(in: db),
+                               gaps: try journal.nutrientGaps(from: from, to: to, threshold: 1, contributors: 3, in: db), generated: today,
+                               sources: try journal.goalSources(in: db), pinned: pinned)
+            d.weight = ReportWeight(trend: try journal.weightTrend(to: to, in: db), from: from, to: to, profile: try journal.profile(in: db))
+            return d
         }
         try write(Data(HTMLReport.render(data).utf8), to: path, force: p.has("--force"))
     }

@@ -97,7 +97,10 @@ extension OfjCommands {
                         Summary" export (one entry per meal); any other CSV with --map. Separators , ; or tab, decimal
                         commas, a UTF-8 BOM, CRLF and dates as YYYY-MM-DD, MM/DD/YYYY (--day-first: DD/MM/YYYY) or
                         DD.MM.YYYY are read. Each row is imported once (a stable hash of the row is kept).
+                        Weigh-ins come from Cronometer's biometrics export and MyFitnessPal's progress export.
+                        `ofj import FILE` tells the four exports apart by their header.
                         """,
+                    arguments: [PositionalSpec("FILE", .file, optional: true)], options: importOptions,
                     subcommands: [
                         CommandSpec("cronometer", summary: "import Cronometer's servings export (Food & Recipe Entries CSV)",
                                     arguments: [PositionalSpec("FILE", .file)], options: importOptions, access: .write,
@@ -110,7 +113,9 @@ extension OfjCommands {
                                     options: [.value("--map", "FIELD=COLUMN,…", .text, "which column holds what, e.g. date=Date,name=Food,energy_kcal=Calories")] + importOptions,
                                     access: .write,
                                     action: ops(ctx) { o, inv in try o.importFile("csv", inv.arguments) }),
-                    ])
+                    ],
+                    access: .write,
+                    action: ops(ctx) { o, inv in try o.importFile("detect", inv.arguments) })
     }
 
     /// What a food is made of, for `foods add` and `foods edit`.
@@ -484,6 +489,11 @@ extension JournalOps {
         switch formatName {
         case "cronometer": format = .cronometer
         case "myfitnesspal": format = .myFitnessPal
+        case "detect":
+            guard let path = p.positionals.first else {
+                throw UsageError("ofj import needs a FILE (or cronometer|myfitnesspal|csv FILE)", command: "ofj import")
+            }
+            do { format = try JournalStore.detectImportFormat(path) } catch let e as ImportFileError { throw CLIError(e.description) }
         default:
             guard let text = p.value("--map") else {
                 throw UsageError("ofj import csv needs --map FIELD=COLUMN,… (e.g. --map date=Date,name=Food,energy_kcal=Calories)", command: "ofj import csv")

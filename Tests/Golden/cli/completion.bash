@@ -164,7 +164,7 @@ _ofj() {
         /backup) options="-h --help"; words="export import" ;;
         /backup/export) options="-o --output --force --salvage --with-attachments -h --help"; words="" ;;
         /backup/import) options="-h --help"; words=""; files=1 ;;
-        /import) options="-h --help"; words="cronometer myfitnesspal csv" ;;
+        /import) options="--dry-run --day-first --json -h --help"; words="cronometer myfitnesspal csv"; files=1 ;;
         /import/cronometer) options="--dry-run --day-first --json -h --help"; words=""; files=1 ;;
         /import/myfitnesspal) options="--dry-run --day-first --json -h --help"; words=""; files=1 ;;
         /import/csv) options="--map --dry-run --day-first --json -h --help"; words=""; files=1 ;;
