@@ -318,7 +318,7 @@ extension JournalStore {
                              recipeServings: d.recipeServings,
                              calculatorIngredients: d.kind == .calculator ? d.calculatorIngredients : [], isOnShelf: d.isOnShelf,
                              isManuallyArchived: archived, lastUsedAt: lastUsedAt, createdAt: createdAt, updatedAt: updatedAt,
-                             cookedGrams: d.kind == .composite ? d.cookedGrams : nil)
+                             cookedGrams: d.cookedGrams)
         // Only a single food carries values as they were derived; a composite's are sums.
         food.derivedNutrients = d.kind == .single ? JournalStore.derivedList(d.derivedNutrients, food.nutrients) : nil
         try domain { try food.validate() }

@@ -457,6 +457,11 @@ struct JournalOps {
         let typed = try commands.amountText(amount, field: "--ingredient \(JournalViews.safeName(String(key.prefix(30))))")
         let quantity = typed.unitText.isEmpty ? typed.quantity * food.serving.quantity : typed.quantity
         let unit = typed.unitText.isEmpty ? food.serving.unit.symbol : typed.unitText
+        // An amount the food cannot be measured in is named here, in the food's own terms.
+        if food.kind != .calculator, !typed.unitText.isEmpty,
+           (try? food.measures.servings(quantity, ServingUnit.parse(unit, extraCounts: food.measures.countNames))) == nil {
+            throw CLIError("--ingredient \(JournalViews.safeName(String(key.prefix(30)))): \(JournalViews.safeName(String(amount.prefix(30)).trimmingCharacters(in: .whitespaces))) does not convert to \(JournalViews.safeName(food.name)) (serving \(JournalViews.safeName(food.serving.label))); give it in \(food.serving.unit.symbol) or servings (a bare number); nothing was changed", status: 2)
+        }
         return .object(["food_id": .string(food.id.uuidString), "quantity": .number(quantity), "unit": .string(unit)])
     }
 
