@@ -15,8 +15,7 @@ struct SaveFood: JournalWriteTool {
     let description = """
         Creates a Food Bank food, or edits one when `food_id` is given. Start from a reference food (`from_reference_id`, serving = \
         a portion or grams), from a logged entry (`from_entry_id`), or from scratch; any field given overrides. `nutrients` are per serving. \
-        Composite foods list `ingredients` (saved foods with quantity and unit, or USDA reference foods by `ref_id` with an `amount` such as "200 g" or "1 cup"); \
-        `cooked_grams` is the whole cooked batch's weight, so grams of the cooked dish can be logged; calculator foods list `calculator_ingredients` with named portions. \
+        Composite foods list `ingredients` (saved or reference foods); calculator foods list `calculator_ingredients` with named portions. \
         Entries already logged never change. Needs approval.
         """
     var parameters: JSONValue {
@@ -37,13 +36,13 @@ struct SaveFood: JournalWriteTool {
             "serving_ml": Schema.number("Millilitres in one serving, when known."),
             "nutrients": Schema.nutrients,
             "on_shelf": ["type": "boolean", "description": "Whether the food is available at home (on the Shelf)."],
-            "ingredients": ["type": "array", "maxItems": 50, "description": "Composite only: saved foods (food_id, quantity, unit) or reference foods (ref_id, amount), and how much of each.",
+            "ingredients": ["type": "array", "maxItems": 50, "description": "Composite only: saved foods, or reference foods (ref_id, amount).",
                             "items": Schema.object(["food_id": Schema.id, "quantity": Schema.number("Amount in unit."),
                                                     "unit": Schema.string("Unit of quantity.", maxLength: 40),
-                                                    "ref_id": Schema.string("A USDA reference food id (from search_reference_foods) instead of food_id.", maxLength: 16),
-                                                    "amount": Schema.string("With ref_id: how much, e.g. \"200 g\", \"1 cup\", \"2 large\".", maxLength: 100)])],
+                                                    "ref_id": Schema.string("Reference food id.", maxLength: 16),
+                                                    "amount": Schema.string("With ref_id: \"200 g\", \"1 cup\".", maxLength: 100)])],
             "recipe_servings": Schema.number("Composite only: how many servings the recipe makes (default 1)."),
-            "cooked_grams": Schema.number("Composite only: what the whole cooked batch weighs in grams; one serving is then this ÷ recipe_servings."),
+            "cooked_grams": Schema.number("Composite: cooked batch weight, g."),
             "calculator_ingredients": ["type": "array", "maxItems": 50, "description": "Calculator only: ingredients with named portions.",
                                        "items": Schema.object(["name": Schema.string("Ingredient name.", maxLength: 100),
                                                                "portions": ["type": "array", "minItems": 1, "maxItems": 20, "items": portion]],
