@@ -205,6 +205,18 @@ import TestSupport
             #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
         }
         #expect(try await ofj(["foods", "--json"]).stdout == foodsBefore)
+
+        // A packaged product in the Food Bank is an ingredient by its barcode.
+        var backup = try json(try await ofj(["backup", "export"]).stdout)
+        backup["food_barcodes"] = ["A1B2C3D4-0000-4000-8000-000000000001": "5000159484695"]
+        let file = home.file("with-barcode.json")
+        try JSONSerialization.data(withJSONObject: backup).write(to: URL(fileURLWithPath: file))
+        try await ofj(["backup", "import", file])
+        let byCode = try json(try await ofj(["foods", "add", "Oat pot", "--ingredient", "barcode:5000159484695=80 g", "--json"]).stdout)
+        let byName = try json(try await ofj(["foods", "add", "Oat pot 2", "--ingredient", "oats=80 g", "--json"]).stdout)
+        #expect(byCode["nutrients"] as? [String: Double] != nil && byCode["nutrients"] as? [String: Double] == byName["nutrients"] as? [String: Double])
+        let unknownCode = try await ofj(["foods", "add", "Bad dish", "--ingredient", "barcode:4006381333931=1"], status: 2)
+        #expect(unknownCode.stderr.contains("no Food Bank food has that barcode"))
     }
 
     // MARK: - import

@@ -11,6 +11,7 @@ import Journal
 import Nutrition
 import NutritionTools
 import OutputSafety
+import PackagedFoods
 import ReferenceFoods
 import REPL
 import Views
@@ -124,7 +125,7 @@ extension OfjCommands {
         .value("--carbs", "G", .number, "carbohydrate per serving"),
         .value("--fat", "G", .number, "fat per serving"),
         .value("--nutrient", "ID=VALUE", .text, "another nutrient per serving, e.g. sodium_mg=120", repeatable: true),
-        .value("--ingredient", "FOOD=AMOUNT", .text, "a Food Bank food (name or id) or a reference food (ref:ID) in a composite, e.g. \"oats=40 g\", \"ref:01077=200 g\"", repeatable: true),
+        .value("--ingredient", "FOOD=AMOUNT", .text, "a Food Bank food (name, id or barcode:CODE) or a reference food (ref:ID) in a composite, e.g. \"oats=40 g\", \"ref:01077=200 g\"", repeatable: true),
         .value("--recipe-servings", "N", .number, "how many servings the composite makes (1 serving = 1/N of the batch)"),
         .value("--cooked-weight", "WEIGHT", .text, "what the whole cooked batch weighs, e.g. 1.2kg: then log it by grams of the cooked dish"),
         .flag("--shelf", "put it on the Shelf"),
@@ -453,7 +454,21 @@ struct JournalOps {
             }
             return .object(["ref_id": .string(refID), "amount": .string(amount.trimmingCharacters(in: .whitespaces))])
         }
-        let food = try food(key)
+        let food: SavedFood
+        if key.lowercased().hasPrefix("barcode:") {
+            // A packaged product saved to the Food Bank (`ofj foods add --barcode CODE`), by its code.
+            let code = String(key.dropFirst(8)).trimmingCharacters(in: .whitespaces)
+            let shown = JournalViews.safeName(String(code.prefix(20)))
+            guard let barcode = try? Barcode(code) else {
+                throw CLIError("--ingredient barcode:\(shown): not a barcode (8, 12 or 13 digits with a valid check digit); nothing was changed", status: 2)
+            }
+            guard let saved = try journal.food(barcode: barcode.code) else {
+                throw CLIError("--ingredient barcode:\(shown): no Food Bank food has that barcode; save it first with `ofj foods add --barcode \(shown)`; nothing was changed", status: 2)
+            }
+            food = saved
+        } else {
+            food = try self.food(key)
+        }
         let typed = try commands.amountText(amount, field: "--ingredient \(JournalViews.safeName(String(key.prefix(30))))")
         let quantity = typed.unitText.isEmpty ? typed.quantity * food.serving.quantity : typed.quantity
         let unit = typed.unitText.isEmpty ? food.serving.unit.symbol : typed.unitText
