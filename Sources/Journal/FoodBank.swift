@@ -12,16 +12,19 @@ struct FoodBody: Codable {
     var calculatorIngredients: [CalculatorIngredient] = []
     /// Nutrient ids whose value was derived by USDA's rules (a food made from a reference food).
     var derived: [String]?
+    /// A cooked batch's whole weight in grams (composites only).
+    var cookedGrams: Double?
 
     init(mappings: [UnitMapping], ingredients: [IngredientSnapshot], recipeServings: Double, calculatorIngredients: [CalculatorIngredient]) {
         self.mappings = mappings; self.ingredients = ingredients; self.recipeServings = recipeServings
         self.calculatorIngredients = calculatorIngredients
     }
 
-    var isEmpty: Bool { mappings.isEmpty && ingredients.isEmpty && recipeServings == 1 && calculatorIngredients.isEmpty && derived == nil }
+    var isEmpty: Bool { mappings.isEmpty && ingredients.isEmpty && recipeServings == 1 && calculatorIngredients.isEmpty && derived == nil && cookedGrams == nil }
 
     enum CodingKeys: String, CodingKey {
         case mappings, ingredients, recipeServings = "recipe_servings", calculatorIngredients = "calculator_ingredients", derived
+        case cookedGrams = "cooked_grams"
     }
 
     init(from decoder: Decoder) throws {
@@ -31,6 +34,7 @@ struct FoodBody: Codable {
         recipeServings = try c.decodeIfPresent(Double.self, forKey: .recipeServings) ?? 1
         calculatorIngredients = try c.decodeIfPresent([CalculatorIngredient].self, forKey: .calculatorIngredients) ?? []
         derived = try c.decodeIfPresent([String].self, forKey: .derived)
+        cookedGrams = try c.decodeIfPresent(Double.self, forKey: .cookedGrams)
     }
 }
 
@@ -303,11 +307,18 @@ extension JournalStore {
         for (i, ing) in d.calculatorIngredients.enumerated() {
             for p in ing.portions { try checkNutrients(p.nutrients, field: "ingredient \(i + 1) portion nutrients") }
         }
-        var food = SavedFood(id: id, kind: d.kind, name: name, brand: brand, serving: d.serving, mappings: d.mappings,
+        var serving = d.serving
+        // A cooked batch's serving weighs its share of the batch, so grams of the dish convert.
+        if d.kind == .composite, let cooked = d.cookedGrams, d.recipeServings > 0, !serving.unit.isMass, !serving.unit.isVolume {
+            serving.grams = cooked / d.recipeServings
+            serving.milliliters = nil
+        }
+        var food = SavedFood(id: id, kind: d.kind, name: name, brand: brand, serving: serving, mappings: d.mappings,
                              nutrients: d.kind == .calculator ? NutrientAmounts() : d.nutrients, ingredients: d.kind == .composite ? d.ingredients : [],
                              recipeServings: d.recipeServings,
                              calculatorIngredients: d.kind == .calculator ? d.calculatorIngredients : [], isOnShelf: d.isOnShelf,
-                             isManuallyArchived: archived, lastUsedAt: lastUsedAt, createdAt: createdAt, updatedAt: updatedAt)
+                             isManuallyArchived: archived, lastUsedAt: lastUsedAt, createdAt: createdAt, updatedAt: updatedAt,
+                             cookedGrams: d.cookedGrams)
         // Only a single food carries values as they were derived; a composite's are sums.
         food.derivedNutrients = d.kind == .single ? JournalStore.derivedList(d.derivedNutrients, food.nutrients) : nil
         try domain { try food.validate() }
@@ -319,6 +330,7 @@ extension JournalStore {
         var body = FoodBody(mappings: f.mappings, ingredients: f.ingredients, recipeServings: f.recipeServings,
                             calculatorIngredients: f.calculatorIngredients)
         body.derived = f.derivedNutrients
+        body.cookedGrams = f.cookedGrams
         let json: String? = body.isEmpty ? nil : String(decoding: try JournalJSON.compactEncoder.encode(body), as: UTF8.self)
         try db.execute("""
             INSERT INTO journal_saved_foods (id, kind, name, name_key, brand, brand_key, body, is_on_shelf, is_archived,
@@ -359,6 +371,7 @@ extension JournalStore {
         // Stored composite nutrients are authoritative (they were computed when saved).
         f.nutrients = nutrients
         f.derivedNutrients = body.derived
+        f.cookedGrams = body.cookedGrams
         return f
     }
 }

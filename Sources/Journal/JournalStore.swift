@@ -114,10 +114,9 @@ public struct JournalStore: Sendable {
             draft.servings = n
         case .quantity(let q, let unit):
             try check(positive: q, field: "quantity", max: Limits.quantity)
-            let servings = try domain { try food.measures.servings(q, unit) }
             let measures = food.measures
             draft.serving = ServingSize(quantity: q, unit: unit, grams: measures.grams(q, unit), milliliters: measures.milliliters(q, unit))
-            draft.nutrients = food.nutrients.scaled(by: servings).rounded(places: 6)
+            draft.nutrients = try domain { try food.nutrients(quantity: q, unit: unit).nutrients }.rounded(places: 6)
             draft.servings = 1
         }
         draft.eatenAt = eatenAt

@@ -138,6 +138,9 @@ public struct FoodDraft: Sendable, Hashable {
     public var isOnShelf: Bool
     /// Ids of `nutrients` derived by USDA's rules (a food made from a reference food).
     public var derivedNutrients: Set<String> = []
+    /// A composite cooked as one batch: the whole cooked batch in grams (its serving's weight
+    /// becomes this ÷ `recipeServings`).
+    public var cookedGrams: Double?
 
     public init(kind: SavedFoodKind = .single, name: String, brand: String? = nil, serving: ServingSize = ServingSize(),
                 mappings: [UnitMapping] = [], nutrients: NutrientAmounts = NutrientAmounts(),
@@ -154,6 +157,7 @@ public struct FoodDraft: Sendable, Hashable {
                   nutrients: food.nutrients, ingredients: food.ingredients, recipeServings: food.recipeServings,
                   calculatorIngredients: food.calculatorIngredients, isOnShelf: food.isOnShelf)
         derivedNutrients = Set(food.derivedNutrients ?? [])
+        cookedGrams = food.cookedGrams
     }
 }
 

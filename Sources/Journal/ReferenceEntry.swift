@@ -169,7 +169,10 @@ extension JournalStore {
         try queue.write { try createFood(fromReference: food, name: name, in: $0) }
     }
 
-    private func referenceName(_ food: ReferenceFood) -> String {
+    private func referenceName(_ food: ReferenceFood) -> String { JournalStore.referenceName(food) }
+
+    /// A reference food's name as an entry or ingredient carries it (cut to the name limit).
+    public static func referenceName(_ food: ReferenceFood) -> String {
         let d = food.description
         return d.count > Limits.name ? String(d.prefix(Limits.name - 1)) + "…" : d
     }

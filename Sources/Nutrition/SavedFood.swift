@@ -16,15 +16,17 @@ public struct IngredientSnapshot: Sendable, Hashable, Codable {
     public var nutrients: NutrientAmounts
     /// The saved food it was taken from, if any (informational only).
     public var sourceFoodID: UUID?
+    /// The USDA reference food (NDB id) it was taken from, if any (informational only).
+    public var referenceID: String?
 
     public init(name: String, brand: String? = nil, quantity: Double, unit: ServingUnit,
-                nutrients: NutrientAmounts, sourceFoodID: UUID? = nil) {
+                nutrients: NutrientAmounts, sourceFoodID: UUID? = nil, referenceID: String? = nil) {
         self.name = name; self.brand = brand; self.quantity = quantity; self.unit = unit
-        self.nutrients = nutrients; self.sourceFoodID = sourceFoodID
+        self.nutrients = nutrients; self.sourceFoodID = sourceFoodID; self.referenceID = referenceID
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, brand, quantity, unit, nutrients, sourceFoodID = "source_food_id"
+        case name, brand, quantity, unit, nutrients, sourceFoodID = "source_food_id", referenceID = "reference_id"
     }
 
     /// Snapshots `quantity` `unit` of a saved food, scaling its per-serving nutrients.
@@ -86,17 +88,25 @@ public struct SavedFood: Sendable, Hashable, Codable, Identifiable {
     /// Ids of `nutrients` derived by USDA's rules rather than reported (a food made from a
     /// reference food), sorted; nil when none, and then absent from JSON.
     public var derivedNutrients: [String]?
+    /// A composite cooked as one batch: what the whole cooked batch weighs, in grams. One
+    /// serving is then 1/`recipeServings` of it, and grams of the cooked dish log that share
+    /// of the ingredient sum (`batchNutrients`).
+    public var cookedGrams: Double?
+    /// The heaviest cooked batch accepted (a pot, not a typo).
+    public static let maxCookedGrams: Double = 100_000
 
     public init(id: UUID = UUID(), kind: SavedFoodKind = .single, name: String, brand: String? = nil,
                 serving: ServingSize = ServingSize(), mappings: [UnitMapping] = [], nutrients: NutrientAmounts = NutrientAmounts(),
                 ingredients: [IngredientSnapshot] = [], recipeServings: Double = 1,
                 calculatorIngredients: [CalculatorIngredient] = [], isOnShelf: Bool = false,
-                isManuallyArchived: Bool = false, lastUsedAt: Date? = nil, createdAt: Date, updatedAt: Date? = nil) {
+                isManuallyArchived: Bool = false, lastUsedAt: Date? = nil, createdAt: Date, updatedAt: Date? = nil,
+                cookedGrams: Double? = nil) {
         self.id = id; self.kind = kind; self.name = name; self.brand = brand; self.serving = serving
         self.mappings = mappings; self.nutrients = nutrients; self.ingredients = ingredients
         self.recipeServings = recipeServings; self.calculatorIngredients = calculatorIngredients
         self.isOnShelf = isOnShelf; self.isManuallyArchived = isManuallyArchived
         self.lastUsedAt = lastUsedAt; self.createdAt = createdAt; self.updatedAt = updatedAt ?? createdAt
+        self.cookedGrams = cookedGrams
         if kind == .composite { self.nutrients = SavedFood.compositeNutrients(ingredients, recipeServings: recipeServings) }
     }
 
@@ -105,7 +115,7 @@ public struct SavedFood: Sendable, Hashable, Codable, Identifiable {
         case recipeServings = "recipe_servings", calculatorIngredients = "calculator_ingredients"
         case isOnShelf = "is_on_shelf", isManuallyArchived = "is_manually_archived"
         case lastUsedAt = "last_used_at", createdAt = "created_at", updatedAt = "updated_at"
-        case derivedNutrients = "derived"
+        case derivedNutrients = "derived", cookedGrams = "cooked_grams"
     }
 
     public var measures: FoodMeasures { FoodMeasures(serving: serving, mappings: mappings) }
@@ -116,6 +126,9 @@ public struct SavedFood: Sendable, Hashable, Codable, Identifiable {
         for i in ingredients { sum = sum.adding(i.nutrients) }
         return recipeServings > 0 ? sum.scaled(by: 1 / recipeServings) : sum
     }
+
+    /// The whole batch of a composite: the plain sum of its ingredient snapshots.
+    public var batchNutrients: NutrientAmounts { SavedFood.compositeNutrients(ingredients, recipeServings: 1) }
 
     /// Recomputes derived nutrition (composite sums) after an edit.
     public mutating func recompute() {
@@ -128,6 +141,10 @@ public struct SavedFood: Sendable, Hashable, Codable, Identifiable {
             throw NutritionError.invalidFood("a calculator food is logged through a build of its ingredients")
         }
         let s = try measures.servings(quantity, unit)
+        // Grams of a cooked batch are that share of the ingredient sum, computed from the sum itself.
+        if kind == .composite, let cooked = cookedGrams, let g = measures.grams(quantity, unit) {
+            return (s, batchNutrients.scaled(by: g / cooked))
+        }
         return (s, nutrients.scaled(by: s))
     }
 
@@ -160,6 +177,15 @@ public struct SavedFood: Sendable, Hashable, Codable, Identifiable {
         try serving.validate()
         for (i, m) in mappings.enumerated() { try m.validate(field: "mapping \(i + 1)") }
         try Validate.positive(recipeServings, field: "recipe servings")
+        if let cooked = cookedGrams {
+            guard kind == .composite else { throw NutritionError.invalidFood("only a composite (a dish of --ingredient foods) has a cooked weight") }
+            guard cooked.isFinite, cooked >= 1, cooked <= SavedFood.maxCookedGrams else {
+                throw NutritionError.invalidFood("the cooked weight must be between 1 g and 100 kg (the whole batch after cooking)")
+            }
+            if serving.unit.isMass || serving.unit.isVolume {
+                throw NutritionError.invalidFood("a cooked batch's serving is a share of it (1 serving, 1 bowl), not \(serving.label); log it by grams with --grams")
+            }
+        }
         switch kind {
         case .single:
             break

@@ -15,7 +15,7 @@ struct SaveFood: JournalWriteTool {
     let description = """
         Creates a Food Bank food, or edits one when `food_id` is given. Start from a reference food (`from_reference_id`, serving = \
         a portion or grams), from a logged entry (`from_entry_id`), or from scratch; any field given overrides. `nutrients` are per serving. \
-        Composite foods list `ingredients` (saved foods with quantity and unit); calculator foods list `calculator_ingredients` with named portions. \
+        Composite foods list `ingredients` (saved or reference foods); calculator foods list `calculator_ingredients` with named portions. \
         Entries already logged never change. Needs approval.
         """
     var parameters: JSONValue {
@@ -36,10 +36,13 @@ struct SaveFood: JournalWriteTool {
             "serving_ml": Schema.number("Millilitres in one serving, when known."),
             "nutrients": Schema.nutrients,
             "on_shelf": ["type": "boolean", "description": "Whether the food is available at home (on the Shelf)."],
-            "ingredients": ["type": "array", "maxItems": 50, "description": "Composite only: saved foods and how much of each.",
+            "ingredients": ["type": "array", "maxItems": 50, "description": "Composite only: saved foods, or reference foods (ref_id, amount).",
                             "items": Schema.object(["food_id": Schema.id, "quantity": Schema.number("Amount in unit."),
-                                                    "unit": Schema.string("Unit of quantity.", maxLength: 40)], required: ["food_id", "quantity", "unit"])],
+                                                    "unit": Schema.string("Unit of quantity.", maxLength: 40),
+                                                    "ref_id": Schema.string("Reference food id.", maxLength: 16),
+                                                    "amount": Schema.string("With ref_id: \"200 g\", \"1 cup\".", maxLength: 100)])],
             "recipe_servings": Schema.number("Composite only: how many servings the recipe makes (default 1)."),
+            "cooked_grams": Schema.number("Composite: cooked batch weight, g."),
             "calculator_ingredients": ["type": "array", "maxItems": 50, "description": "Calculator only: ingredients with named portions.",
                                        "items": Schema.object(["name": Schema.string("Ingredient name.", maxLength: 100),
                                                                "portions": ["type": "array", "minItems": 1, "maxItems": 20, "items": portion]],
@@ -119,6 +122,7 @@ struct SaveFood: JournalWriteTool {
             draft.ingredients = try list.enumerated().map { i, item in
                 let a = Args(item)
                 let field = "ingredients[\(i)]"
+                if a.has("ref_id") { return try referenceIngredient(a, field: field) }
                 guard let id = try? a.requiredUUID("food_id") else { throw ToolArgumentError(field: "\(field).food_id", "is not an id from search_food_bank") }
                 let q: Double
                 do { q = try a.positive("quantity") ?? 0 } catch let e as ToolArgumentError {
@@ -135,6 +139,21 @@ struct SaveFood: JournalWriteTool {
             if !args.has("kind") { draft.kind = .composite }
         }
         if let r = try args.positive("recipe_servings", max: JournalStore.Limits.servings) { draft.recipeServings = r }
+        if args.has("cooked_grams") {
+            guard let w = try args.positive("cooked_grams"), w >= 1, w <= SavedFood.maxCookedGrams else {
+                throw ToolArgumentError(field: "cooked_grams", "must be between 1 g and 100 kg (the whole batch after cooking)")
+            }
+            draft.cookedGrams = w
+        }
+        if draft.kind == .composite, let w = draft.cookedGrams {
+            if args.has("serving_grams") || args.has("serving_ml") {
+                throw ToolArgumentError(field: "cooked_grams", "sets what a serving weighs (the batch ÷ recipe servings); leave out serving_grams and serving_ml")
+            }
+            if !draft.serving.unit.isMass && !draft.serving.unit.isVolume {
+                draft.serving.grams = w / draft.recipeServings
+                draft.serving.milliliters = nil
+            }
+        }
         if let list = args.raw["calculator_ingredients"]?.arrayValue {
             draft.calculatorIngredients = try list.enumerated().map { i, item in
                 let portions = try (item["portions"]?.arrayValue ?? []).enumerated().map { j, p in
@@ -152,7 +171,8 @@ struct SaveFood: JournalWriteTool {
         // Validate now, so the preview never shows a food that cannot be saved.
         var check = SavedFood(kind: draft.kind, name: draft.name, brand: draft.brand, serving: draft.serving, mappings: draft.mappings,
                               nutrients: draft.nutrients, ingredients: draft.ingredients, recipeServings: draft.recipeServings,
-                              calculatorIngredients: draft.calculatorIngredients, isOnShelf: draft.isOnShelf, createdAt: journal.now())
+                              calculatorIngredients: draft.calculatorIngredients, isOnShelf: draft.isOnShelf, createdAt: journal.now(),
+                              cookedGrams: draft.cookedGrams)
         check.recompute()
         let structure = check.kind == .composite ? "ingredients" : check.kind == .calculator ? "calculator_ingredients" : "name"
         do { try check.validate() } catch let e as NutritionError {
@@ -171,6 +191,9 @@ struct SaveFood: JournalWriteTool {
             if old.serving != check.serving { lines.append("  serving: \(old.serving.label) → \(check.serving.label)") }
             if old.isOnShelf != check.isOnShelf { lines.append("  on the Shelf: \(old.isOnShelf ? "yes" : "no") → \(check.isOnShelf ? "yes" : "no")") }
             if old.ingredients != check.ingredients { lines.append("  ingredients: \(ingredientList(check))") }
+            if old.cookedGrams != check.cookedGrams {
+                lines.append("  cooked weight: \(old.cookedGrams.map { "\(Text.amount($0)) g" } ?? "none") → \(check.cookedGrams.map { "\(Text.amount($0)) g" } ?? "none")")
+            }
             if old.calculatorIngredients != check.calculatorIngredients { lines.append("  calculator ingredients: \(calculatorList(check))") }
             if old.nutrients != check.nutrients && check.kind != .calculator {
                 lines.append(Text.nutrientLines(old.nutrients, label: "per serving before", indent: "  "))
@@ -184,6 +207,9 @@ struct SaveFood: JournalWriteTool {
                 lines.append("Also in: " + check.mappings.map { "\(Text.amount($0.quantity)) \(Text.clean($0.unit.symbol, max: 40))\($0.grams.map { " = \(Text.amount($0)) g" } ?? "")" }.joined(separator: ", "))
             }
             if check.kind == .composite { lines.append("Ingredients: \(ingredientList(check))") }
+            if let w = check.cookedGrams {
+                lines.append("Cooked batch: \(Text.amount(w)) g, \(Text.amount(check.recipeServings)) serving\(check.recipeServings == 1 ? "" : "s"); log it by grams of the cooked dish")
+            }
             if check.kind == .calculator {
                 lines.append("Ingredients: \(calculatorList(check))")
             } else {
@@ -206,6 +232,35 @@ struct SaveFood: JournalWriteTool {
             return output(["saved": Shape.food(food, status: food.status(now: journal.now()), full: true)],
                           "\(editID == nil ? "saved" : "updated") \(Text.clean(food.name, max: 60)) in your Food Bank")
         }
+    }
+}
+
+extension SaveFood {
+    /// A reference food ingredient: `amount` of it ("200 g", "1 cup", "2 large") through the same
+    /// amount model and nutrient mapping as logging it (`ofj log --ref ID --portion`).
+    func referenceIngredient(_ a: Args, field: String) throws -> IngredientSnapshot {
+        if a.has("food_id") { throw ToolArgumentError(field: "\(field).ref_id", "give food_id or ref_id, not both") }
+        let refID = (a.string("ref_id") ?? "").trimmingCharacters(in: .whitespaces)
+        guard let ref = reference.food(id: refID) else {
+            throw ToolArgumentError(field: "\(field).ref_id", "no reference food with id \"\(Text.clean(refID, max: 20))\"; find it with search_reference_foods first")
+        }
+        var text = a.string("amount") ?? ""
+        if text.trimmingCharacters(in: .whitespaces).isEmpty, let q = try? a.positive("quantity") {
+            text = "\(JSONValue.format(q)) \(a.string("unit") ?? "g")"
+        }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ToolArgumentError(field: "\(field).amount", "give how much of the reference food, e.g. \"200 g\" or \"1 cup\"")
+        }
+        let amount: ReferenceAmount
+        do { amount = try JournalStore.referenceAmount(ref, portion: text, grams: nil) } catch JournalError.invalid(_, let reason) {
+            throw ToolArgumentError(field: "\(field).amount", reason.replacingOccurrences(of: "; nothing logged", with: ""))
+        }
+        guard amount.grams > 0, amount.grams <= JournalStore.Limits.quantity else {
+            throw ToolArgumentError(field: "\(field).amount", "must be above zero and at most \(JSONValue.format(JournalStore.Limits.quantity)) g")
+        }
+        return IngredientSnapshot(name: JournalStore.referenceName(ref), quantity: amount.serving.quantity,
+                                  unit: amount.serving.unit, nutrients: JournalStore.referenceNutrients(ref, grams: amount.grams),
+                                  referenceID: ref.id)
     }
 }
 

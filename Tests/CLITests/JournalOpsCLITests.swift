@@ -160,6 +160,65 @@ import TestSupport
         #expect(yogurt.stdout.contains("59.75"))
     }
 
+    /// Issue 34 §6: a composite of a reference food and a Food Bank food, cooked as a batch.
+    @Test func cookedCompositeFromReferenceAndFoodBankIngredients() async throws {
+        try await seeded()
+        let made = try await ofj(["foods", "add", "Cheesy oats", "--ingredient", "ref:01009=200 g", "--ingredient", "oats=80 g",
+                                  "--cooked-weight", "1.2kg", "--recipe-servings", "4", "--json"])
+        let food = try json(made.stdout)
+        #expect(food["cooked_grams"] as? Double == 1200)
+        #expect((food["serving"] as? [String: Any])?["grams"] as? Double == 300)
+        let ingredients = try #require(food["ingredients"] as? [[String: Any]])
+        #expect(ingredients.count == 2 && ingredients[0]["reference_id"] as? String == "01009")
+        let refNutrients = try #require(ingredients[0]["nutrients"] as? [String: Double])
+        // The ingredient carries exactly what logging the same amount of the reference food does.
+        for args in [["log", "--ref", "01009", "--grams", "200", "--json"], ["log", "--ref", "01009", "--portion", "200 g", "--json"]] {
+            let logged = try json(try await ofj(args).stdout)
+            #expect(logged["nutrients"] as? [String: Double] == refNutrients, "\(args)")
+        }
+        // Grams of the cooked dish: that share of the ingredient sum, exactly.
+        var sum: [String: Double] = [:]
+        for i in ingredients { for (k, v) in try #require(i["nutrients"] as? [String: Double]) { sum[k, default: 0] += v } }
+        func share(_ grams: Double) -> [String: Double] { sum.mapValues { (($0 * (grams / 1200)) * 1e6).rounded() / 1e6 } }
+        for args in [["--grams", "250"], ["--amount", "250 g"], ["--amount", "0.25", "--unit", "kg"]] {
+            let e = try json(try await ofj(["log", "--food", "Cheesy oats"] + args + ["--json"]).stdout)
+            #expect(e["nutrients"] as? [String: Double] == share(250), "\(args)")
+        }
+        // One serving is a quarter of the batch.
+        let serving = try json(try await ofj(["log", "--food", "Cheesy oats", "--servings", "1", "--json"]).stdout)
+        let perServing = try #require(serving["nutrients"] as? [String: Double])
+        #expect(abs((perServing["energy_kcal"] ?? 0) - (sum["energy_kcal"] ?? 0) / 4) < 1e-6)
+
+        // Bad input: one clear line, nothing saved.
+        let foodsBefore = try await ofj(["foods", "--json"]).stdout
+        for (args, says) in [(["--ingredient", "ref:99999=200 g"], "no reference food has that id"),
+                             (["--ingredient", "ref:01009=3 bananas"], "is not a measure of this food"),
+                             (["--ingredient", "ref:01009=2"], "give the amount with a unit"),
+                             (["--ingredient", "oats=1 cup"], "--ingredient"),
+                             (["--ingredient", "oats=80 g", "--cooked-weight", "0"], "between 1 g and 100 kg"),
+                             (["--ingredient", "oats=80 g", "--cooked-weight", "900 kg"], "between 1 g and 100 kg"),
+                             (["--ingredient", "oats=80 g", "--cooked-weight", "2 cups"], "what the whole cooked batch weighs"),
+                             (["--kcal", "100", "--cooked-weight", "1kg"], "--cooked-weight is for a cooked dish")] {
+            let r = try await OfjBinary.run(["foods", "add", "Bad dish"] + args, environment: env)
+            #expect(r.status != 0, "\(args)")
+            #expect(r.stderr.contains(says), "\(args): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1, "\(args): \(r.stderr)")
+        }
+        #expect(try await ofj(["foods", "--json"]).stdout == foodsBefore)
+
+        // A packaged product in the Food Bank is an ingredient by its barcode.
+        var backup = try json(try await ofj(["backup", "export"]).stdout)
+        backup["food_barcodes"] = ["A1B2C3D4-0000-4000-8000-000000000001": "5000159484695"]
+        let file = home.file("with-barcode.json")
+        try JSONSerialization.data(withJSONObject: backup).write(to: URL(fileURLWithPath: file))
+        try await ofj(["backup", "import", file])
+        let byCode = try json(try await ofj(["foods", "add", "Oat pot", "--ingredient", "barcode:5000159484695=80 g", "--json"]).stdout)
+        let byName = try json(try await ofj(["foods", "add", "Oat pot 2", "--ingredient", "oats=80 g", "--json"]).stdout)
+        #expect(byCode["nutrients"] as? [String: Double] != nil && byCode["nutrients"] as? [String: Double] == byName["nutrients"] as? [String: Double])
+        let unknownCode = try await ofj(["foods", "add", "Bad dish", "--ingredient", "barcode:4006381333931=1"], status: 2)
+        #expect(unknownCode.stderr.contains("no Food Bank food has that barcode"))
+    }
+
     // MARK: - import
 
     @Test func importGoldenOutputDryRunThenOnceThenNothing() async throws {

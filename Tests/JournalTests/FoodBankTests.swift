@@ -60,6 +60,50 @@ import Nutrition
         #expect(try store.food(milk.id)?.name == "Renamed")
     }
 
+    /// Issue 34 §6: grams of a cooked batch log exactly that share of the ingredient sum.
+    @Test func cookedBatchLoggedByGramsIsTheIngredientSumScaled() throws {
+        let (store, _) = try makeStore()
+        let beans = try store.createFood(FoodDraft(name: "Beans", serving: ServingSize(quantity: 100, unit: .mass(.g)),
+                                                   nutrients: nutrients(["energy_kcal": 127.3, "protein_g": 8.67, "fiber_g": 6.4])))
+        let beef = try store.createFood(FoodDraft(name: "Beef", serving: ServingSize(quantity: 4, unit: .mass(.oz)),
+                                                  nutrients: nutrients(["energy_kcal": 287.1, "protein_g": 21.9, "iron_mg": 2.31])))
+        var draft = FoodDraft(kind: .composite, name: "Chili", ingredients: [
+            try store.ingredient(from: beans.id, quantity: 431, unit: .mass(.g)),
+            try store.ingredient(from: beef.id, quantity: 17, unit: .mass(.oz)),
+        ], recipeServings: 3)
+        draft.cookedGrams = 1187
+        let chili = try store.createFood(draft)
+        let sum = draft.ingredients[0].nutrients.adding(draft.ingredients[1].nutrients)
+        #expect(chili.cookedGrams == 1187)
+        #expect(try store.food(chili.id)?.cookedGrams == 1187)
+        #expect(chili.serving.grams == 1187.0 / 3)
+        #expect(chili.batchNutrients == sum)
+        for (q, unit) in [(250.0, ServingUnit.mass(.g)), (8, .mass(.oz)), (0.4, .mass(.kg)), (1187, .mass(.g))] {
+            let e = try store.logFood(chili.id, amount: .quantity(q, unit))
+            let grams = q * (unit == .mass(.g) ? 1 : unit == .mass(.kg) ? 1000 : 28.349523125)
+            #expect(e.totalNutrients == sum.scaled(by: grams / 1187).rounded(places: 6), "\(q) \(unit.symbol)")
+            #expect(e.serving.grams.map { abs($0 - grams) < 1e-9 } == true)
+        }
+        // One serving is a third of the batch.
+        #expect(try store.logFood(chili.id, amount: .servings(1)).totalNutrients == chili.nutrients)
+        #expect(chili.nutrients == sum.scaled(by: 1.0 / 3))
+        // A cooked weight of nothing, of a lorry, or on a plain food: refused, nothing saved.
+        let before = try store.searchFoods("", limit: 50).count
+        for bad in [0.0, -5, 0.5, 200_000, .infinity] {
+            var d = draft
+            d.name = "Bad \(bad)"
+            d.cookedGrams = bad
+            #expect(journalError { try store.createFood(d) } != nil, "\(bad)")
+        }
+        var plain = FoodDraft(name: "Plain", nutrients: nutrients(["energy_kcal": 10]))
+        plain.cookedGrams = 500
+        #expect(journalError { try store.createFood(plain) } != nil)
+        var byWeight = draft
+        byWeight.serving = ServingSize(quantity: 100, unit: .mass(.g))
+        #expect(journalError { try store.createFood(byWeight) } != nil)
+        #expect(try store.searchFoods("", limit: 50).count == before)
+    }
+
     @Test func compositeFromSnapshotsAndCalculatorBuilds() throws {
         let (store, _) = try makeStore()
         let milk = try store.createFood(milkDraft())

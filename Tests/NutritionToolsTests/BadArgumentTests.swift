@@ -58,6 +58,13 @@ import Nutrition
             ("set_goals", ["goals": ["protein_g": -140]], "goals.protein_g"),
             ("set_goals", ["goals": [:]], "goals"),
             ("save_food", ["name": "Bowl", "ingredients": [["food_id": oat, "quantity": -1, "unit": "g"]]], "ingredients[0].quantity"),
+            // composites of reference foods and cooked batches (issue 34 §6)
+            ("save_food", ["name": "Bowl", "ingredients": [["ref_id": "99999", "amount": "200 g"]]], "ingredients[0].ref_id"),
+            ("save_food", ["name": "Bowl", "ingredients": [["ref_id": "01123", "amount": "3 parsecs"]]], "ingredients[0].amount"),
+            ("save_food", ["name": "Bowl", "ingredients": [["ref_id": "01123"]]], "ingredients[0].amount"),
+            ("save_food", ["name": "Bowl", "cooked_grams": 0, "ingredients": [["food_id": oat, "quantity": 40, "unit": "g"]]], "cooked_grams"),
+            ("save_food", ["name": "Bowl", "cooked_grams": 500_000, "ingredients": [["food_id": oat, "quantity": 40, "unit": "g"]]], "cooked_grams"),
+            ("save_food", ["name": "Soup", "cooked_grams": 900, "nutrients": ["energy_kcal": 1]], "name"),
             ("log_food", ["name": "Soup", "nutrients": ["energy_kcal": 1e300]], "nutrients.energy_kcal"),
             // dates
             ("log_food", ["name": "Soup", "nutrients": ["energy_kcal": 100], "date": "tomorrow"], "date"),

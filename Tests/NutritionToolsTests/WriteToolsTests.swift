@@ -122,6 +122,27 @@ import Nutrition
         #expect(abs(protein - (18 + (fullNutrients()["protein_g"] ?? 0) / 2)) < 0.001)
     }
 
+    /// Issue 34 §6: a reference ingredient carries what logging the same amount does; a cooked
+    /// batch is logged by grams of the dish as that share of the ingredient sum.
+    @Test func saveFoodWithReferenceIngredientsAndACookedWeight() throws {
+        let f = try Fixture()
+        let saved = try f.write("save_food", ["name": "Egg bake", "recipe_servings": 2, "cooked_grams": 350, "ingredients": [
+            ["ref_id": "01123", "amount": "2 large"],
+            ["food_id": .string(f.seed.oatmeal.uuidString), "quantity": 40, "unit": "g"],
+        ]])
+        let id = try #require(saved["saved"]?["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
+        let food = try #require(try f.journal.food(id))
+        #expect(food.cookedGrams == 350 && food.serving.grams == 175)
+        #expect(food.ingredients[0].referenceID == "01123")
+        let egg = try f.write("log_reference_food", ["reference_id": "01123", "portion": "2 large"])
+        #expect(amounts(egg["logged"]?["nutrients"]) == food.ingredients[0].nutrients.values)
+        let logged = try f.write("log_saved_food", ["food_id": .string(id.uuidString), "quantity": 100, "unit": "g"])
+        // The tool's answer rounds for reading; the stored entry is exact.
+        let entryID = try #require(logged["logged"]?["id"]?.stringValue.flatMap(UUID.init(uuidString:)))
+        let entry = try #require(try f.journal.entry(entryID))
+        #expect(entry.totalNutrients == food.batchNutrients.scaled(by: 100.0 / 350).rounded(places: 6))
+    }
+
     @Test func shelfArchiveBrandAndGoals() throws {
         let f = try Fixture()
         let oat = f.seed.oatmeal.uuidString

@@ -11,6 +11,7 @@ import Journal
 import Nutrition
 import NutritionTools
 import OutputSafety
+import PackagedFoods
 import ReferenceFoods
 import REPL
 import Views
@@ -57,9 +58,9 @@ extension OfjCommands {
     /// `ofj foods add|edit|archive|unarchive|shelf` (`ofj foods` itself searches: JournalCommands.swift).
     static func foodBankCommands(_ ctx: CLIContext) -> [CommandSpec] {
         [
-            CommandSpec("add", summary: "save a food: manual nutrients per serving, a serving size and brand, or a composite of Food Bank foods (--ingredient); --barcode saves a packaged product",
+            CommandSpec("add", summary: "save a food: manual nutrients per serving, a serving size and brand, or a composite of Food Bank and reference foods (--ingredient, --cooked-weight); --barcode saves a packaged product",
                         synopsis: ["NAME --kcal N|--kj N [--protein G] [--carbs G] [--fat G] [--nutrient ID=VALUE]… [--serving \"QTY UNIT\"] [--grams G] [--brand TEXT] [--shelf] [--json]",
-                                   "NAME --ingredient FOOD=AMOUNT… [--recipe-servings N] [--brand TEXT] [--shelf] [--json]",
+                                   "NAME --ingredient FOOD=AMOUNT|ref:ID=AMOUNT… [--cooked-weight 1.2kg] [--recipe-servings N] [--brand TEXT] [--shelf] [--json]",
                                    "--barcode CODE [--refresh] [--json]"],
                         arguments: [PositionalSpec("NAME", optional: true)],
                         options: foodOptions + [.value("--barcode", "CODE", .text, "save a packaged product by barcode (Open Food Facts)"),
@@ -129,8 +130,9 @@ extension OfjCommands {
         .value("--carbs", "G", .number, "carbohydrate per serving"),
         .value("--fat", "G", .number, "fat per serving"),
         .value("--nutrient", "ID=VALUE", .text, "another nutrient per serving, e.g. sodium_mg=120", repeatable: true),
-        .value("--ingredient", "FOOD=AMOUNT", .text, "a Food Bank food (name or id) in a composite, e.g. \"oats=40 g\"", repeatable: true),
-        .value("--recipe-servings", "N", .number, "how many servings the composite makes"),
+        .value("--ingredient", "FOOD=AMOUNT", .text, "a Food Bank food (name, id or barcode:CODE) or a reference food (ref:ID) in a composite, e.g. \"oats=40 g\", \"ref:01077=200 g\"", repeatable: true),
+        .value("--recipe-servings", "N", .number, "how many servings the composite makes (1 serving = 1/N of the batch)"),
+        .value("--cooked-weight", "WEIGHT", .text, "what the whole cooked batch weighs, e.g. 1.2kg: then log it by grams of the cooked dish"),
         .flag("--shelf", "put it on the Shelf"),
     ]
 
@@ -228,7 +230,8 @@ struct JournalOps {
     static func explain(_ e: ToolArgumentError) -> String {
         let names = ["entry_id": "ID", "food_id": "ID", "servings": "--servings", "date": "--date", "meal": "--meal", "name": "NAME",
                      "brand": "--brand", "nutrients": "the nutrients", "serving_unit": "--serving", "serving_quantity": "--serving",
-                     "ingredients": "--ingredient", "recipe_servings": "--recipe-servings"]
+                     "ingredients": "--ingredient", "recipe_servings": "--recipe-servings",
+                     "cooked_grams": "--cooked-weight"]
         guard let field = e.field else { return e.message }
         let root = String(field.prefix { $0 != "[" && $0 != "." })
         // "nutrients.energy_kcal" names the nutrient; "ingredients[1].unit" the ingredient.
@@ -411,21 +414,74 @@ struct JournalOps {
             args["ingredients"] = .array(try ingredients.map(ingredient))
         }
         if let r = p.value("--recipe-servings") { args["recipe_servings"] = .number(try commands.positiveNumber(r, field: "--recipe-servings")) }
+        if let w = p.value("--cooked-weight") {
+            guard !ingredients.isEmpty || existing?.kind == .composite else {
+                throw CLIError("--cooked-weight is for a cooked dish made of --ingredient foods (a composite)", status: 2)
+            }
+            args["cooked_grams"] = .number(try cookedGrams(w))
+        }
         if p.has("--shelf") { args["on_shelf"] = .bool(true) }
         return args
     }
 
+    /// "1.2kg", "1200 g", "42 oz" (a bare number is grams): the whole cooked batch in grams.
+    func cookedGrams(_ text: String) throws -> Double {
+        let usage = "--cooked-weight is what the whole cooked batch weighs, between 1 g and 100 kg, e.g. --cooked-weight 1.2kg or \"1200 g\"; nothing was changed"
+        guard let typed = try? AmountText.read(text) else { throw CLIError(usage, status: 2) }
+        let grams: Double
+        switch typed.measure {
+        case .mass(let u)? where typed.descriptor.isEmpty: grams = typed.quantity * u.grams
+        case nil where typed.unitText.isEmpty: grams = typed.quantity
+        default:
+            throw CLIError(usage, status: 2)
+        }
+        guard grams.isFinite, grams >= 1, grams <= SavedFood.maxCookedGrams else { throw CLIError(usage, status: 2) }
+        return grams
+    }
+
     /// "FOOD=QTY [UNIT]": a Food Bank food (name or id) and how much of it; without a unit, servings.
+    /// "ref:ID=AMOUNT": a USDA reference food and a weight or portion ("200 g", "1 cup", "2 large").
     func ingredient(_ text: String) throws -> JSONValue {
         guard let eq = text.lastIndex(of: "=") else {
-            throw CLIError("--ingredient takes FOOD=AMOUNT, e.g. --ingredient \"oats=40 g\" or --ingredient 3f2a9c1b=2", status: 2)
+            throw CLIError("--ingredient takes FOOD=AMOUNT or ref:ID=AMOUNT, e.g. --ingredient \"oats=40 g\" or --ingredient \"ref:01077=200 g\"", status: 2)
         }
         let key = String(text[..<eq]).trimmingCharacters(in: .whitespaces)
         let amount = String(text[text.index(after: eq)...])
-        let food = try food(key)
+        if key.lowercased().hasPrefix("ref:") {
+            let refID = String(key.dropFirst(4)).trimmingCharacters(in: .whitespaces)
+            let shown = JournalViews.safeName(String(refID.prefix(20)))
+            guard ReferenceDatabase.shared.food(id: refID) != nil else {
+                throw CLIError("--ingredient ref:\(shown): no reference food has that id; find ids with `ofj ref QUERY`; nothing was changed", status: 2)
+            }
+            let typed = try commands.amountText(amount, field: "--ingredient ref:\(shown)")
+            guard !typed.unitText.isEmpty else {
+                throw CLIError("--ingredient ref:\(shown): give the amount with a unit or portion, e.g. \"ref:\(shown)=200 g\" or \"ref:\(shown)=1 cup\"", status: 2)
+            }
+            return .object(["ref_id": .string(refID), "amount": .string(amount.trimmingCharacters(in: .whitespaces))])
+        }
+        let food: SavedFood
+        if key.lowercased().hasPrefix("barcode:") {
+            // A packaged product saved to the Food Bank (`ofj foods add --barcode CODE`), by its code.
+            let code = String(key.dropFirst(8)).trimmingCharacters(in: .whitespaces)
+            let shown = JournalViews.safeName(String(code.prefix(20)))
+            guard let barcode = try? Barcode(code) else {
+                throw CLIError("--ingredient barcode:\(shown): not a barcode (8, 12 or 13 digits with a valid check digit); nothing was changed", status: 2)
+            }
+            guard let saved = try journal.food(barcode: barcode.code) else {
+                throw CLIError("--ingredient barcode:\(shown): no Food Bank food has that barcode; save it first with `ofj foods add --barcode \(shown)`; nothing was changed", status: 2)
+            }
+            food = saved
+        } else {
+            food = try self.food(key)
+        }
         let typed = try commands.amountText(amount, field: "--ingredient \(JournalViews.safeName(String(key.prefix(30))))")
         let quantity = typed.unitText.isEmpty ? typed.quantity * food.serving.quantity : typed.quantity
         let unit = typed.unitText.isEmpty ? food.serving.unit.symbol : typed.unitText
+        // An amount the food cannot be measured in is named here, in the food's own terms.
+        if food.kind != .calculator, !typed.unitText.isEmpty,
+           (try? food.measures.servings(quantity, ServingUnit.parse(unit, extraCounts: food.measures.countNames))) == nil {
+            throw CLIError("--ingredient \(JournalViews.safeName(String(key.prefix(30)))): \(JournalViews.safeName(String(amount.prefix(30)).trimmingCharacters(in: .whitespaces))) does not convert to \(JournalViews.safeName(food.name)) (serving \(JournalViews.safeName(food.serving.label))); give it in \(food.serving.unit.symbol) or servings (a bare number); nothing was changed", status: 2)
+        }
         return .object(["food_id": .string(food.id.uuidString), "quantity": .number(quantity), "unit": .string(unit)])
     }
 
@@ -442,7 +498,7 @@ struct JournalOps {
         let food = try food(p.positionals[0])
         let args = try foodArguments(p, existing: food)
         guard args.count > 1 else {
-            throw UsageError("give what to change: --name, --brand, --serving, --grams, --kcal, --protein, --carbs, --fat, --nutrient, --ingredient, --recipe-servings or --shelf", command: "ofj foods edit")
+            throw UsageError("give what to change: --name, --brand, --serving, --grams, --kcal, --protein, --carbs, --fat, --nutrient, --ingredient, --recipe-servings, --cooked-weight or --shelf", command: "ofj foods edit")
         }
         _ = try run("save_food", args, destructive: true, p: p, command: "ofj foods edit")
         try showFood(food.id.uuidString, p)

@@ -80,6 +80,7 @@ _ofj() {
         /foods/add:--nutrient) COMPREPLY=(); return ;;
         /foods/add:--ingredient) COMPREPLY=(); return ;;
         /foods/add:--recipe-servings) COMPREPLY=(); return ;;
+        /foods/add:--cooked-weight) COMPREPLY=(); return ;;
         /foods/add:--barcode) COMPREPLY=(); return ;;
         /foods/edit:--name) COMPREPLY=(); return ;;
         /foods/edit:--brand) COMPREPLY=(); return ;;
@@ -93,6 +94,7 @@ _ofj() {
         /foods/edit:--nutrient) COMPREPLY=(); return ;;
         /foods/edit:--ingredient) COMPREPLY=(); return ;;
         /foods/edit:--recipe-servings) COMPREPLY=(); return ;;
+        /foods/edit:--cooked-weight) COMPREPLY=(); return ;;
         /ref:--limit) COMPREPLY=(); return ;;
         /packaged:--source) COMPREPLY=($(compgen -W "off fdc" -- "$cur")); return ;;
         /packaged:--limit) COMPREPLY=(); return ;;
@@ -142,8 +144,8 @@ _ofj() {
         /entry/move) options="--date --meal --yes --json -h --help"; words="" ;;
         /entry/delete) options="--yes --json -h --help"; words="" ;;
         /foods) options="--brand --sort --limit --json -h --help"; words="add edit archive unarchive shelf" ;;
-        /foods/add) options="--brand --serving --grams --kcal --kj --protein --carbs --fat --nutrient --ingredient --recipe-servings --shelf --barcode --refresh --json -h --help"; words="" ;;
-        /foods/edit) options="--name --brand --serving --grams --kcal --kj --protein --carbs --fat --nutrient --ingredient --recipe-servings --shelf --yes --json -h --help"; words="" ;;
+        /foods/add) options="--brand --serving --grams --kcal --kj --protein --carbs --fat --nutrient --ingredient --recipe-servings --cooked-weight --shelf --barcode --refresh --json -h --help"; words="" ;;
+        /foods/edit) options="--name --brand --serving --grams --kcal --kj --protein --carbs --fat --nutrient --ingredient --recipe-servings --cooked-weight --shelf --yes --json -h --help"; words="" ;;
         /foods/archive) options="--yes --json -h --help"; words="" ;;
         /foods/unarchive) options="--yes --json -h --help"; words="" ;;
         /foods/shelf) options="--off --yes --json -h --help"; words="" ;;
