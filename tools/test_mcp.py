@@ -148,7 +148,7 @@ async def read_only_session():
                 "search_journal": {"text": "egg"}, "get_nutrient_breakdown": {"nutrient": "protein_g"},
                 "search_food_bank": {}, "get_saved_food": {"food_id": "00000000-0000-0000-0000-000000000000"},
                 "list_brands": {}, "get_goals": {}, "search_reference_foods": {"query": "banana"}, "recommend_shelf_foods": {},
-                "get_nutrient_gaps": {},
+                "get_nutrient_gaps": {}, "get_eating_times": {}, "get_weight_trend": {}, "get_standing_notes": {},
                 "lookup_barcode": {"barcode": "3017620422003"}, "search_packaged_foods": {"query": "hazelnut spread"},
             }
             for t in tools:
