@@ -46,17 +46,23 @@ import TestSupport
         try await ofj(["water", "0.25", "l"])
         try await ofj(["water", "8", "fl", "oz"])
         try await ofj(["water", "1", "cup"])
+        try await ofj(["water", "0,25", "l"])  // a decimal comma
         let shown = try object(try await ofj(["water", "--json"]).stdout)
-        #expect(abs((shown["water_ml"] as? Double ?? 0) - 1_226.6) < 0.05, "\(shown)")
+        #expect(abs((shown["water_ml"] as? Double ?? 0) - 1_476.6) < 0.05, "\(shown)")
         #expect(shown["goal_g"] as? Double == 2_000)
         let day = try await ofj(["day"]).stdout
-        #expect(day.contains("  Water: 1,227 mL logged · goal 2,000 g (61%)"), "\(day)")
+        #expect(day.contains("  Water: 1,477 mL logged · goal 2,000 g (74%)"), "\(day)")
         let bad = try await OfjBinary.run(["water", "lots"], environment: env)
         #expect(bad.status == 2)
         #expect(bad.stderr.contains("is not an amount of water"))
+        // The one decimal rule of every typed amount (issue 30): "1,000 ml" could be 1 or 1000.
+        for refused in ["1,000 ml", "1.5,5 l", "5. ml"] {
+            let r = try await OfjBinary.run(["water", refused], environment: env)
+            #expect(r.status == 2 && r.stderr.contains("is not an amount of water"), "\(refused): \(r.stderr)")
+        }
         // One undo step per water entry.
         try await ofj(["undo", "--yes"])
-        #expect(try await entries("today").count == 3)
+        #expect(try await entries("today").count == 4)
     }
 
     @Test func notesAreShownFoundAndLimited() async throws {

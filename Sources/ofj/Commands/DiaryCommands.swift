@@ -145,10 +145,11 @@ enum WaterAmount {
     /// Milliliters, or nil when the text is not a positive number with one of the units.
     static func parse(_ text: String) -> Double? {
         let t = text.lowercased().trimmingCharacters(in: .whitespaces)
-        guard let m = t.range(of: #"^([0-9]+(?:[.,][0-9]+)?)\s*([a-z. ]+)$"#, options: .regularExpression).map({ String(t[$0]) }) else { return nil }
-        let digits = m.prefix { $0.isNumber || $0 == "." || $0 == "," }.replacingOccurrences(of: ",", with: ".")
+        guard let m = t.range(of: #"^([0-9][0-9.,]*)\s*([a-z. ]+)$"#, options: .regularExpression).map({ String(t[$0]) }) else { return nil }
+        let digits = String(m.prefix { $0.isNumber || $0 == "." || $0 == "," })
         let unit = m.dropFirst(digits.count).trimmingCharacters(in: .whitespaces)
-        guard let q = Double(digits), q > 0, q.isFinite, let per = milliliters[unit] else { return nil }
+        // The one decimal rule of every typed amount: "1,5 l" is 1.5 l, "1,000 ml" is refused.
+        guard case .success(let q)? = TypedNumber.read(digits), q > 0, q.isFinite, let per = milliliters[unit] else { return nil }
         return q * per
     }
 }
