@@ -29,7 +29,7 @@ import TestSupport
         var transcript = ""
         var logged = 0
         for args in Self.runs {
-            let r = try await OfjBinary.run(["log"] + args + ["--date", "2026-01-05"], environment: env)
+            let r = try await OfjBinary.run(["log"] + args + ["--date", "2026-01-05", "--meal", "lunch"], environment: env)
             let shown = args.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
             let line = (r.status == 0 ? r.stdout : r.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(!line.contains("\n"), "\(shown): \(line)")
